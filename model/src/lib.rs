@@ -1,0 +1,313 @@
+//! The records tonindex knows about a chain: blocks, transactions, messages.
+//!
+//! These are plain data. The decoder produces them from block BoCs, the
+//! index writes them through the storage crate, and the API reads them back
+//! and renders the wire formats. Keeping them in their own crate lets decode
+//! and storage share one vocabulary without depending on each other.
+//!
+//! Amounts are `u128` (TON `Grams` are at most 120 bits); extra-currency
+//! amounts are decimal strings because they may be up to 248 bits wide.
+
+use serde::{Deserialize, Serialize};
+
+/// A 256-bit hash (representation hash of a cell, file hash, account id).
+pub type Hash = [u8; 32];
+
+/// A standard internal address: workchain and 256-bit account id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Address {
+    pub workchain: i32,
+    pub id: Hash,
+}
+
+/// A block's position: workchain, shard prefix (with its tag bit), seqno.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BlockId {
+    pub workchain: i32,
+    pub shard: u64,
+    pub seqno: u32,
+}
+
+/// A block id with the hashes that pin its exact content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BlockIdExt {
+    pub id: BlockId,
+    pub root_hash: Hash,
+    pub file_hash: Hash,
+}
+
+/// A reference to a previous or master block, as stored in a block header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockRef {
+    pub block: BlockIdExt,
+    pub end_lt: u64,
+}
+
+/// TON coins plus extra currencies (`id -> decimal amount`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coins {
+    pub grams: u128,
+    pub extra: Vec<(u32, String)>,
+}
+
+/// Everything a block header (and its extra) says that the APIs expose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockRecord {
+    pub id: BlockIdExt,
+    pub global_id: i32,
+    pub version: u32,
+    pub after_merge: bool,
+    pub before_split: bool,
+    pub after_split: bool,
+    pub want_split: bool,
+    pub want_merge: bool,
+    pub key_block: bool,
+    pub vert_seqno_incr: bool,
+    pub flags: u8,
+    pub gen_utime: u32,
+    pub start_lt: u64,
+    pub end_lt: u64,
+    pub validator_list_hash_short: u32,
+    pub gen_catchain_seqno: u32,
+    pub min_ref_mc_seqno: u32,
+    pub prev_key_block_seqno: u32,
+    pub vert_seqno: u32,
+    /// `gen_software` version and capabilities (0 when the block has none).
+    pub gen_software_version: u32,
+    pub gen_software_capabilities: u64,
+    /// The masterchain block a shard block refers to (`master_ref`); `None` on masterchain blocks.
+    pub master_ref: Option<BlockRef>,
+    /// One previous block, or two after a merge.
+    pub prev_blocks: Vec<BlockRef>,
+    pub rand_seed: Hash,
+    pub created_by: Hash,
+    pub tx_count: u32,
+    /// The masterchain block that committed this block: its own seqno for a
+    /// masterchain block; for a shard block, known once the committing
+    /// masterchain block is indexed.
+    pub mc_block_seqno: Option<u32>,
+}
+
+/// One shard's top block as listed in a masterchain block's `shard_hashes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardDescrRecord {
+    pub block: BlockIdExt,
+    pub reg_mc_seqno: u32,
+    pub start_lt: u64,
+    pub end_lt: u64,
+    pub before_split: bool,
+    pub before_merge: bool,
+    pub want_split: bool,
+    pub want_merge: bool,
+    pub nx_cc_updated: bool,
+    pub next_catchain_seqno: u32,
+    pub next_validator_shard: u64,
+    pub min_ref_mc_seqno: u32,
+    pub gen_utime: u32,
+    pub fees_collected: Coins,
+    pub funds_created: Coins,
+}
+
+/// Account status as transactions report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AccountStatus {
+    Uninit,
+    Frozen,
+    Active,
+    Nonexist,
+}
+
+/// `unchanged` / `frozen` / `deleted`, as storage and action phases report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StatusChange {
+    Unchanged,
+    Frozen,
+    Deleted,
+}
+
+/// The transaction constructor (`description.type` in API v3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TxKind {
+    Ord,
+    Storage,
+    TickTock,
+    SplitPrepare,
+    SplitInstall,
+    MergePrepare,
+    MergeInstall,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoragePhase {
+    pub storage_fees_collected: u128,
+    pub storage_fees_due: Option<u128>,
+    pub status_change: StatusChange,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreditPhase {
+    pub due_fees_collected: Option<u128>,
+    pub credit: Coins,
+}
+
+/// Why a compute phase was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    NoState,
+    BadState,
+    NoGas,
+    Suspended,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ComputePhase {
+    Skipped(SkipReason),
+    Executed(ExecutedCompute),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutedCompute {
+    pub success: bool,
+    pub msg_state_used: bool,
+    pub account_activated: bool,
+    pub gas_fees: u128,
+    pub gas_used: u64,
+    pub gas_limit: u64,
+    pub gas_credit: Option<u32>,
+    pub mode: i8,
+    pub exit_code: i32,
+    pub exit_arg: Option<i32>,
+    pub vm_steps: u32,
+    pub vm_init_state_hash: Hash,
+    pub vm_final_state_hash: Hash,
+}
+
+/// Cells and bits of a serialized structure (`StorageUsed(Short)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MsgSize {
+    pub cells: u64,
+    pub bits: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionPhase {
+    pub success: bool,
+    pub valid: bool,
+    pub no_funds: bool,
+    pub status_change: StatusChange,
+    pub total_fwd_fees: Option<u128>,
+    pub total_action_fees: Option<u128>,
+    pub result_code: i32,
+    pub result_arg: Option<i32>,
+    pub tot_actions: u16,
+    pub spec_actions: u16,
+    pub skipped_actions: u16,
+    pub msgs_created: u16,
+    pub action_list_hash: Hash,
+    pub tot_msg_size: MsgSize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BouncePhase {
+    NegFunds,
+    NoFunds { msg_size: MsgSize, req_fwd_fees: u128 },
+    Ok { msg_size: MsgSize, msg_fees: u128, fwd_fees: u128 },
+}
+
+/// `split_merge_info` of split/merge transactions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SplitInfo {
+    pub cur_shard_pfx_len: u8,
+    pub acc_split_depth: u8,
+    pub this_addr: Hash,
+    pub sibling_addr: Hash,
+}
+
+/// A transaction's description (`TransactionDescr`), flattened like API v3 shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxDescription {
+    pub kind: TxKind,
+    pub aborted: Option<bool>,
+    pub destroyed: Option<bool>,
+    pub credit_first: Option<bool>,
+    pub is_tock: Option<bool>,
+    pub installed: Option<bool>,
+    pub storage_ph: Option<StoragePhase>,
+    pub credit_ph: Option<CreditPhase>,
+    pub compute_ph: Option<ComputePhase>,
+    pub action: Option<ActionPhase>,
+    pub bounce: Option<BouncePhase>,
+    pub split_info: Option<SplitInfo>,
+}
+
+/// One transaction. Messages are referenced by hash; they live once in the message table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransactionRecord {
+    pub hash: Hash,
+    pub lt: u64,
+    pub account: Address,
+    pub now: u32,
+    pub prev_trans_hash: Hash,
+    pub prev_trans_lt: u64,
+    pub orig_status: AccountStatus,
+    pub end_status: AccountStatus,
+    pub total_fees: Coins,
+    /// Account state hashes from the transaction's `HASH_UPDATE`.
+    pub account_state_hash_before: Hash,
+    pub account_state_hash_after: Hash,
+    /// `None` when the description uses a constructor we cannot parse; the
+    /// transaction is still indexed (its BoC keeps every bit).
+    pub description: Option<TxDescription>,
+    pub in_msg: Option<Hash>,
+    /// Out-message hashes in the order of the transaction's `out_msgs` dict.
+    pub out_msgs: Vec<Hash>,
+    pub block: BlockId,
+    pub mc_block_seqno: Option<u32>,
+}
+
+/// Internal, external-in or external-out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MsgKind {
+    Internal,
+    ExternalIn,
+    ExternalOut,
+}
+
+/// Message metadata carried by `msg_envelope_v2` (what trace assembly needs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MsgMetadata {
+    pub depth: u32,
+    pub initiator: Address,
+    pub initiator_lt: u64,
+}
+
+/// One message with its body and init state as standalone cells.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageRecord {
+    pub hash: Hash,
+    pub kind: MsgKind,
+    pub source: Option<Address>,
+    pub destination: Option<Address>,
+    pub value: Option<Coins>,
+    pub fwd_fee: Option<u128>,
+    pub ihr_fee: Option<u128>,
+    /// The header field that was `ihr_fee` before global version 12.
+    pub extra_flags: Option<u128>,
+    pub import_fee: Option<u128>,
+    pub created_lt: Option<u64>,
+    pub created_at: Option<u32>,
+    pub ihr_disabled: Option<bool>,
+    pub bounce: Option<bool>,
+    pub bounced: Option<bool>,
+    /// First 32 bits of the body, when it has them.
+    pub opcode: Option<u32>,
+    pub body_hash: Hash,
+    /// The body as a standalone cell, serialized as a BoC.
+    pub body_boc: Vec<u8>,
+    pub init_state_hash: Option<Hash>,
+    pub init_state_boc: Option<Vec<u8>>,
+    /// From a v2 envelope in this block's in/out message descriptions, when present.
+    pub metadata: Option<MsgMetadata>,
+    /// TEP-467 normalized hash, for external-in messages.
+    pub hash_norm: Option<Hash>,
+}

@@ -1,0 +1,279 @@
+//! How keys and values become bytes.
+//!
+//! Keys are fixed-width big-endian so that RocksDB's byte order is the order
+//! users ask for. Signed numbers are stored with their sign bit flipped so
+//! that `-1` sorts before `0`. Small records are `bincode`; large blobs (BoCs)
+//! are `lz4_flex`-compressed by the types that hold them.
+
+use serde::{de::DeserializeOwned, Serialize};
+use tonindex_model::{Address, BlockId, Hash};
+
+use crate::Error;
+
+/// A table key: fixed layout, big-endian, order-preserving.
+pub trait Key: Sized {
+    fn encode(&self) -> Vec<u8>;
+    fn decode(bytes: &[u8]) -> Result<Self, Error>;
+}
+
+/// A table value.
+pub trait Value: Sized {
+    fn encode(&self) -> Vec<u8>;
+    fn decode(bytes: &[u8]) -> Result<Self, Error>;
+}
+
+/// Appends key fields in order; every key layout in `tables.rs` is built with it.
+#[derive(Default)]
+pub struct KeyWriter(Vec<u8>);
+
+impl KeyWriter {
+    pub fn with_capacity(n: usize) -> Self {
+        Self(Vec::with_capacity(n))
+    }
+    pub fn i32(mut self, v: i32) -> Self {
+        self.0.extend_from_slice(&((v as u32) ^ 0x8000_0000).to_be_bytes());
+        self
+    }
+    pub fn u32(mut self, v: u32) -> Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn u64(mut self, v: u64) -> Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    pub fn hash(mut self, v: &Hash) -> Self {
+        self.0.extend_from_slice(v);
+        self
+    }
+    pub fn address(self, a: &Address) -> Self {
+        self.i32(a.workchain).hash(&a.id)
+    }
+    pub fn block(self, b: &BlockId) -> Self {
+        self.i32(b.workchain).u64(b.shard).u32(b.seqno)
+    }
+    pub fn finish(self) -> Vec<u8> {
+        self.0
+    }
+}
+
+/// Reads key fields back in the order they were written.
+pub struct KeyReader<'a>(&'a [u8]);
+
+impl<'a> KeyReader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self(bytes)
+    }
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        if self.0.len() < N {
+            return Err(Error::Corrupt("key too short"));
+        }
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        Ok(head.try_into().expect("length checked"))
+    }
+    pub fn i32(&mut self) -> Result<i32, Error> {
+        Ok((u32::from_be_bytes(self.take()?) ^ 0x8000_0000) as i32)
+    }
+    pub fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_be_bytes(self.take()?))
+    }
+    pub fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_be_bytes(self.take()?))
+    }
+    pub fn hash(&mut self) -> Result<Hash, Error> {
+        self.take()
+    }
+    pub fn address(&mut self) -> Result<Address, Error> {
+        Ok(Address {
+            workchain: self.i32()?,
+            id: self.hash()?,
+        })
+    }
+    pub fn block(&mut self) -> Result<BlockId, Error> {
+        Ok(BlockId {
+            workchain: self.i32()?,
+            shard: self.u64()?,
+            seqno: self.u32()?,
+        })
+    }
+    /// Fails unless every byte was consumed, so a layout change is caught.
+    pub fn end(self) -> Result<(), Error> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Corrupt("trailing bytes in key"))
+        }
+    }
+}
+
+impl Key for BlockId {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(16).block(self).finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let b = r.block()?;
+        r.end()?;
+        Ok(b)
+    }
+}
+
+impl Key for Address {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(self).finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let a = r.address()?;
+        r.end()?;
+        Ok(a)
+    }
+}
+
+impl Key for Hash {
+    fn encode(&self) -> Vec<u8> {
+        self.to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        bytes.try_into().map_err(|_| Error::Corrupt("hash key"))
+    }
+}
+
+impl Key for u32 {
+    fn encode(&self) -> Vec<u8> {
+        self.to_be_bytes().to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(u32::from_be_bytes(
+            bytes.try_into().map_err(|_| Error::Corrupt("u32 key"))?,
+        ))
+    }
+}
+
+impl Key for u64 {
+    fn encode(&self) -> Vec<u8> {
+        self.to_be_bytes().to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(u64::from_be_bytes(
+            bytes.try_into().map_err(|_| Error::Corrupt("u64 key"))?,
+        ))
+    }
+}
+
+/// An empty value, for index tables whose key says everything.
+impl Value for () {
+    fn encode(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    fn decode(_: &[u8]) -> Result<Self, Error> {
+        Ok(())
+    }
+}
+
+/// A transaction number (or any u64) stored big-endian.
+impl Value for u64 {
+    fn encode(&self) -> Vec<u8> {
+        self.to_be_bytes().to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        <u64 as Key>::decode(bytes)
+    }
+}
+
+impl Value for u32 {
+    fn encode(&self) -> Vec<u8> {
+        self.to_be_bytes().to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        <u32 as Key>::decode(bytes)
+    }
+}
+
+/// A block id used as a value (hash → block index).
+impl Value for BlockId {
+    fn encode(&self) -> Vec<u8> {
+        Key::encode(self)
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Key::decode(bytes)
+    }
+}
+
+/// A large blob stored `lz4_flex`-compressed (size-prepended block format).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lz4Bytes(pub Vec<u8>);
+
+impl Value for Lz4Bytes {
+    fn encode(&self) -> Vec<u8> {
+        lz4_flex::compress_prepend_size(&self.0)
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        lz4_flex::decompress_size_prepended(bytes)
+            .map(Lz4Bytes)
+            .map_err(|_| Error::Corrupt("lz4 value"))
+    }
+}
+
+pub(crate) fn bincode_encode<T: Serialize>(v: &T) -> Vec<u8> {
+    bincode::serde::encode_to_vec(v, bincode::config::standard())
+        .expect("in-memory bincode encoding cannot fail")
+}
+
+pub(crate) fn bincode_decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map(|(v, _)| v)
+        .map_err(|_| Error::Corrupt("bincode value"))
+}
+
+/// Declares that a serde type is stored as a `bincode` value.
+macro_rules! bincode_value {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::codec::Value for $t {
+            fn encode(&self) -> Vec<u8> {
+                $crate::codec::bincode_encode(self)
+            }
+            fn decode(bytes: &[u8]) -> Result<Self, $crate::Error> {
+                $crate::codec::bincode_decode(bytes)
+            }
+        }
+    )*};
+}
+pub(crate) use bincode_value;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_workchains_sort_before_positive() {
+        let a = KeyWriter::default().i32(-1).finish();
+        let b = KeyWriter::default().i32(0).finish();
+        let c = KeyWriter::default().i32(i32::MIN).finish();
+        assert!(c < a && a < b);
+        assert_eq!(KeyReader::new(&a).i32().unwrap(), -1);
+    }
+
+    #[test]
+    fn block_key_round_trips_and_orders_by_seqno() {
+        let k1 = BlockId {
+            workchain: -1,
+            shard: 0x8000_0000_0000_0000,
+            seqno: 9,
+        };
+        let k2 = BlockId { seqno: 10, ..k1 };
+        assert!(Key::encode(&k1) < Key::encode(&k2));
+        assert_eq!(<BlockId as Key>::decode(&Key::encode(&k2)).unwrap(), k2);
+        assert!(<BlockId as Key>::decode(&[0; 15]).is_err());
+    }
+
+    #[test]
+    fn lz4_round_trip_and_corruption() {
+        let v = Lz4Bytes(vec![7; 1000]);
+        let enc = v.encode();
+        assert!(enc.len() < 100);
+        assert_eq!(Lz4Bytes::decode(&enc).unwrap(), v);
+        assert!(Lz4Bytes::decode(&enc[..enc.len() - 3]).is_err());
+    }
+}

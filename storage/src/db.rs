@@ -1,0 +1,437 @@
+//! Opening the database, atomic batches, snapshot reads and statistics.
+
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use rocksdb::{
+    ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, Options, ReadOptions,
+    Snapshot, WriteBatch, WriteOptions, DB,
+};
+
+use crate::codec::{Key, Value};
+use crate::rows::IngestCursor;
+use crate::tables::{self, Meta, MetaKey, Table};
+use crate::Error;
+
+/// Bumped whenever a key layout or value encoding changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How to open the database.
+#[derive(Debug, Clone, Default)]
+pub struct DbOptions {
+    /// fsync the WAL on every batch (survives power loss, not only crashes).
+    pub sync_writes: bool,
+}
+
+/// The open database. Writes go through [`Batch`]; reads through [`Reader`].
+pub struct Db {
+    db: DB,
+    path: PathBuf,
+    write_opts: WriteOptions,
+}
+
+impl Db {
+    /// Opens (creating if needed) the database at `path` and checks its schema version.
+    pub fn open(path: &Path, options: &DbOptions) -> Result<Self, Error> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get()) as i32;
+        opts.increase_parallelism(cores);
+        opts.set_max_background_jobs(cores.clamp(2, 8));
+        opts.set_bytes_per_sync(1 << 20);
+        let cfs = tables::all()
+            .into_iter()
+            .map(|(name, o)| ColumnFamilyDescriptor::new(name, o));
+        let db = DB::open_cf_descriptors(&opts, path, cfs)?;
+        let mut write_opts = WriteOptions::default();
+        write_opts.set_sync(options.sync_writes);
+        let this = Db {
+            db,
+            path: path.to_path_buf(),
+            write_opts,
+        };
+        this.check_schema()?;
+        Ok(this)
+    }
+
+    fn check_schema(&self) -> Result<(), Error> {
+        match self.get::<Meta>(&MetaKey::SchemaVersion)? {
+            Some(bytes) => {
+                let found = <u32 as Value>::decode(&bytes)?;
+                if found != SCHEMA_VERSION {
+                    return Err(Error::SchemaMismatch {
+                        path: self.path.display().to_string(),
+                        found,
+                        expected: SCHEMA_VERSION,
+                    });
+                }
+                Ok(())
+            }
+            None => {
+                let mut batch = self.batch();
+                batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&SCHEMA_VERSION));
+                self.write(batch)
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn cf<T: Table>(&self) -> &ColumnFamily {
+        self.db
+            .cf_handle(T::NAME)
+            .expect("every table is created at open")
+    }
+
+    /// Starts an empty batch; nothing is visible until [`Db::write`].
+    pub fn batch(&self) -> Batch<'_> {
+        Batch {
+            db: self,
+            wb: WriteBatch::default(),
+        }
+    }
+
+    /// Commits a batch atomically across all column families.
+    pub fn write(&self, batch: Batch<'_>) -> Result<(), Error> {
+        self.db.write_opt(batch.wb, &self.write_opts)?;
+        Ok(())
+    }
+
+    /// Reads the newest committed value (for the single writer; the API uses [`Reader`]).
+    pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>, Error> {
+        match self.db.get_pinned_cf(self.cf::<T>(), key.encode())? {
+            Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether a key is present.
+    pub fn contains<T: Table>(&self, key: &T::Key) -> Result<bool, Error> {
+        Ok(self.db.get_pinned_cf(self.cf::<T>(), key.encode())?.is_some())
+    }
+
+    /// A consistent view of one committed state; every API request uses one.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            db: self,
+            snapshot: self.db.snapshot(),
+        }
+    }
+
+    /// The ingest cursor (all zero for a new database).
+    pub fn cursor(&self) -> Result<IngestCursor, Error> {
+        self.reader().cursor()
+    }
+
+    /// Compacts every table (after a bulk import, before measuring size).
+    pub fn compact(&self) {
+        for (name, _) in tables::all() {
+            if let Some(cf) = self.db.cf_handle(name) {
+                self.db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
+            }
+        }
+    }
+
+    /// Flushes memtables to SST files so that on-disk sizes are meaningful.
+    pub fn flush(&self) -> Result<(), Error> {
+        for (name, _) in tables::all() {
+            if let Some(cf) = self.db.cf_handle(name) {
+                self.db.flush_cf(cf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Row counts, byte sizes and a content digest for every table.
+    pub fn stats(&self) -> Result<Vec<TableStats>, Error> {
+        let snapshot = self.db.snapshot();
+        let mut out = Vec::new();
+        for (name, _) in tables::all() {
+            let cf = self.db.cf_handle(name).expect("table exists");
+            let mut ro = ReadOptions::default();
+            ro.set_snapshot(&snapshot);
+            let mut it = self.db.raw_iterator_cf_opt(cf, ro);
+            it.seek_to_first();
+            let mut s = TableStats {
+                name,
+                rows: 0,
+                key_bytes: 0,
+                value_bytes: 0,
+                digest: Fnv64::default(),
+                sst_bytes: self
+                    .db
+                    .property_int_value_cf(cf, "rocksdb.total-sst-files-size")?
+                    .unwrap_or(0),
+            };
+            while it.valid() {
+                let (k, v) = (it.key().unwrap_or(&[]), it.value().unwrap_or(&[]));
+                s.rows += 1;
+                s.key_bytes += k.len() as u64;
+                s.value_bytes += v.len() as u64;
+                s.digest.write_framed(k);
+                s.digest.write_framed(v);
+                it.next();
+            }
+            it.status()?;
+            out.push(s);
+        }
+        Ok(out)
+    }
+}
+
+/// What one table holds.
+#[derive(Debug, Clone)]
+pub struct TableStats {
+    pub name: &'static str,
+    pub rows: u64,
+    pub key_bytes: u64,
+    pub value_bytes: u64,
+    /// Size of the table's SST files (after a flush/compaction).
+    pub sst_bytes: u64,
+    /// FNV-1a over every (key, value), in order: equal digests mean equal content.
+    pub digest: Fnv64,
+}
+
+/// A small, stable content hash (FNV-1a, 64-bit) with length framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fnv64(pub u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv64 {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn write_framed(&mut self, bytes: &[u8]) {
+        self.write(&(bytes.len() as u64).to_be_bytes());
+        self.write(bytes);
+    }
+}
+
+/// Rows to commit together; built by the index, applied by [`Db::write`].
+pub struct Batch<'a> {
+    db: &'a Db,
+    wb: WriteBatch,
+}
+
+impl Batch<'_> {
+    pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
+        self.wb.put_cf(self.db.cf::<T>(), key.encode(), value.encode());
+    }
+
+    pub fn delete<T: Table>(&mut self, key: &T::Key) {
+        self.wb.delete_cf(self.db.cf::<T>(), key.encode());
+    }
+
+    /// Number of operations queued.
+    pub fn len(&self) -> usize {
+        self.wb.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.wb.is_empty()
+    }
+
+    /// Bytes the batch will write.
+    pub fn size_in_bytes(&self) -> usize {
+        self.wb.size_in_bytes()
+    }
+}
+
+/// Reads from one snapshot.
+pub struct Reader<'a> {
+    db: &'a Db,
+    snapshot: Snapshot<'a>,
+}
+
+impl<'a> Reader<'a> {
+    fn read_opts(&self) -> ReadOptions {
+        let mut ro = ReadOptions::default();
+        ro.set_snapshot(&self.snapshot);
+        ro
+    }
+
+    pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>, Error> {
+        match self
+            .db
+            .db
+            .get_pinned_cf_opt(self.db.cf::<T>(), key.encode(), &self.read_opts())?
+        {
+            Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Point lookups of many keys at once, in the order given.
+    pub fn multi_get<T: Table>(&self, keys: &[T::Key]) -> Result<Vec<Option<T::Value>>, Error> {
+        let cf = self.db.cf::<T>();
+        let encoded: Vec<Vec<u8>> = keys.iter().map(Key::encode).collect();
+        self.db
+            .db
+            .batched_multi_get_cf_opt(cf, &encoded, false, &self.read_opts())
+            .into_iter()
+            .map(|r| match r? {
+                Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+                None => Ok(None),
+            })
+            .collect()
+    }
+
+    /// Rows whose key starts with `prefix`, ascending or descending.
+    pub fn prefix<T: Table>(&self, prefix: &[u8], descending: bool) -> TableIter<'a, T> {
+        self.range::<T>(prefix, prefix_successor(prefix), descending)
+    }
+
+    /// Rows with `lower <= key < upper` (upper `None` = to the end).
+    pub fn range<T: Table>(
+        &self,
+        lower: &[u8],
+        upper: Option<Vec<u8>>,
+        descending: bool,
+    ) -> TableIter<'a, T> {
+        let mut ro = self.read_opts();
+        ro.set_iterate_lower_bound(lower.to_vec());
+        if let Some(upper) = upper {
+            ro.set_iterate_upper_bound(upper);
+        }
+        let mut it = self.db.db.raw_iterator_cf_opt(self.db.cf::<T>(), ro);
+        if descending {
+            it.seek_to_last();
+        } else {
+            it.seek_to_first();
+        }
+        TableIter {
+            it,
+            descending,
+            done: false,
+            _table: PhantomData,
+        }
+    }
+
+    /// The ingest cursor as of this snapshot.
+    pub fn cursor(&self) -> Result<IngestCursor, Error> {
+        match self.get::<Meta>(&MetaKey::Cursor)? {
+            Some(bytes) => crate::codec::bincode_decode(&bytes),
+            None => Ok(IngestCursor::default()),
+        }
+    }
+}
+
+impl Batch<'_> {
+    /// Queues the cursor; it commits with the rows it describes.
+    pub fn put_cursor(&mut self, cursor: &IngestCursor) {
+        self.put::<Meta>(&MetaKey::Cursor, &crate::codec::bincode_encode(cursor));
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix`.
+fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut p = prefix.to_vec();
+    while let Some(last) = p.pop() {
+        if last != 0xff {
+            p.push(last + 1);
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Typed rows of one table, in key order (or reverse).
+pub struct TableIter<'a, T: Table> {
+    it: DBRawIteratorWithThreadMode<'a, DB>,
+    descending: bool,
+    done: bool,
+    _table: PhantomData<T>,
+}
+
+impl<T: Table> Iterator for TableIter<'_, T> {
+    type Item = Result<(T::Key, T::Value), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if !self.it.valid() {
+            self.done = true;
+            return self.it.status().err().map(|e| Err(e.into()));
+        }
+        let item = (|| {
+            let k = T::Key::decode(self.it.key().unwrap_or(&[]))?;
+            let v = T::Value::decode(self.it.value().unwrap_or(&[]))?;
+            Ok((k, v))
+        })();
+        if self.descending {
+            self.it.prev();
+        } else {
+            self.it.next();
+        }
+        Some(item)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::{AccountLtKey, TxByAccount};
+    use tonindex_model::Address;
+
+    #[test]
+    fn prefix_scan_both_directions_and_schema_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let a = Address {
+            workchain: 0,
+            id: [1; 32],
+        };
+        let b = Address {
+            workchain: 0,
+            id: [2; 32],
+        };
+        let mut batch = db.batch();
+        for (i, lt) in [5u64, 1, 3].into_iter().enumerate() {
+            batch.put::<TxByAccount>(&AccountLtKey { account: a, lt }, &(i as u64));
+        }
+        batch.put::<TxByAccount>(&AccountLtKey { account: b, lt: 2 }, &9);
+        db.write(batch).unwrap();
+
+        let r = db.reader();
+        let asc: Vec<u64> = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+            .map(|x| x.unwrap().0.lt)
+            .collect();
+        assert_eq!(asc, vec![1, 3, 5]);
+        let desc: Vec<u64> = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), true)
+            .map(|x| x.unwrap().0.lt)
+            .collect();
+        assert_eq!(desc, vec![5, 3, 1]);
+        drop(r);
+        drop(db);
+
+        // A database written by another schema version is refused, not misread.
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut batch = db.batch();
+        batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&(SCHEMA_VERSION + 1)));
+        db.write(batch).unwrap();
+        drop(db);
+        let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
+        assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+    }
+
+    #[test]
+    fn successor_of_prefix() {
+        assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
+        assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
+        assert_eq!(prefix_successor(&[0xff, 0xff]), None);
+    }
+}

@@ -1,0 +1,27 @@
+//! tonindex's RocksDB storage: column families, typed keys, value codecs,
+//! atomic batches and snapshots. It knows byte layouts, not TON semantics,
+//! and nothing of HTTP.
+
+mod codec;
+mod db;
+pub mod rows;
+pub mod tables;
+
+pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
+pub use db::{Batch, Db, DbOptions, Reader, TableStats, SCHEMA_VERSION};
+pub use rows::{IngestCursor, LatestAccount, TxRow};
+
+/// Storage errors. `Corrupt` means bytes on disk do not match the layout.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("rocksdb: {0}")]
+    Rocks(#[from] rocksdb::Error),
+    #[error("database {path} has schema version {found}, this build needs {expected}; re-import into a new directory")]
+    SchemaMismatch {
+        path: String,
+        found: u32,
+        expected: u32,
+    },
+    #[error("corrupt row: {0}")]
+    Corrupt(&'static str),
+}

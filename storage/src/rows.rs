@@ -1,0 +1,65 @@
+//! Records that exist only in storage: the transaction row wrapper, the
+//! latest-state row and the ingest cursor.
+
+use serde::{Deserialize, Serialize};
+use tonindex_model::{AccountStatus, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord};
+
+use crate::codec::bincode_value;
+
+/// A transaction as stored: the decoded record and the original BoC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxRow {
+    pub record: TransactionRecord,
+    /// `lz4_flex` size-prepended compression of the transaction BoC.
+    pub boc_lz4: Vec<u8>,
+}
+
+impl TxRow {
+    pub fn new(record: TransactionRecord, boc: &[u8]) -> Self {
+        Self {
+            record,
+            boc_lz4: lz4_flex::compress_prepend_size(boc),
+        }
+    }
+
+    /// The transaction BoC exactly as it was in the block.
+    pub fn boc(&self) -> Result<Vec<u8>, crate::Error> {
+        lz4_flex::decompress_size_prepended(&self.boc_lz4)
+            .map_err(|_| crate::Error::Corrupt("transaction BoC"))
+    }
+}
+
+/// The newest thing the index knows about an account, from its transactions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatestAccount {
+    pub last_tx_lt: u64,
+    pub last_tx_hash: Hash,
+    pub last_tx_id: u64,
+    pub status: AccountStatus,
+    /// `now` of the last transaction.
+    pub timestamp: u32,
+    pub state_hash: Hash,
+}
+
+/// Where ingestion stands; written in the same batch as the rows it counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IngestCursor {
+    /// Next transaction number to hand out.
+    pub next_tx_id: u64,
+    /// Units (one masterchain block with its shard blocks, or one standalone block) committed.
+    pub units: u64,
+    pub blocks: u64,
+    pub transactions: u64,
+    pub messages: u64,
+    /// Highest masterchain seqno indexed.
+    pub last_mc_seqno: Option<u32>,
+}
+
+bincode_value!(
+    TxRow,
+    LatestAccount,
+    IngestCursor,
+    BlockRecord,
+    ShardDescrRecord,
+    MessageRecord
+);

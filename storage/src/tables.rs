@@ -1,0 +1,421 @@
+//! Every column family, in one place: name, key layout, value type, options.
+//!
+//! # Why a dense transaction number
+//! Each transaction gets a `tx_id: u64`, allocated in ingest order and never
+//! reused. The full record (with the transaction BoC) is stored once, in
+//! [`Transactions`], under that id; every secondary index (by hash, by
+//! message, by block, by masterchain block, global lt order) stores or points
+//! to those 8 bytes instead of a 44-byte `(account, lt)` pair or a 32-byte
+//! hash. This keeps the indexes small and their blocks cache-friendly (the
+//! approach of electrs/bindex and reth's `TxNumber`), at the cost of one more
+//! point lookup per row — cheap with `multi_get`. The allocator lives in the
+//! ingest cursor and moves in the same `WriteBatch` as the rows, so a crash
+//! can never leave a gap or a reused id.
+//!
+//! Key notation below: `wc i32` is a sign-flipped big-endian i32, `u32`/`u64`
+//! are big-endian, `[32]` is a raw 256-bit hash, `block` is
+//! `wc i32 | shard u64 | seqno u32` (16 bytes), `account` is `wc i32 | id [32]`.
+
+use rocksdb::Options;
+use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord};
+
+use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
+use crate::rows::{LatestAccount, TxRow};
+use crate::Error;
+
+/// A column family: its name, typed key and value, and RocksDB tuning.
+pub trait Table {
+    const NAME: &'static str;
+    type Key: Key;
+    type Value: Value;
+    /// Per-table options; the default suits small, range-scanned index rows.
+    fn options(_opts: &mut Options) {}
+}
+
+/// Point-lookup tables (hash → something): bloom filters and hash index hints.
+fn point_lookup(opts: &mut Options) {
+    let mut block = rocksdb::BlockBasedOptions::default();
+    block.set_bloom_filter(10.0, false);
+    block.set_cache_index_and_filter_blocks(true);
+    opts.set_block_based_table_factory(&block);
+    opts.set_optimize_filters_for_hits(true);
+}
+
+/// Tables that hold BoCs: compress SST blocks.
+fn blob_values(opts: &mut Options) {
+    opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+}
+
+macro_rules! table {
+    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:path)?) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl Table for $name {
+            const NAME: &'static str = $cf;
+            type Key = $key;
+            type Value = $value;
+            $(fn options(opts: &mut Options) { $opts(opts) })?
+        }
+    };
+}
+
+table!(
+    /// Schema version and ingest cursor. key: ASCII name → value: see [`MetaKey`].
+    Meta, "meta", MetaKey => Vec<u8>
+);
+table!(
+    /// key: `block` → bincode [`BlockRecord`].
+    Blocks, "blocks", BlockId => BlockRecord
+);
+table!(
+    /// key: root hash `[32]` or file hash `[32]` → `block` (16 bytes).
+    BlockByHash, "block_by_hash", Hash => BlockId, point_lookup
+);
+table!(
+    /// The shard state a masterchain block fixes: its top shard blocks.
+    /// key: `mc_seqno u32 | block` → bincode [`ShardDescrRecord`].
+    McShardState, "mc_shard_state", McBlockKey => ShardDescrRecord
+);
+table!(
+    /// Blocks a masterchain block commits (itself and the shard blocks new
+    /// since the previous masterchain block). key: `mc_seqno u32 | block` → ().
+    McBlocks, "mc_blocks", McBlockKey => ()
+);
+table!(
+    /// Config of key blocks. key: `mc_seqno u32` → lz4(ConfigParams dict BoC).
+    KeyBlockConfig, "key_block_config", u32 => Lz4Bytes, blob_values
+);
+table!(
+    /// key: `tx_id u64` → bincode [`TxRow`] (record + lz4 transaction BoC).
+    Transactions, "transactions", u64 => TxRow, blob_values
+);
+table!(
+    /// An account's history. key: `account | lt u64` → `tx_id u64`.
+    TxByAccount, "tx_by_account", AccountLtKey => u64
+);
+table!(
+    /// key: transaction hash `[32]` → `tx_id u64`.
+    TxByHash, "tx_by_hash", Hash => u64, point_lookup
+);
+table!(
+    /// Global order. key: `lt u64 | account` → `tx_id u64`.
+    TxByLt, "tx_by_lt", LtAccountKey => u64
+);
+table!(
+    /// key: `block | tx_id u64` → (). Ids are allocated per block in
+    /// `(account, lt)` order, so this is also the v2 `getBlockTransactions` order.
+    TxByBlock, "tx_by_block", BlockTxKey => ()
+);
+table!(
+    /// key: `mc_seqno u32 | lt u64 | account` → `tx_id u64`.
+    TxByMcBlock, "tx_by_mc_block", McLtAccountKey => u64
+);
+table!(
+    /// key: message hash `[32]` → bincode [`MessageRecord`] (body/init BoCs inside).
+    Messages, "messages", Hash => MessageRecord, blob_values
+);
+table!(
+    /// key: `source account | created_lt u64 | msg hash [32]` → ().
+    MsgBySource, "msg_by_source", AccountLtHashKey => ()
+);
+table!(
+    /// key: `destination account | lt u64 | msg hash [32]` → (). `lt` is
+    /// `created_lt`, or for external-in messages the importing transaction's lt.
+    MsgByDestination, "msg_by_destination", AccountLtHashKey => ()
+);
+table!(
+    /// key: in-message hash `[32] | tx_id u64` → ().
+    TxByInMsg, "tx_by_in_msg", HashTxKey => (), point_lookup
+);
+table!(
+    /// key: out-message hash `[32] | tx_id u64` → ().
+    TxByOutMsg, "tx_by_out_msg", HashTxKey => (), point_lookup
+);
+table!(
+    /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
+    LatestAccounts, "latest_accounts", Address => LatestAccount
+);
+
+/// Every column family, for opening the database and for statistics.
+pub fn all() -> Vec<(&'static str, Options)> {
+    fn entry<T: Table>() -> (&'static str, Options) {
+        let mut opts = Options::default();
+        T::options(&mut opts);
+        (T::NAME, opts)
+    }
+    vec![
+        entry::<Meta>(),
+        entry::<Blocks>(),
+        entry::<BlockByHash>(),
+        entry::<McShardState>(),
+        entry::<McBlocks>(),
+        entry::<KeyBlockConfig>(),
+        entry::<Transactions>(),
+        entry::<TxByAccount>(),
+        entry::<TxByHash>(),
+        entry::<TxByLt>(),
+        entry::<TxByBlock>(),
+        entry::<TxByMcBlock>(),
+        entry::<Messages>(),
+        entry::<MsgBySource>(),
+        entry::<MsgByDestination>(),
+        entry::<TxByInMsg>(),
+        entry::<TxByOutMsg>(),
+        entry::<LatestAccounts>(),
+    ]
+}
+
+/// Keys of the [`Meta`] table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetaKey {
+    SchemaVersion,
+    Cursor,
+}
+
+impl Key for MetaKey {
+    fn encode(&self) -> Vec<u8> {
+        match self {
+            MetaKey::SchemaVersion => b"schema_version".to_vec(),
+            MetaKey::Cursor => b"cursor".to_vec(),
+        }
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        match bytes {
+            b"schema_version" => Ok(MetaKey::SchemaVersion),
+            b"cursor" => Ok(MetaKey::Cursor),
+            _ => Err(Error::Corrupt("unknown meta key")),
+        }
+    }
+}
+
+impl Value for Vec<u8> {
+    fn encode(&self) -> Vec<u8> {
+        self.clone()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(bytes.to_vec())
+    }
+}
+
+/// `mc_seqno u32 | block`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McBlockKey {
+    pub mc_seqno: u32,
+    pub block: BlockId,
+}
+
+impl McBlockKey {
+    /// Prefix of all rows of one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::default().u32(mc_seqno).finish()
+    }
+}
+
+impl Key for McBlockKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(20)
+            .u32(self.mc_seqno)
+            .block(&self.block)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = McBlockKey {
+            mc_seqno: r.u32()?,
+            block: r.block()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | lt u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLtKey {
+    pub account: Address,
+    pub lt: u64,
+}
+
+impl AccountLtKey {
+    /// Prefix of all rows of one account.
+    pub fn prefix(account: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(account).finish()
+    }
+}
+
+impl Key for AccountLtKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .address(&self.account)
+            .u64(self.lt)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountLtKey {
+            account: r.address()?,
+            lt: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtAccountKey {
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for LtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = LtAccountKey {
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `block | tx_id u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockTxKey {
+    pub block: BlockId,
+    pub tx_id: u64,
+}
+
+impl BlockTxKey {
+    /// Prefix of all transactions of one block.
+    pub fn prefix(block: &BlockId) -> Vec<u8> {
+        Key::encode(block)
+    }
+}
+
+impl Key for BlockTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(24)
+            .block(&self.block)
+            .u64(self.tx_id)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = BlockTxKey {
+            block: r.block()?,
+            tx_id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `mc_seqno u32 | lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McLtAccountKey {
+    pub mc_seqno: u32,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl McLtAccountKey {
+    /// Prefix of all transactions of one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::default().u32(mc_seqno).finish()
+    }
+}
+
+impl Key for McLtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(48)
+            .u32(self.mc_seqno)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = McLtAccountKey {
+            mc_seqno: r.u32()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | lt u64 | msg hash [32]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLtHashKey {
+    pub account: Address,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl AccountLtHashKey {
+    /// Prefix of all messages of one account.
+    pub fn prefix(account: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(account).finish()
+    }
+}
+
+impl Key for AccountLtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(76)
+            .address(&self.account)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountLtHashKey {
+            account: r.address()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `hash [32] | tx_id u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashTxKey {
+    pub hash: Hash,
+    pub tx_id: u64,
+}
+
+impl HashTxKey {
+    /// Prefix of all transactions linked to one message hash.
+    pub fn prefix(hash: &Hash) -> Vec<u8> {
+        hash.to_vec()
+    }
+}
+
+impl Key for HashTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(40)
+            .hash(&self.hash)
+            .u64(self.tx_id)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = HashTxKey {
+            hash: r.hash()?,
+            tx_id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
