@@ -1,1 +1,7 @@
+//! tonindex: a self-hosted TON indexer serving toncenter-compatible APIs.
+//!
+//! Flow: `chain` (block sources) → `decode` (pure, rayon) → `index` (one
+//! WriteBatch per unit) → storage (the `tonindex-storage` crate) → api.
 
+pub mod chain;
+pub mod decode;

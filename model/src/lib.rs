@@ -210,8 +210,15 @@ pub struct ActionPhase {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BouncePhase {
     NegFunds,
-    NoFunds { msg_size: MsgSize, req_fwd_fees: u128 },
-    Ok { msg_size: MsgSize, msg_fees: u128, fwd_fees: u128 },
+    NoFunds {
+        msg_size: MsgSize,
+        req_fwd_fees: u128,
+    },
+    Ok {
+        msg_size: MsgSize,
+        msg_fees: u128,
+        fwd_fees: u128,
+    },
 }
 
 /// `split_merge_info` of split/merge transactions.

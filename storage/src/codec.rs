@@ -31,7 +31,8 @@ impl KeyWriter {
         Self(Vec::with_capacity(n))
     }
     pub fn i32(mut self, v: i32) -> Self {
-        self.0.extend_from_slice(&((v as u32) ^ 0x8000_0000).to_be_bytes());
+        self.0
+            .extend_from_slice(&((v as u32) ^ 0x8000_0000).to_be_bytes());
         self
     }
     pub fn u32(mut self, v: u32) -> Self {

@@ -110,7 +110,10 @@ impl Db {
 
     /// Whether a key is present.
     pub fn contains<T: Table>(&self, key: &T::Key) -> Result<bool, Error> {
-        Ok(self.db.get_pinned_cf(self.cf::<T>(), key.encode())?.is_some())
+        Ok(self
+            .db
+            .get_pinned_cf(self.cf::<T>(), key.encode())?
+            .is_some())
     }
 
     /// A consistent view of one committed state; every API request uses one.
@@ -226,7 +229,8 @@ pub struct Batch<'a> {
 
 impl Batch<'_> {
     pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
-        self.wb.put_cf(self.db.cf::<T>(), key.encode(), value.encode());
+        self.wb
+            .put_cf(self.db.cf::<T>(), key.encode(), value.encode());
     }
 
     pub fn delete<T: Table>(&mut self, key: &T::Key) {
@@ -421,7 +425,10 @@ mod tests {
         // A database written by another schema version is refused, not misread.
         let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
         let mut batch = db.batch();
-        batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&(SCHEMA_VERSION + 1)));
+        batch.put::<Meta>(
+            &MetaKey::SchemaVersion,
+            &Value::encode(&(SCHEMA_VERSION + 1)),
+        );
         db.write(batch).unwrap();
         drop(db);
         let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();

@@ -2,7 +2,9 @@
 //! latest-state row and the ingest cursor.
 
 use serde::{Deserialize, Serialize};
-use tonindex_model::{AccountStatus, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord};
+use tonindex_model::{
+    AccountStatus, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+};
 
 use crate::codec::bincode_value;
 

@@ -1,0 +1,3 @@
+//! Where blocks come from: files today; devnet and liteservers later.
+
+pub mod files;

@@ -1,0 +1,169 @@
+//! Block BoC → records. Pure: no I/O, no RocksDB, no HTTP.
+//!
+//! Parallel with rayon across the transactions of a busy block; callers
+//! decode many blocks in parallel with [`decode_block`] from a rayon pool.
+
+mod block;
+pub mod message;
+pub mod msg_descr;
+pub mod transaction;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::models::{Block, BlockExtra, CurrencyCollection};
+
+use tonindex_model::{BlockRecord, Coins, Hash, ShardDescrRecord};
+
+pub use block::block_record;
+pub use msg_descr::{DescrEntry, DescrKind};
+pub use transaction::DecodedTransaction;
+
+/// Why a block (or a piece of it that we need) could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    #[error("not a valid bag of cells: {0}")]
+    Boc(String),
+    #[error("the BoC is not a block: {0}")]
+    NotABlock(tycho_types::error::Error),
+    #[error("block {0}: {1}")]
+    Block(String, tycho_types::error::Error),
+    #[error("transaction {0}: {1}")]
+    Transaction(String, tycho_types::error::Error),
+    #[error("message {0}: {1}")]
+    Message(String, tycho_types::error::Error),
+}
+
+/// Everything the index needs from one block.
+#[derive(Debug, Clone)]
+pub struct DecodedBlock {
+    pub record: BlockRecord,
+    /// Top shard blocks listed by a masterchain block.
+    pub shards: Vec<ShardDescrRecord>,
+    /// ConfigParams dictionary BoC of a key block.
+    pub config_boc: Option<Vec<u8>>,
+    /// Sorted by (account, lt).
+    pub transactions: Vec<DecodedTransaction>,
+    pub in_msg_descr: Vec<DescrEntry>,
+    pub out_msg_descr: Vec<DescrEntry>,
+    /// Optional structures that could not be read; the block is indexed regardless.
+    pub warnings: Vec<String>,
+}
+
+impl DecodedBlock {
+    pub fn message_count(&self) -> usize {
+        self.transactions
+            .iter()
+            .map(|t| t.in_msg.is_some() as usize + t.out_msgs.len())
+            .sum()
+    }
+}
+
+/// Below this many transactions a block is decoded on the calling thread.
+const PARALLEL_TX_THRESHOLD: usize = 64;
+
+/// Decodes a block from its BoC bytes. The file hash is the SHA-256 of `boc`.
+pub fn decode_block(boc: &[u8]) -> Result<DecodedBlock, DecodeError> {
+    let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
+    let file_hash: Hash = Sha256::digest(boc).into();
+    decode_block_cell(&root, file_hash)
+}
+
+/// Decodes a block from its root cell and known file hash.
+pub fn decode_block_cell(root: &Cell, file_hash: Hash) -> Result<DecodedBlock, DecodeError> {
+    let block: Block = root.parse().map_err(DecodeError::NotABlock)?;
+    let info = block.load_info().map_err(DecodeError::NotABlock)?;
+    let extra: BlockExtra = block.load_extra().map_err(DecodeError::NotABlock)?;
+    let mut record = block_record(root, file_hash, &block, &info, &extra)?;
+    let id = record.id.id;
+    let ctx = |e| {
+        DecodeError::Block(
+            format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+            e,
+        )
+    };
+    let mut warnings = Vec::new();
+
+    // Transaction cells in (account, lt) order.
+    let mut cells = Vec::new();
+    let account_blocks = extra.account_blocks.load().map_err(ctx)?;
+    for entry in account_blocks.iter() {
+        let (_, _, account_block) = entry.map_err(ctx)?;
+        for tx in account_block.transactions.iter() {
+            let (_, _, tx) = tx.map_err(ctx)?;
+            cells.push(tx.into_inner());
+        }
+    }
+    record.tx_count = cells.len() as u32;
+    let version = record.gen_software_version;
+    let mc_seqno = record.mc_block_seqno;
+    let decode = |c: &Cell| transaction::decode_transaction(c, id.workchain, id, mc_seqno, version);
+    let mut transactions = if cells.len() >= PARALLEL_TX_THRESHOLD {
+        cells
+            .par_iter()
+            .with_min_len(16)
+            .map(decode)
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        cells.iter().map(decode).collect::<Result<Vec<_>, _>>()?
+    };
+
+    let in_msg_descr = msg_descr::load_in_msg_descr(extra.in_msg_description.inner())
+        .unwrap_or_else(|e| {
+            warnings.push(format!("InMsgDescr unreadable: {e}"));
+            Vec::new()
+        });
+    let out_msg_descr = msg_descr::load_out_msg_descr(extra.out_msg_description.inner())
+        .unwrap_or_else(|e| {
+            warnings.push(format!("OutMsgDescr unreadable: {e}"));
+            Vec::new()
+        });
+    attach_metadata(&mut transactions, &in_msg_descr, &out_msg_descr);
+
+    let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
+    Ok(DecodedBlock {
+        record,
+        shards,
+        config_boc,
+        transactions,
+        in_msg_descr,
+        out_msg_descr,
+        warnings,
+    })
+}
+
+/// Copies v2-envelope metadata onto the messages it describes.
+fn attach_metadata(txs: &mut [DecodedTransaction], inm: &[DescrEntry], outm: &[DescrEntry]) {
+    let meta: std::collections::HashMap<Hash, _> = inm
+        .iter()
+        .chain(outm)
+        .filter_map(|e| e.metadata.map(|m| (e.key, m)))
+        .collect();
+    if meta.is_empty() {
+        return;
+    }
+    for tx in txs {
+        for m in tx.in_msg.iter_mut().chain(tx.out_msgs.iter_mut()) {
+            if let Some(md) = meta.get(&m.hash) {
+                m.metadata = Some(*md);
+            }
+        }
+    }
+}
+
+/// TON coins with extra currencies as a record.
+pub fn coins(c: &CurrencyCollection) -> Result<Coins, tycho_types::error::Error> {
+    let mut extra = Vec::new();
+    for item in c.other.as_dict().iter() {
+        let (id, amount) = item?;
+        extra.push((id, amount.to_string()));
+    }
+    Ok(Coins {
+        grams: c.tokens.into_inner(),
+        extra,
+    })
+}
+
+fn hash(h: &HashBytes) -> Hash {
+    *h.as_array()
+}

@@ -1,0 +1,32 @@
+//! Helpers shared by the integration tests. Fixtures are read in place from
+//! `../shared/fixtures`; nothing is copied into the repository.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+pub fn fixtures() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    assert!(p.is_dir(), "fixtures not found at {}", p.display());
+    p
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures().join(rel)
+}
+
+pub fn json(rel: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The pytoniq-core per-block summary: file path → figures.
+pub fn pytoniq_blocks() -> serde_json::Map<String, serde_json::Value> {
+    json("verification/pytoniq-summary.json")["blocks"]
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+pub fn tonindex_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tonindex"))
+}
