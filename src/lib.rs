@@ -4,4 +4,8 @@
 //! WriteBatch per unit) → storage (the `tonindex-storage` crate) → api.
 
 pub mod chain;
+pub mod cli;
+pub mod config;
 pub mod decode;
+pub mod index;
+pub mod ingest;

@@ -1,1 +1,21 @@
-fn main() {}
+use clap::Parser;
+use tonindex::cli::{Cli, Command};
+
+fn main() {
+    let cli = Cli::parse();
+    let result = cli.config().and_then(|cfg| {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(&cfg.log_level))
+            .with_writer(std::io::stderr)
+            .init();
+        match &cli.command {
+            Command::Import(args) => tonindex::cli::import::run(&cfg, args),
+            Command::Stats(_) => tonindex::cli::stats::run(&cfg),
+            Command::Bench(args) => tonindex::cli::bench::run(args),
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

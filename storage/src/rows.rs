@@ -52,6 +52,8 @@ pub struct IngestCursor {
     pub units: u64,
     pub blocks: u64,
     pub transactions: u64,
+    /// Message references written (in + out per transaction); a message
+    /// seen from both ends is counted twice, stored once.
     pub messages: u64,
     /// Highest masterchain seqno indexed.
     pub last_mc_seqno: Option<u32>,

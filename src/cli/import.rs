@@ -1,0 +1,73 @@
+//! `tonindex import`: block files into the database, with progress and a summary.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use tonindex_storage::{Db, DbOptions};
+
+use crate::chain::files::collect_paths;
+use crate::config::Config;
+use crate::ingest::{import_files, IngestOptions};
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Database directory (overrides the config's `db`).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Decode threads (0 = one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Pause after every committed unit (testing aid for crash tests).
+    #[arg(long, hide = true, value_name = "MS")]
+    pub unit_delay_ms: Option<u64>,
+    /// Block files, or directories searched recursively for .boc .bin .hex .txt .b64.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
+    super::init_threads(cfg.import.threads)?;
+    let paths = collect_paths(&args.paths)?;
+    let db = Db::open(
+        &cfg.db,
+        &DbOptions {
+            sync_writes: cfg.sync_writes,
+        },
+    )?;
+    let bar = ProgressBar::new(paths.len() as u64).with_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} blocks {msg}",
+        )
+        .expect("static template"),
+    );
+    let opts = IngestOptions {
+        chunk_size: cfg.import.chunk_size,
+        unit_delay: args.unit_delay_ms.map(Duration::from_millis),
+    };
+    let mut txs = 0u64;
+    let summary = import_files(&db, &paths, &opts, |unit, applied| {
+        bar.inc(unit.blocks.len() as u64);
+        txs += applied.transactions;
+        bar.set_message(format!("{txs} tx"));
+    });
+    bar.finish_and_clear();
+    let s = summary?;
+    let secs = s.elapsed.as_secs_f64();
+    let a = s.applied;
+    println!(
+        "imported {} blocks ({} already present, {} shard blocks linked to their masterchain block), \
+         {} transactions, {} messages from {} files in {:.2}s ({:.0} tx/s) into {}",
+        a.blocks,
+        a.skipped_blocks,
+        a.adopted_blocks,
+        a.transactions,
+        a.messages,
+        s.files,
+        secs,
+        s.transactions_seen as f64 / secs.max(1e-9),
+        cfg.db.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Command line: `import`, `stats`, `bench`.
+
+pub mod bench;
+pub mod import;
+pub mod stats;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::Config;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tonindex",
+    version,
+    about = "Self-hosted TON indexer with toncenter-compatible API v2/v3"
+)]
+pub struct Cli {
+    /// Config file (default: configs/tonindex.toml when it exists).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log filter, overriding the config (error, warn, info, debug, trace).
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import block files (binary, hex or base64 BoC) into the database.
+    Import(import::ImportArgs),
+    /// Print row counts, sizes and content digests of every table, as JSON.
+    Stats(stats::StatsArgs),
+    /// Measure decode and index throughput on block files.
+    Bench(bench::BenchArgs),
+}
+
+impl Cli {
+    /// The configuration with this command line's overrides applied.
+    pub fn config(&self) -> anyhow::Result<Config> {
+        let mut cfg = Config::load(self.config.as_deref())?;
+        if let Some(level) = &self.log_level {
+            cfg.log_level = level.clone();
+        }
+        match &self.command {
+            Command::Import(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+                if let Some(t) = a.threads {
+                    cfg.import.threads = t;
+                }
+            }
+            Command::Stats(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+            }
+            Command::Bench(_) => {}
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// Sizes the global rayon pool (0 = one thread per core).
+pub fn init_threads(threads: usize) -> anyhow::Result<()> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| anyhow::anyhow!("thread pool: {e}"))
+}

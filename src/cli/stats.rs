@@ -1,0 +1,52 @@
+//! `tonindex stats`: what the database holds, as JSON.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+use tonindex_storage::{Db, DbOptions};
+
+use crate::config::Config;
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Database directory (overrides the config's `db`).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+}
+
+pub fn run(cfg: &Config) -> anyhow::Result<()> {
+    if !cfg.db.join("CURRENT").is_file() {
+        anyhow::bail!("no database at {}", cfg.db.display());
+    }
+    let db = Db::open(&cfg.db, &DbOptions::default())?;
+    let cursor = db.cursor()?;
+    let tables: Vec<_> = db
+        .stats()?
+        .into_iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "rows": t.rows,
+                "key_bytes": t.key_bytes,
+                "value_bytes": t.value_bytes,
+                "digest": format!("{:016x}", t.digest.0),
+            })
+        })
+        .collect();
+    let out = json!({
+        "db": cfg.db.display().to_string(),
+        "schema_version": tonindex_storage::SCHEMA_VERSION,
+        "cursor": {
+            "units": cursor.units,
+            "blocks": cursor.blocks,
+            "transactions": cursor.transactions,
+            "message_refs": cursor.messages,
+            "next_tx_id": cursor.next_tx_id,
+            "last_mc_seqno": cursor.last_mc_seqno,
+        },
+        "tables": tables,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}

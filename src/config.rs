@@ -1,0 +1,138 @@
+//! Configuration: built-in defaults < `configs/tonindex.toml` (or `--config
+//! FILE`) < `TONINDEX_*` environment < command-line flags.
+//!
+//! Unknown keys in a file are errors; only known `TONINDEX_*` variables are
+//! read from the environment (others, e.g. test settings, are not ours).
+
+use std::path::{Path, PathBuf};
+
+use figment::providers::{Env, Format, Serialized, Toml};
+use figment::Figment;
+use serde::{Deserialize, Serialize};
+
+/// The config file read when `--config` is not given and the file exists.
+pub const DEFAULT_CONFIG_PATH: &str = "configs/tonindex.toml";
+
+/// Environment keys we read, after the `TONINDEX_` prefix (nested with `__`).
+const ENV_KEYS: &[&str] = &[
+    "db",
+    "log_level",
+    "sync_writes",
+    "import__threads",
+    "import__chunk_size",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Database directory.
+    pub db: PathBuf,
+    /// `tracing` filter: `error`, `warn`, `info`, `debug`, `trace` or a directive list.
+    pub log_level: String,
+    /// fsync every committed unit (power-loss durability; slower).
+    pub sync_writes: bool,
+    pub import: ImportConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportConfig {
+    /// Decode threads; 0 = one per core.
+    pub threads: usize,
+    /// Files decoded per batch before their units are written.
+    pub chunk_size: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            db: PathBuf::from("tonindex-db"),
+            log_level: "info".into(),
+            sync_writes: false,
+            import: ImportConfig {
+                threads: 0,
+                chunk_size: 512,
+            },
+        }
+    }
+}
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {0} does not exist")]
+    Missing(PathBuf),
+    #[error("invalid configuration: {0}")]
+    Invalid(#[from] Box<figment::Error>),
+    #[error("invalid configuration: {0}")]
+    Value(String),
+}
+
+impl Config {
+    /// Loads defaults, the config file and the environment. `explicit` must
+    /// exist; without it the default path is read only if present.
+    pub fn load(explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut fig = Figment::from(Serialized::defaults(Config::default()));
+        match explicit {
+            Some(p) if !p.is_file() => return Err(ConfigError::Missing(p.to_path_buf())),
+            Some(p) => fig = fig.merge(Toml::file(p)),
+            None if Path::new(DEFAULT_CONFIG_PATH).is_file() => {
+                fig = fig.merge(Toml::file(DEFAULT_CONFIG_PATH))
+            }
+            None => {}
+        }
+        let env = Env::prefixed("TONINDEX_")
+            .filter(|k| ENV_KEYS.contains(&k.as_str().to_ascii_lowercase().as_str()))
+            .split("__");
+        let cfg: Config = fig.merge(env).extract().map_err(Box::new)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        tracing_subscriber::EnvFilter::try_new(&self.log_level)
+            .map_err(|e| ConfigError::Value(format!("log_level {:?}: {e}", self.log_level)))?;
+        if self.import.chunk_size == 0 {
+            return Err(ConfigError::Value(
+                "import.chunk_size must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_env_override_defaults_and_unknown_keys_fail() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("a.toml", "db = \"/from/file\"\n[import]\nchunk_size = 7\n")?;
+            jail.set_env("TONINDEX_LOG_LEVEL", "debug");
+            jail.set_env("TONINDEX_IMPORT__THREADS", "3");
+            jail.set_env("TONINDEX_SOMETHING_ELSE", "ignored");
+            let cfg = Config::load(Some(Path::new("a.toml"))).unwrap();
+            assert_eq!(cfg.db, PathBuf::from("/from/file"));
+            assert_eq!(cfg.import.chunk_size, 7);
+            assert_eq!(cfg.import.threads, 3);
+            assert_eq!(cfg.log_level, "debug");
+
+            jail.create_file("bad.toml", "dbb = \"typo\"\n")?;
+            let err = Config::load(Some(Path::new("bad.toml")))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("dbb"), "{err}");
+
+            jail.create_file("badval.toml", "[import]\nchunk_size = \"many\"\n")?;
+            assert!(Config::load(Some(Path::new("badval.toml"))).is_err());
+            assert!(matches!(
+                Config::load(Some(Path::new("nope.toml"))),
+                Err(ConfigError::Missing(_))
+            ));
+            jail.set_env("TONINDEX_LOG_LEVEL", "info,=[");
+            assert!(Config::load(Some(Path::new("a.toml"))).is_err());
+            Ok(())
+        });
+    }
+}

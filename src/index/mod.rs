@@ -1,0 +1,349 @@
+//! Decoded blocks → rows, one atomic `WriteBatch` per unit.
+//!
+//! A unit is one masterchain block with the shard blocks it commits, or one
+//! standalone block. Everything a unit writes — blocks, transactions,
+//! messages, indexes, latest account states and the ingest cursor — goes in
+//! one batch, so after a crash the database holds whole units only, and
+//! re-applying a unit that is already there changes nothing.
+
+pub mod commit;
+mod plan;
+
+use std::collections::HashMap;
+
+use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
+use tonindex_storage::tables::{
+    AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
+    LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McLtAccountKey, McShardState, Messages,
+    MsgByDestination, MsgBySource, Transactions, TxByAccount, TxByBlock, TxByHash, TxByInMsg,
+    TxByLt, TxByMcBlock, TxByOutMsg,
+};
+use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes, TxRow};
+
+use crate::decode::DecodedBlock;
+
+pub use plan::Planner;
+
+/// Blocks committed together: shard blocks first, then the masterchain block (if any).
+#[derive(Debug, Default)]
+pub struct Unit {
+    pub blocks: Vec<DecodedBlock>,
+}
+
+impl Unit {
+    /// The masterchain block of the unit, if it has one.
+    pub fn masterchain(&self) -> Option<&DecodedBlock> {
+        self.blocks.iter().find(|b| b.record.id.id.workchain == -1)
+    }
+}
+
+/// What applying a unit changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    pub blocks: u64,
+    pub transactions: u64,
+    pub messages: u64,
+    /// Blocks already in the database (re-import).
+    pub skipped_blocks: u64,
+    /// Stored shard blocks that this unit's masterchain block committed.
+    pub adopted_blocks: u64,
+}
+
+/// Index errors: storage failures, or a stored row that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Storage(#[from] tonindex_storage::Error),
+}
+
+/// Writes units into the database. One writer at a time.
+pub struct Indexer<'a> {
+    db: &'a Db,
+}
+
+impl<'a> Indexer<'a> {
+    pub fn new(db: &'a Db) -> Self {
+        Self { db }
+    }
+
+    /// Applies one unit as one atomic batch. A unit fully present already is a no-op.
+    pub fn apply(&self, unit: &Unit) -> Result<Applied, IndexError> {
+        let mut cursor = self.db.cursor()?;
+        let mut batch = self.db.batch();
+        let mut applied = Applied::default();
+        let mc_seqno = unit.masterchain().map(|b| b.record.id.id.seqno);
+
+        // Shard blocks this unit's masterchain block commits that are stored already.
+        let in_unit: HashMap<BlockId, &DecodedBlock> =
+            unit.blocks.iter().map(|b| (b.record.id.id, b)).collect();
+        let mut stored_to_adopt = Vec::new();
+        if let Some(mc) = unit.masterchain() {
+            let tops = mc.shards.iter().map(|s| s.block.id);
+            let mut lookup_err = None;
+            commit::committed_blocks(tops, |id| {
+                if let Some(b) = in_unit.get(id) {
+                    return Some(prev_ids(&b.record));
+                }
+                match self.db.get::<Blocks>(id) {
+                    Ok(Some(rec)) if rec.mc_block_seqno.is_none() => {
+                        let prevs = prev_ids(&rec);
+                        stored_to_adopt.push(rec);
+                        Some(prevs)
+                    }
+                    Ok(_) => None,
+                    Err(e) => {
+                        lookup_err.get_or_insert(e);
+                        None
+                    }
+                }
+            });
+            if let Some(e) = lookup_err {
+                return Err(e.into());
+            }
+        }
+
+        let mut latest = LatestStates::default();
+        for block in &unit.blocks {
+            let id = block.record.id.id;
+            if self.db.contains::<Blocks>(&id)? {
+                applied.skipped_blocks += 1;
+                continue;
+            }
+            let block_mc = if id.workchain == -1 {
+                Some(id.seqno)
+            } else {
+                mc_seqno
+            };
+            self.write_block(
+                &mut batch,
+                block,
+                block_mc,
+                &mut cursor,
+                &mut latest,
+                &mut applied,
+            );
+        }
+        if let Some(mc) = mc_seqno {
+            for rec in stored_to_adopt {
+                self.adopt(&mut batch, rec, mc)?;
+                applied.adopted_blocks += 1;
+            }
+        }
+        latest.write(self.db, &mut batch)?;
+
+        if applied.blocks == 0 && applied.adopted_blocks == 0 {
+            return Ok(applied);
+        }
+        cursor.units += 1;
+        cursor.blocks += applied.blocks;
+        cursor.transactions += applied.transactions;
+        cursor.messages += applied.messages;
+        if let Some(mc) = mc_seqno {
+            cursor.last_mc_seqno = Some(cursor.last_mc_seqno.map_or(mc, |m| m.max(mc)));
+        }
+        batch.put_cursor(&cursor);
+        self.db.write(batch)?;
+        Ok(applied)
+    }
+
+    fn write_block(
+        &self,
+        batch: &mut Batch<'_>,
+        block: &DecodedBlock,
+        mc_seqno: Option<u32>,
+        cursor: &mut IngestCursor,
+        latest: &mut LatestStates,
+        applied: &mut Applied,
+    ) {
+        let mut record = block.record.clone();
+        record.mc_block_seqno = mc_seqno;
+        let id = record.id.id;
+        batch.put::<Blocks>(&id, &record);
+        batch.put::<BlockByHash>(&record.id.root_hash, &id);
+        batch.put::<BlockByHash>(&record.id.file_hash, &id);
+        if let Some(mc) = mc_seqno {
+            batch.put::<McBlocks>(
+                &McBlockKey {
+                    mc_seqno: mc,
+                    block: id,
+                },
+                &(),
+            );
+        }
+        if id.workchain == -1 {
+            for shard in &block.shards {
+                let key = McBlockKey {
+                    mc_seqno: id.seqno,
+                    block: shard.block.id,
+                };
+                batch.put::<McShardState>(&key, shard);
+            }
+            if let Some(config) = &block.config_boc {
+                batch.put::<KeyBlockConfig>(&id.seqno, &Lz4Bytes(config.clone()));
+            }
+        }
+        applied.blocks += 1;
+
+        for tx in &block.transactions {
+            let tx_id = cursor.next_tx_id;
+            cursor.next_tx_id += 1;
+            let mut rec = tx.record.clone();
+            rec.mc_block_seqno = mc_seqno;
+            let account = rec.account;
+            batch.put::<TxByAccount>(
+                &AccountLtKey {
+                    account,
+                    lt: rec.lt,
+                },
+                &tx_id,
+            );
+            batch.put::<TxByHash>(&rec.hash, &tx_id);
+            batch.put::<TxByLt>(
+                &LtAccountKey {
+                    lt: rec.lt,
+                    account,
+                },
+                &tx_id,
+            );
+            batch.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
+            if let Some(mc) = mc_seqno {
+                let key = McLtAccountKey {
+                    mc_seqno: mc,
+                    lt: rec.lt,
+                    account,
+                };
+                batch.put::<TxByMcBlock>(&key, &tx_id);
+            }
+            if let Some(m) = &tx.in_msg {
+                write_message(batch, m, rec.lt);
+                batch.put::<TxByInMsg>(
+                    &HashTxKey {
+                        hash: m.hash,
+                        tx_id,
+                    },
+                    &(),
+                );
+            }
+            for m in &tx.out_msgs {
+                write_message(batch, m, rec.lt);
+                batch.put::<TxByOutMsg>(
+                    &HashTxKey {
+                        hash: m.hash,
+                        tx_id,
+                    },
+                    &(),
+                );
+            }
+            applied.messages += tx.in_msg.is_some() as u64 + tx.out_msgs.len() as u64;
+            latest.offer(
+                account,
+                LatestAccount {
+                    last_tx_lt: rec.lt,
+                    last_tx_hash: rec.hash,
+                    last_tx_id: tx_id,
+                    status: rec.end_status,
+                    timestamp: rec.now,
+                    state_hash: rec.account_state_hash_after,
+                },
+            );
+            batch.put::<Transactions>(&tx_id, &TxRow::new(rec, &tx.boc));
+            applied.transactions += 1;
+        }
+    }
+
+    /// Marks a stored shard block (and its transactions) as committed by `mc_seqno`.
+    fn adopt(
+        &self,
+        batch: &mut Batch<'_>,
+        mut rec: BlockRecord,
+        mc_seqno: u32,
+    ) -> Result<(), IndexError> {
+        let id = rec.id.id;
+        rec.mc_block_seqno = Some(mc_seqno);
+        batch.put::<Blocks>(&id, &rec);
+        batch.put::<McBlocks>(
+            &McBlockKey {
+                mc_seqno,
+                block: id,
+            },
+            &(),
+        );
+        let reader = self.db.reader();
+        let keys: Vec<u64> = reader
+            .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
+            .map(|r| r.map(|(k, ())| k.tx_id))
+            .collect::<Result<_, _>>()?;
+        for (tx_id, row) in keys.iter().zip(reader.multi_get::<Transactions>(&keys)?) {
+            let mut row = row.ok_or(tonindex_storage::Error::Corrupt(
+                "tx_by_block points to a missing tx",
+            ))?;
+            row.record.mc_block_seqno = Some(mc_seqno);
+            let key = McLtAccountKey {
+                mc_seqno,
+                lt: row.record.lt,
+                account: row.record.account,
+            };
+            batch.put::<TxByMcBlock>(&key, tx_id);
+            batch.put::<Transactions>(tx_id, &row);
+        }
+        Ok(())
+    }
+}
+
+fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
+    rec.prev_blocks.iter().map(|p| p.block.id).collect()
+}
+
+/// Stores a message once and indexes it by source and destination.
+fn write_message(batch: &mut Batch<'_>, m: &MessageRecord, tx_lt: u64) {
+    batch.put::<Messages>(&m.hash, m);
+    // External-in messages have no created_lt: order them by the importing transaction.
+    let lt = match m.kind {
+        MsgKind::ExternalIn => tx_lt,
+        _ => m.created_lt.unwrap_or(tx_lt),
+    };
+    if let Some(source) = m.source {
+        let key = AccountLtHashKey {
+            account: source,
+            lt,
+            hash: m.hash,
+        };
+        batch.put::<MsgBySource>(&key, &());
+    }
+    if let Some(destination) = m.destination {
+        let key = AccountLtHashKey {
+            account: destination,
+            lt,
+            hash: m.hash,
+        };
+        batch.put::<MsgByDestination>(&key, &());
+    }
+}
+
+/// The newest transaction per account seen in a unit, merged with storage at the end.
+#[derive(Default)]
+struct LatestStates(HashMap<Address, LatestAccount>);
+
+impl LatestStates {
+    fn offer(&mut self, account: Address, state: LatestAccount) {
+        match self.0.get(&account) {
+            Some(cur) if cur.last_tx_lt >= state.last_tx_lt => {}
+            _ => {
+                self.0.insert(account, state);
+            }
+        }
+    }
+
+    fn write(self, db: &Db, batch: &mut Batch<'_>) -> Result<(), IndexError> {
+        let mut entries: Vec<_> = self.0.into_iter().collect();
+        entries.sort_by_key(|(a, _)| *a);
+        let keys: Vec<Address> = entries.iter().map(|(a, _)| *a).collect();
+        let stored = db.reader().multi_get::<LatestAccounts>(&keys)?;
+        for ((account, state), old) in entries.into_iter().zip(stored) {
+            if old.is_none_or(|o| o.last_tx_lt < state.last_tx_lt) {
+                batch.put::<LatestAccounts>(&account, &state);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,258 @@
+//! Importing real block series: links resolve, counts hold, re-import is a no-op,
+//! and shard blocks are tied to the masterchain block that commits them.
+
+mod common;
+
+use std::path::PathBuf;
+
+use tonindex::chain::files::collect_paths;
+use tonindex::index::{Indexer, Planner, Unit};
+use tonindex::ingest::{decode_file, import_files, IngestOptions};
+use tonindex_model::{BlockId, ShardDescrRecord};
+use tonindex_storage::tables::{
+    AccountLtKey, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
+    McShardState, Messages, Transactions, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock,
+};
+use tonindex_storage::{Db, DbOptions};
+
+fn series() -> Vec<PathBuf> {
+    collect_paths(&[
+        common::fixture("blocks/ever-block-mainnet-2019/mc"),
+        common::fixture("blocks/ever-block-mainnet-2019/shard"),
+    ])
+    .unwrap()
+}
+
+fn opts() -> IngestOptions {
+    IngestOptions {
+        chunk_size: 16,
+        unit_delay: None,
+    }
+}
+
+fn digests(db: &Db) -> Vec<(&'static str, u64, u64)> {
+    db.stats()
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.name, t.rows, t.digest.0))
+        .collect()
+}
+
+#[test]
+fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let paths = series();
+    assert_eq!(paths.len(), 62);
+    let s = import_files(&db, &paths, &opts(), |_, _| {}).unwrap();
+    assert_eq!(s.applied.blocks, 62);
+    let expected_tx: u64 = common::pytoniq_blocks()
+        .iter()
+        .filter(|(k, _)| {
+            k.contains("ever-block-mainnet-2019/mc/")
+                || k.contains("ever-block-mainnet-2019/shard/")
+        })
+        .map(|(_, v)| v["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(s.applied.transactions, expected_tx);
+    let cursor = db.cursor().unwrap();
+    assert_eq!(
+        (cursor.blocks, cursor.transactions, cursor.next_tx_id),
+        (62, expected_tx, expected_tx)
+    );
+    assert_eq!(cursor.last_mc_seqno, Some(2690));
+
+    let r = db.reader();
+    for (wc, shard, range) in [
+        (-1, 0x8000_0000_0000_0000u64, 2660..=2690u32),
+        (0, 0x2000_0000_0000_0000, 571525..=571555),
+    ] {
+        for seqno in range.clone() {
+            let id = BlockId {
+                workchain: wc,
+                shard,
+                seqno,
+            };
+            let b = r.get::<Blocks>(&id).unwrap().unwrap();
+            // Hash lookups lead back to the block.
+            assert_eq!(r.get::<BlockByHash>(&b.id.root_hash).unwrap(), Some(id));
+            assert_eq!(r.get::<BlockByHash>(&b.id.file_hash).unwrap(), Some(id));
+            // The previous block's hashes resolve to the block we hold before it.
+            if seqno > *range.start() {
+                let prev = b.prev_blocks[0];
+                let held = r
+                    .get::<BlockByHash>(&prev.block.root_hash)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(
+                    held,
+                    BlockId {
+                        seqno: seqno - 1,
+                        ..id
+                    }
+                );
+                let held_rec = r.get::<Blocks>(&held).unwrap().unwrap();
+                assert_eq!(held_rec.id.file_hash, prev.block.file_hash);
+                assert_eq!(held_rec.end_lt, prev.end_lt);
+            }
+            // Every transaction is reachable by block, hash and account, with its BoC.
+            let txs: Vec<u64> = r
+                .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
+                .map(|x| x.unwrap().0.tx_id)
+                .collect();
+            assert_eq!(txs.len() as u32, b.tx_count);
+            for row in r.multi_get::<Transactions>(&txs).unwrap() {
+                let row = row.unwrap();
+                let t = &row.record;
+                assert_eq!(t.block, id);
+                let tx_id = r.get::<TxByHash>(&t.hash).unwrap().unwrap();
+                assert_eq!(
+                    r.get::<TxByAccount>(&AccountLtKey {
+                        account: t.account,
+                        lt: t.lt
+                    })
+                    .unwrap(),
+                    Some(tx_id)
+                );
+                let boc = row.boc().unwrap();
+                let cell = tycho_types::boc::Boc::decode(&boc).unwrap();
+                assert_eq!(cell.repr_hash().as_array(), &t.hash);
+                if let Some(h) = t.in_msg {
+                    assert!(r.get::<Messages>(&h).unwrap().is_some());
+                    let linked: Vec<_> = r
+                        .prefix::<TxByInMsg>(&h, false)
+                        .map(|x| x.unwrap().0.tx_id)
+                        .collect();
+                    assert!(linked.contains(&tx_id));
+                }
+                if wc == -1 {
+                    assert_eq!(t.mc_block_seqno, Some(seqno));
+                    let key = McLtAccountKey {
+                        mc_seqno: seqno,
+                        lt: t.lt,
+                        account: t.account,
+                    };
+                    assert_eq!(r.get::<TxByMcBlock>(&key).unwrap(), Some(tx_id));
+                }
+            }
+            if wc == -1 {
+                // Each masterchain block records its shard state (4 shards in Nov 2019)
+                // and commits itself; the shard blocks it lists are not in the fixtures.
+                let shards: Vec<_> = r
+                    .prefix::<McShardState>(&McBlockKey::prefix(seqno), false)
+                    .map(|x| x.unwrap().1)
+                    .collect();
+                assert_eq!(shards.len(), 4);
+                let committed: Vec<_> = r
+                    .prefix::<McBlocks>(&McBlockKey::prefix(seqno), false)
+                    .map(|x| x.unwrap().0.block)
+                    .collect();
+                assert_eq!(committed, vec![id]);
+            }
+        }
+    }
+    drop(r);
+
+    let before = digests(&db);
+    let again = import_files(&db, &paths, &opts(), |_, _| {}).unwrap();
+    assert_eq!(again.applied.blocks, 0);
+    assert_eq!(again.applied.skipped_blocks, 62);
+    assert_eq!(digests(&db), before, "re-import changed the database");
+}
+
+fn shard_descr(b: &tonindex::decode::DecodedBlock) -> ShardDescrRecord {
+    let r = &b.record;
+    ShardDescrRecord {
+        block: r.id,
+        reg_mc_seqno: 0,
+        start_lt: r.start_lt,
+        end_lt: r.end_lt,
+        before_split: false,
+        before_merge: false,
+        want_split: false,
+        want_merge: false,
+        nx_cc_updated: false,
+        next_catchain_seqno: 0,
+        next_validator_shard: r.id.id.shard,
+        min_ref_mc_seqno: 0,
+        gen_utime: r.gen_utime,
+        fees_collected: Default::default(),
+        funds_created: Default::default(),
+    }
+}
+
+/// The fixtures hold no masterchain block that commits a shard block we also
+/// hold, so this test takes real mc block 2660 and points its shard list at
+/// real shard block 571527: the rest is the real decode and index path.
+#[test]
+fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let f = |p: &str| {
+        decode_file(&common::fixture(&format!(
+            "blocks/ever-block-mainnet-2019/{p}"
+        )))
+        .unwrap()
+    };
+    let (s25, s26, s27) = (
+        f("shard/571525.boc"),
+        f("shard/571526.boc"),
+        f("shard/571527.boc"),
+    );
+    let mut mc = f("mc/2660.boc");
+    mc.shards = vec![shard_descr(&s27)];
+    let ids = [s25.record.id.id, s26.record.id.id, s27.record.id.id];
+
+    // 571525 arrives first, alone: indexed without a masterchain seqno.
+    let indexer = Indexer::new(&db);
+    indexer.apply(&Unit { blocks: vec![s25] }).unwrap();
+    assert_eq!(
+        db.get::<Blocks>(&ids[0]).unwrap().unwrap().mc_block_seqno,
+        None
+    );
+
+    // Then the mc block with 571526 and 571527: both join its unit, 571525 is adopted.
+    let mut planner = Planner::new(100);
+    let units = planner.push(vec![mc, s27, s26]);
+    assert_eq!(units.len(), 1);
+    assert_eq!(units[0].blocks.len(), 3);
+    assert!(planner.finish().is_empty());
+    let applied = indexer.apply(&units[0]).unwrap();
+    assert_eq!((applied.blocks, applied.adopted_blocks), (3, 1));
+
+    let r = db.reader();
+    let committed: Vec<BlockId> = r
+        .prefix::<McBlocks>(&McBlockKey::prefix(2660), false)
+        .map(|x| x.unwrap().0.block)
+        .collect();
+    assert_eq!(committed.len(), 4);
+    let mc_txs: Vec<u64> = r
+        .prefix::<TxByMcBlock>(&McLtAccountKey::prefix(2660), false)
+        .map(|x| x.unwrap().1)
+        .collect();
+    let mut shard_tx_count = 0;
+    for id in ids {
+        assert!(committed.contains(&id));
+        let b = r.get::<Blocks>(&id).unwrap().unwrap();
+        assert_eq!(b.mc_block_seqno, Some(2660), "{id:?}");
+        let txs: Vec<u64> = r
+            .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
+            .map(|x| x.unwrap().0.tx_id)
+            .collect();
+        for (tx_id, row) in txs.iter().zip(r.multi_get::<Transactions>(&txs).unwrap()) {
+            assert_eq!(row.unwrap().record.mc_block_seqno, Some(2660));
+            assert!(mc_txs.contains(tx_id));
+            shard_tx_count += 1;
+        }
+    }
+    let mc_own = r
+        .get::<Blocks>(&BlockId {
+            workchain: -1,
+            shard: 0x8000_0000_0000_0000,
+            seqno: 2660,
+        })
+        .unwrap()
+        .unwrap()
+        .tx_count;
+    assert_eq!(mc_txs.len(), shard_tx_count + mc_own as usize);
+}
