@@ -106,6 +106,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::result_large_err)] // figment::Jail's closure signature
     fn file_then_env_override_defaults_and_unknown_keys_fail() {
         figment::Jail::expect_with(|jail| {
             jail.create_file("a.toml", "db = \"/from/file\"\n[import]\nchunk_size = 7\n")?;

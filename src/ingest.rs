@@ -21,6 +21,8 @@ pub struct IngestOptions {
     pub chunk_size: usize,
     /// Pause after each committed unit; a testing aid for crash tests.
     pub unit_delay: Option<Duration>,
+    /// Pool that decodes; `None` = rayon's global pool.
+    pub decode_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// Totals of one import run.
@@ -88,7 +90,11 @@ pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<DecodedBlock>, IngestError>
 }
 
 /// Imports `paths` (already expanded into files) into `db`.
-/// `on_unit` is called after every committed unit (for progress display).
+///
+/// Decoding runs one chunk ahead on a rayon pool (the global one unless
+/// `opts.decode_pool` is set) while the calling thread indexes the previous
+/// chunk, so decode and index overlap. `on_unit` is called after every
+/// committed unit (for progress display).
 pub fn import_files(
     db: &Db,
     paths: &[PathBuf],
@@ -124,11 +130,28 @@ pub fn import_files(
         }
         Ok(())
     };
-    for chunk in paths.chunks(opts.chunk_size.max(1)) {
-        let blocks = decode_files(chunk)?;
-        apply(planner.push(blocks), &mut summary)?;
-    }
-    apply(planner.finish(), &mut summary)?;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for chunk in paths.chunks(opts.chunk_size.max(1)) {
+                let decoded = match &opts.decode_pool {
+                    Some(pool) => pool.install(|| decode_files(chunk)),
+                    None => decode_files(chunk),
+                };
+                let failed = decoded.is_err();
+                if tx.send(decoded).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        for decoded in rx {
+            apply(planner.push(decoded?), &mut summary)?;
+        }
+        apply(
+            std::mem::replace(&mut planner, Planner::new(0)).finish(),
+            &mut summary,
+        )
+    })?;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }

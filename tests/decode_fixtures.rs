@@ -16,7 +16,7 @@ fn every_fixture_block_matches_pytoniq_summary() {
         let boc = read_boc_file(&common::fixture(rel)).unwrap();
         let b = decode_block(&boc).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let r = &b.record;
-        let ctx = format!("{rel}");
+        let ctx = rel.clone();
         assert_eq!(
             r.global_id as i64,
             want["global_id"].as_i64().unwrap(),

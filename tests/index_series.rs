@@ -27,6 +27,7 @@ fn opts() -> IngestOptions {
     IngestOptions {
         chunk_size: 16,
         unit_delay: None,
+        decode_pool: None,
     }
 }
 

@@ -1,5 +1,249 @@
-pub fn run(_a: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("todo")
+//! `tonindex bench`: decode and index throughput on real block files.
+//!
+//! Three rates, each at every requested thread count:
+//! - **raw**: what tycho-types alone does — BoC decode, `Block`/`BlockExtra`
+//!   parse, and every `Transaction` parsed from the account blocks;
+//! - **decode**: our full decode (`decode::decode_block`: transactions with
+//!   all phases, messages with bodies, descriptor envelopes, BoCs);
+//! - **decode+index**: `ingest::import_files` into a fresh database (decode
+//!   on the pool, one writer thread applying WriteBatches).
+//!
+//! Rates are transactions per second, also per decode thread, and as ratios
+//! to the raw rate at the same thread count.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use rayon::prelude::*;
+use tonindex_storage::{Db, DbOptions};
+use tycho_types::models::{Block, BlockExtra};
+
+use crate::chain::files::{collect_paths, read_boc_file};
+use crate::decode::decode_block;
+use crate::ingest::{import_files, IngestOptions};
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Block files or directories (default: ../shared/fixtures/blocks).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Thread counts to measure, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Transactions per decode measurement (the block set is repeated to reach it).
+    #[arg(long, default_value_t = 300_000)]
+    pub min_tx: u64,
+    /// Fresh-database imports per decode+index measurement.
+    #[arg(long, default_value_t = 20)]
+    pub index_rounds: u32,
 }
-#[derive(Debug, clap::Args)]
-pub struct BenchArgs {}
+
+/// What tycho-types does on its own: decode the BoC and parse every transaction.
+fn raw_decode(boc: &[u8]) -> anyhow::Result<u64> {
+    let root = tycho_types::boc::Boc::decode(boc)?;
+    let block: Block = root.parse()?;
+    block.load_info()?;
+    let extra: BlockExtra = block.load_extra()?;
+    let mut n = 0;
+    for entry in extra.account_blocks.load()?.iter() {
+        let (_, _, account_block) = entry?;
+        for tx in account_block.transactions.iter() {
+            let (_, _, tx) = tx?;
+            tx.load()?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+struct Rate {
+    phase: &'static str,
+    threads: usize,
+    tx: u64,
+    secs: f64,
+}
+
+impl Rate {
+    fn per_sec(&self) -> f64 {
+        self.tx as f64 / self.secs
+    }
+}
+
+pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    let inputs = if args.paths.is_empty() {
+        vec![PathBuf::from("../shared/fixtures/blocks")]
+    } else {
+        args.paths.clone()
+    };
+    // Keep the files that are blocks; a fixture folder may hold other BoCs.
+    let mut files = Vec::new();
+    let mut bocs = Vec::new();
+    let mut set_tx = 0u64;
+    for path in collect_paths(&inputs)? {
+        let Ok(boc) = read_boc_file(&path) else {
+            continue;
+        };
+        let Ok(n) = raw_decode(&boc) else { continue };
+        set_tx += n;
+        files.push(path);
+        bocs.push(boc);
+    }
+    anyhow::ensure!(set_tx > 0, "no transactions in the given blocks");
+    let repeat = args.min_tx.div_ceil(set_tx).max(1) as usize;
+    let work: Vec<&[u8]> = (0..repeat)
+        .flat_map(|_| bocs.iter().map(Vec::as_slice))
+        .collect();
+    println!(
+        "tonindex bench: {} blocks, {} transactions per set; decode phases repeat the set {}x; \
+         machine: {} cores",
+        bocs.len(),
+        set_tx,
+        repeat,
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+
+    let mut rates = Vec::new();
+    for &threads in &args.threads {
+        let pool = Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?,
+        );
+        // Warm up caches and the allocator once per pool.
+        pool.install(|| {
+            work.par_iter()
+                .take(bocs.len())
+                .for_each(|b| drop(decode_block(b)))
+        });
+
+        let t = Instant::now();
+        let tx: u64 = pool.install(|| work.par_iter().map(|b| raw_decode(b).unwrap_or(0)).sum());
+        rates.push(Rate {
+            phase: "raw",
+            threads,
+            tx,
+            secs: t.elapsed().as_secs_f64(),
+        });
+
+        let t = Instant::now();
+        let tx: u64 = pool.install(|| {
+            work.par_iter()
+                .map(|b| decode_block(b).map_or(0, |d| d.transactions.len() as u64))
+                .sum()
+        });
+        rates.push(Rate {
+            phase: "decode",
+            threads,
+            tx,
+            secs: t.elapsed().as_secs_f64(),
+        });
+
+        let (mut tx, mut secs) = (0u64, 0f64);
+        for _ in 0..args.index_rounds {
+            let dir = scratch_dir()?;
+            let db = Db::open(&dir, &DbOptions::default())?;
+            let opts = IngestOptions {
+                chunk_size: 64,
+                unit_delay: None,
+                decode_pool: Some(pool.clone()),
+            };
+            let s = import_files(&db, &files, &opts, |_, _| {})?;
+            tx += s.applied.transactions;
+            secs += s.elapsed.as_secs_f64();
+            drop(db);
+            std::fs::remove_dir_all(&dir)?;
+        }
+        rates.push(Rate {
+            phase: "decode+index",
+            threads,
+            tx,
+            secs,
+        });
+    }
+
+    println!(
+        "\n{:<14}{:>8}{:>14}{:>16}{:>12}",
+        "phase", "threads", "tx/s", "tx/s/thread", "vs raw"
+    );
+    for r in &rates {
+        let raw = rates
+            .iter()
+            .find(|x| x.phase == "raw" && x.threads == r.threads)
+            .map_or(f64::NAN, Rate::per_sec);
+        println!(
+            "{:<14}{:>8}{:>14.0}{:>16.0}{:>12.2}",
+            r.phase,
+            r.threads,
+            r.per_sec(),
+            r.per_sec() / r.threads as f64,
+            r.per_sec() / raw
+        );
+    }
+    if let (Some(&lo), Some(&hi)) = (args.threads.iter().min(), args.threads.iter().max()) {
+        if hi > lo {
+            println!("\nscaling {lo} -> {hi} threads:");
+            for phase in ["raw", "decode", "decode+index"] {
+                let at = |n| {
+                    rates
+                        .iter()
+                        .find(|r| r.phase == phase && r.threads == n)
+                        .map(Rate::per_sec)
+                };
+                if let (Some(a), Some(b)) = (at(lo), at(hi)) {
+                    println!("  {phase:<14}{:.2}x", b / a);
+                }
+            }
+        }
+    }
+
+    // Bytes on disk per transaction: one import, flushed and compacted.
+    let dir = scratch_dir()?;
+    let db = Db::open(&dir, &DbOptions::default())?;
+    let s = import_files(
+        &db,
+        &files,
+        &IngestOptions {
+            chunk_size: 64,
+            unit_delay: None,
+            decode_pool: None,
+        },
+        |_, _| {},
+    )?;
+    db.flush()?;
+    db.compact();
+    let tables = db.stats()?;
+    let sst: u64 = tables.iter().map(|t| t.sst_bytes).sum();
+    let tx = s.applied.transactions.max(1);
+    println!(
+        "\ndisk after compaction: {} bytes in SST files for {} transactions = {:.0} bytes/tx",
+        sst,
+        s.applied.transactions,
+        sst as f64 / tx as f64
+    );
+    for t in tables.iter().filter(|t| t.sst_bytes > 0) {
+        println!(
+            "  {:<20}{:>10} bytes {:>8.0} bytes/tx",
+            t.name,
+            t.sst_bytes,
+            t.sst_bytes as f64 / tx as f64
+        );
+    }
+    drop(db);
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+fn scratch_dir() -> anyhow::Result<PathBuf> {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "tonindex-bench-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(dir)
+}

@@ -45,6 +45,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
     let opts = IngestOptions {
         chunk_size: cfg.import.chunk_size,
         unit_delay: args.unit_delay_ms.map(Duration::from_millis),
+        decode_pool: None,
     };
     let mut txs = 0u64;
     let summary = import_files(&db, &paths, &opts, |unit, applied| {

@@ -1,0 +1,205 @@
+//! The `tonindex` binary: help and version, bad input, idempotence, crash safety.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn tonindex(args: &[&str]) -> Output {
+    Command::new(common::tonindex_bin())
+        .args(args)
+        .env_remove("TONINDEX_DB")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn stats(db: &Path) -> serde_json::Value {
+    let o = tonindex(&["stats", "--db", db.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn blocks_in(db: &Path) -> u64 {
+    stats(db)["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "blocks")
+        .unwrap()["rows"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn version_and_help_on_every_subcommand() {
+    let o = tonindex(&["--version"]);
+    assert!(o.status.success());
+    assert!(text(&o).contains(env!("CARGO_PKG_VERSION")));
+    for sub in [
+        &["--help"][..],
+        &["import", "--help"],
+        &["stats", "--help"],
+        &["bench", "--help"],
+    ] {
+        let o = tonindex(sub);
+        assert!(o.status.success(), "{sub:?}");
+        assert!(text(&o).contains("Usage"), "{sub:?}");
+    }
+    let o = tonindex(&["import"]);
+    assert!(!o.status.success(), "import without paths must fail");
+}
+
+#[test]
+fn bad_input_names_the_file_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db_s = db.to_str().unwrap();
+    let block = std::fs::read(common::fixture("blocks/tongo/block-1.bin")).unwrap();
+
+    let truncated = dir.path().join("truncated.boc");
+    std::fs::write(&truncated, &block[..block.len() / 2]).unwrap();
+    let random = dir.path().join("random.bin");
+    std::fs::write(
+        &random,
+        (0..4096u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let not_a_block = common::fixture("contracts/wallets/wallet_v4r2.code");
+    let empty_dir = dir.path().join("empty");
+    std::fs::create_dir(&empty_dir).unwrap();
+
+    for (path, why) in [
+        (truncated.as_path(), "bag of cells"),
+        (random.as_path(), "not a bag of cells"),
+        (not_a_block.as_path(), "not a block"),
+        (empty_dir.as_path(), "no block files"),
+    ] {
+        let o = tonindex(&["import", "--db", db_s, path.to_str().unwrap()]);
+        let out = text(&o);
+        assert!(!o.status.success(), "{path:?} must fail: {out}");
+        assert!(
+            out.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{path:?}: {out}"
+        );
+        assert!(out.contains(why), "{path:?}: {out}");
+        assert!(!out.contains("panicked"), "{out}");
+    }
+    // A directory with good blocks and one bad file: nothing of it is written.
+    let mixed = dir.path().join("mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    std::fs::write(mixed.join("a.bin"), &block).unwrap();
+    std::fs::copy(&truncated, mixed.join("b.boc")).unwrap();
+    let o = tonindex(&["import", "--db", db_s, mixed.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("b.boc"));
+    assert_eq!(blocks_in(&db), 0);
+    // The same directory without the bad file imports.
+    std::fs::remove_file(mixed.join("b.boc")).unwrap();
+    let o = tonindex(&["import", "--db", db_s, mixed.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("imported 1 blocks"), "{}", text(&o));
+}
+
+#[test]
+fn import_twice_gives_identical_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let blocks = common::fixture("blocks");
+    let args = [
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        blocks.to_str().unwrap(),
+    ];
+    // The fixture folder also holds a non-block BoC (a hashmap) and JSON: import
+    // the block files only.
+    let files: Vec<String> = tonindex::chain::files::collect_paths(std::slice::from_ref(&blocks))
+        .unwrap()
+        .into_iter()
+        .filter(|p| !p.ends_with("hashmap_aug.hex"))
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut full: Vec<&str> = args[..3].to_vec();
+    full.extend(files.iter().map(String::as_str));
+    let o = tonindex(&full);
+    assert!(o.status.success(), "{}", text(&o));
+    let first = stats(&db);
+    assert_eq!(blocks_in(&db), 89);
+    let o = tonindex(&full);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("imported 0 blocks (89 already present"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(stats(&db)["tables"], first["tables"]);
+}
+
+#[test]
+fn sigkill_mid_import_then_rerun_equals_clean_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = [
+        common::fixture("blocks/ever-block-mainnet-2019/mc"),
+        common::fixture("blocks/ever-block-mainnet-2019/shard"),
+    ];
+    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
+
+    let clean = dir.path().join("clean");
+    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
+    args.extend(&series);
+    assert!(tonindex(&args).status.success());
+
+    // Import slowly, and kill the process after a few units are committed.
+    let crashed = dir.path().join("crashed");
+    let mut child = Command::new(common::tonindex_bin())
+        .args([
+            "--log-level",
+            "tonindex=debug",
+            "import",
+            "--unit-delay-ms",
+            "40",
+            "--db",
+            crashed.to_str().unwrap(),
+        ])
+        .args(&series)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut committed = 0;
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        if line.unwrap().contains("unit committed") {
+            committed += 1;
+            if committed == 10 {
+                child.kill().unwrap(); // SIGKILL on Unix
+                break;
+            }
+        }
+    }
+    child.wait().unwrap();
+    assert_eq!(committed, 10);
+    let partial = stats(&crashed);
+    let units = partial["cursor"]["units"].as_u64().unwrap();
+    assert!(
+        (10..62).contains(&units),
+        "killed run committed {units} units"
+    );
+
+    let mut args = vec!["import", "--db", crashed.to_str().unwrap()];
+    args.extend(&series);
+    let o = tonindex(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(stats(&crashed)["tables"], stats(&clean)["tables"]);
+    assert_eq!(stats(&crashed)["cursor"], stats(&clean)["cursor"]);
+}
