@@ -203,3 +203,44 @@ fn v2_envelopes_carry_message_metadata() {
         assert!(md.initiator_lt > 0 && md.initiator_lt <= b.record.end_lt);
     }
 }
+
+#[test]
+fn block_embedded_in_tonutils_fat_block_json_matches_summary() {
+    let rel = "blocks/tonutils-go/tvm_replay_fat_block_66519406.json";
+    let j = common::json(rel);
+    let b64 = j["block_boc_base64"].as_str().unwrap();
+    let boc = tonindex::chain::files::boc_from_bytes(b64.as_bytes()).unwrap();
+    let b = decode_block(&boc).unwrap();
+    let summary = common::json("verification/pytoniq-summary.json");
+    let want = &summary["block_json"][rel];
+    let wb = &want["block"];
+    assert_eq!(
+        hex::encode(b.record.id.root_hash),
+        wb["root_hash"].as_str().unwrap()
+    );
+    assert_eq!(
+        hex::encode(b.record.id.file_hash),
+        wb["boc_sha256"].as_str().unwrap()
+    );
+    assert_eq!(b.record.id.id.seqno as u64, wb["seqno"].as_u64().unwrap());
+    assert_eq!(
+        b.record.master_ref.unwrap().block.id.seqno as u64,
+        wb["master_ref_seqno"].as_u64().unwrap()
+    );
+    assert_eq!(
+        b.transactions.len() as u64,
+        wb["transactions"].as_u64().unwrap()
+    );
+    let got: BTreeSet<String> = b
+        .transactions
+        .iter()
+        .map(|t| hex::encode(t.record.hash))
+        .collect();
+    let expected: BTreeSet<String> = want["tx_hashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, expected);
+}
