@@ -144,8 +144,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         for _ in 0..args.index_rounds {
             let dir = scratch_dir()?;
             let db = Db::open(&dir, &DbOptions::default())?;
+            // Small chunks so that decoding overlaps indexing from the start.
             let opts = IngestOptions {
-                chunk_size: 64,
+                chunk_size: 8,
                 unit_delay: None,
                 decode_pool: Some(pool.clone()),
             };

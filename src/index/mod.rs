@@ -9,7 +9,7 @@
 pub mod commit;
 mod plan;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
@@ -103,6 +103,7 @@ impl<'a> Indexer<'a> {
         }
 
         let mut latest = LatestStates::default();
+        let mut written_msgs = HashSet::new();
         for block in &unit.blocks {
             let id = block.record.id.id;
             if self.db.contains::<Blocks>(&id)? {
@@ -114,14 +115,14 @@ impl<'a> Indexer<'a> {
             } else {
                 mc_seqno
             };
-            self.write_block(
-                &mut batch,
-                block,
-                block_mc,
-                &mut cursor,
-                &mut latest,
-                &mut applied,
-            );
+            let rows = &mut UnitRows {
+                batch: &mut batch,
+                cursor: &mut cursor,
+                latest: &mut latest,
+                written_msgs: &mut written_msgs,
+                applied: &mut applied,
+            };
+            write_block(rows, block, block_mc);
         }
         if let Some(mc) = mc_seqno {
             for rec in stored_to_adopt {
@@ -144,111 +145,6 @@ impl<'a> Indexer<'a> {
         batch.put_cursor(&cursor);
         self.db.write(batch)?;
         Ok(applied)
-    }
-
-    fn write_block(
-        &self,
-        batch: &mut Batch<'_>,
-        block: &DecodedBlock,
-        mc_seqno: Option<u32>,
-        cursor: &mut IngestCursor,
-        latest: &mut LatestStates,
-        applied: &mut Applied,
-    ) {
-        let mut record = block.record.clone();
-        record.mc_block_seqno = mc_seqno;
-        let id = record.id.id;
-        batch.put::<Blocks>(&id, &record);
-        batch.put::<BlockByHash>(&record.id.root_hash, &id);
-        batch.put::<BlockByHash>(&record.id.file_hash, &id);
-        if let Some(mc) = mc_seqno {
-            batch.put::<McBlocks>(
-                &McBlockKey {
-                    mc_seqno: mc,
-                    block: id,
-                },
-                &(),
-            );
-        }
-        if id.workchain == -1 {
-            for shard in &block.shards {
-                let key = McBlockKey {
-                    mc_seqno: id.seqno,
-                    block: shard.block.id,
-                };
-                batch.put::<McShardState>(&key, shard);
-            }
-            if let Some(config) = &block.config_boc {
-                batch.put::<KeyBlockConfig>(&id.seqno, &Lz4Bytes(config.clone()));
-            }
-        }
-        applied.blocks += 1;
-
-        for tx in &block.transactions {
-            let tx_id = cursor.next_tx_id;
-            cursor.next_tx_id += 1;
-            let mut rec = tx.record.clone();
-            rec.mc_block_seqno = mc_seqno;
-            let account = rec.account;
-            batch.put::<TxByAccount>(
-                &AccountLtKey {
-                    account,
-                    lt: rec.lt,
-                },
-                &tx_id,
-            );
-            batch.put::<TxByHash>(&rec.hash, &tx_id);
-            batch.put::<TxByLt>(
-                &LtAccountKey {
-                    lt: rec.lt,
-                    account,
-                },
-                &tx_id,
-            );
-            batch.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
-            if let Some(mc) = mc_seqno {
-                let key = McLtAccountKey {
-                    mc_seqno: mc,
-                    lt: rec.lt,
-                    account,
-                };
-                batch.put::<TxByMcBlock>(&key, &tx_id);
-            }
-            if let Some(m) = &tx.in_msg {
-                write_message(batch, m, rec.lt);
-                batch.put::<TxByInMsg>(
-                    &HashTxKey {
-                        hash: m.hash,
-                        tx_id,
-                    },
-                    &(),
-                );
-            }
-            for m in &tx.out_msgs {
-                write_message(batch, m, rec.lt);
-                batch.put::<TxByOutMsg>(
-                    &HashTxKey {
-                        hash: m.hash,
-                        tx_id,
-                    },
-                    &(),
-                );
-            }
-            applied.messages += tx.in_msg.is_some() as u64 + tx.out_msgs.len() as u64;
-            latest.offer(
-                account,
-                LatestAccount {
-                    last_tx_lt: rec.lt,
-                    last_tx_hash: rec.hash,
-                    last_tx_id: tx_id,
-                    status: rec.end_status,
-                    timestamp: rec.now,
-                    state_hash: rec.account_state_hash_after,
-                },
-            );
-            batch.put::<Transactions>(&tx_id, &TxRow::new(rec, &tx.boc));
-            applied.transactions += 1;
-        }
     }
 
     /// Marks a stored shard block (and its transactions) as committed by `mc_seqno`.
@@ -287,6 +183,118 @@ impl<'a> Indexer<'a> {
             batch.put::<Transactions>(tx_id, &row);
         }
         Ok(())
+    }
+}
+
+/// Where one unit's rows go while it is being built.
+struct UnitRows<'u, 'db> {
+    batch: &'u mut Batch<'db>,
+    cursor: &'u mut IngestCursor,
+    latest: &'u mut LatestStates,
+    /// Messages already queued in this unit (a message seen from both ends is written once).
+    written_msgs: &'u mut HashSet<tonindex_model::Hash>,
+    applied: &'u mut Applied,
+}
+
+fn write_block(rows: &mut UnitRows<'_, '_>, block: &DecodedBlock, mc_seqno: Option<u32>) {
+    let batch = &mut *rows.batch;
+    let mut record = block.record.clone();
+    record.mc_block_seqno = mc_seqno;
+    let id = record.id.id;
+    batch.put::<Blocks>(&id, &record);
+    batch.put::<BlockByHash>(&record.id.root_hash, &id);
+    batch.put::<BlockByHash>(&record.id.file_hash, &id);
+    if let Some(mc) = mc_seqno {
+        batch.put::<McBlocks>(
+            &McBlockKey {
+                mc_seqno: mc,
+                block: id,
+            },
+            &(),
+        );
+    }
+    if id.workchain == -1 {
+        for shard in &block.shards {
+            let key = McBlockKey {
+                mc_seqno: id.seqno,
+                block: shard.block.id,
+            };
+            batch.put::<McShardState>(&key, shard);
+        }
+        if let Some(config) = &block.config_boc {
+            batch.put::<KeyBlockConfig>(&id.seqno, &Lz4Bytes(config.clone()));
+        }
+    }
+    rows.applied.blocks += 1;
+
+    for tx in &block.transactions {
+        let tx_id = rows.cursor.next_tx_id;
+        rows.cursor.next_tx_id += 1;
+        let mut rec = tx.record.clone();
+        rec.mc_block_seqno = mc_seqno;
+        let account = rec.account;
+        batch.put::<TxByAccount>(
+            &AccountLtKey {
+                account,
+                lt: rec.lt,
+            },
+            &tx_id,
+        );
+        batch.put::<TxByHash>(&rec.hash, &tx_id);
+        batch.put::<TxByLt>(
+            &LtAccountKey {
+                lt: rec.lt,
+                account,
+            },
+            &tx_id,
+        );
+        batch.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
+        if let Some(mc) = mc_seqno {
+            let key = McLtAccountKey {
+                mc_seqno: mc,
+                lt: rec.lt,
+                account,
+            };
+            batch.put::<TxByMcBlock>(&key, &tx_id);
+        }
+        if let Some(m) = &tx.in_msg {
+            if rows.written_msgs.insert(m.hash) {
+                write_message(batch, m, rec.lt);
+            }
+            batch.put::<TxByInMsg>(
+                &HashTxKey {
+                    hash: m.hash,
+                    tx_id,
+                },
+                &(),
+            );
+        }
+        for m in &tx.out_msgs {
+            if rows.written_msgs.insert(m.hash) {
+                write_message(batch, m, rec.lt);
+            }
+            batch.put::<TxByOutMsg>(
+                &HashTxKey {
+                    hash: m.hash,
+                    tx_id,
+                },
+                &(),
+            );
+        }
+        rows.applied.messages += tx.in_msg.is_some() as u64 + tx.out_msgs.len() as u64;
+        rows.latest.offer(
+            account,
+            LatestAccount {
+                last_tx_lt: rec.lt,
+                last_tx_hash: rec.hash,
+                last_tx_id: tx_id,
+                status: rec.end_status,
+                timestamp: rec.now,
+                state_hash: rec.account_state_hash_after,
+            },
+        );
+        batch.put::<Transactions>(&tx_id, &TxRow::new(rec, &tx.boc));
+        rows.applied.transactions += 1;
     }
 }
 
