@@ -50,15 +50,6 @@ pub struct DecodedBlock {
     pub warnings: Vec<String>,
 }
 
-impl DecodedBlock {
-    pub fn message_count(&self) -> usize {
-        self.transactions
-            .iter()
-            .map(|t| t.in_msg.is_some() as usize + t.out_msgs.len())
-            .sum()
-    }
-}
-
 /// Below this many transactions a block is decoded on the calling thread.
 const PARALLEL_TX_THRESHOLD: usize = 64;
 

@@ -76,10 +76,6 @@ impl Db {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     fn cf<T: Table>(&self) -> &ColumnFamily {
         self.db
             .cf_handle(T::NAME)
@@ -235,20 +231,6 @@ impl Batch<'_> {
 
     pub fn delete<T: Table>(&mut self, key: &T::Key) {
         self.wb.delete_cf(self.db.cf::<T>(), key.encode());
-    }
-
-    /// Number of operations queued.
-    pub fn len(&self) -> usize {
-        self.wb.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.wb.is_empty()
-    }
-
-    /// Bytes the batch will write.
-    pub fn size_in_bytes(&self) -> usize {
-        self.wb.size_in_bytes()
     }
 }
 
