@@ -5,8 +5,26 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use tonindex::chain::files::read_boc_file;
-use tonindex::decode::{decode_block, DescrKind};
+use tonindex::decode::{decode_block, DecodedBlock, DescrKind};
 use tonindex_model::AccountStatus;
+
+/// Hex transaction hashes of a decoded block.
+fn tx_hashes(b: &DecodedBlock) -> BTreeSet<String> {
+    b.transactions
+        .iter()
+        .map(|t| hex::encode(t.record.hash))
+        .collect()
+}
+
+/// A JSON array of hex strings as a set (`null`, a Go nil slice, is empty).
+fn hex_set(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|h| h.as_str().unwrap().to_string())
+        .collect()
+}
 
 #[test]
 fn every_fixture_block_matches_pytoniq_summary() {
@@ -71,17 +89,8 @@ fn every_fixture_block_matches_pytoniq_summary() {
             want["accounts"].as_u64().unwrap(),
             "{ctx}"
         );
-        let got: BTreeSet<String> = b
-            .transactions
-            .iter()
-            .map(|t| hex::encode(t.record.hash))
-            .collect();
-        let expected: BTreeSet<String> = want["tx_hashes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h.as_str().unwrap().to_string())
-            .collect();
+        let got = tx_hashes(&b);
+        let expected = hex_set(&want["tx_hashes"]);
         assert_eq!(got, expected, "{ctx}: transaction hashes");
         // Every transaction is in the block's workchain and within its lt range.
         for t in &b.transactions {
@@ -115,19 +124,8 @@ fn tongo_blocks_match_golden_transactions_and_descr_lengths() {
         let b = decode_block(&boc).unwrap();
         let golden = common::json(&format!("api-golden/tongo/block-{n}.expected.json"));
 
-        let got: BTreeSet<String> = b
-            .transactions
-            .iter()
-            .map(|t| hex::encode(t.record.hash))
-            .collect();
-        // An empty list is `null` in the golden (Go nil slice).
-        let want: BTreeSet<String> = golden["TxHashes"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|h| h.as_str().unwrap().to_string())
-            .collect();
+        let got = tx_hashes(&b);
+        let want = hex_set(&golden["TxHashes"]);
         assert_eq!(got, want, "block-{n} tx hashes");
 
         let mut by_key = BTreeMap::new();
@@ -231,16 +229,7 @@ fn block_embedded_in_tonutils_fat_block_json_matches_summary() {
         b.transactions.len() as u64,
         wb["transactions"].as_u64().unwrap()
     );
-    let got: BTreeSet<String> = b
-        .transactions
-        .iter()
-        .map(|t| hex::encode(t.record.hash))
-        .collect();
-    let expected: BTreeSet<String> = want["tx_hashes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h.as_str().unwrap().to_string())
-        .collect();
+    let got = tx_hashes(&b);
+    let expected = hex_set(&want["tx_hashes"]);
     assert_eq!(got, expected);
 }

@@ -1,6 +1,6 @@
 //! Block header, shard hashes and key-block config.
 
-use tycho_types::cell::Cell;
+use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{Block, BlockExtra, BlockInfo, PrevBlockRef, ShardIdent};
 
 use tonindex_model::{BlockId, BlockIdExt, BlockRecord, BlockRef, Hash, ShardDescrRecord};
@@ -28,15 +28,7 @@ pub fn block_record(
         )
     };
     let to_ref = |r: &tycho_types::models::BlockRef, shard: ShardIdent| BlockRef {
-        block: BlockIdExt {
-            id: BlockId {
-                workchain: shard.workchain(),
-                shard: shard.prefix(),
-                seqno: r.seqno,
-            },
-            root_hash: hash(&r.root_hash),
-            file_hash: hash(&r.file_hash),
-        },
+        block: block_id_ext(shard, r.seqno, &r.root_hash, &r.file_hash),
         end_lt: r.end_lt,
     };
     let prev_blocks = match info.load_prev_ref().map_err(ctx)? {
@@ -110,15 +102,7 @@ pub fn masterchain_extra(
     for item in mc.shards.iter() {
         match item {
             Ok((ident, d)) => shards.push(ShardDescrRecord {
-                block: BlockIdExt {
-                    id: BlockId {
-                        workchain: ident.workchain(),
-                        shard: ident.prefix(),
-                        seqno: d.seqno,
-                    },
-                    root_hash: hash(&d.root_hash),
-                    file_hash: hash(&d.file_hash),
-                },
+                block: block_id_ext(ident, d.seqno, &d.root_hash, &d.file_hash),
                 reg_mc_seqno: d.reg_mc_seqno,
                 start_lt: d.start_lt,
                 end_lt: d.end_lt,
@@ -148,4 +132,17 @@ pub fn masterchain_extra(
             .map(tycho_types::boc::Boc::encode)
     });
     (shards, config_boc)
+}
+
+/// A block id with hashes, from tycho's shard ident and a reference's fields.
+fn block_id_ext(shard: ShardIdent, seqno: u32, root: &HashBytes, file: &HashBytes) -> BlockIdExt {
+    BlockIdExt {
+        id: BlockId {
+            workchain: shard.workchain(),
+            shard: shard.prefix(),
+            seqno,
+        },
+        root_hash: hash(root),
+        file_hash: hash(file),
+    }
 }
