@@ -2,6 +2,7 @@
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::{RwLock, RwLockReadGuard};
 
 use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, Options, ReadOptions,
@@ -28,6 +29,9 @@ pub struct Db {
     db: DB,
     path: PathBuf,
     write_opts: WriteOptions,
+    /// RocksDB snapshots do not isolate a follower from its catch-up replay,
+    /// so readers hold this shared and [`Db::catch_up`] takes it exclusively.
+    catch_up_lock: RwLock<()>,
 }
 
 impl Db {
@@ -50,9 +54,54 @@ impl Db {
             db,
             path: path.to_path_buf(),
             write_opts,
+            catch_up_lock: RwLock::new(()),
         };
         this.check_schema()?;
         Ok(this)
+    }
+
+    /// Opens the database at `path` as a read-only follower of the process that
+    /// writes it (`tonindex import` may run at the same time). `scratch` is a
+    /// private directory for the follower's own logs. The follower sees new
+    /// commits after [`Db::catch_up`]; it never writes.
+    pub fn open_follower(path: &Path, scratch: &Path) -> Result<Self, Error> {
+        if !path.join("CURRENT").is_file() {
+            return Err(Error::Missing(path.display().to_string()));
+        }
+        let mut opts = Options::default();
+        // A follower must keep every file open (RocksDB requirement).
+        opts.set_max_open_files(-1);
+        let cfs = tables::all()
+            .into_iter()
+            .map(|(name, o)| ColumnFamilyDescriptor::new(name, o));
+        let db = DB::open_cf_descriptors_as_secondary(&opts, path, scratch, cfs)?;
+        let this = Db {
+            db,
+            path: path.to_path_buf(),
+            write_opts: WriteOptions::default(),
+            catch_up_lock: RwLock::new(()),
+        };
+        match this.get::<Meta>(&MetaKey::SchemaVersion)? {
+            Some(bytes) if <u32 as Value>::decode(&bytes)? == SCHEMA_VERSION => Ok(this),
+            Some(bytes) => Err(Error::SchemaMismatch {
+                path: this.path.display().to_string(),
+                found: <u32 as Value>::decode(&bytes)?,
+                expected: SCHEMA_VERSION,
+            }),
+            None => Err(Error::Missing(path.display().to_string())),
+        }
+    }
+
+    /// Makes a follower see everything the writer has committed so far.
+    /// Each committed batch becomes visible whole or not at all, and never
+    /// in the middle of a [`Reader`]'s life.
+    pub fn catch_up(&self) -> Result<(), Error> {
+        let _exclusive = self
+            .catch_up_lock
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.db.try_catch_up_with_primary()?;
+        Ok(())
     }
 
     fn check_schema(&self) -> Result<(), Error> {
@@ -114,9 +163,14 @@ impl Db {
 
     /// A consistent view of one committed state; every API request uses one.
     pub fn reader(&self) -> Reader<'_> {
+        let guard = self
+            .catch_up_lock
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         Reader {
             db: self,
             snapshot: self.db.snapshot(),
+            _guard: guard,
         }
     }
 
@@ -238,6 +292,7 @@ impl Batch<'_> {
 pub struct Reader<'a> {
     db: &'a Db,
     snapshot: Snapshot<'a>,
+    _guard: RwLockReadGuard<'a, ()>,
 }
 
 impl<'a> Reader<'a> {
@@ -415,6 +470,51 @@ mod tests {
         drop(db);
         let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
         assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+    }
+
+    #[test]
+    fn follower_sees_commits_after_catch_up_and_snapshots_stay_fixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            Db::open_follower(dir.path(), scratch.path()),
+            Err(Error::Missing(_))
+        ));
+        let writer = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let key = |lt| AccountLtKey {
+            account: Address {
+                workchain: 0,
+                id: [7; 32],
+            },
+            lt,
+        };
+        let mut batch = writer.batch();
+        batch.put::<TxByAccount>(&key(1), &10);
+        writer.write(batch).unwrap();
+
+        let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+        assert_eq!(
+            follower.reader().get::<TxByAccount>(&key(1)).unwrap(),
+            Some(10)
+        );
+        let mut batch = writer.batch();
+        batch.put::<TxByAccount>(&key(2), &20);
+        writer.write(batch).unwrap();
+        assert_eq!(follower.reader().get::<TxByAccount>(&key(2)).unwrap(), None);
+
+        // A catch-up waits for the readers that are open.
+        let reader = follower.reader();
+        std::thread::scope(|s| {
+            let catching_up = s.spawn(|| follower.catch_up().unwrap());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert_eq!(reader.get::<TxByAccount>(&key(2)).unwrap(), None);
+            drop(reader);
+            catching_up.join().unwrap();
+        });
+        assert_eq!(
+            follower.reader().get::<TxByAccount>(&key(2)).unwrap(),
+            Some(20)
+        );
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub enum Error {
         found: u32,
         expected: u32,
     },
+    #[error("no tonindex database at {0} (run `tonindex import` first)")]
+    Missing(String),
     #[error("corrupt row: {0}")]
     Corrupt(&'static str),
 }
