@@ -10,6 +10,8 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
 
+use crate::api::ApiConfig;
+
 /// The config file read when `--config` is not given and the file exists.
 pub const DEFAULT_CONFIG_PATH: &str = "configs/tonindex.toml";
 
@@ -20,6 +22,14 @@ const ENV_KEYS: &[&str] = &[
     "sync_writes",
     "import__threads",
     "import__chunk_size",
+    "serve__listen",
+    "serve__default_limit",
+    "serve__max_limit",
+    "serve__request_timeout_ms",
+    "serve__catch_up_interval_ms",
+    "serve__testnet",
+    "serve__zerostate__root_hash",
+    "serve__zerostate__file_hash",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +42,7 @@ pub struct Config {
     /// fsync every committed unit (power-loss durability; slower).
     pub sync_writes: bool,
     pub import: ImportConfig,
+    pub serve: ApiConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +64,7 @@ impl Default for Config {
                 threads: 0,
                 chunk_size: 512,
             },
+            serve: ApiConfig::default(),
         }
     }
 }
@@ -96,6 +108,24 @@ impl Config {
             return Err(ConfigError::Value(
                 "import.chunk_size must be at least 1".into(),
             ));
+        }
+        let s = &self.serve;
+        if s.default_limit == 0 || s.max_limit == 0 || s.default_limit > s.max_limit {
+            return Err(ConfigError::Value(
+                "serve.default_limit and serve.max_limit must be at least 1, default <= max".into(),
+            ));
+        }
+        if s.request_timeout_ms == 0 {
+            return Err(ConfigError::Value(
+                "serve.request_timeout_ms must be at least 1".into(),
+            ));
+        }
+        for h in [&s.zerostate.root_hash, &s.zerostate.file_hash] {
+            if crate::api::encoding::parse_hash(h).is_none() {
+                return Err(ConfigError::Value(format!(
+                    "serve.zerostate: {h:?} is not a 32-byte hash"
+                )));
+            }
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! Flow: `chain` (block sources) → `decode` (pure, rayon) → `index` (one
 //! WriteBatch per unit) → storage (the `tonindex-storage` crate) → api.
 
+pub mod api;
 pub mod chain;
 pub mod cli;
 pub mod config;

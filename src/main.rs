@@ -16,6 +16,7 @@ fn main() {
             .init();
         match &cli.command {
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
+            Command::Serve(_) => tonindex::cli::serve::run(&cfg),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
             Command::Bench(args) => tonindex::cli::bench::run(args),
         }

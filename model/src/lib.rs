@@ -81,6 +81,8 @@ pub struct BlockRecord {
     pub prev_blocks: Vec<BlockRef>,
     pub rand_seed: Hash,
     pub created_by: Hash,
+    /// Root hash of the shard state after this block (its state update's new hash).
+    pub state_root_hash: Hash,
     pub tx_count: u32,
     /// The masterchain block that committed this block: its own seqno for a
     /// masterchain block; for a shard block, known once the committing

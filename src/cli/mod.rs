@@ -1,7 +1,8 @@
-//! Command line: `import`, `stats`, `bench`.
+//! Command line: `import`, `serve`, `stats`, `bench`.
 
 pub mod bench;
 pub mod import;
+pub mod serve;
 pub mod stats;
 
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub struct Cli {
 pub enum Command {
     /// Import block files (binary, hex or base64 BoC) into the database.
     Import(import::ImportArgs),
+    /// Serve API v2 and v3 over HTTP from the database.
+    Serve(serve::ServeArgs),
     /// Print row counts, sizes and content digests of every table, as JSON.
     Stats(stats::StatsArgs),
     /// Measure decode and index throughput on block files.
@@ -56,6 +59,14 @@ impl Cli {
             Command::Stats(a) => {
                 if let Some(db) = &a.db {
                     cfg.db = db.clone();
+                }
+            }
+            Command::Serve(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+                if let Some(listen) = &a.listen {
+                    cfg.serve.listen = listen.clone();
                 }
             }
             Command::Bench(_) => {}

@@ -79,6 +79,7 @@ pub fn block_record(
         prev_blocks,
         rand_seed: hash(&extra.rand_seed),
         created_by: hash(&extra.created_by),
+        state_root_hash: hash(&block.load_state_update().map_err(ctx)?.new_hash),
         tx_count: 0,
         mc_block_seqno: shard.is_masterchain().then_some(info.seqno),
     })

@@ -15,7 +15,7 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How to open the database.
 #[derive(Debug, Clone, Default)]
@@ -29,9 +29,11 @@ pub struct Db {
     db: DB,
     path: PathBuf,
     write_opts: WriteOptions,
-    /// RocksDB snapshots do not isolate a follower from its catch-up replay,
-    /// so readers hold this shared and [`Db::catch_up`] takes it exclusively.
+    /// RocksDB has no snapshots on a follower, so a follower's readers hold
+    /// this shared and [`Db::catch_up`] takes it exclusively: a reader sees
+    /// one committed state for its whole life either way.
     catch_up_lock: RwLock<()>,
+    follower: bool,
 }
 
 impl Db {
@@ -55,6 +57,7 @@ impl Db {
             path: path.to_path_buf(),
             write_opts,
             catch_up_lock: RwLock::new(()),
+            follower: false,
         };
         this.check_schema()?;
         Ok(this)
@@ -80,6 +83,7 @@ impl Db {
             path: path.to_path_buf(),
             write_opts: WriteOptions::default(),
             catch_up_lock: RwLock::new(()),
+            follower: true,
         };
         match this.get::<Meta>(&MetaKey::SchemaVersion)? {
             Some(bytes) if <u32 as Value>::decode(&bytes)? == SCHEMA_VERSION => Ok(this),
@@ -169,7 +173,7 @@ impl Db {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         Reader {
             db: self,
-            snapshot: self.db.snapshot(),
+            snapshot: (!self.follower).then(|| self.db.snapshot()),
             _guard: guard,
         }
     }
@@ -288,17 +292,20 @@ impl Batch<'_> {
     }
 }
 
-/// Reads from one snapshot.
+/// Reads from one consistent state: a RocksDB snapshot on the writer, the
+/// catch-up lock on a follower.
 pub struct Reader<'a> {
     db: &'a Db,
-    snapshot: Snapshot<'a>,
+    snapshot: Option<Snapshot<'a>>,
     _guard: RwLockReadGuard<'a, ()>,
 }
 
 impl<'a> Reader<'a> {
     fn read_opts(&self) -> ReadOptions {
         let mut ro = ReadOptions::default();
-        ro.set_snapshot(&self.snapshot);
+        if let Some(snapshot) = &self.snapshot {
+            ro.set_snapshot(snapshot);
+        }
         ro
     }
 
@@ -376,7 +383,7 @@ impl Batch<'_> {
 }
 
 /// The smallest key greater than every key starting with `prefix`.
-fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut p = prefix.to_vec();
     while let Some(last) = p.pop() {
         if last != 0xff {
@@ -473,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn follower_sees_commits_after_catch_up_and_snapshots_stay_fixed() {
+    fn follower_sees_commits_after_catch_up_and_readers_stay_fixed() {
         let dir = tempfile::tempdir().unwrap();
         let scratch = tempfile::tempdir().unwrap();
         assert!(matches!(
@@ -493,6 +500,10 @@ mod tests {
         writer.write(batch).unwrap();
 
         let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+        assert_eq!(
+            follower.reader().prefix::<TxByAccount>(&[], false).count(),
+            1
+        );
         assert_eq!(
             follower.reader().get::<TxByAccount>(&key(1)).unwrap(),
             Some(10)

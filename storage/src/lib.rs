@@ -8,7 +8,7 @@ pub mod rows;
 pub mod tables;
 
 pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
-pub use db::{Batch, Db, DbOptions, Reader, TableStats, SCHEMA_VERSION};
+pub use db::{prefix_successor, Batch, Db, DbOptions, Reader, TableStats, SCHEMA_VERSION};
 pub use rows::{IngestCursor, LatestAccount, TxRow};
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

@@ -67,6 +67,19 @@ table!(
     /// key: `block` → bincode [`BlockRecord`].
     Blocks, "blocks", BlockId => BlockRecord
 );
+/// Prefix of the [`Blocks`] rows of one shard (all seqnos, ascending).
+pub fn shard_blocks_prefix(workchain: i32, shard: u64) -> Vec<u8> {
+    KeyWriter::with_capacity(12)
+        .i32(workchain)
+        .u64(shard)
+        .finish()
+}
+
+/// Prefix of the [`Blocks`] rows of one workchain.
+pub fn workchain_blocks_prefix(workchain: i32) -> Vec<u8> {
+    KeyWriter::with_capacity(4).i32(workchain).finish()
+}
+
 table!(
     /// key: root hash `[32]` or file hash `[32]` → `block` (16 bytes).
     BlockByHash, "block_by_hash", Hash => BlockId, point_lookup

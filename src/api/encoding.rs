@@ -1,0 +1,275 @@
+//! Wire encodings shared by API v2 and v3: address forms, hashes, shard ids,
+//! numbers-as-strings and BoCs. Each exists once, here.
+
+use std::fmt::Display;
+
+use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine as _;
+use serde::{Serialize, Serializer};
+use tonindex_model::{Address, Hash};
+use tycho_types::cell::HashBytes;
+use tycho_types::models::{Base64StdAddrFlags, DisplayBase64StdAddr, StdAddr, StdAddrFormat};
+
+/// Standard padded base64 (hashes, BoCs).
+pub fn b64(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+/// Raw form `wc:HEX` with upper-case hex (v3 everywhere, v2 `ext.transaction.account`).
+pub fn raw_upper(a: &Address) -> String {
+    format!("{}:{}", a.workchain, hex::encode_upper(a.id))
+}
+
+/// Raw form `wc:hex` with lower-case hex (v2 short tx ids, detectAddress).
+pub fn raw_lower(a: &Address) -> String {
+    format!("{}:{}", a.workchain, hex::encode(a.id))
+}
+
+/// Flags of a user-friendly address form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FriendlyFlags {
+    pub bounceable: bool,
+    pub testnet: bool,
+    pub url_safe: bool,
+}
+
+/// The 48-character user-friendly form. Workchains outside `i8` have no
+/// friendly form; the raw form is returned for them.
+pub fn friendly(a: &Address, flags: FriendlyFlags) -> String {
+    let Ok(workchain) = i8::try_from(a.workchain) else {
+        return raw_upper(a);
+    };
+    let addr = StdAddr::new(workchain, HashBytes(a.id));
+    DisplayBase64StdAddr {
+        addr: &addr,
+        flags: Base64StdAddrFlags {
+            testnet: flags.testnet,
+            base64_url: flags.url_safe,
+            bounceable: flags.bounceable,
+        },
+    }
+    .to_string()
+}
+
+/// The form tonlib gives addresses inside transactions and messages:
+/// bounceable, url-safe, mainnet.
+pub fn friendly_bounceable(a: &Address) -> String {
+    friendly(
+        a,
+        FriendlyFlags {
+            bounceable: true,
+            testnet: false,
+            url_safe: true,
+        },
+    )
+}
+
+/// An address parsed from user input, with the flags of its friendly form
+/// (`None` when it was given raw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsedAddress {
+    pub address: Address,
+    pub friendly: Option<FriendlyFlags>,
+}
+
+/// Parses any accepted address form: raw `wc:hex` (any case) or the
+/// 48-character friendly form in standard or url-safe base64 with a valid
+/// CRC16. Returns `None` for anything else.
+pub fn parse_address(s: &str) -> Option<ParsedAddress> {
+    let s = s.trim();
+    if let Some((wc, hex_part)) = s.split_once(':') {
+        let workchain: i32 = wc.parse().ok()?;
+        if hex_part.len() != 64 {
+            return None;
+        }
+        let mut id = [0u8; 32];
+        hex::decode_to_slice(hex_part, &mut id).ok()?;
+        return Some(ParsedAddress {
+            address: Address { workchain, id },
+            friendly: None,
+        });
+    }
+    if s.len() != 48 {
+        return None;
+    }
+    // tycho picks the alphabet from the presence of `-`/`_`; a string mixing
+    // both alphabets is not an address.
+    if s.contains(['-', '_']) && s.contains(['+', '/']) {
+        return None;
+    }
+    let (addr, flags) = StdAddr::from_str_ext(s, StdAddrFormat::any()).ok()?;
+    Some(ParsedAddress {
+        address: Address {
+            workchain: i32::from(addr.workchain),
+            id: addr.address.0,
+        },
+        friendly: Some(FriendlyFlags {
+            bounceable: flags.bounceable,
+            testnet: flags.testnet,
+            url_safe: flags.base64_url,
+        }),
+    })
+}
+
+/// Parses a 32-byte hash given as 64 hex digits (optionally `0x`-prefixed),
+/// 44-character base64 (standard or url-safe) or 43-character unpadded
+/// url-safe base64.
+pub fn parse_hash(s: &str) -> Option<Hash> {
+    let s = s.trim();
+    let hex_part = s.strip_prefix("0x").unwrap_or(s);
+    let mut out = [0u8; 32];
+    if hex_part.len() == 64 {
+        return hex::decode_to_slice(hex_part, &mut out).ok().map(|_| out);
+    }
+    let decoded = match s.len() {
+        44 if s.contains(['-', '_']) => URL_SAFE.decode(s).ok()?,
+        44 => STANDARD.decode(s).ok()?,
+        43 => URL_SAFE_NO_PAD.decode(s).ok()?,
+        _ => return None,
+    };
+    decoded.try_into().ok()
+}
+
+/// Shard id as v3 writes it: the u64 in upper-case hex, 16 digits.
+pub fn shard_hex(shard: u64) -> String {
+    format!("{shard:016X}")
+}
+
+/// Shard id as v2 writes it: the u64 reinterpreted as i64, in decimal.
+pub fn shard_signed(shard: u64) -> String {
+    (shard as i64).to_string()
+}
+
+/// Re-serializes a BoC with a CRC32C trailer (`te6cckE…`), the form v3
+/// uses for message bodies and init states.
+pub fn boc_with_crc(boc: &[u8]) -> Option<Vec<u8>> {
+    let cell = tycho_types::boc::Boc::decode(boc).ok()?;
+    let mut out = Vec::with_capacity(boc.len() + 4);
+    tycho_types::boc::ser::BocHeader::<std::hash::RandomState>::with_root(cell.as_ref())
+        .with_crc(true)
+        .encode(&mut out);
+    Some(out)
+}
+
+/// A number written as a JSON string of its decimal form (`"48598466000004"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dec<T>(pub T);
+
+impl<T: Display> Serialize for Dec<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// A hash written as standard padded base64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct B64(pub Hash);
+
+impl Serialize for B64 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&b64(&self.0))
+    }
+}
+
+/// Bytes (a BoC) written as standard padded base64.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct B64Bytes(pub Vec<u8>);
+
+impl Serialize for B64Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&b64(&self.0))
+    }
+}
+
+/// An address in v3's raw upper-case form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawAddr(pub Address);
+
+impl Serialize for RawAddr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&raw_upper(&self.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RAW: &str = "0:83DFD552E63729B472FCBCC8C45EBCC6691702558B68EC7527E1BA403A0F31A8";
+    const BOUNCEABLE: &str = "EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N";
+    const NON_BOUNCEABLE: &str = "UQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqEBI";
+
+    #[test]
+    fn address_forms_round_trip_and_checksums_are_verified() {
+        let raw = parse_address(RAW).unwrap();
+        assert_eq!(raw.friendly, None);
+        assert_eq!(
+            parse_address(&RAW.to_lowercase()).unwrap().address,
+            raw.address
+        );
+        let b = parse_address(BOUNCEABLE).unwrap();
+        assert_eq!(b.address, raw.address);
+        assert!(b.friendly.unwrap().bounceable);
+        let nb = parse_address(NON_BOUNCEABLE).unwrap();
+        assert!(!nb.friendly.unwrap().bounceable);
+        assert_eq!(friendly_bounceable(&raw.address), BOUNCEABLE);
+        assert_eq!(raw_upper(&raw.address), RAW);
+        assert_eq!(raw_lower(&raw.address), RAW.to_lowercase());
+
+        // One changed character breaks the CRC.
+        let mut bad = BOUNCEABLE.to_string();
+        bad.replace_range(10..11, "A");
+        assert!(parse_address(&bad).is_none());
+        for s in [
+            "",
+            "0:12",
+            "x:00",
+            "EQ",
+            "0:zz3dfd552e63729b472fcbcc8c45ebcc6691702558b68ec7527e1ba403a0f31a8",
+        ] {
+            assert!(parse_address(s).is_none(), "{s}");
+        }
+        let test_only = friendly(
+            &raw.address,
+            FriendlyFlags {
+                bounceable: false,
+                testnet: true,
+                url_safe: true,
+            },
+        );
+        let parsed = parse_address(&test_only).unwrap();
+        assert!(parsed.friendly.unwrap().testnet);
+        assert!(test_only.starts_with("0Q"));
+    }
+
+    #[test]
+    fn hash_forms() {
+        let h: Hash = core::array::from_fn(|i| (i * 37 + 250) as u8);
+        let hexs = hex::encode(h);
+        for s in [
+            hexs.clone(),
+            hexs.to_uppercase(),
+            format!("0x{hexs}"),
+            STANDARD.encode(h),
+            URL_SAFE.encode(h),
+            URL_SAFE_NO_PAD.encode(h),
+        ] {
+            assert_eq!(parse_hash(&s), Some(h), "{s}");
+        }
+        let std43 = STANDARD.encode(h)[..43].to_string();
+        for s in ["", "not a hash", &hexs[..62], &std43] {
+            assert_eq!(parse_hash(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn shard_forms_and_crc_boc() {
+        assert_eq!(shard_hex(0x8000_0000_0000_0000), "8000000000000000");
+        assert_eq!(shard_signed(0x8000_0000_0000_0000), "-9223372036854775808");
+        let empty = tycho_types::boc::Boc::encode(tycho_types::cell::CellBuilder::new().build().unwrap());
+        assert_eq!(
+            b64(&boc_with_crc(&empty).unwrap()),
+            "te6cckEBAQEAAgAAAEysuc0="
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! v2 Blocks group (spec v2 §4.3): masterchain info, block lookup, shards,
+//! headers, and the proofs the index cannot supply.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use tonindex_model::{BlockId, BlockIdExt, BlockRecord};
+use tonindex_storage::tables::{self, Blocks};
+
+use super::models::TonBlockIdExt;
+use super::{positive_seqno, required, to_json, V2Error, V2Result};
+use crate::api::chain;
+use crate::api::encoding::{parse_hash, B64};
+use crate::api::params::Params;
+use crate::api::Ctx;
+
+/// The network's zero state, for `getMasterchainInfo.init`.
+fn zerostate(ctx: &Ctx<'_>) -> Result<BlockIdExt, V2Error> {
+    let z = &ctx.cfg.zerostate;
+    let hash = |s: &str| {
+        parse_hash(s).ok_or_else(|| V2Error::new(500, "the configured zero state hash is invalid"))
+    };
+    Ok(BlockIdExt {
+        id: BlockId {
+            workchain: -1,
+            shard: chain::MASTER_SHARD,
+            seqno: 0,
+        },
+        root_hash: hash(&z.root_hash)?,
+        file_hash: hash(&z.file_hash)?,
+    })
+}
+
+fn latest_mc(ctx: &Ctx<'_>) -> Result<BlockRecord, V2Error> {
+    chain::mc_block_range(&ctx.reader)?
+        .map(|(_, last)| last)
+        .ok_or_else(|| V2Error::new(500, "no masterchain blocks are indexed"))
+}
+
+#[derive(Serialize)]
+struct MasterchainInfo {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    last: TonBlockIdExt,
+    state_root_hash: B64,
+    init: TonBlockIdExt,
+}
+
+pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+    let last = latest_mc(ctx)?;
+    to_json(&MasterchainInfo {
+        ty: "blocks.masterchainInfo",
+        last: (&last.id).into(),
+        state_root_hash: B64(last.state_root_hash),
+        init: (&zerostate(ctx)?).into(),
+    })
+}
+
+pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+    let last = latest_mc(ctx)?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    to_json(&serde_json::json!({
+        "@type": "ext.blocks.consensusBlock",
+        "consensus_block": last.id.id.seqno,
+        "timestamp": now,
+    }))
+}
+
+/// What the index cannot answer because block files do not carry it.
+fn unavailable(what: &str) -> V2Error {
+    V2Error::new(
+        501,
+        format!("{what} is not available: the index holds blocks, not {what}"),
+    )
+}
+
+pub fn get_masterchain_block_signatures(_: &Ctx<'_>, p: &Params) -> V2Result {
+    required(positive_seqno(p, "seqno")?, "seqno")?;
+    Err(unavailable("block signatures"))
+}
+
+pub fn get_shard_block_proof(_: &Ctx<'_>, p: &Params) -> V2Result {
+    required(p.int::<i32>("workchain")?, "workchain")?;
+    required(shard(p)?, "shard")?;
+    required(positive_seqno(p, "seqno")?, "seqno")?;
+    Err(unavailable("block proofs"))
+}
+
+pub fn get_out_msg_queue_size(_: &Ctx<'_>, _: &Params) -> V2Result {
+    Err(unavailable("out message queue sizes"))
+}
+
+/// v2 `shard`: a signed 64-bit decimal (string or JSON number).
+pub fn shard(p: &Params) -> Result<Option<u64>, V2Error> {
+    Ok(p.int::<i64>("shard")?.map(|s| s as u64))
+}
+
+/// `(workchain, shard, seqno[, root_hash, file_hash])` → the indexed block.
+/// The hashes, when both are given, must match.
+pub fn block_from_params(ctx: &Ctx<'_>, p: &Params) -> Result<BlockRecord, V2Error> {
+    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
+    let shard = required(shard(p)?, "shard")?;
+    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+    let root_hash = p.hash("root_hash")?;
+    let file_hash = p.hash("file_hash")?;
+    let id = BlockId {
+        workchain,
+        shard,
+        seqno,
+    };
+    let block = chain::block(&ctx.reader, &id)?
+        .filter(|b| root_hash.is_none_or(|h| h == b.id.root_hash))
+        .filter(|b| file_hash.is_none_or(|h| h == b.id.file_hash));
+    block.ok_or_else(|| {
+        V2Error::not_found(format!(
+            "block ({workchain},{},{seqno}) is not in the index",
+            shard as i64
+        ))
+    })
+}
+
+pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
+    let shard = required(shard(p)?, "shard")?;
+    let seqno = positive_seqno(p, "seqno")?;
+    let lt: Option<u64> = p.int("lt")?;
+    let unixtime: Option<u32> = p.int("unixtime")?;
+    if seqno.is_none() && lt.is_none() && unixtime.is_none() {
+        return Err(V2Error::invalid(
+            "exactly one of seqno, lt, unixtime should be specified",
+        ));
+    }
+    let r = &ctx.reader;
+    let found = if let Some(seqno) = seqno {
+        chain::block(
+            r,
+            &BlockId {
+                workchain,
+                shard,
+                seqno,
+            },
+        )?
+        .filter(|b| lt.is_none_or(|lt| b.start_lt <= lt && lt <= b.end_lt))
+        .filter(|b| unixtime.is_none_or(|t| b.gen_utime <= t))
+    } else {
+        // Blocks of one shard are in seqno order, so lt and time grow along it.
+        let mut best = None;
+        for x in r.prefix::<Blocks>(&tables::shard_blocks_prefix(workchain, shard), false) {
+            let (_, b) = x?;
+            if let Some(lt) = lt {
+                if b.start_lt <= lt && lt <= b.end_lt {
+                    best = Some(b);
+                    break;
+                }
+                if b.start_lt > lt {
+                    break;
+                }
+            } else if let Some(t) = unixtime {
+                if b.gen_utime > t {
+                    break;
+                }
+                best = Some(b);
+            }
+        }
+        best
+    };
+    match found {
+        Some(b) => to_json(&TonBlockIdExt::from(&b.id)),
+        None => Err(V2Error::not_found("block is not in the index")),
+    }
+}
+
+#[derive(Serialize)]
+struct Shards {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    shards: Vec<TonBlockIdExt>,
+}
+
+pub fn get_shards(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+    if chain::mc_block(&ctx.reader, seqno)?.is_none() {
+        return Err(V2Error::not_found(format!(
+            "masterchain block {seqno} is not in the index"
+        )));
+    }
+    let shards = chain::shard_state(&ctx.reader, seqno)?
+        .iter()
+        .map(|d| TonBlockIdExt::from(&d.block))
+        .collect();
+    to_json(&Shards {
+        ty: "blocks.shards",
+        shards,
+    })
+}
+
+#[derive(Serialize)]
+struct BlockHeader {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    id: TonBlockIdExt,
+    global_id: i32,
+    version: u32,
+    after_merge: bool,
+    after_split: bool,
+    before_split: bool,
+    want_merge: bool,
+    want_split: bool,
+    validator_list_hash_short: i32,
+    catchain_seqno: u32,
+    min_ref_mc_seqno: u32,
+    is_key_block: bool,
+    prev_key_block_seqno: u32,
+    start_lt: String,
+    end_lt: String,
+    gen_utime: u32,
+    prev_blocks: Vec<TonBlockIdExt>,
+}
+
+pub fn get_block_header(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let b = block_from_params(ctx, p)?;
+    to_json(&BlockHeader {
+        ty: "blocks.header",
+        id: (&b.id).into(),
+        global_id: b.global_id,
+        version: b.version,
+        after_merge: b.after_merge,
+        after_split: b.after_split,
+        before_split: b.before_split,
+        want_merge: b.want_merge,
+        want_split: b.want_split,
+        validator_list_hash_short: b.validator_list_hash_short as i32,
+        catchain_seqno: b.gen_catchain_seqno,
+        min_ref_mc_seqno: b.min_ref_mc_seqno,
+        is_key_block: b.key_block,
+        prev_key_block_seqno: b.prev_key_block_seqno,
+        start_lt: b.start_lt.to_string(),
+        end_lt: b.end_lt.to_string(),
+        gen_utime: b.gen_utime,
+        prev_blocks: b.prev_blocks.iter().map(|r| (&r.block).into()).collect(),
+    })
+}

@@ -1,0 +1,306 @@
+//! API v2 (toncenter's non-indexed API): `/api/v2/<method>` by GET query or
+//! POST JSON body, and `POST /api/v2/jsonRPC`, all dispatched to the same
+//! handlers. Output follows the C++ server (spec v2 §1.3): `{"ok", "result",
+//! "@extra"}`, errors `{"ok": false, "error", "code", "@extra"}`.
+
+pub mod blocks;
+pub mod config;
+pub mod models;
+pub mod transactions;
+pub mod utils;
+
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use axum::routing::{any, post};
+use axum::Router;
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::params::{ParamError, Params};
+use super::{elapsed_ms, json_response, Api, Ctx, ReadFailure, V2_API_VERSION};
+
+/// An error in v2's envelope: HTTP status = `code`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V2Error {
+    pub code: u16,
+    pub message: String,
+}
+
+impl V2Error {
+    pub fn new(code: u16, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+    /// A request that fails validation (422).
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(
+            422,
+            format!("failed to validate request: {}", message.into()),
+        )
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(404, message)
+    }
+}
+
+impl From<ParamError> for V2Error {
+    fn from(e: ParamError) -> Self {
+        let inner = if e.expected == "an address" {
+            format!("Failed to parse ton_addr: '{}'", e.value)
+        } else if e.expected == "a hash" {
+            format!("invalid hash: '{}'", e.value)
+        } else {
+            format!(
+                "failed to parse {} ('{}' is not {})",
+                e.name, e.value, e.expected
+            )
+        };
+        Self::new(422, format!("failed to parse request: {inner}"))
+    }
+}
+
+impl From<tonindex_storage::Error> for V2Error {
+    fn from(e: tonindex_storage::Error) -> Self {
+        Self::new(500, format!("internal error: {e}"))
+    }
+}
+
+/// The JSON of `result` on success.
+pub type V2Result = Result<String, V2Error>;
+
+/// Serializes a result model.
+pub fn to_json<T: Serialize>(v: &T) -> V2Result {
+    serde_json::to_string(v).map_err(|e| V2Error::new(500, format!("internal error: {e}")))
+}
+
+type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
+
+/// v2 methods tonindex does not serve yet (account state, get-methods,
+/// sending): a clear 501 rather than "unknown method".
+const NOT_YET: &[&str] = &[
+    "getAddressInformation",
+    "getExtendedAddressInformation",
+    "getWalletInformation",
+    "getAddressBalance",
+    "getAddressState",
+    "getTokenData",
+    "getShardAccountCell",
+    "dnsResolve",
+    "runGetMethod",
+    "runGetMethodStd",
+    "sendBoc",
+    "sendBocReturnHash",
+    "sendBocReturnHashNoError",
+    "estimateFee",
+];
+
+fn handler_for(method: &str) -> Option<Handler> {
+    Some(match method {
+        "getMasterchainInfo" => blocks::get_masterchain_info,
+        "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
+        "getShardBlockProof" => blocks::get_shard_block_proof,
+        "getConsensusBlock" => blocks::get_consensus_block,
+        "lookupBlock" => blocks::lookup_block,
+        "getShards" | "shards" => blocks::get_shards,
+        "getBlockHeader" => blocks::get_block_header,
+        "getOutMsgQueueSize" => blocks::get_out_msg_queue_size,
+        "getBlockTransactions" => transactions::get_block_transactions,
+        "getBlockTransactionsExt" => transactions::get_block_transactions_ext,
+        "getTransactions" => transactions::get_transactions,
+        "getTransactionsStd" => transactions::get_transactions_std,
+        "tryLocateTx" | "tryLocateResultTx" => transactions::try_locate_tx,
+        "tryLocateSourceTx" => transactions::try_locate_source_tx,
+        "detectAddress" => utils::detect_address,
+        "detectHash" => utils::detect_hash,
+        "packAddress" => utils::pack_address,
+        "unpackAddress" => utils::unpack_address,
+        "getConfigParam" => config::get_config_param,
+        "getConfigAll" => config::get_config_all,
+        "getLibraries" => config::get_libraries,
+        _ => return None,
+    })
+}
+
+pub fn router() -> Router<Arc<Api>> {
+    Router::new()
+        .route("/jsonRPC", post(json_rpc).fallback(json_rpc_wrong_method))
+        .route("/{method}", any(rest))
+        .fallback(|| async { reply(Err(V2Error::not_found("Not Found")), None, Instant::now()) })
+}
+
+/// `@extra`: `<unix seconds>:<liteservers used>:<elapsed ms>`; no liteserver is involved.
+fn extra(start: Instant) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{now}:_:{:.3}", elapsed_ms(start))
+}
+
+/// `jsonrpc` and `id` echoed from a JSON-RPC request.
+struct RpcEcho {
+    id: Option<String>,
+}
+
+fn reply(result: V2Result, rpc: Option<&RpcEcho>, start: Instant) -> Response {
+    let extra = Json::String(extra(start));
+    let rpc_tail = |body: &mut String| {
+        if let Some(rpc) = rpc {
+            body.push_str(",\"jsonrpc\":\"2.0\"");
+            if let Some(id) = &rpc.id {
+                body.push_str(",\"id\":");
+                body.push_str(&Json::String(id.clone()).to_string());
+            }
+        }
+    };
+    match result {
+        Ok(json) => {
+            let mut body = format!("{{\"ok\":true,\"result\":{json},\"@extra\":{extra}");
+            rpc_tail(&mut body);
+            body.push('}');
+            json_response(StatusCode::OK, body, V2_API_VERSION)
+        }
+        Err(e) => {
+            let mut body = format!(
+                "{{\"ok\":false,\"error\":{},\"code\":{},\"@extra\":{extra}",
+                Json::String(e.message),
+                e.code
+            );
+            rpc_tail(&mut body);
+            body.push('}');
+            let status = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            json_response(status, body, V2_API_VERSION)
+        }
+    }
+}
+
+/// Runs one method on the blocking pool within the time budget.
+async fn call(api: &Arc<Api>, method: &str, params: Params) -> V2Result {
+    let Some(handler) = handler_for(method) else {
+        if NOT_YET.contains(&method) {
+            return Err(V2Error::new(
+                501,
+                format!("{method} is not implemented by tonindex yet"),
+            ));
+        }
+        return Err(V2Error::not_found(format!("unknown method: {method}")));
+    };
+    match api.read(move |ctx| handler(ctx, &params)).await {
+        Ok(r) => r,
+        Err(ReadFailure::TimedOut) => Err(V2Error::new(504, "request timed out")),
+        Err(ReadFailure::Crashed) => Err(V2Error::new(500, "internal error")),
+    }
+}
+
+async fn rest(
+    State(api): State<Arc<Api>>,
+    Path(method): Path<String>,
+    http_method: Method,
+    RawQuery(query): RawQuery,
+    body: Bytes,
+) -> Response {
+    let start = Instant::now();
+    let params = match http_method {
+        Method::GET => Params::from_query(query.as_deref()),
+        Method::POST => {
+            let parsed = if body.iter().all(u8::is_ascii_whitespace) {
+                Ok(Json::Object(Default::default()))
+            } else {
+                serde_json::from_slice::<Json>(&body)
+            };
+            match parsed
+                .map_err(|e| e.to_string())
+                .and_then(|j| Params::from_json(&j).map_err(|e| e.0))
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    let err = V2Error::new(422, format!("failed to parse post request: {e}"));
+                    return reply(Err(err), None, start);
+                }
+            }
+        }
+        other => {
+            let err = V2Error::new(405, format!("unsupported http method: {other}"));
+            return reply(Err(err), None, start);
+        }
+    };
+    let result = call(&api, &method, params).await;
+    reply(result, None, start)
+}
+
+async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
+    let start = Instant::now();
+    let request: Json = match serde_json::from_slice(&body) {
+        Ok(j) => j,
+        Err(e) => {
+            let err = V2Error::new(422, format!("invalid JSON-RPC request: {e}"));
+            return reply(Err(err), None, start);
+        }
+    };
+    let Json::Object(request) = request else {
+        let err = V2Error::new(
+            422,
+            "a JSON-RPC request must be an object (batches are not supported)",
+        );
+        return reply(Err(err), None, start);
+    };
+    let echo = RpcEcho {
+        id: request.get("id").and_then(|id| match id {
+            Json::String(s) => Some(s.clone()),
+            Json::Number(n) => Some(n.to_string()),
+            _ => None,
+        }),
+    };
+    let Some(method) = request.get("method").and_then(Json::as_str) else {
+        let err = V2Error::new(422, "JSON-RPC request has no method");
+        return reply(Err(err), Some(&echo), start);
+    };
+    let params = match request.get("params") {
+        None | Some(Json::Null) => Ok(Params::default()),
+        Some(Json::Array(a)) if a.is_empty() => Ok(Params::default()),
+        Some(p @ Json::Object(_)) => Params::from_json(p).map_err(|e| e.0),
+        Some(_) => Err("params must contain an object".to_string()),
+    };
+    let result = match params {
+        Ok(params) if method == "jsonRPC" => {
+            drop(params);
+            Err(V2Error::new(422, "jsonRPC cannot call itself"))
+        }
+        Ok(params) => call(&api, method, params).await,
+        Err(e) => Err(V2Error::new(422, e)),
+    };
+    reply(result, Some(&echo), start)
+}
+
+async fn json_rpc_wrong_method(method: Method) -> Response {
+    reply(
+        Err(V2Error::new(
+            405,
+            format!("method {method} is not supported"),
+        )),
+        None,
+        Instant::now(),
+    )
+}
+
+/// `seqno`-like parameters that CPP requires to be positive.
+pub fn positive_seqno(p: &Params, name: &str) -> Result<Option<u32>, V2Error> {
+    match p.int::<i64>(name)? {
+        None => Ok(None),
+        Some(s) if s <= 0 => Err(V2Error::invalid(format!("{name} should be positive"))),
+        Some(s) => u32::try_from(s)
+            .map(Some)
+            .map_err(|_| V2Error::invalid(format!("{name} is too large"))),
+    }
+}
+
+/// A parameter that must be present.
+pub fn required<T>(v: Option<T>, name: &str) -> Result<T, V2Error> {
+    v.ok_or_else(|| V2Error::invalid(format!("{name} required")))
+}

@@ -1,0 +1,86 @@
+//! The `address_book` wrapper and `GET /addressBook` (spec v3 §1.8, §3.1).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tonindex_model::{AccountStatus, Address};
+use tonindex_storage::tables::LatestAccounts;
+
+use super::{to_json, V3Error, V3Result};
+use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
+use crate::api::params::Params;
+use crate::api::Ctx;
+
+#[derive(Debug, Serialize)]
+pub struct AddressBookRow {
+    pub user_friendly: Option<String>,
+    pub domain: Option<String>,
+    pub interfaces: Vec<String>,
+}
+
+pub type AddressBook = BTreeMap<String, AddressBookRow>;
+
+/// The user-friendly form toncenter shows for an address: bounceable for
+/// deployed contracts, non-bounceable for accounts with no code. The index
+/// does not hold account code yet, so "deployed" means "last seen active";
+/// wallets (which toncenter shows non-bounceable) cannot be told apart.
+fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
+    let active = ctx
+        .reader
+        .get::<LatestAccounts>(a)?
+        .is_some_and(|l| l.status == AccountStatus::Active);
+    Ok(AddressBookRow {
+        user_friendly: Some(friendly(
+            a,
+            FriendlyFlags {
+                bounceable: active,
+                testnet: ctx.cfg.testnet,
+                url_safe: true,
+            },
+        )),
+        domain: None,
+        interfaces: Vec::new(),
+    })
+}
+
+/// The address book of a response, keyed by raw address; empty when the
+/// client asked for none (`X-No-Address-Book`).
+pub fn build(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    addresses: impl IntoIterator<Item = Address>,
+) -> Result<AddressBook, V3Error> {
+    let mut book = AddressBook::new();
+    if p.bool("x_no_address_book")?.unwrap_or(false) {
+        return Ok(book);
+    }
+    for a in addresses {
+        let key = raw_upper(&a);
+        if !book.contains_key(&key) {
+            let r = row(ctx, &a)?;
+            book.insert(key, r);
+        }
+    }
+    Ok(book)
+}
+
+/// `GET /addressBook?address=…` — keyed by the strings exactly as sent.
+pub fn address_book(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let sent = p.all("address");
+    if sent.is_empty() {
+        return Err(V3Error::invalid("at least 1 address required"));
+    }
+    let mut book = AddressBook::new();
+    for s in sent {
+        let r = match parse_address(s) {
+            Some(parsed) => row(ctx, &parsed.address)?,
+            None => AddressBookRow {
+                user_friendly: None,
+                domain: None,
+                interfaces: Vec::new(),
+            },
+        };
+        book.insert(s.to_string(), r);
+    }
+    to_json(&book)
+}

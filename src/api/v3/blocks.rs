@@ -1,0 +1,191 @@
+//! `/masterchainInfo`, `/blocks`, `/masterchainBlockShardState`,
+//! `/masterchainBlockShards` (spec v3 §2.1–2.4).
+
+use axum::http::StatusCode;
+use serde::Serialize;
+use tonindex_model::{BlockId, BlockRecord};
+use tonindex_storage::tables::{self, Blocks, McBlockKey, McBlocks};
+
+use super::models::Block;
+use super::{parse_shard, parse_utime, to_json, Paging, V3Error, V3Result};
+use crate::api::chain;
+use crate::api::params::Params;
+use crate::api::Ctx;
+
+#[derive(Serialize)]
+struct MasterchainInfo {
+    last: Block,
+    first: Block,
+}
+
+#[derive(Serialize)]
+struct BlocksResponse {
+    blocks: Vec<Block>,
+}
+
+pub fn masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V3Result {
+    let Some((first, last)) = chain::mc_block_range(&ctx.reader)? else {
+        return Err(V3Error::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no masterchain blocks are indexed",
+        ));
+    };
+    to_json(&MasterchainInfo {
+        last: (&last).into(),
+        first: (&first).into(),
+    })
+}
+
+/// Filters of `/blocks`.
+struct BlockFilter {
+    workchain: Option<i32>,
+    shard: Option<u64>,
+    seqno: Option<u32>,
+    root_hash: Option<[u8; 32]>,
+    file_hash: Option<[u8; 32]>,
+    mc_seqno: Option<u32>,
+    start_utime: Option<u64>,
+    end_utime: Option<u64>,
+    start_lt: Option<u64>,
+    end_lt: Option<u64>,
+}
+
+impl BlockFilter {
+    fn from_params(p: &Params) -> Result<Self, V3Error> {
+        Ok(Self {
+            workchain: p.int("workchain")?,
+            shard: p.parsed("shard", "a shard id", parse_shard)?,
+            seqno: p.int("seqno")?,
+            root_hash: p.hash("root_hash")?,
+            file_hash: p.hash("file_hash")?,
+            mc_seqno: p.int("mc_seqno")?,
+            start_utime: p.parsed("start_utime", "a unix time", parse_utime)?,
+            end_utime: p.parsed("end_utime", "a unix time", parse_utime)?,
+            start_lt: p.int("start_lt")?,
+            end_lt: p.int("end_lt")?,
+        })
+    }
+
+    fn matches(&self, b: &BlockRecord) -> bool {
+        let id = &b.id.id;
+        let mc_seqno = if id.workchain == -1 {
+            Some(id.seqno)
+        } else {
+            b.mc_block_seqno
+        };
+        self.workchain.is_none_or(|w| w == id.workchain)
+            && self.shard.is_none_or(|s| s == id.shard)
+            && self.seqno.is_none_or(|s| s == id.seqno)
+            && self.root_hash.is_none_or(|h| h == b.id.root_hash)
+            && self.file_hash.is_none_or(|h| h == b.id.file_hash)
+            && self.mc_seqno.is_none_or(|m| Some(m) == mc_seqno)
+            && self.start_utime.is_none_or(|t| u64::from(b.gen_utime) >= t)
+            && self.end_utime.is_none_or(|t| u64::from(b.gen_utime) <= t)
+            && self.start_lt.is_none_or(|lt| b.start_lt >= lt)
+            && self.end_lt.is_none_or(|lt| b.start_lt <= lt)
+    }
+}
+
+/// The candidate blocks for a filter, in key order, from the narrowest index.
+fn candidates<'a>(
+    ctx: &'a Ctx<'_>,
+    f: &BlockFilter,
+) -> Result<Box<dyn Iterator<Item = Result<BlockRecord, V3Error>> + 'a>, V3Error> {
+    let r = &ctx.reader;
+    if let Some(h) = f.root_hash.or(f.file_hash) {
+        return Ok(Box::new(chain::block_by_hash(r, &h)?.into_iter().map(Ok)));
+    }
+    if let (Some(workchain), Some(shard), Some(seqno)) = (f.workchain, f.shard, f.seqno) {
+        let id = BlockId {
+            workchain,
+            shard,
+            seqno,
+        };
+        return Ok(Box::new(chain::block(r, &id)?.into_iter().map(Ok)));
+    }
+    if let Some(mc) = f.mc_seqno {
+        let ids: Vec<BlockId> = r
+            .prefix::<McBlocks>(&McBlockKey::prefix(mc), false)
+            .map(|x| x.map(|(k, ())| k.block))
+            .collect::<Result<_, _>>()?;
+        let blocks = r.multi_get::<Blocks>(&ids)?;
+        return Ok(Box::new(blocks.into_iter().flatten().map(Ok)));
+    }
+    let prefix = match (f.workchain, f.shard) {
+        (Some(w), Some(s)) => tables::shard_blocks_prefix(w, s),
+        (Some(w), None) => tables::workchain_blocks_prefix(w),
+        _ => Vec::new(),
+    };
+    Ok(Box::new(
+        r.prefix::<Blocks>(&prefix, false)
+            .map(|x| x.map(|(_, b)| b).map_err(V3Error::from)),
+    ))
+}
+
+/// Orders by `gen_utime` when `sort` is given (ties by block id, so pages
+/// are stable), else keeps key order; then pages.
+fn sorted_page(
+    paging: &Paging,
+    items: impl Iterator<Item = Result<BlockRecord, V3Error>>,
+) -> Result<Vec<Block>, V3Error> {
+    let blocks: Vec<BlockRecord> = if paging.sort_given {
+        let mut all = items.collect::<Result<Vec<_>, _>>()?;
+        all.sort_by_key(|b| (b.gen_utime, b.id.id));
+        if paging.desc {
+            all.reverse();
+        }
+        paging.page(all)
+    } else {
+        let firsts = items.take(paging.needed()).collect::<Result<Vec<_>, _>>()?;
+        paging.page(firsts)
+    };
+    Ok(blocks.iter().map(Block::from).collect())
+}
+
+pub fn blocks(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let f = BlockFilter::from_params(p)?;
+    let matching = candidates(ctx, &f)?.filter(|b| b.as_ref().map_or(true, |b| f.matches(b)));
+    to_json(&BlocksResponse {
+        blocks: sorted_page(&paging, matching)?,
+    })
+}
+
+fn required_seqno(p: &Params) -> Result<u32, V3Error> {
+    Ok(p.int::<u32>("seqno")?.unwrap_or(0))
+}
+
+pub fn masterchain_block_shard_state(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let seqno = required_seqno(p)?;
+    let r = &ctx.reader;
+    let mut blocks = Vec::new();
+    if let Some(mc) = chain::mc_block(r, seqno)? {
+        blocks.push(mc);
+        let ids: Vec<BlockId> = chain::shard_state(r, seqno)?
+            .iter()
+            .map(|d| d.block.id)
+            .collect();
+        blocks.extend(r.multi_get::<Blocks>(&ids)?.into_iter().flatten());
+    }
+    if blocks.is_empty() {
+        return Err(V3Error::not_found("blocks not found"));
+    }
+    blocks.sort_by_key(|b| b.id.id);
+    to_json(&BlocksResponse {
+        blocks: blocks.iter().map(Block::from).collect(),
+    })
+}
+
+pub fn masterchain_block_shards(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let seqno = required_seqno(p)?;
+    let paging = Paging::from_params(ctx, p)?;
+    let f = BlockFilter {
+        mc_seqno: Some(seqno),
+        ..BlockFilter::from_params(&Params::default())?
+    };
+    let blocks = sorted_page(&paging, candidates(ctx, &f)?)?;
+    if blocks.is_empty() {
+        return Err(V3Error::not_found("blocks not found"));
+    }
+    to_json(&BlocksResponse { blocks })
+}

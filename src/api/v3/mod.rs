@@ -1,0 +1,278 @@
+//! API v3 (toncenter's indexed API): `GET /api/v3/<endpoint>` with query
+//! parameters, JSON bodies, errors as `{"error": "..."}` (spec v3 §1).
+
+pub mod address_book;
+pub mod blocks;
+pub mod messages;
+pub mod models;
+pub mod transactions;
+
+use std::sync::Arc;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use serde::Serialize;
+
+use super::params::{ParamError, Params};
+use super::{json_response, Api, Ctx, ReadFailure, V3_API_VERSION};
+
+/// An error in v3's shape, with its HTTP status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V3Error {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl V3Error {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+    /// A request the server cannot accept (bad or missing parameters).
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+}
+
+impl From<ParamError> for V3Error {
+    fn from(e: ParamError) -> Self {
+        Self::invalid(format!(
+            "schema: error converting value for \"{}\": {:?} is not {}",
+            e.name, e.value, e.expected
+        ))
+    }
+}
+
+impl From<tonindex_storage::Error> for V3Error {
+    fn from(e: tonindex_storage::Error) -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal server error: {e}"),
+        )
+    }
+}
+
+impl IntoResponse for V3Error {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message }).to_string();
+        json_response(self.status, body, V3_API_VERSION)
+    }
+}
+
+/// The JSON body of a successful response.
+pub type V3Result = Result<String, V3Error>;
+
+/// Serializes a response model.
+pub fn to_json<T: Serialize>(v: &T) -> V3Result {
+    serde_json::to_string(v).map_err(|e| {
+        V3Error::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal server error: {e}"),
+        )
+    })
+}
+
+type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
+
+/// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
+const NOT_YET: &[&str] = &[
+    "metadata",
+    "accountStates",
+    "walletStates",
+    "topAccountsByBalance",
+    "jetton/masters",
+    "jetton/wallets",
+    "jetton/transfers",
+    "jetton/burns",
+    "nft/collections",
+    "nft/items",
+    "nft/transfers",
+    "nft/sales",
+    "dns/records",
+    "multisig/wallets",
+    "multisig/orders",
+    "vesting",
+    "decode",
+    "balanceChanges",
+    "traces",
+    "events",
+    "actions",
+    "pendingTraces",
+    "pendingActions",
+    "pendingTransactions",
+    "addressInformation",
+    "account",
+    "walletInformation",
+    "wallet",
+    "message",
+    "estimateFee",
+    "runGetMethod",
+];
+
+fn handler_for(endpoint: &str) -> Option<Handler> {
+    Some(match endpoint {
+        "masterchainInfo" => blocks::masterchain_info,
+        "blocks" => blocks::blocks,
+        "masterchainBlockShardState" => blocks::masterchain_block_shard_state,
+        "masterchainBlockShards" => blocks::masterchain_block_shards,
+        "transactions" => transactions::transactions,
+        "transactionsByMasterchainBlock" => transactions::transactions_by_masterchain_block,
+        "transactionsByMessage" => transactions::transactions_by_message,
+        "adjacentTransactions" => transactions::adjacent_transactions,
+        "messages" => messages::messages,
+        "addressBook" => address_book::address_book,
+        _ => return None,
+    })
+}
+
+pub fn router() -> Router<Arc<Api>> {
+    Router::new().route("/{*endpoint}", any(dispatch))
+}
+
+async fn dispatch(
+    State(api): State<Arc<Api>>,
+    Path(endpoint): Path<String>,
+    method: axum::http::Method,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Some(handler) = handler_for(&endpoint) else {
+        if NOT_YET.contains(&endpoint.as_str()) {
+            return V3Error::new(
+                StatusCode::NOT_IMPLEMENTED,
+                format!("/api/v3/{endpoint} is not implemented by tonindex yet"),
+            )
+            .into_response();
+        }
+        return V3Error::not_found(format!("no such endpoint: /api/v3/{endpoint}")).into_response();
+    };
+    if method != axum::http::Method::GET {
+        return V3Error::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("method {method} is not allowed on /api/v3/{endpoint}"),
+        )
+        .into_response();
+    }
+    let mut params = Params::from_query(query.as_deref());
+    // Request-control headers count as their query aliases.
+    for (header, key) in [
+        ("x-no-address-book", "x_no_address_book"),
+        ("x-no-metadata", "x_no_metadata"),
+    ] {
+        if let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) {
+            params.push(key, v);
+        }
+    }
+    match api.read(move |ctx| handler(ctx, &params)).await {
+        Ok(Ok(body)) => json_response(StatusCode::OK, body, V3_API_VERSION),
+        Ok(Err(e)) => e.into_response(),
+        Err(ReadFailure::TimedOut) => V3Error::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout: the request exceeded its time budget",
+        )
+        .into_response(),
+        Err(ReadFailure::Crashed) => {
+            V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
+        }
+    }
+}
+
+/// `limit`, `offset` and `sort` of a list endpoint (spec v3 §1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paging {
+    pub limit: usize,
+    pub offset: usize,
+    pub desc: bool,
+    /// Whether `sort` was given at all (some endpoints are unordered without it).
+    pub sort_given: bool,
+}
+
+impl Paging {
+    pub fn from_params(ctx: &Ctx<'_>, p: &Params) -> Result<Self, V3Error> {
+        let limit = p
+            .int::<i64>("limit")?
+            .unwrap_or(i64::from(ctx.cfg.default_limit));
+        if limit > i64::from(ctx.cfg.max_limit) {
+            return Err(V3Error::invalid(format!(
+                "limit is not allowed: {limit} > {}",
+                ctx.cfg.max_limit
+            )));
+        }
+        let offset = p.int::<i64>("offset")?.unwrap_or(0).max(0);
+        let (desc, sort_given) = match p.get("sort").map(str::to_ascii_lowercase).as_deref() {
+            None => (true, false),
+            Some("desc" | "d") => (true, true),
+            Some("asc" | "a") => (false, true),
+            Some(_) => return Err(V3Error::invalid("wrong value for sort parameter")),
+        };
+        Ok(Self {
+            limit: limit.max(1) as usize,
+            offset: usize::try_from(offset).unwrap_or(usize::MAX),
+            desc,
+            sort_given,
+        })
+    }
+
+    /// Applies offset and limit to items already in order.
+    pub fn page<T>(&self, items: impl IntoIterator<Item = T>) -> Vec<T> {
+        items
+            .into_iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .collect()
+    }
+
+    /// How many leading items of an ordered stream a page needs.
+    pub fn needed(&self) -> usize {
+        self.offset.saturating_add(self.limit)
+    }
+}
+
+/// v3 `utime` input: unsigned integer or float (truncated).
+pub fn parse_utime(v: &str) -> Option<u64> {
+    let v = v.trim();
+    v.parse::<u64>().ok().or_else(|| {
+        v.parse::<f64>()
+            .ok()
+            .filter(|f| *f >= 0.0)
+            .map(|f| f as u64)
+    })
+}
+
+/// v3 shard input: hex (optionally `0x`) first, then signed decimal.
+pub fn parse_shard(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let hex_part = v.strip_prefix("0x").unwrap_or(v);
+    u64::from_str_radix(hex_part, 16)
+        .ok()
+        .or_else(|| v.parse::<i64>().ok().map(|s| s as u64))
+}
+
+/// v3 opcode input: `0x` hex, else hex first, then signed 32-bit decimal.
+pub fn parse_opcode(v: &str) -> Option<u32> {
+    let v = v.trim();
+    if let Some(h) = v.strip_prefix("0x") {
+        return u32::from_str_radix(h, 16).ok();
+    }
+    u32::from_str_radix(v, 16)
+        .ok()
+        .or_else(|| v.parse::<i32>().ok().map(|x| x as u32))
+}
+
+/// `direction`: `in` or `out`.
+pub fn parse_direction(p: &Params) -> Result<Option<bool>, V3Error> {
+    match p.get("direction") {
+        None => Ok(None),
+        Some("in") => Ok(Some(true)),
+        Some("out") => Ok(Some(false)),
+        Some(_) => Err(V3Error::invalid("direction should be one of: in, out")),
+    }
+}

@@ -1,0 +1,458 @@
+//! v3 objects shared by many endpoints (spec v3 §1.9): Block, Transaction,
+//! Message, AccountState and the transaction description.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tonindex_model::{
+    AccountStatus, BlockId, BlockRecord, BouncePhase, Coins, ComputePhase, MessageRecord, MsgKind,
+    SkipReason, StatusChange, TxDescription, TxKind,
+};
+
+use crate::api::chain::{FullTx, MASTER_SHARD};
+use crate::api::encoding::{boc_with_crc, shard_hex, B64Bytes, Dec, RawAddr, B64};
+
+#[derive(Debug, Serialize)]
+pub struct BlockIdJson {
+    pub workchain: i32,
+    pub shard: String,
+    pub seqno: u32,
+}
+
+impl From<&BlockId> for BlockIdJson {
+    fn from(b: &BlockId) -> Self {
+        Self {
+            workchain: b.workchain,
+            shard: shard_hex(b.shard),
+            seqno: b.seqno,
+        }
+    }
+}
+
+/// The masterchain block that committed a block (itself for masterchain blocks).
+fn mc_ref(workchain: i32, seqno: u32, mc_block_seqno: Option<u32>) -> Option<BlockIdJson> {
+    let seqno = if workchain == -1 {
+        seqno
+    } else {
+        mc_block_seqno?
+    };
+    Some(BlockIdJson {
+        workchain: -1,
+        shard: shard_hex(MASTER_SHARD),
+        seqno,
+    })
+}
+
+#[derive(Debug, Serialize)]
+pub struct Block {
+    pub workchain: i32,
+    pub shard: String,
+    pub seqno: u32,
+    pub root_hash: B64,
+    pub file_hash: B64,
+    pub global_id: i32,
+    pub version: u32,
+    pub after_merge: bool,
+    pub before_split: bool,
+    pub after_split: bool,
+    pub want_merge: bool,
+    pub want_split: bool,
+    pub key_block: bool,
+    pub vert_seqno_incr: bool,
+    pub flags: u8,
+    pub gen_utime: Dec<u32>,
+    pub start_lt: Dec<u64>,
+    pub end_lt: Dec<u64>,
+    pub validator_list_hash_short: i32,
+    pub gen_catchain_seqno: u32,
+    pub min_ref_mc_seqno: u32,
+    pub prev_key_block_seqno: u32,
+    pub vert_seqno: u32,
+    pub master_ref_seqno: u32,
+    pub rand_seed: B64,
+    pub created_by: B64,
+    pub tx_count: u32,
+    pub masterchain_block_ref: Option<BlockIdJson>,
+    pub prev_blocks: Vec<BlockIdJson>,
+}
+
+impl From<&BlockRecord> for Block {
+    fn from(b: &BlockRecord) -> Self {
+        let id = &b.id.id;
+        Self {
+            workchain: id.workchain,
+            shard: shard_hex(id.shard),
+            seqno: id.seqno,
+            root_hash: B64(b.id.root_hash),
+            file_hash: B64(b.id.file_hash),
+            global_id: b.global_id,
+            version: b.version,
+            after_merge: b.after_merge,
+            before_split: b.before_split,
+            after_split: b.after_split,
+            want_merge: b.want_merge,
+            want_split: b.want_split,
+            key_block: b.key_block,
+            vert_seqno_incr: b.vert_seqno_incr,
+            flags: b.flags,
+            gen_utime: Dec(b.gen_utime),
+            start_lt: Dec(b.start_lt),
+            end_lt: Dec(b.end_lt),
+            // Postgres stores it as a signed int4; toncenter shows it that way.
+            validator_list_hash_short: b.validator_list_hash_short as i32,
+            gen_catchain_seqno: b.gen_catchain_seqno,
+            min_ref_mc_seqno: b.min_ref_mc_seqno,
+            prev_key_block_seqno: b.prev_key_block_seqno,
+            vert_seqno: b.vert_seqno,
+            master_ref_seqno: b.master_ref.as_ref().map_or(0, |r| r.block.id.seqno),
+            rand_seed: B64(b.rand_seed),
+            created_by: B64(b.created_by),
+            tx_count: b.tx_count,
+            masterchain_block_ref: mc_ref(id.workchain, id.seqno, b.mc_block_seqno),
+            prev_blocks: b.prev_blocks.iter().map(|p| (&p.block.id).into()).collect(),
+        }
+    }
+}
+
+/// Extra currencies as `{"<id>": "<amount>"}`.
+pub fn extra_currencies(c: &Coins) -> BTreeMap<String, String> {
+    c.extra
+        .iter()
+        .map(|(id, amount)| (id.to_string(), amount.clone()))
+        .collect()
+}
+
+pub fn status_str(s: AccountStatus) -> &'static str {
+    match s {
+        AccountStatus::Uninit => "uninit",
+        AccountStatus::Frozen => "frozen",
+        AccountStatus::Active => "active",
+        AccountStatus::Nonexist => "nonexist",
+    }
+}
+
+fn status_change_str(s: StatusChange) -> &'static str {
+    match s {
+        StatusChange::Unchanged => "unchanged",
+        StatusChange::Frozen => "frozen",
+        StatusChange::Deleted => "deleted",
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct MessageContent {
+    pub hash: B64,
+    pub body: Option<B64Bytes>,
+    pub decoded: Option<()>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Message {
+    pub hash: B64,
+    pub source: Option<RawAddr>,
+    pub destination: Option<RawAddr>,
+    pub value: Option<Dec<u128>>,
+    pub value_extra_currencies: Option<BTreeMap<String, String>>,
+    pub fwd_fee: Option<Dec<u128>>,
+    pub ihr_fee: Option<Dec<u128>>,
+    pub extra_flags: Option<Dec<u128>>,
+    pub created_lt: Option<Dec<u64>>,
+    pub created_at: Option<Dec<u32>>,
+    pub opcode: Option<String>,
+    pub decoded_opcode: Option<String>,
+    pub ihr_disabled: Option<bool>,
+    pub bounce: Option<bool>,
+    pub bounced: Option<bool>,
+    pub import_fee: Option<Dec<u128>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_msg_tx_hash: Option<B64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_msg_tx_hash: Option<B64>,
+    pub message_content: Option<MessageContent>,
+    pub init_state: Option<MessageContent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash_norm: Option<B64>,
+}
+
+/// `0x` and 8 lower-case hex digits.
+pub fn opcode_str(op: u32) -> String {
+    format!("0x{op:08x}")
+}
+
+impl From<&MessageRecord> for Message {
+    fn from(m: &MessageRecord) -> Self {
+        let internal = m.kind == MsgKind::Internal;
+        Self {
+            hash: B64(m.hash),
+            source: m.source.map(RawAddr),
+            destination: m.destination.map(RawAddr),
+            value: m.value.as_ref().map(|v| Dec(v.grams)),
+            value_extra_currencies: m.value.as_ref().map(extra_currencies),
+            fwd_fee: m.fwd_fee.map(Dec),
+            // Since global version 12 the field is extra_flags and ihr_fee reads 0.
+            ihr_fee: m
+                .ihr_fee
+                .or(m.extra_flags.map(|_| 0))
+                .filter(|_| internal)
+                .map(Dec),
+            extra_flags: m.extra_flags.map(Dec),
+            created_lt: m.created_lt.map(Dec),
+            created_at: m.created_at.map(Dec),
+            opcode: m.opcode.map(opcode_str),
+            decoded_opcode: None,
+            ihr_disabled: m.ihr_disabled,
+            bounce: m.bounce,
+            bounced: m.bounced,
+            import_fee: m.import_fee.map(Dec),
+            in_msg_tx_hash: None,
+            out_msg_tx_hash: None,
+            message_content: Some(MessageContent {
+                hash: B64(m.body_hash),
+                body: boc_with_crc(&m.body_boc).map(B64Bytes),
+                decoded: None,
+            }),
+            init_state: m.init_state_hash.map(|hash| MessageContent {
+                hash: B64(hash),
+                body: m
+                    .init_state_boc
+                    .as_deref()
+                    .and_then(boc_with_crc)
+                    .map(B64Bytes),
+                decoded: None,
+            }),
+            hash_norm: m.hash_norm.map(B64),
+        }
+    }
+}
+
+/// Account state around a transaction. The index keeps only the state
+/// hash, so the other fields are null (spec: a missing state row).
+#[derive(Debug, Serialize)]
+pub struct AccountState {
+    pub hash: B64,
+    pub balance: Option<String>,
+    pub extra_currencies: Option<BTreeMap<String, String>>,
+    pub account_status: Option<String>,
+    pub frozen_hash: Option<String>,
+    pub data_hash: Option<String>,
+    pub code_hash: Option<String>,
+}
+
+impl AccountState {
+    fn hash_only(hash: [u8; 32]) -> Self {
+        Self {
+            hash: B64(hash),
+            balance: None,
+            extra_currencies: None,
+            account_status: None,
+            frozen_hash: None,
+            data_hash: None,
+            code_hash: None,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Transaction {
+    pub account: RawAddr,
+    pub hash: B64,
+    pub lt: Dec<u64>,
+    pub now: u32,
+    pub mc_block_seqno: Option<u32>,
+    pub prev_trans_hash: B64,
+    pub prev_trans_lt: Dec<u64>,
+    pub orig_status: &'static str,
+    pub end_status: &'static str,
+    pub total_fees: Dec<u128>,
+    pub total_fees_extra_currencies: BTreeMap<String, String>,
+    pub description: serde_json::Value,
+    pub block_ref: BlockIdJson,
+    pub in_msg: Option<Message>,
+    pub out_msgs: Vec<Message>,
+    pub account_state_before: AccountState,
+    pub account_state_after: AccountState,
+    pub emulated: bool,
+    pub finality: &'static str,
+}
+
+impl From<&FullTx> for Transaction {
+    fn from(t: &FullTx) -> Self {
+        let r = &t.row.record;
+        Self {
+            account: RawAddr(r.account),
+            hash: B64(r.hash),
+            lt: Dec(r.lt),
+            now: r.now,
+            mc_block_seqno: r.mc_block_seqno,
+            prev_trans_hash: B64(r.prev_trans_hash),
+            prev_trans_lt: Dec(r.prev_trans_lt),
+            orig_status: status_str(r.orig_status),
+            end_status: status_str(r.end_status),
+            total_fees: Dec(r.total_fees.grams),
+            total_fees_extra_currencies: extra_currencies(&r.total_fees),
+            description: r
+                .description
+                .as_ref()
+                .map_or(serde_json::Value::Null, description_json),
+            block_ref: (&r.block).into(),
+            in_msg: t.in_msg.as_ref().map(Message::from),
+            out_msgs: t.out_msgs.iter().map(Message::from).collect(),
+            account_state_before: AccountState::hash_only(r.account_state_hash_before),
+            account_state_after: AccountState::hash_only(r.account_state_hash_after),
+            emulated: false,
+            finality: "finalized",
+        }
+    }
+}
+
+fn kind_str(k: TxKind) -> &'static str {
+    match k {
+        TxKind::Ord => "ord",
+        TxKind::Storage => "storage",
+        TxKind::TickTock => "tick_tock",
+        TxKind::SplitPrepare => "split_prepare",
+        TxKind::SplitInstall => "split_install",
+        TxKind::MergePrepare => "merge_prepare",
+        TxKind::MergeInstall => "merge_install",
+    }
+}
+
+/// The transaction description; keys with null values are left out.
+pub fn description_json(d: &TxDescription) -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let mut o = Map::new();
+    let mut put = |k: &str, v: Value| {
+        if !v.is_null() {
+            o.insert(k.to_string(), v);
+        }
+    };
+    let s = |v: u128| Value::String(v.to_string());
+    put("type", json!(kind_str(d.kind)));
+    put("aborted", json!(d.aborted));
+    put("destroyed", json!(d.destroyed));
+    put("credit_first", json!(d.credit_first));
+    put("is_tock", json!(d.is_tock));
+    put("installed", json!(d.installed));
+    if let Some(p) = &d.storage_ph {
+        let mut ph = Map::new();
+        ph.insert("storage_fees_collected".into(), s(p.storage_fees_collected));
+        if let Some(due) = p.storage_fees_due {
+            ph.insert("storage_fees_due".into(), s(due));
+        }
+        ph.insert(
+            "status_change".into(),
+            json!(status_change_str(p.status_change)),
+        );
+        put("storage_ph", Value::Object(ph));
+    }
+    if let Some(p) = &d.credit_ph {
+        let mut ph = Map::new();
+        if let Some(due) = p.due_fees_collected {
+            ph.insert("due_fees_collected".into(), s(due));
+        }
+        ph.insert("credit".into(), s(p.credit.grams));
+        ph.insert(
+            "credit_extra_currencies".into(),
+            json!(extra_currencies(&p.credit)),
+        );
+        put("credit_ph", Value::Object(ph));
+    }
+    if let Some(p) = &d.compute_ph {
+        let v = match p {
+            ComputePhase::Skipped(reason) => json!({
+                "skipped": true,
+                "reason": match reason {
+                    SkipReason::NoState => "no_state",
+                    SkipReason::BadState => "bad_state",
+                    SkipReason::NoGas => "no_gas",
+                    SkipReason::Suspended => "suspended",
+                },
+            }),
+            ComputePhase::Executed(c) => {
+                let mut ph = json!({
+                    "skipped": false,
+                    "success": c.success,
+                    "msg_state_used": c.msg_state_used,
+                    "account_activated": c.account_activated,
+                    "gas_fees": s(c.gas_fees),
+                    "gas_used": s(u128::from(c.gas_used)),
+                    "gas_limit": s(u128::from(c.gas_limit)),
+                    "mode": c.mode,
+                    "exit_code": c.exit_code,
+                    "vm_steps": c.vm_steps,
+                    "vm_init_state_hash": crate::api::encoding::b64(&c.vm_init_state_hash),
+                    "vm_final_state_hash": crate::api::encoding::b64(&c.vm_final_state_hash),
+                });
+                if let Some(credit) = c.gas_credit {
+                    ph["gas_credit"] = s(u128::from(credit));
+                }
+                if let Some(arg) = c.exit_arg {
+                    ph["exit_arg"] = json!(arg);
+                }
+                ph
+            }
+        };
+        put("compute_ph", v);
+    }
+    if let Some(a) = &d.action {
+        let mut ph = json!({
+            "success": a.success,
+            "valid": a.valid,
+            "no_funds": a.no_funds,
+            "status_change": status_change_str(a.status_change),
+            "result_code": a.result_code,
+            "tot_actions": a.tot_actions,
+            "spec_actions": a.spec_actions,
+            "skipped_actions": a.skipped_actions,
+            "msgs_created": a.msgs_created,
+            "action_list_hash": crate::api::encoding::b64(&a.action_list_hash),
+            "tot_msg_size": {"cells": a.tot_msg_size.cells.to_string(), "bits": a.tot_msg_size.bits.to_string()},
+        });
+        if let Some(v) = a.total_fwd_fees {
+            ph["total_fwd_fees"] = s(v);
+        }
+        if let Some(v) = a.total_action_fees {
+            ph["total_action_fees"] = s(v);
+        }
+        if let Some(v) = a.result_arg {
+            ph["result_arg"] = json!(v);
+        }
+        put("action", ph);
+    }
+    if let Some(b) = &d.bounce {
+        let v = match b {
+            BouncePhase::NegFunds => json!({"type": "negfunds"}),
+            BouncePhase::NoFunds {
+                msg_size,
+                req_fwd_fees,
+            } => json!({
+                "type": "nofunds",
+                "msg_size": {"cells": msg_size.cells.to_string(), "bits": msg_size.bits.to_string()},
+                "req_fwd_fees": s(*req_fwd_fees),
+            }),
+            BouncePhase::Ok {
+                msg_size,
+                msg_fees,
+                fwd_fees,
+            } => json!({
+                "type": "ok",
+                "msg_size": {"cells": msg_size.cells.to_string(), "bits": msg_size.bits.to_string()},
+                "msg_fees": s(*msg_fees),
+                "fwd_fees": s(*fwd_fees),
+            }),
+        };
+        put("bounce", v);
+    }
+    if let Some(si) = &d.split_info {
+        put(
+            "split_info",
+            json!({
+                "cur_shard_pfx_len": si.cur_shard_pfx_len,
+                "acc_split_depth": si.acc_split_depth,
+                "this_addr": hex::encode_upper(si.this_addr),
+                "sibling_addr": hex::encode_upper(si.sibling_addr),
+            }),
+        );
+    }
+    Value::Object(o)
+}

@@ -1,0 +1,388 @@
+//! `/transactions`, `/transactionsByMasterchainBlock`,
+//! `/transactionsByMessage`, `/adjacentTransactions` (spec v3 §2.5–2.8).
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+use tonindex_model::{Address, BlockId, Hash};
+use tonindex_storage::tables::{
+    BlockTxKey, HashTxKey, LtAccountKey, McLtAccountKey, Messages, TxByBlock, TxByInMsg, TxByLt,
+    TxByMcBlock, TxByOutMsg,
+};
+use tonindex_storage::{Key, TxRow};
+
+use super::address_book::{self, AddressBook};
+use super::models::Transaction;
+use super::{
+    parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
+};
+use crate::api::chain::{self, FullTx};
+use crate::api::encoding::parse_address;
+use crate::api::params::Params;
+use crate::api::Ctx;
+
+#[derive(Serialize)]
+struct TransactionsResponse {
+    transactions: Vec<Transaction>,
+    address_book: AddressBook,
+}
+
+/// Builds the response: transactions in the given order and the address
+/// book of their accounts, in-message sources and out-message destinations.
+fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TxRow)>) -> V3Result {
+    let txs = chain::with_messages(&ctx.reader, rows)?;
+    let addresses = txs.iter().flat_map(|t: &FullTx| {
+        std::iter::once(t.row.record.account)
+            .chain(t.in_msg.as_ref().and_then(|m| m.source))
+            .chain(t.out_msgs.iter().filter_map(|m| m.destination))
+    });
+    let address_book = address_book::build(ctx, p, addresses.collect::<Vec<_>>())?;
+    to_json(&TransactionsResponse {
+        transactions: txs.iter().map(Transaction::from).collect(),
+        address_book,
+    })
+}
+
+/// Row-level filters of `/transactions`.
+#[derive(Default)]
+struct TxFilter {
+    block: (Option<i32>, Option<u64>, Option<u32>),
+    mc_seqno: Option<u32>,
+    accounts: Vec<Address>,
+    hashes: Vec<Hash>,
+    lt: Option<u64>,
+    start_utime: Option<u64>,
+    end_utime: Option<u64>,
+    start_lt: Option<u64>,
+    end_lt: Option<u64>,
+}
+
+impl TxFilter {
+    fn from_params(p: &Params) -> Result<Self, V3Error> {
+        Ok(Self {
+            block: (
+                p.int("workchain")?,
+                p.parsed("shard", "a shard id", parse_shard)?,
+                p.int("seqno")?,
+            ),
+            mc_seqno: p.int("mc_seqno")?,
+            accounts: p
+                .parsed_all("account", "an address", parse_address)?
+                .into_iter()
+                .map(|a| a.address)
+                .collect(),
+            hashes: p.parsed_all("hash", "a hash", crate::api::encoding::parse_hash)?,
+            lt: p.int("lt")?,
+            start_utime: p.parsed("start_utime", "a unix time", parse_utime)?,
+            end_utime: p.parsed("end_utime", "a unix time", parse_utime)?,
+            start_lt: p.int("start_lt")?,
+            end_lt: p.int("end_lt")?,
+        })
+    }
+
+    /// The inclusive lt range every match lies in.
+    fn lt_range(&self) -> (u64, u64) {
+        let lo = self.start_lt.unwrap_or(0).max(self.lt.unwrap_or(0));
+        let hi = self
+            .end_lt
+            .unwrap_or(u64::MAX)
+            .min(self.lt.unwrap_or(u64::MAX));
+        (lo, hi)
+    }
+
+    fn has_utime(&self) -> bool {
+        self.start_utime.is_some() || self.end_utime.is_some()
+    }
+
+    fn matches(&self, row: &TxRow) -> bool {
+        let t = &row.record;
+        let (lo, hi) = self.lt_range();
+        let (wc, shard, seqno) = self.block;
+        t.lt >= lo
+            && t.lt <= hi
+            && wc.is_none_or(|w| w == t.block.workchain)
+            && shard.is_none_or(|s| s == t.block.shard)
+            && seqno.is_none_or(|s| s == t.block.seqno)
+            && self.mc_seqno.is_none_or(|m| Some(m) == t.mc_block_seqno)
+            && (self.accounts.is_empty() || self.accounts.contains(&t.account))
+            && (self.hashes.is_empty() || self.hashes.contains(&t.hash))
+            && self.start_utime.is_none_or(|u| u64::from(t.now) >= u)
+            && self.end_utime.is_none_or(|u| u64::from(t.now) <= u)
+    }
+}
+
+/// `lt <s>, account asc` (or `now <s>, lt <s>, account asc` with a utime filter).
+fn order_by_lt(a: &TxRow, b: &TxRow, desc: bool, by_now: bool) -> Ordering {
+    let (x, y) = (&a.record, &b.record);
+    let primary = if by_now {
+        (x.now, x.lt).cmp(&(y.now, y.lt))
+    } else {
+        x.lt.cmp(&y.lt)
+    };
+    let primary = if desc { primary.reverse() } else { primary };
+    primary.then_with(|| x.account.cmp(&y.account))
+}
+
+/// Walks ids in index order, keeping rows that pass the filter, until
+/// `needed` are kept and the last kept lt's ties are all in.
+fn collect_ordered(
+    ctx: &Ctx<'_>,
+    f: &TxFilter,
+    needed: usize,
+    ids: impl Iterator<Item = Result<u64, tonindex_storage::Error>>,
+) -> Result<Vec<(u64, TxRow)>, V3Error> {
+    let mut kept: Vec<(u64, TxRow)> = Vec::new();
+    for id in ids {
+        let id = id?;
+        let row = chain::tx_row(&ctx.reader, id)?;
+        if kept.len() >= needed
+            && kept
+                .last()
+                .is_some_and(|(_, l)| l.record.lt != row.record.lt)
+        {
+            break;
+        }
+        if f.matches(&row) {
+            kept.push((id, row));
+        }
+    }
+    Ok(kept)
+}
+
+/// Loads the given ids and keeps the rows that pass the filter.
+fn collect_all(ctx: &Ctx<'_>, f: &TxFilter, ids: &[u64]) -> Result<Vec<(u64, TxRow)>, V3Error> {
+    let mut out = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let row = chain::tx_row(&ctx.reader, id)?;
+        if f.matches(&row) {
+            out.push((id, row));
+        }
+    }
+    Ok(out)
+}
+
+fn require_mc_block(ctx: &Ctx<'_>, seqno: u32) -> Result<(), V3Error> {
+    match chain::mc_block(&ctx.reader, seqno)? {
+        Some(_) => Ok(()),
+        None => Err(V3Error::not_found(format!(
+            "masterchain block {seqno} not found"
+        ))),
+    }
+}
+
+/// Ids of the transactions of one masterchain block and the shard blocks it commits.
+fn mc_block_tx_ids(ctx: &Ctx<'_>, seqno: u32) -> Result<Vec<u64>, V3Error> {
+    Ok(ctx
+        .reader
+        .prefix::<TxByMcBlock>(&McLtAccountKey::prefix(seqno), false)
+        .map(|x| x.map(|(_, id)| id))
+        .collect::<Result<_, _>>()?)
+}
+
+pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let f = TxFilter::from_params(p)?;
+    let r = &ctx.reader;
+    let (lo, hi) = f.lt_range();
+    let by_now = f.has_utime();
+    let needed = paging.needed();
+    if let Some(mc) = f.mc_seqno {
+        require_mc_block(ctx, mc)?;
+    }
+
+    let mut rows = if !f.hashes.is_empty() {
+        let mut ids = Vec::new();
+        for h in &f.hashes {
+            ids.extend(chain::tx_id_by_hash(r, h)?);
+        }
+        let mut rows = collect_all(ctx, &f, &ids)?;
+        rows.sort_by(|a, b| {
+            let o = a.1.record.hash.cmp(&b.1.record.hash);
+            if paging.desc {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+        rows
+    } else if !f.accounts.is_empty() {
+        // The top `needed` of the union are among each account's top `needed`.
+        let mut rows = Vec::new();
+        for account in &f.accounts {
+            let ids = chain::account_tx_ids_iter(r, account, lo, hi, paging.desc);
+            rows.extend(collect_ordered(ctx, &f, needed, ids)?);
+        }
+        if f.accounts.len() == 1 {
+            // `account, lt <s>`: one account's history is already in order.
+            rows
+        } else {
+            rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+            rows
+        }
+    } else if let (Some(workchain), Some(shard), Some(seqno)) = f.block {
+        let block = BlockId {
+            workchain,
+            shard,
+            seqno,
+        };
+        let ids: Vec<u64> = r
+            .prefix::<TxByBlock>(&BlockTxKey::prefix(&block), false)
+            .map(|x| x.map(|(k, ())| k.tx_id))
+            .collect::<Result<_, _>>()?;
+        let mut rows = collect_all(ctx, &f, &ids)?;
+        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows
+    } else if let Some(mc) = f.mc_seqno {
+        let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, mc)?)?;
+        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows
+    } else {
+        let lower = LtAccountKey {
+            lt: lo,
+            account: Address {
+                workchain: i32::MIN,
+                id: [0; 32],
+            },
+        }
+        .encode();
+        let upper = hi.checked_add(1).map(|lt| {
+            LtAccountKey {
+                lt,
+                account: Address {
+                    workchain: i32::MIN,
+                    id: [0; 32],
+                },
+            }
+            .encode()
+        });
+        let ids = r
+            .range::<TxByLt>(&lower, upper, paging.desc)
+            .map(|x| x.map(|(_, id)| id));
+        // With a utime filter the order is by `now`, which the lt index only
+        // approximates across accounts: read every match, then sort.
+        let mut rows = collect_ordered(ctx, &f, if by_now { usize::MAX } else { needed }, ids)?;
+        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows
+    };
+    rows = paging.page(rows);
+    respond(ctx, p, rows)
+}
+
+pub fn transactions_by_masterchain_block(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let Some(seqno) = p.int::<u32>("seqno")? else {
+        return Err(V3Error::invalid("seqno is required"));
+    };
+    let paging = Paging::from_params(ctx, p)?;
+    require_mc_block(ctx, seqno)?;
+    let f = TxFilter::default();
+    let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, seqno)?)?;
+    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, false));
+    respond(ctx, p, paging.page(rows))
+}
+
+/// Transaction ids on the `in` (received) and/or `out` (sent) side of a message.
+fn tx_ids_of_message(
+    ctx: &Ctx<'_>,
+    hash: &Hash,
+    direction: Option<bool>,
+) -> Result<Vec<u64>, V3Error> {
+    let r = &ctx.reader;
+    let mut ids = Vec::new();
+    if direction != Some(false) {
+        for x in r.prefix::<TxByInMsg>(&HashTxKey::prefix(hash), false) {
+            ids.push(x?.0.tx_id);
+        }
+    }
+    if direction != Some(true) {
+        for x in r.prefix::<TxByOutMsg>(&HashTxKey::prefix(hash), false) {
+            ids.push(x?.0.tx_id);
+        }
+    }
+    Ok(ids)
+}
+
+pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let msg_hashes = p.parsed_all("msg_hash", "a hash", crate::api::encoding::parse_hash)?;
+    let body_hash = p.hash("body_hash")?;
+    let opcode = p.parsed("opcode", "an opcode", parse_opcode)?;
+    let mut direction = parse_direction(p)?;
+    if msg_hashes.is_empty() && body_hash.is_none() && opcode.is_none() {
+        return Err(V3Error::invalid(
+            "at least one of msg_hash, body_hash, opcode should be specified",
+        ));
+    }
+    if opcode.is_some() {
+        direction = Some(true);
+    }
+    let r = &ctx.reader;
+    let wanted = |m: &tonindex_model::MessageRecord| {
+        body_hash.is_none_or(|h| h == m.body_hash) && opcode.is_none_or(|o| Some(o) == m.opcode)
+    };
+    // Messages named by hash; otherwise every message with that body/opcode
+    // (no index on those yet: a scan bounded by the request's time budget).
+    let hashes: Vec<Hash> = if !msg_hashes.is_empty() {
+        let mut out = Vec::new();
+        for h in &msg_hashes {
+            if body_hash.is_none() && opcode.is_none() {
+                out.push(*h);
+            } else if let Some(m) = chain::message(r, h)? {
+                if wanted(&m) {
+                    out.push(*h);
+                }
+            }
+        }
+        out
+    } else {
+        let mut out = Vec::new();
+        for x in r.prefix::<Messages>(&[], false) {
+            let (h, m) = x?;
+            if wanted(&m) {
+                out.push(h);
+            }
+        }
+        out
+    };
+    let mut ids = Vec::new();
+    for h in &hashes {
+        ids.extend(tx_ids_of_message(ctx, h, direction)?);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
+    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, true, false));
+    respond(ctx, p, paging.page(rows))
+}
+
+pub fn adjacent_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let Some(hash) = p.hash("hash")? else {
+        return Err(V3Error::invalid("hash is required"));
+    };
+    let direction = parse_direction(p)?;
+    let r = &ctx.reader;
+    let Some(id) = chain::tx_id_by_hash(r, &hash)? else {
+        return Err(V3Error::not_found("adjacent transactions not found"));
+    };
+    let tx = chain::tx_row(r, id)?;
+    let mut ids = Vec::new();
+    if direction != Some(false) {
+        // The parent: the transaction that sent this one's in-message.
+        if let Some(m) = &tx.record.in_msg {
+            ids.extend(tx_ids_of_message(ctx, m, Some(false))?);
+        }
+    }
+    if direction != Some(true) {
+        // The children: transactions that received its out-messages.
+        for m in &tx.record.out_msgs {
+            ids.extend(tx_ids_of_message(ctx, m, Some(true))?);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Err(V3Error::not_found("adjacent transactions not found"));
+    }
+    let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
+    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, false, false));
+    respond(ctx, p, rows)
+}
