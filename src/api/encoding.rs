@@ -266,7 +266,8 @@ mod tests {
     fn shard_forms_and_crc_boc() {
         assert_eq!(shard_hex(0x8000_0000_0000_0000), "8000000000000000");
         assert_eq!(shard_signed(0x8000_0000_0000_0000), "-9223372036854775808");
-        let empty = tycho_types::boc::Boc::encode(tycho_types::cell::CellBuilder::new().build().unwrap());
+        let empty =
+            tycho_types::boc::Boc::encode(tycho_types::cell::CellBuilder::new().build().unwrap());
         assert_eq!(
             b64(&boc_with_crc(&empty).unwrap()),
             "te6cckEBAQEAAgAAAEysuc0="

@@ -30,3 +30,5 @@ pub fn pytoniq_blocks() -> serde_json::Map<String, serde_json::Value> {
 pub fn tonindex_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tonindex"))
 }
+
+pub mod api;

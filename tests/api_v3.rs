@@ -1,0 +1,397 @@
+//! API v3 over an index of real fixture blocks: each endpoint's objects are
+//! checked field by field against the decoded blocks, and pages against
+//! the order of the data.
+
+mod common;
+
+use common::api::{b64, fixture, get, q};
+use serde_json::Value;
+use tonindex::api::encoding::raw_upper;
+
+fn lts(v: &Value) -> Vec<u64> {
+    v["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["lt"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn masterchain_info_and_blocks() {
+    let f = fixture();
+    let mc: Vec<_> = f
+        .blocks
+        .iter()
+        .filter(|b| b.record.id.id.workchain == -1)
+        .map(|b| &b.record)
+        .collect();
+    let last = mc.iter().max_by_key(|b| b.id.id.seqno).unwrap();
+    let first = mc.iter().min_by_key(|b| b.id.id.seqno).unwrap();
+
+    let r = get("/api/v3/masterchainInfo");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["x-api-version"], "1.2.10");
+    for (key, b) in [("last", last), ("first", first)] {
+        let j = &r.json[key];
+        assert_eq!(j["seqno"], b.id.id.seqno);
+        assert_eq!(j["shard"], "8000000000000000");
+        assert_eq!(j["root_hash"], b64(&b.id.root_hash));
+        assert_eq!(j["file_hash"], b64(&b.id.file_hash));
+        assert_eq!(j["gen_utime"], b.gen_utime.to_string());
+        assert_eq!(j["start_lt"], b.start_lt.to_string());
+        assert_eq!(j["end_lt"], b.end_lt.to_string());
+        assert_eq!(j["global_id"], b.global_id);
+        assert_eq!(j["key_block"], b.key_block);
+        assert_eq!(j["masterchain_block_ref"]["seqno"], b.id.id.seqno);
+    }
+
+    // /blocks sorted by gen_utime, paged with offset.
+    let all = get("/api/v3/blocks?workchain=-1&sort=asc&limit=1000");
+    let times: Vec<u64> = all.json["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["gen_utime"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), mc.len());
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    let page2 = get("/api/v3/blocks?workchain=-1&sort=asc&limit=3&offset=3");
+    assert_eq!(
+        page2.json["blocks"].as_array().unwrap()[..],
+        all.json["blocks"].as_array().unwrap()[3..6]
+    );
+    let desc = get("/api/v3/blocks?workchain=-1&sort=desc&limit=2");
+    assert_eq!(
+        desc.json["blocks"][0]["gen_utime"],
+        last.gen_utime.to_string()
+    );
+
+    // By root hash, file hash, and the masterchain block that commits it.
+    let shard_block = f
+        .blocks
+        .iter()
+        .map(|b| &b.record)
+        .find(|b| b.id.id.workchain == 0)
+        .unwrap();
+    for key in ["root_hash", "file_hash"] {
+        let h = if key == "root_hash" {
+            shard_block.id.root_hash
+        } else {
+            shard_block.id.file_hash
+        };
+        let r = get(&format!("/api/v3/blocks?{key}={}", q(&b64(&h))));
+        assert_eq!(r.json["blocks"].as_array().unwrap().len(), 1, "{key}");
+        let b = &r.json["blocks"][0];
+        assert_eq!(b["seqno"], shard_block.id.id.seqno);
+        assert_eq!(b["tx_count"], shard_block.tx_count);
+        assert_eq!(
+            b["prev_blocks"][0]["seqno"],
+            shard_block.prev_blocks[0].block.id.seqno
+        );
+    }
+    let r = get(&format!("/api/v3/blocks?mc_seqno={}", last.id.id.seqno));
+    assert!(r.json["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["workchain"] == -1 && b["seqno"] == last.id.id.seqno));
+
+    // Shard state: the masterchain block plus the indexed top shard blocks.
+    let r = get(&format!(
+        "/api/v3/masterchainBlockShardState?seqno={}",
+        last.id.id.seqno
+    ));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json["blocks"][0]["seqno"], last.id.id.seqno);
+    let r = get(&format!(
+        "/api/v3/masterchainBlockShards?seqno={}",
+        last.id.id.seqno
+    ));
+    assert_eq!(r.status, 200);
+    assert_eq!(get("/api/v3/masterchainBlockShards?seqno=1").status, 404);
+    assert_eq!(
+        get("/api/v3/masterchainBlockShardState?seqno=1").json["error"],
+        "blocks not found"
+    );
+}
+
+#[test]
+fn account_transactions_are_paged_in_lt_order_with_exact_fields() {
+    let f = fixture();
+    let account = f.busiest_account();
+    let expected = f.account_txs(&account);
+    assert!(
+        expected.len() >= 4,
+        "fixture account has {} txs",
+        expected.len()
+    );
+    let addr = raw_upper(&account);
+
+    let page1 = get(&format!(
+        "/api/v3/transactions?account={addr}&limit=2&sort=desc"
+    ));
+    let page2 = get(&format!(
+        "/api/v3/transactions?account={addr}&limit=2&offset=2&sort=desc"
+    ));
+    let want: Vec<u64> = expected.iter().map(|t| t.record.lt).collect();
+    assert_eq!(lts(&page1.json), want[..2]);
+    assert_eq!(lts(&page2.json), want[2..4]);
+    let asc = get(&format!(
+        "/api/v3/transactions?account={addr}&limit=1000&sort=asc"
+    ));
+    let mut want_asc = want.clone();
+    want_asc.reverse();
+    assert_eq!(lts(&asc.json), want_asc);
+    assert!(asc.json["address_book"][&addr]["user_friendly"].is_string());
+
+    // Every field of every transaction, against the decoder.
+    for (j, t) in asc.json["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(expected.iter().rev())
+    {
+        let r = &t.record;
+        assert_eq!(j["account"], addr);
+        assert_eq!(j["hash"], b64(&r.hash));
+        assert_eq!(j["now"], r.now);
+        assert_eq!(j["prev_trans_hash"], b64(&r.prev_trans_hash));
+        assert_eq!(j["prev_trans_lt"], r.prev_trans_lt.to_string());
+        assert_eq!(j["total_fees"], r.total_fees.grams.to_string());
+        assert_eq!(j["block_ref"]["seqno"], r.block.seqno);
+        assert_eq!(
+            j["account_state_after"]["hash"],
+            b64(&r.account_state_hash_after)
+        );
+        assert_eq!(j["finality"], "finalized");
+        match &t.in_msg {
+            None => assert!(j["in_msg"].is_null()),
+            Some(m) => {
+                assert_eq!(j["in_msg"]["hash"], b64(&m.hash));
+                assert_eq!(
+                    j["in_msg"]["value"],
+                    m.value
+                        .as_ref()
+                        .map_or(Value::Null, |v| v.grams.to_string().into())
+                );
+                assert_eq!(
+                    j["in_msg"]["opcode"],
+                    m.opcode
+                        .map_or(Value::Null, |o| format!("0x{o:08x}").into())
+                );
+                assert_eq!(j["in_msg"]["message_content"]["hash"], b64(&m.body_hash));
+                let body = j["in_msg"]["message_content"]["body"].as_str().unwrap();
+                assert!(body.starts_with("te6cck"), "bodies carry a CRC: {body}");
+            }
+        }
+        let out: Vec<&str> = j["out_msgs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["hash"].as_str().unwrap())
+            .collect();
+        assert_eq!(out.len(), t.out_msgs.len());
+        for m in &t.out_msgs {
+            assert!(out.contains(&b64(&m.hash).as_str()));
+        }
+    }
+
+    // By hash, by lt, by block; lt range.
+    let t = expected[1];
+    let r = get(&format!(
+        "/api/v3/transactions?hash={}",
+        q(&b64(&t.record.hash))
+    ));
+    assert_eq!(lts(&r.json), vec![t.record.lt]);
+    let hex = hex::encode(t.record.hash);
+    assert_eq!(
+        lts(&get(&format!("/api/v3/transactions?hash={hex}")).json),
+        vec![t.record.lt]
+    );
+    let r = get(&format!(
+        "/api/v3/transactions?account={addr}&start_lt={}&end_lt={}",
+        expected[2].record.lt, expected[1].record.lt
+    ));
+    assert_eq!(lts(&r.json), want[1..3]);
+}
+
+#[test]
+fn block_and_masterchain_block_transactions() {
+    let f = fixture();
+    let b = f
+        .blocks
+        .iter()
+        .find(|b| b.record.id.id.workchain == 0 && b.transactions.len() > 1)
+        .unwrap();
+    let id = &b.record.id.id;
+    let r = get(&format!(
+        "/api/v3/transactions?workchain={}&shard={:016x}&seqno={}&sort=asc&limit=1000",
+        id.workchain, id.shard, id.seqno
+    ));
+    let mut got: Vec<String> = r.json["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["hash"].as_str().unwrap().to_string())
+        .collect();
+    let mut want: Vec<String> = b.transactions.iter().map(|t| b64(&t.record.hash)).collect();
+    assert!(lts(&r.json).windows(2).all(|w| w[0] <= w[1]));
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+
+    let mc = f
+        .blocks
+        .iter()
+        .filter(|b| b.record.id.id.workchain == -1 && !b.transactions.is_empty())
+        .max_by_key(|b| b.record.id.id.seqno)
+        .unwrap();
+    let seqno = mc.record.id.id.seqno;
+    let r = get(&format!(
+        "/api/v3/transactionsByMasterchainBlock?seqno={seqno}&sort=asc"
+    ));
+    assert_eq!(r.status, 200);
+    let got = lts(&r.json);
+    assert!(got.len() >= mc.transactions.len());
+    assert!(got.windows(2).all(|w| w[0] <= w[1]));
+    let same = get(&format!(
+        "/api/v3/transactions?mc_seqno={seqno}&sort=asc&limit=1000"
+    ));
+    assert_eq!(lts(&same.json), got);
+    let missing = get("/api/v3/transactionsByMasterchainBlock?seqno=7");
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json["error"], "masterchain block 7 not found");
+}
+
+/// A message sent by one indexed transaction and received by another.
+fn internal_pair() -> ([u8; 32], [u8; 32], [u8; 32]) {
+    let f = fixture();
+    let txs = f.txs();
+    for (_, t) in txs.values() {
+        let Some(m) = &t.in_msg else { continue };
+        if let Some((_, sender)) = txs
+            .values()
+            .find(|(_, s)| s.out_msgs.iter().any(|o| o.hash == m.hash))
+        {
+            return (m.hash, sender.record.hash, t.record.hash);
+        }
+    }
+    panic!("no message with both ends in the fixture index");
+}
+
+#[test]
+fn transactions_by_message_adjacent_and_messages() {
+    let (msg, sender, receiver) = internal_pair();
+    let r = get(&format!(
+        "/api/v3/transactionsByMessage?msg_hash={}",
+        q(&b64(&msg))
+    ));
+    let hashes: Vec<&str> = r.json["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["hash"].as_str().unwrap())
+        .collect();
+    assert_eq!(hashes.len(), 2);
+    assert!(hashes.contains(&b64(&sender).as_str()) && hashes.contains(&b64(&receiver).as_str()));
+    let r = get(&format!(
+        "/api/v3/transactionsByMessage?msg_hash={}&direction=in",
+        q(&b64(&msg))
+    ));
+    assert_eq!(r.json["transactions"][0]["hash"], b64(&receiver));
+
+    let r = get(&format!(
+        "/api/v3/adjacentTransactions?hash={}&direction=in",
+        q(&b64(&receiver))
+    ));
+    assert_eq!(r.json["transactions"][0]["hash"], b64(&sender));
+    let r = get(&format!(
+        "/api/v3/adjacentTransactions?hash={}&direction=out",
+        q(&b64(&sender))
+    ));
+    assert!(r.json["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["hash"] == b64(&receiver)));
+
+    let r = get(&format!("/api/v3/messages?msg_hash={}", q(&b64(&msg))));
+    let m = &r.json["messages"][0];
+    assert_eq!(m["hash"], b64(&msg));
+    assert_eq!(m["in_msg_tx_hash"], b64(&receiver));
+    assert_eq!(m["out_msg_tx_hash"], b64(&sender));
+    let txs = fixture().txs();
+    let decoded = txs[&receiver].1.in_msg.as_ref().unwrap();
+    assert_eq!(m["source"], raw_upper(&decoded.source.unwrap()));
+    assert_eq!(m["created_lt"], decoded.created_lt.unwrap().to_string());
+    assert_eq!(m["fwd_fee"], decoded.fwd_fee.unwrap().to_string());
+    assert!(r.json["address_book"].as_object().unwrap().len() >= 1);
+
+    // The sender's messages, ordered by created_lt.
+    let source = raw_upper(&decoded.source.unwrap());
+    let r = get(&format!(
+        "/api/v3/messages?source={source}&sort=asc&limit=1000"
+    ));
+    let created: Vec<u64> = r.json["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["created_lt"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert!(!created.is_empty());
+    assert!(created.windows(2).all(|w| w[0] <= w[1]));
+    let ext_in = get("/api/v3/messages?source=null&limit=5");
+    for m in ext_in.json["messages"].as_array().unwrap() {
+        assert!(m["source"].is_null());
+        assert!(m["hash_norm"].is_string());
+    }
+}
+
+#[test]
+fn address_book_forms() {
+    let f = fixture();
+    let a = f.busiest_account();
+    let raw = raw_upper(&a);
+    let r = get(&format!(
+        "/api/v3/addressBook?address={raw}&address=nonsense"
+    ));
+    assert_eq!(r.status, 200);
+    let uf = r.json[&raw]["user_friendly"].as_str().unwrap();
+    let parsed = tonindex::api::encoding::parse_address(uf).unwrap();
+    assert_eq!(parsed.address, a);
+    assert!(r.json["nonsense"]["user_friendly"].is_null());
+    assert_eq!(r.json[&raw]["interfaces"], serde_json::json!([]));
+    let none = get("/api/v3/addressBook");
+    assert_eq!(none.status, 422);
+    assert_eq!(none.json["error"], "at least 1 address required");
+}
+
+#[test]
+fn bad_input_gets_v3_errors_never_500() {
+    let cases: &[(&str, u16)] = &[
+        ("/api/v3/transactions?account=0:zz", 422),
+        ("/api/v3/transactions?hash=abc", 422),
+        ("/api/v3/transactions?limit=1001", 422),
+        ("/api/v3/transactions?limit=abc", 422),
+        ("/api/v3/transactions?sort=sideways", 422),
+        ("/api/v3/blocks?shard=xyz", 422),
+        ("/api/v3/blocks?workchain=99999999999", 422),
+        ("/api/v3/messages?opcode=0xZZ", 422),
+        ("/api/v3/messages?direction=up", 422),
+        ("/api/v3/transactionsByMessage", 422),
+        ("/api/v3/adjacentTransactions", 422),
+        ("/api/v3/adjacentTransactions?hash=0000000000000000000000000000000000000000000000000000000000000000", 404),
+        ("/api/v3/transactionsByMasterchainBlock?seqno=-5", 422),
+        ("/api/v3/nope", 404),
+        ("/api/v3/jetton/wallets", 501),
+    ];
+    for (uri, status) in cases {
+        let r = get(uri);
+        assert_eq!(r.status.as_u16(), *status, "{uri}: {}", r.json);
+        assert!(r.json["error"].is_string(), "{uri}: {}", r.json);
+    }
+    // Negative limit is coerced to 1, negative offset to 0.
+    let r = get("/api/v3/transactions?limit=-5&offset=-2");
+    assert_eq!(r.json["transactions"].as_array().unwrap().len(), 1);
+}

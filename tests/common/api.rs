@@ -1,0 +1,142 @@
+//! An index built once from the mainnet fixture blocks, the API router over
+//! it, and the decoded blocks to check responses against.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::Value;
+use tonindex::api::{router, Api, ApiConfig};
+use tonindex::chain::files::collect_paths;
+use tonindex::decode::transaction::DecodedTransaction;
+use tonindex::decode::DecodedBlock;
+use tonindex::ingest::{decode_file, import_files, IngestOptions};
+use tonindex_storage::{Db, DbOptions};
+use tower::ServiceExt;
+
+pub struct Fixture {
+    pub router: axum::Router,
+    pub blocks: Vec<DecodedBlock>,
+    _dir: tempfile::TempDir,
+}
+
+/// The mainnet fixture blocks: the 2019 series and singles, ston-fi, tongo.
+fn paths() -> Vec<std::path::PathBuf> {
+    collect_paths(&[
+        super::fixture("blocks/ever-block-mainnet-2019"),
+        super::fixture("blocks/ston-fi"),
+        super::fixture("blocks/tongo"),
+    ])
+    .unwrap()
+    .into_iter()
+    .filter(|p| !p.to_string_lossy().ends_with("hashmap_aug.hex"))
+    .collect()
+}
+
+pub fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = paths();
+        {
+            let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+            let opts = IngestOptions {
+                chunk_size: 16,
+                unit_delay: None,
+                decode_pool: None,
+            };
+            import_files(&db, &paths, &opts, |_, _| {}).unwrap();
+        }
+        // Serve the way `tonindex serve` does: as a follower.
+        let scratch = tempfile::tempdir().unwrap().keep();
+        let db = Db::open_follower(dir.path(), &scratch).unwrap();
+        let router = router(Api::new(Arc::new(db), ApiConfig::default()));
+        let blocks = paths.iter().map(|p| decode_file(p).unwrap()).collect();
+        Fixture {
+            router,
+            blocks,
+            _dir: dir,
+        }
+    })
+}
+
+impl Fixture {
+    /// Every decoded transaction by hash, with its block.
+    pub fn txs(&self) -> HashMap<[u8; 32], (&DecodedBlock, &DecodedTransaction)> {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.transactions.iter().map(move |t| (t.record.hash, (b, t))))
+            .collect()
+    }
+
+    /// Transactions of `account` newest first.
+    pub fn account_txs(&self, account: &tonindex_model::Address) -> Vec<&DecodedTransaction> {
+        let mut v: Vec<_> = self
+            .txs()
+            .into_values()
+            .filter(|(_, t)| t.record.account == *account)
+            .map(|(_, t)| t)
+            .collect();
+        v.sort_by_key(|t| std::cmp::Reverse(t.record.lt));
+        v
+    }
+
+    /// The account with the most transactions.
+    pub fn busiest_account(&self) -> tonindex_model::Address {
+        let mut count: HashMap<tonindex_model::Address, usize> = HashMap::new();
+        for (_, t) in self.txs().values() {
+            *count.entry(t.record.account).or_default() += 1;
+        }
+        count.into_iter().max_by_key(|(a, n)| (*n, *a)).unwrap().0
+    }
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub json: Value,
+}
+
+fn run(req: Request<Body>) -> Reply {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let resp = fixture().router.clone().oneshot(req).await.unwrap();
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let json = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        Reply {
+            status,
+            headers,
+            json,
+        }
+    })
+}
+
+pub fn get(uri: &str) -> Reply {
+    run(Request::get(uri).body(Body::empty()).unwrap())
+}
+
+pub fn post(uri: &str, body: &Value) -> Reply {
+    run(Request::post(uri)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap())
+}
+
+pub fn b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Percent-encodes a query value.
+pub fn q(v: &str) -> String {
+    form_urlencoded::byte_serialize(v.as_bytes()).collect()
+}
