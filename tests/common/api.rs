@@ -131,6 +131,15 @@ pub fn post(uri: &str, body: &Value) -> Reply {
         .unwrap())
 }
 
+/// A body-less request with any HTTP method.
+pub fn request(method: &str, uri: &str) -> Reply {
+    run(Request::builder()
+        .method(method)
+        .uri(uri)
+        .body(Body::empty())
+        .unwrap())
+}
+
 pub fn b64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -145,8 +145,9 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         .filter(|b| lt.is_none_or(|lt| b.start_lt <= lt && lt <= b.end_lt))
         .filter(|b| unixtime.is_none_or(|t| b.gen_utime <= t))
     } else {
-        // Blocks of one shard are in seqno order, so lt and time grow along it.
-        let mut best = None;
+        // A linear walk of the shard's blocks: the one containing `lt`, or
+        // the newest generated at or before `unixtime`.
+        let mut best: Option<BlockRecord> = None;
         for x in r.prefix::<Blocks>(&tables::shard_blocks_prefix(workchain, shard), false) {
             let (_, b) = x?;
             if let Some(lt) = lt {
@@ -154,14 +155,10 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
                     best = Some(b);
                     break;
                 }
-                if b.start_lt > lt {
-                    break;
-                }
             } else if let Some(t) = unixtime {
-                if b.gen_utime > t {
-                    break;
+                if b.gen_utime <= t && best.as_ref().is_none_or(|x| b.gen_utime >= x.gen_utime) {
+                    best = Some(b);
                 }
-                best = Some(b);
             }
         }
         best

@@ -27,7 +27,6 @@ fn block_page(
     ctx: &Ctx<'_>,
     p: &Params,
 ) -> Result<(BlockRecord, usize, Vec<FullTx>, bool), V2Error> {
-    let block = block_from_params(ctx, p)?;
     let count = match p.int::<i64>("count")? {
         None => 40,
         Some(c) if (1..=10_000).contains(&c) => c as usize,
@@ -40,6 +39,7 @@ fn block_page(
             "after_lt and after_hash should be used together",
         ));
     }
+    let block = block_from_params(ctx, p)?;
     let r = &ctx.reader;
     let ids: Vec<u64> = r
         .prefix::<TxByBlock>(&BlockTxKey::prefix(&block.id.id), false)
