@@ -129,7 +129,7 @@ fn v3_responses_match_the_v3_schema() {
             ),
             "TransactionsResponse",
         ),
-        (format!("/api/v3/messages?limit=50"), "MessagesResponse"),
+        ("/api/v3/messages?limit=50".into(), "MessagesResponse"),
         (
             format!("/api/v3/addressBook?address={account}"),
             "AddressBook",

@@ -102,7 +102,7 @@ fn snake_bytes(body: &CellSlice<'_>) -> Option<Vec<u8>> {
     slice.skip_first(32, 0).ok()?;
     loop {
         let bits = slice.size_bits();
-        if bits % 8 != 0 {
+        if !bits.is_multiple_of(8) {
             return None;
         }
         let mut buf = vec![0u8; usize::from(bits / 8)];
@@ -149,7 +149,7 @@ fn msg_data(m: &MessageRecord) -> (MsgData, Option<String>) {
     let data = cell.data();
     let bytes = usize::from(cell.bit_len()).div_ceil(8);
     let mut root = data[..bytes.min(data.len())].to_vec();
-    if cell.bit_len() % 8 != 0 {
+    if !cell.bit_len().is_multiple_of(8) {
         if let Some(last) = root.last_mut() {
             *last &= 0xffu8 << (8 - cell.bit_len() % 8);
         }

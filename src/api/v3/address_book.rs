@@ -55,10 +55,8 @@ pub fn build(
         return Ok(book);
     }
     for a in addresses {
-        let key = raw_upper(&a);
-        if !book.contains_key(&key) {
-            let r = row(ctx, &a)?;
-            book.insert(key, r);
+        if let std::collections::btree_map::Entry::Vacant(slot) = book.entry(raw_upper(&a)) {
+            slot.insert(row(ctx, &a)?);
         }
     }
     Ok(book)
