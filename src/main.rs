@@ -18,6 +18,7 @@ fn main() {
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
             Command::Serve(_) => tonindex::cli::serve::run(&cfg),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
+            Command::BenchServe(args) => tonindex::cli::bench_serve::run(&cfg, args),
             Command::Bench(args) => tonindex::cli::bench::run(args),
         }
     });

@@ -312,8 +312,10 @@ pub struct MessageRecord {
     pub opcode: Option<u32>,
     pub body_hash: Hash,
     /// The body as a standalone cell, serialized as a BoC.
+    #[serde(with = "serde_bytes")]
     pub body_boc: Vec<u8>,
     pub init_state_hash: Option<Hash>,
+    #[serde(with = "serde_bytes")]
     pub init_state_boc: Option<Vec<u8>>,
     /// From a v2 envelope in this block's in/out message descriptions, when present.
     pub metadata: Option<MsgMetadata>,

@@ -140,14 +140,24 @@ pub fn shard_signed(shard: u64) -> String {
     (shard as i64).to_string()
 }
 
-/// Re-serializes a BoC with a CRC32C trailer (`te6cckE…`), the form v3
-/// uses for message bodies and init states.
+/// A BoC with a CRC32C trailer (`te6cckE…`), the form v3 uses for message
+/// bodies and init states. A BoC with the flag is the same bytes with the
+/// `has_crc32c` header bit set and the checksum appended, so the stored
+/// BoC is patched rather than re-serialized. `None` if it is not a BoC.
 pub fn boc_with_crc(boc: &[u8]) -> Option<Vec<u8>> {
-    let cell = tycho_types::boc::Boc::decode(boc).ok()?;
+    const MAGIC: [u8; 4] = [0xb5, 0xee, 0x9c, 0x72];
+    const HAS_CRC: u8 = 0x40;
+    if boc.len() < 5 || boc[..4] != MAGIC {
+        return None;
+    }
+    if boc[4] & HAS_CRC != 0 {
+        return Some(boc.to_vec());
+    }
     let mut out = Vec::with_capacity(boc.len() + 4);
-    tycho_types::boc::ser::BocHeader::<std::hash::RandomState>::with_root(cell.as_ref())
-        .with_crc(true)
-        .encode(&mut out);
+    out.extend_from_slice(boc);
+    out[4] |= HAS_CRC;
+    let crc = crc32c::crc32c(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
     Some(out)
 }
 
@@ -272,5 +282,19 @@ mod tests {
             b64(&boc_with_crc(&empty).unwrap()),
             "te6cckEBAQEAAgAAAEysuc0="
         );
+        // Equal to tycho's own CRC serialization of a bigger tree.
+        let mut b = tycho_types::cell::CellBuilder::new();
+        b.store_u64(0xdead_beef_0bad_f00d).unwrap();
+        b.store_reference(tycho_types::cell::CellBuilder::new().build().unwrap())
+            .unwrap();
+        let cell = b.build().unwrap();
+        let mut want = Vec::new();
+        tycho_types::boc::ser::BocHeader::<std::hash::RandomState>::with_root(cell.as_ref())
+            .with_crc(true)
+            .encode(&mut want);
+        let plain = tycho_types::boc::Boc::encode(&cell);
+        assert_eq!(boc_with_crc(&plain).unwrap(), want);
+        assert!(tycho_types::boc::Boc::decode(&want).is_ok());
+        assert_eq!(boc_with_crc(b"nope"), None);
     }
 }

@@ -1,6 +1,7 @@
-//! Command line: `import`, `serve`, `stats`, `bench`.
+//! Command line: `import`, `serve`, `stats`, `bench`, `bench-serve`.
 
 pub mod bench;
+pub mod bench_serve;
 pub mod import;
 pub mod serve;
 pub mod stats;
@@ -38,6 +39,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// Measure decode and index throughput on block files.
     Bench(bench::BenchArgs),
+    /// Measure HTTP throughput and latency of the API against a bare axum handler.
+    BenchServe(bench_serve::BenchServeArgs),
 }
 
 impl Cli {
@@ -67,6 +70,11 @@ impl Cli {
                 }
                 if let Some(listen) = &a.listen {
                     cfg.serve.listen = listen.clone();
+                }
+            }
+            Command::BenchServe(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
                 }
             }
             Command::Bench(_) => {}

@@ -13,6 +13,7 @@ use crate::codec::bincode_value;
 pub struct TxRow {
     pub record: TransactionRecord,
     /// `lz4_flex` size-prepended compression of the transaction BoC.
+    #[serde(with = "serde_bytes")]
     pub boc_lz4: Vec<u8>,
 }
 

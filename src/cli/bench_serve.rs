@@ -1,0 +1,261 @@
+//! `tonindex bench-serve`: HTTP load against the API over an index, and in
+//! the same run against a bare axum handler returning a constant JSON body
+//! of the same size — the ceiling any handler on this machine can reach.
+//!
+//! The load generator is a small keep-alive HTTP/1.1 client on its own
+//! runtime: `connections` connections, each sending the next request when
+//! the previous answer is in, for `seconds`. It prints requests/s and
+//! p50/p99 latency per case, and the ratio to the bare handler.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::routing::get;
+use axum::Router;
+use clap::Args;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tonindex_storage::Db;
+
+use crate::api::{router, Api};
+use crate::config::Config;
+
+#[derive(Debug, Args)]
+pub struct BenchServeArgs {
+    /// Database directory (overrides the config's `db`); must hold blocks.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 16)]
+    pub connections: usize,
+    /// Seconds per case.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Server worker threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    pub server_threads: usize,
+}
+
+/// One keep-alive connection: sends `GET path`, reads the whole answer.
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Conn {
+    async fn open(port: u16) -> std::io::Result<Self> {
+        let stream = TcpStream::connect(("127.0.0.1", port)).await?;
+        stream.set_nodelay(true)?;
+        Ok(Self {
+            stream,
+            buf: Vec::with_capacity(1 << 16),
+        })
+    }
+
+    /// Returns (status, body length).
+    async fn get(&mut self, path: &str) -> std::io::Result<(u16, usize)> {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n");
+        self.stream.write_all(req.as_bytes()).await?;
+        self.buf.clear();
+        let mut chunk = [0u8; 16384];
+        loop {
+            let n = self.stream.read(&mut chunk).await?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+            let Some(end) = find(&self.buf, b"\r\n\r\n") else {
+                continue;
+            };
+            let head = String::from_utf8_lossy(&self.buf[..end]).to_ascii_lowercase();
+            let status = head
+                .split_whitespace()
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while self.buf.len() < end + 4 + len {
+                let n = self.stream.read(&mut chunk).await?;
+                if n == 0 {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
+                }
+                self.buf.extend_from_slice(&chunk[..n]);
+            }
+            return Ok((status, len));
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Figures of one case.
+struct Figures {
+    rps: f64,
+    p50_us: u64,
+    p99_us: u64,
+    body: usize,
+}
+
+async fn load(port: u16, path: &str, connections: usize, seconds: f64) -> anyhow::Result<Figures> {
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let mut tasks = Vec::new();
+    for _ in 0..connections {
+        let path = path.to_string();
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::open(port).await?;
+            let mut lat = Vec::new();
+            let mut body = 0;
+            while Instant::now() < deadline {
+                let t = Instant::now();
+                let (status, len) = conn.get(&path).await?;
+                if status != 200 {
+                    anyhow::bail!("{path} answered {status}");
+                }
+                lat.push(t.elapsed().as_micros() as u64);
+                body = len;
+            }
+            anyhow::Ok((lat, body))
+        }));
+    }
+    let start = Instant::now();
+    let mut all = Vec::new();
+    let mut body = 0;
+    for t in tasks {
+        let (lat, len) = t.await??;
+        all.extend(lat);
+        body = len;
+    }
+    let elapsed = start.elapsed().as_secs_f64().max(seconds);
+    all.sort_unstable();
+    let pct = |p: f64| {
+        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
+    Ok(Figures {
+        rps: all.len() as f64 / elapsed,
+        p50_us: pct(0.50),
+        p99_us: pct(0.99),
+        body,
+    })
+}
+
+/// Starts `app` on an ephemeral port of `rt`.
+fn start(rt: &tokio::runtime::Runtime, app: Router) -> anyhow::Result<u16> {
+    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+    let port = listener.local_addr()?.port();
+    rt.spawn(async move { axum::serve(listener, app).await });
+    Ok(port)
+}
+
+pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
+    let scratch = tempfile::Builder::new()
+        .prefix("tonindex-bench-")
+        .tempdir()?;
+    let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
+    let mut server = tokio::runtime::Builder::new_multi_thread();
+    if args.server_threads > 0 {
+        server.worker_threads(args.server_threads);
+    }
+    let server = server.enable_all().build()?;
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let port = start(&server, router(Api::new(db, cfg.serve.clone())))?;
+
+    // Targets from the index itself: the newest transaction, and the account
+    // with the most transactions among the newest thousand (a full page).
+    let probe: serde_json::Value = client.block_on(async {
+        let mut c = Conn::open(port).await?;
+        let req = "GET /api/v3/transactions?limit=1000&x_no_address_book=1 HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n";
+        c.stream.write_all(req.as_bytes()).await?;
+        let mut buf = Vec::new();
+        c.stream.read_to_end(&mut buf).await?;
+        let body = find(&buf, b"\r\n\r\n").map_or(&buf[..], |i| &buf[i + 4..]);
+        anyhow::Ok(serde_json::from_slice(body)?)
+    })?;
+    let txs = probe["transactions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut per_account: std::collections::HashMap<&str, usize> = Default::default();
+    for t in &txs {
+        if let Some(a) = t["account"].as_str() {
+            *per_account.entry(a).or_default() += 1;
+        }
+    }
+    let (Some(hash), Some((account, _))) = (
+        txs.first().and_then(|t| t["hash"].as_str()),
+        per_account.into_iter().max_by_key(|(a, n)| (*n, *a)),
+    ) else {
+        anyhow::bail!("the index at {} holds no transactions", cfg.db.display());
+    };
+    let hash: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let cases = [
+        ("v3 masterchainInfo", "/api/v3/masterchainInfo".to_string()),
+        (
+            "v3 transaction by hash",
+            format!("/api/v3/transactions?hash={hash}"),
+        ),
+        (
+            "v3 account page (limit 100)",
+            format!("/api/v3/transactions?account={account}&limit=100"),
+        ),
+        (
+            "v2 getTransactions (limit 10)",
+            format!("/api/v2/getTransactions?address={account}&limit=10"),
+        ),
+    ];
+
+    println!(
+        "{} connections, {:.1} s per case, server threads: {}, cores: {}",
+        args.connections,
+        args.seconds,
+        if args.server_threads == 0 {
+            "all".to_string()
+        } else {
+            args.server_threads.to_string()
+        },
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!(
+        "{:<32} {:>10} {:>9} {:>9} {:>9}   {:>10} {:>9} {:>9} {:>8}",
+        "case", "req/s", "p50 µs", "p99 µs", "bytes", "bare req/s", "p50 µs", "p99 µs", "vs bare"
+    );
+    for (name, path) in cases {
+        let ours = client.block_on(load(port, &path, args.connections, args.seconds))?;
+        // The bare handler answers a constant body of the same size.
+        let body: &'static str =
+            Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
+        let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
+        let bare_port = start(
+            &server,
+            Router::new().route(
+                "/bare",
+                get(move || async move { ([("content-type", "application/json")], constant) }),
+            ),
+        )?;
+        let bare = client.block_on(load(bare_port, "/bare", args.connections, args.seconds))?;
+        println!(
+            "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×",
+            name,
+            ours.rps,
+            ours.p50_us,
+            ours.p99_us,
+            ours.body,
+            bare.rps,
+            bare.p50_us,
+            bare.p99_us,
+            ours.rps / bare.rps
+        );
+    }
+    Ok(())
+}
