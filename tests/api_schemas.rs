@@ -88,12 +88,7 @@ fn v3_responses_match_the_v3_schema() {
     let doc = v3_doc();
     let f = fixture();
     let account = raw_upper(&f.busiest_account());
-    let mc = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && !b.transactions.is_empty())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap();
+    let mc = f.newest_mc(|b| !b.transactions.is_empty());
     let seqno = mc.record.id.id.seqno;
     let tx = &mc.transactions[0];
     let tx_hash = q(&b64(&tx.record.hash));
@@ -224,16 +219,7 @@ fn v2_responses_match_the_cpp_schema() {
         "workchain={}&shard={}&seqno={}",
         id.workchain, id.shard as i64, id.seqno
     );
-    let mc = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && !b.shards.is_empty())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap()
-        .record
-        .id
-        .id
-        .seqno;
+    let mc = f.newest_mc(|b| !b.shards.is_empty()).record.id.id.seqno;
     let (msg, _) = f
         .txs()
         .values()

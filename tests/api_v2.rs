@@ -85,12 +85,7 @@ fn masterchain_info_lookup_shards_and_header() {
     assert_eq!(rpc.json["id"], "7");
     assert_eq!(rpc.json["jsonrpc"], "2.0");
 
-    let mc = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && !b.shards.is_empty())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap();
+    let mc = f.newest_mc(|b| !b.shards.is_empty());
     for method in ["shards", "getShards"] {
         let r = result(&format!("/api/v2/{method}?seqno={}", mc.record.id.id.seqno));
         assert_eq!(r["@type"], "blocks.shards");
@@ -342,12 +337,7 @@ fn utils_match_the_reference_vectors() {
 #[test]
 fn config_from_the_newest_key_block() {
     let f = fixture();
-    let key = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && b.config_boc.is_some())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .expect("a key block with config in the fixtures");
+    let key = f.newest_mc(|b| b.config_boc.is_some());
     let all = result("/api/v2/getConfigAll");
     assert_eq!(all["@type"], "configInfo");
     assert_eq!(all["config"]["@type"], "tvm.cell");

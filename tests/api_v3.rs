@@ -241,12 +241,7 @@ fn block_and_masterchain_block_transactions() {
     want.sort();
     assert_eq!(got, want);
 
-    let mc = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && !b.transactions.is_empty())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap();
+    let mc = f.newest_mc(|b| !b.transactions.is_empty());
     let seqno = mc.record.id.id.seqno;
     let r = get(&format!(
         "/api/v3/transactionsByMasterchainBlock?seqno={seqno}&sort=asc"

@@ -23,11 +23,11 @@ fn ensure_packages() {
         return;
     }
     let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
+        .args(["install", "--no-audit", "--no-fund"])
         .current_dir(&dir)
         .status()
         .expect("npm is required for the client tests (apt install nodejs npm)");
-    assert!(status.success(), "npm ci in {} failed", dir.display());
+    assert!(status.success(), "npm install in {} failed", dir.display());
 }
 
 #[test]
@@ -49,18 +49,8 @@ fn ton_and_tonweb_clients_read_the_index() {
     rt.spawn(async move { axum::serve(listener, router).await.unwrap() });
 
     // What the clients must see, from the decoder.
-    let mc = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1)
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap();
-    let with_shards = f
-        .blocks
-        .iter()
-        .filter(|b| b.record.id.id.workchain == -1 && !b.shards.is_empty())
-        .max_by_key(|b| b.record.id.id.seqno)
-        .unwrap();
+    let mc = f.newest_mc(|_| true);
+    let with_shards = f.newest_mc(|b| !b.shards.is_empty());
     // TonClient asks for the default 40 and refuses an incomplete list.
     let block = f
         .blocks

@@ -82,6 +82,15 @@ impl Fixture {
         v
     }
 
+    /// The newest masterchain block for which `pred` holds.
+    pub fn newest_mc(&self, pred: impl Fn(&DecodedBlock) -> bool) -> &DecodedBlock {
+        self.blocks
+            .iter()
+            .filter(|b| b.record.id.id.workchain == -1 && pred(b))
+            .max_by_key(|b| b.record.id.id.seqno)
+            .expect("a masterchain block in the fixtures")
+    }
+
     /// The account with the most transactions.
     pub fn busiest_account(&self) -> tonindex_model::Address {
         let mut count: HashMap<tonindex_model::Address, usize> = HashMap::new();
