@@ -14,7 +14,6 @@ pub const MASTER_SHARD: u64 = 0x8000_0000_0000_0000;
 /// A transaction with its messages resolved.
 #[derive(Debug, Clone)]
 pub struct FullTx {
-    pub id: u64,
     pub row: TxRow,
     pub in_msg: Option<MessageRecord>,
     pub out_msgs: Vec<MessageRecord>,
@@ -91,19 +90,21 @@ pub fn tx_row(r: &Reader<'_>, id: u64) -> Result<TxRow, Error> {
 /// Loads transactions by id with their in- and out-messages.
 pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
     let rows = r.multi_get::<Transactions>(ids)?;
-    let mut loaded = Vec::with_capacity(ids.len());
-    for (id, row) in ids.iter().zip(rows) {
-        let row = row.ok_or(Error::Corrupt("index points to a missing transaction"))?;
-        loaded.push((*id, row));
-    }
+    let loaded = rows
+        .into_iter()
+        .map(|row| row.ok_or(Error::Corrupt("index points to a missing transaction")))
+        .collect::<Result<Vec<_>, _>>()?;
     with_messages(r, loaded)
 }
 
 /// Resolves the in- and out-messages of loaded transactions (out-messages
 /// by `created_lt`).
-pub fn with_messages(r: &Reader<'_>, rows: Vec<(u64, TxRow)>) -> Result<Vec<FullTx>, Error> {
+pub fn with_messages(
+    r: &Reader<'_>,
+    rows: impl IntoIterator<Item = TxRow>,
+) -> Result<Vec<FullTx>, Error> {
     rows.into_iter()
-        .map(|(id, row)| {
+        .map(|row| {
             let in_msg = match &row.record.in_msg {
                 Some(h) => message(r, h)?,
                 None => None,
@@ -111,7 +112,6 @@ pub fn with_messages(r: &Reader<'_>, rows: Vec<(u64, TxRow)>) -> Result<Vec<Full
             let mut out_msgs = messages(r, &row.record.out_msgs)?;
             out_msgs.sort_by_key(|m| m.created_lt);
             Ok(FullTx {
-                id,
                 row,
                 in_msg,
                 out_msgs,

@@ -96,10 +96,6 @@ impl Api {
         Arc::new(Self { db, cfg })
     }
 
-    pub fn config(&self) -> &ApiConfig {
-        &self.cfg
-    }
-
     /// Runs `f` on one reader on the blocking pool, within the time budget.
     pub async fn read<T: Send + 'static>(
         self: &Arc<Self>,

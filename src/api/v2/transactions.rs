@@ -60,7 +60,7 @@ fn block_page(
             more = true;
             break;
         }
-        page.push((id, row));
+        page.push(row);
     }
     let txs = chain::with_messages(r, page)?;
     Ok((block, count, txs, more))

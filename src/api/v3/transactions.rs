@@ -30,7 +30,7 @@ struct TransactionsResponse {
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
 fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TxRow)>) -> V3Result {
-    let txs = chain::with_messages(&ctx.reader, rows)?;
+    let txs = chain::with_messages(&ctx.reader, rows.into_iter().map(|(_, row)| row))?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
         std::iter::once(t.row.record.account)
             .chain(t.in_msg.as_ref().and_then(|m| m.source))
