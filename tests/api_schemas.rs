@@ -220,12 +220,8 @@ fn v2_responses_match_the_cpp_schema() {
         id.workchain, id.shard as i64, id.seqno
     );
     let mc = f.newest_mc(|b| !b.shards.is_empty()).record.id.id.seqno;
-    let (msg, _) = f
-        .txs()
-        .values()
-        .filter_map(|(_, t)| t.in_msg.as_ref().map(|m| (m.clone(), t.record.hash)))
-        .find(|(m, _)| m.source.is_some() && m.destination.is_some())
-        .unwrap();
+    // Both ends indexed, so all three tryLocate* methods find a transaction.
+    let (msg, _, _) = f.internal_pair();
     let locate = format!(
         "source={}&destination={}&created_lt={}",
         raw_upper(&msg.source.unwrap()),

@@ -259,25 +259,12 @@ fn block_and_masterchain_block_transactions() {
     assert_eq!(missing.json["error"], "masterchain block 7 not found");
 }
 
-/// A message sent by one indexed transaction and received by another.
-fn internal_pair() -> ([u8; 32], [u8; 32], [u8; 32]) {
-    let f = fixture();
-    let txs = f.txs();
-    for (_, t) in txs.values() {
-        let Some(m) = &t.in_msg else { continue };
-        if let Some((_, sender)) = txs
-            .values()
-            .find(|(_, s)| s.out_msgs.iter().any(|o| o.hash == m.hash))
-        {
-            return (m.hash, sender.record.hash, t.record.hash);
-        }
-    }
-    panic!("no message with both ends in the fixture index");
-}
-
 #[test]
 fn transactions_by_message_adjacent_and_messages() {
-    let (msg, sender, receiver) = internal_pair();
+    let (msg, sender, receiver) = {
+        let (m, s, r) = fixture().internal_pair();
+        (m.hash, s.record.hash, r.record.hash)
+    };
     let r = get(&format!(
         "/api/v3/transactionsByMessage?msg_hash={}",
         q(&b64(&msg))

@@ -11,7 +11,8 @@ use tonindex::ingest::{decode_file, import_files, IngestOptions};
 use tonindex_model::{BlockId, ShardDescrRecord};
 use tonindex_storage::tables::{
     AccountLtKey, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
-    McShardState, Messages, Transactions, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock,
+    McShardState, Messages, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg,
+    TxByMcBlock,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -103,8 +104,7 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                 .collect();
             assert_eq!(txs.len() as u32, b.tx_count);
             for row in r.multi_get::<Transactions>(&txs).unwrap() {
-                let row = row.unwrap();
-                let t = &row.record;
+                let t = &row.unwrap();
                 assert_eq!(t.block, id);
                 let tx_id = r.get::<TxByHash>(&t.hash).unwrap().unwrap();
                 assert_eq!(
@@ -115,7 +115,7 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                     .unwrap(),
                     Some(tx_id)
                 );
-                let boc = row.boc().unwrap();
+                let boc = r.get::<TxBocs>(&tx_id).unwrap().unwrap().0;
                 let cell = tycho_types::boc::Boc::decode(&boc).unwrap();
                 assert_eq!(cell.repr_hash().as_array(), &t.hash);
                 if let Some(h) = t.in_msg {
@@ -241,7 +241,7 @@ fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
             .map(|x| x.unwrap().0.tx_id)
             .collect();
         for (tx_id, row) in txs.iter().zip(r.multi_get::<Transactions>(&txs).unwrap()) {
-            assert_eq!(row.unwrap().record.mc_block_seqno, Some(2660));
+            assert_eq!(row.unwrap().mc_block_seqno, Some(2660));
             assert!(mc_txs.contains(tx_id));
             shard_tx_count += 1;
         }

@@ -1,12 +1,14 @@
 //! Reads of chain records that both APIs make: blocks, transactions with
 //! their messages, account histories, shard states and config.
 
-use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord};
+use tonindex_model::{
+    Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+};
 use tonindex_storage::tables::{
     self, AccountLtKey, BlockByHash, Blocks, KeyBlockConfig, McShardState, Messages, Transactions,
-    TxByAccount, TxByHash,
+    TxBocs, TxByAccount, TxByHash,
 };
-use tonindex_storage::{prefix_successor, Error, Key, Reader, TxRow};
+use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
 /// The masterchain's only shard.
 pub const MASTER_SHARD: u64 = 0x8000_0000_0000_0000;
@@ -14,9 +16,18 @@ pub const MASTER_SHARD: u64 = 0x8000_0000_0000_0000;
 /// A transaction with its messages resolved.
 #[derive(Debug, Clone)]
 pub struct FullTx {
-    pub row: TxRow,
+    pub tx: TransactionRecord,
     pub in_msg: Option<MessageRecord>,
     pub out_msgs: Vec<MessageRecord>,
+    /// The transaction BoC, when asked for ([`Boc::Load`]).
+    pub boc: Option<Vec<u8>>,
+}
+
+/// Whether to load transaction BoCs: v2 returns them, v3 never does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Boc {
+    Load,
+    Skip,
 }
 
 /// The lowest and highest indexed masterchain blocks.
@@ -81,40 +92,49 @@ pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Err
     r.get::<Messages>(hash)
 }
 
-/// Loads one transaction row.
-pub fn tx_row(r: &Reader<'_>, id: u64) -> Result<TxRow, Error> {
-    r.get::<Transactions>(&id)?
-        .ok_or(Error::Corrupt("index points to a missing transaction"))
+const MISSING_TX: Error = Error::Corrupt("index points to a missing transaction");
+
+/// Loads one transaction record.
+pub fn tx_record(r: &Reader<'_>, id: u64) -> Result<TransactionRecord, Error> {
+    r.get::<Transactions>(&id)?.ok_or(MISSING_TX)
 }
 
 /// Loads transactions by id with their in- and out-messages.
-pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
-    let rows = r.multi_get::<Transactions>(ids)?;
-    let loaded = rows
-        .into_iter()
-        .map(|row| row.ok_or(Error::Corrupt("index points to a missing transaction")))
+pub fn full_txs(r: &Reader<'_>, ids: &[u64], boc: Boc) -> Result<Vec<FullTx>, Error> {
+    let records = r.multi_get::<Transactions>(ids)?;
+    let loaded = ids
+        .iter()
+        .zip(records)
+        .map(|(&id, rec)| rec.map(|rec| (id, rec)).ok_or(MISSING_TX))
         .collect::<Result<Vec<_>, _>>()?;
-    with_messages(r, loaded)
+    with_messages(r, loaded, boc)
 }
 
-/// Resolves the in- and out-messages of loaded transactions (out-messages
-/// by `created_lt`).
+/// Resolves the in- and out-messages (out-messages by `created_lt`) and,
+/// when asked, the BoCs of loaded `(tx_id, record)` pairs.
 pub fn with_messages(
     r: &Reader<'_>,
-    rows: impl IntoIterator<Item = TxRow>,
+    records: impl IntoIterator<Item = (u64, TransactionRecord)>,
+    boc: Boc,
 ) -> Result<Vec<FullTx>, Error> {
-    rows.into_iter()
-        .map(|row| {
-            let in_msg = match &row.record.in_msg {
+    records
+        .into_iter()
+        .map(|(id, tx)| {
+            let in_msg = match &tx.in_msg {
                 Some(h) => message(r, h)?,
                 None => None,
             };
-            let mut out_msgs = messages(r, &row.record.out_msgs)?;
+            let mut out_msgs = messages(r, &tx.out_msgs)?;
             out_msgs.sort_by_key(|m| m.created_lt);
+            let boc = match boc {
+                Boc::Load => Some(r.get::<TxBocs>(&id)?.ok_or(MISSING_TX)?.0),
+                Boc::Skip => None,
+            };
             Ok(FullTx {
-                row,
+                tx,
                 in_msg,
                 out_msgs,
+                boc,
             })
         })
         .collect()

@@ -1,7 +1,7 @@
 //! Wire encodings shared by API v2 and v3: address forms, hashes, shard ids,
 //! numbers-as-strings and BoCs. Each exists once, here.
 
-use std::fmt::Display;
+use std::fmt::{Display, Write as _};
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine as _;
@@ -15,14 +15,34 @@ pub fn b64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
 
+/// `wc:` and the account id in hex. Written out because addresses are
+/// formatted by the hundred per response and the `hex` crate goes through
+/// a char iterator.
+fn raw(a: &Address, upper: bool) -> String {
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut hex = [0u8; 64];
+    for (pair, b) in hex.chunks_exact_mut(2).zip(a.id) {
+        pair[0] = digits[usize::from(b >> 4)];
+        pair[1] = digits[usize::from(b & 0x0f)];
+    }
+    let mut out = String::with_capacity(69);
+    let _ = write!(out, "{}:", a.workchain);
+    out.push_str(std::str::from_utf8(&hex).unwrap_or_default());
+    out
+}
+
 /// Raw form `wc:HEX` with upper-case hex (v3 everywhere, v2 `ext.transaction.account`).
 pub fn raw_upper(a: &Address) -> String {
-    format!("{}:{}", a.workchain, hex::encode_upper(a.id))
+    raw(a, true)
 }
 
 /// Raw form `wc:hex` with lower-case hex (v2 short tx ids, detectAddress).
 pub fn raw_lower(a: &Address) -> String {
-    format!("{}:{}", a.workchain, hex::encode(a.id))
+    raw(a, false)
 }
 
 /// Flags of a user-friendly address form.
@@ -177,7 +197,11 @@ pub struct B64(pub Hash);
 
 impl Serialize for B64 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&b64(&self.0))
+        let mut buf = [0u8; 44];
+        let n = STANDARD
+            .encode_slice(self.0, &mut buf)
+            .map_err(serde::ser::Error::custom)?;
+        s.serialize_str(std::str::from_utf8(&buf[..n]).map_err(serde::ser::Error::custom)?)
     }
 }
 

@@ -15,10 +15,10 @@ use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
     LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McLtAccountKey, McShardState, Messages,
-    MsgByDestination, MsgBySource, Transactions, TxByAccount, TxByBlock, TxByHash, TxByInMsg,
-    TxByLt, TxByMcBlock, TxByOutMsg,
+    MsgByDestination, MsgBySource, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
+    TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
 };
-use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes, TxRow};
+use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes};
 
 use crate::decode::DecodedBlock;
 
@@ -173,11 +173,11 @@ impl<'a> Indexer<'a> {
             let mut row = row.ok_or(tonindex_storage::Error::Corrupt(
                 "tx_by_block points to a missing tx",
             ))?;
-            row.record.mc_block_seqno = Some(mc_seqno);
+            row.mc_block_seqno = Some(mc_seqno);
             let key = McLtAccountKey {
                 mc_seqno,
-                lt: row.record.lt,
-                account: row.record.account,
+                lt: row.lt,
+                account: row.account,
             };
             batch.put::<TxByMcBlock>(&key, tx_id);
             batch.put::<Transactions>(tx_id, &row);
@@ -293,7 +293,8 @@ fn write_block(rows: &mut UnitRows<'_, '_>, block: &DecodedBlock, mc_seqno: Opti
                 state_hash: rec.account_state_hash_after,
             },
         );
-        batch.put::<Transactions>(&tx_id, &TxRow::new(rec, &tx.boc));
+        batch.put::<Transactions>(&tx_id, &rec);
+        batch.put::<TxBocs>(&tx_id, &Lz4Bytes(tx.boc.clone()));
         rows.applied.transactions += 1;
     }
 }

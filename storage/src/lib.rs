@@ -9,7 +9,7 @@ pub mod tables;
 
 pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
 pub use db::{prefix_successor, Batch, Db, DbOptions, Reader, TableStats, SCHEMA_VERSION};
-pub use rows::{IngestCursor, LatestAccount, TxRow};
+pub use rows::{IngestCursor, LatestAccount};
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.
 #[derive(Debug, thiserror::Error)]

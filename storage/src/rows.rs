@@ -1,5 +1,5 @@
-//! Records that exist only in storage: the transaction row wrapper, the
-//! latest-state row and the ingest cursor.
+//! Records that exist only in storage: the latest-state row and the
+//! ingest cursor; and the storage encoding of the model records.
 
 use serde::{Deserialize, Serialize};
 use tonindex_model::{
@@ -7,30 +7,6 @@ use tonindex_model::{
 };
 
 use crate::codec::bincode_value;
-
-/// A transaction as stored: the decoded record and the original BoC.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TxRow {
-    pub record: TransactionRecord,
-    /// `lz4_flex` size-prepended compression of the transaction BoC.
-    #[serde(with = "serde_bytes")]
-    pub boc_lz4: Vec<u8>,
-}
-
-impl TxRow {
-    pub fn new(record: TransactionRecord, boc: &[u8]) -> Self {
-        Self {
-            record,
-            boc_lz4: lz4_flex::compress_prepend_size(boc),
-        }
-    }
-
-    /// The transaction BoC exactly as it was in the block.
-    pub fn boc(&self) -> Result<Vec<u8>, crate::Error> {
-        lz4_flex::decompress_size_prepended(&self.boc_lz4)
-            .map_err(|_| crate::Error::Corrupt("transaction BoC"))
-    }
-}
 
 /// The newest thing the index knows about an account, from its transactions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +37,7 @@ pub struct IngestCursor {
 }
 
 bincode_value!(
-    TxRow,
+    TransactionRecord,
     LatestAccount,
     IngestCursor,
     BlockRecord,

@@ -2,8 +2,8 @@
 //!
 //! # Why a dense transaction number
 //! Each transaction gets a `tx_id: u64`, allocated in ingest order and never
-//! reused. The full record (with the transaction BoC) is stored once, in
-//! [`Transactions`], under that id; every secondary index (by hash, by
+//! reused. The record is stored once, in [`Transactions`], and its BoC in
+//! [`TxBocs`], under that id; every secondary index (by hash, by
 //! message, by block, by masterchain block, global lt order) stores or points
 //! to those 8 bytes instead of a 44-byte `(account, lt)` pair or a 32-byte
 //! hash. This keeps the indexes small and their blocks cache-friendly (the
@@ -17,10 +17,12 @@
 //! `wc i32 | shard u64 | seqno u32` (16 bytes), `account` is `wc i32 | id [32]`.
 
 use rocksdb::Options;
-use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord};
+use tonindex_model::{
+    Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+};
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
-use crate::rows::{LatestAccount, TxRow};
+use crate::rows::LatestAccount;
 use crate::Error;
 
 /// A column family: its name, typed key and value, and RocksDB tuning.
@@ -99,8 +101,14 @@ table!(
     KeyBlockConfig, "key_block_config", u32 => Lz4Bytes, blob_values
 );
 table!(
-    /// key: `tx_id u64` → bincode [`TxRow`] (record + lz4 transaction BoC).
-    Transactions, "transactions", u64 => TxRow, blob_values
+    /// key: `tx_id u64` → bincode [`TransactionRecord`]. The BoC lives in
+    /// [`TxBocs`]: v3 and every filter scan read records only, and the
+    /// masterchain link rewrites a record without moving its BoC.
+    Transactions, "transactions", u64 => TransactionRecord
+);
+table!(
+    /// key: `tx_id u64` → lz4(transaction BoC), exactly as in the block.
+    TxBocs, "tx_bocs", u64 => Lz4Bytes, blob_values
 );
 table!(
     /// An account's history. key: `account | lt u64` → `tx_id u64`.
@@ -164,6 +172,7 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<McBlocks>(),
         entry::<KeyBlockConfig>(),
         entry::<Transactions>(),
+        entry::<TxBocs>(),
         entry::<TxByAccount>(),
         entry::<TxByHash>(),
         entry::<TxByLt>(),

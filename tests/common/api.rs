@@ -12,6 +12,7 @@ use tonindex::chain::files::collect_paths;
 use tonindex::decode::transaction::DecodedTransaction;
 use tonindex::decode::DecodedBlock;
 use tonindex::ingest::{decode_file, import_files, IngestOptions};
+use tonindex_model::MessageRecord;
 use tonindex_storage::{Db, DbOptions};
 use tower::ServiceExt;
 
@@ -80,6 +81,19 @@ impl Fixture {
             .collect();
         v.sort_by_key(|t| std::cmp::Reverse(t.record.lt));
         v
+    }
+
+    /// The first message (in block order) sent by one fixture transaction
+    /// and received by another, with its sender and receiver.
+    pub fn internal_pair(&self) -> (&MessageRecord, &DecodedTransaction, &DecodedTransaction) {
+        let all = || self.blocks.iter().flat_map(|b| &b.transactions);
+        all()
+            .find_map(|receiver| {
+                let m = receiver.in_msg.as_ref()?;
+                let sender = all().find(|s| s.out_msgs.iter().any(|o| o.hash == m.hash))?;
+                Some((m, sender, receiver))
+            })
+            .expect("a message with both ends in the fixture index")
     }
 
     /// The newest masterchain block for which `pred` holds.

@@ -210,7 +210,7 @@ pub enum TxShape {
 }
 
 pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
-    let r = &t.row.record;
+    let r = &t.tx;
     let fee = r.total_fees.grams;
     let storage_fee = r
         .description
@@ -218,7 +218,7 @@ pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
         .and_then(|d| d.storage_ph.as_ref())
         .map_or(0, |s| s.storage_fees_collected);
     let ext = shape == TxShape::Ext;
-    let data = t.row.boc().map(|b| b64(&b)).unwrap_or_default();
+    let data = t.boc.as_deref().map(b64).unwrap_or_default();
     let mut o = serde_json::json!({
         "@type": if ext { "ext.transaction" } else { "raw.transaction" },
         "address": AccountAddress::new(Some(&r.account)),

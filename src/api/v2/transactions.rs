@@ -11,7 +11,7 @@ use tonindex_storage::Key;
 use super::blocks::block_from_params;
 use super::models::{transaction_json, TonBlockIdExt, TxShape};
 use super::{required, to_json, V2Error, V2Result};
-use crate::api::chain::{self, FullTx};
+use crate::api::chain::{self, Boc, FullTx};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_lower};
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -49,8 +49,7 @@ fn block_page(
     let mut page = Vec::new();
     let mut more = false;
     for id in ids {
-        let row = chain::tx_row(r, id)?;
-        let t = &row.record;
+        let t = chain::tx_record(r, id)?;
         if let (Some(lt), Some(acc)) = (after_lt, after_hash) {
             if (t.account.id, t.lt) <= (acc, lt) {
                 continue;
@@ -60,9 +59,9 @@ fn block_page(
             more = true;
             break;
         }
-        page.push(row);
+        page.push((id, t));
     }
-    let txs = chain::with_messages(r, page)?;
+    let txs = chain::with_messages(r, page, Boc::Load)?;
     Ok((block, count, txs, more))
 }
 
@@ -91,7 +90,7 @@ pub fn get_block_transactions(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let transactions = txs
         .iter()
         .map(|t| {
-            let r = &t.row.record;
+            let r = &t.tx;
             ShortTxId {
                 ty: "blocks.shortTxId",
                 // Both reference servers always send an "after" cursor: mode 7 + 128.
@@ -166,10 +165,10 @@ fn account_history(
     )
     .take(limit)
     .collect::<Result<_, _>>()?;
-    let txs = chain::full_txs(r, &ids)?;
+    let txs = chain::full_txs(r, &ids, Boc::Load)?;
     if let (Some(lt), Some(hash)) = (lt, hash) {
         match txs.first() {
-            Some(t) if t.row.record.lt == lt && t.row.record.hash == hash => {}
+            Some(t) if t.tx.lt == lt && t.tx.hash == hash => {}
             _ => {
                 return Err(V2Error::not_found(
                     "cannot locate transaction: no transaction of the account has this lt and hash",
@@ -193,7 +192,7 @@ pub fn get_transactions_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let txs = account_history(ctx, p, true)?;
     // tonlib's cursor after the last item: its previous transaction (lt 0 at the start of history).
     let (prev_lt, prev_hash) = txs.last().map_or((0, [0u8; 32]), |t| {
-        (t.row.record.prev_trans_lt, t.row.record.prev_trans_hash)
+        (t.tx.prev_trans_lt, t.tx.prev_trans_hash)
     });
     to_json(&serde_json::json!({
         "@type": "raw.transactions",
@@ -245,7 +244,7 @@ where
             .prefix::<T>(&HashTxKey::prefix(&hash), false)
             .next()
         {
-            let txs = chain::full_txs(&ctx.reader, &[x?.0.tx_id])?;
+            let txs = chain::full_txs(&ctx.reader, &[x?.0.tx_id], Boc::Load)?;
             if let Some(t) = txs.first() {
                 return to_json(&transaction_json(t, TxShape::Ext));
             }

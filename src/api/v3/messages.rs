@@ -91,7 +91,7 @@ where
         .next()
         .transpose()?
     {
-        Some((k, ())) => Ok(Some(chain::tx_row(&ctx.reader, k.tx_id)?.record.hash)),
+        Some((k, ())) => Ok(Some(chain::tx_record(&ctx.reader, k.tx_id)?.hash)),
         None => Ok(None),
     }
 }

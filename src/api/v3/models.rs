@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use tonindex_model::{
     AccountStatus, BlockId, BlockRecord, BouncePhase, Coins, ComputePhase, MessageRecord, MsgKind,
-    SkipReason, StatusChange, TxDescription, TxKind,
+    MsgSize, SkipReason, StatusChange, TxDescription, TxKind,
 };
 
 use crate::api::chain::{FullTx, MASTER_SHARD};
@@ -265,7 +265,7 @@ pub struct Transaction {
     pub end_status: &'static str,
     pub total_fees: Dec<u128>,
     pub total_fees_extra_currencies: BTreeMap<String, String>,
-    pub description: serde_json::Value,
+    pub description: Option<Description>,
     pub block_ref: BlockIdJson,
     pub in_msg: Option<Message>,
     pub out_msgs: Vec<Message>,
@@ -277,7 +277,7 @@ pub struct Transaction {
 
 impl From<&FullTx> for Transaction {
     fn from(t: &FullTx) -> Self {
-        let r = &t.row.record;
+        let r = &t.tx;
         Self {
             account: RawAddr(r.account),
             hash: B64(r.hash),
@@ -290,10 +290,7 @@ impl From<&FullTx> for Transaction {
             end_status: status_str(r.end_status),
             total_fees: Dec(r.total_fees.grams),
             total_fees_extra_currencies: extra_currencies(&r.total_fees),
-            description: r
-                .description
-                .as_ref()
-                .map_or(serde_json::Value::Null, description_json),
+            description: r.description.as_ref().map(Description::from),
             block_ref: (&r.block).into(),
             in_msg: t.in_msg.as_ref().map(Message::from),
             out_msgs: t.out_msgs.iter().map(Message::from).collect(),
@@ -317,142 +314,225 @@ fn kind_str(k: TxKind) -> &'static str {
     }
 }
 
-/// The transaction description; keys with null values are left out.
-pub fn description_json(d: &TxDescription) -> serde_json::Value {
-    use serde_json::{json, Map, Value};
-    let mut o = Map::new();
-    let mut put = |k: &str, v: Value| {
-        if !v.is_null() {
-            o.insert(k.to_string(), v);
+/// The transaction description (spec v3 `TransactionDescr`); absent
+/// optional fields are left out rather than written as null.
+#[derive(Debug, Serialize)]
+pub struct Description {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destroyed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_first: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_tock: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage_ph: Option<StoragePh>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_ph: Option<CreditPh>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute_ph: Option<ComputePh>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<ActionPh>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounce: Option<BouncePh>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split_info: Option<SplitInfoJson>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StoragePh {
+    pub storage_fees_collected: Dec<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage_fees_due: Option<Dec<u128>>,
+    pub status_change: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CreditPh {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_fees_collected: Option<Dec<u128>>,
+    pub credit: Dec<u128>,
+    pub credit_extra_currencies: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ComputePh {
+    Skipped { skipped: bool, reason: &'static str },
+    Executed(ComputeExecuted),
+}
+
+#[derive(Debug, Serialize)]
+pub struct ComputeExecuted {
+    pub skipped: bool,
+    pub success: bool,
+    pub msg_state_used: bool,
+    pub account_activated: bool,
+    pub gas_fees: Dec<u128>,
+    pub gas_used: Dec<u64>,
+    pub gas_limit: Dec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gas_credit: Option<Dec<u32>>,
+    pub mode: i8,
+    pub exit_code: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_arg: Option<i32>,
+    pub vm_steps: u32,
+    pub vm_init_state_hash: B64,
+    pub vm_final_state_hash: B64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MsgSizeJson {
+    pub cells: Dec<u64>,
+    pub bits: Dec<u64>,
+}
+
+impl From<MsgSize> for MsgSizeJson {
+    fn from(m: MsgSize) -> Self {
+        Self {
+            cells: Dec(m.cells),
+            bits: Dec(m.bits),
         }
-    };
-    let s = |v: u128| Value::String(v.to_string());
-    put("type", json!(kind_str(d.kind)));
-    put("aborted", json!(d.aborted));
-    put("destroyed", json!(d.destroyed));
-    put("credit_first", json!(d.credit_first));
-    put("is_tock", json!(d.is_tock));
-    put("installed", json!(d.installed));
-    if let Some(p) = &d.storage_ph {
-        let mut ph = Map::new();
-        ph.insert("storage_fees_collected".into(), s(p.storage_fees_collected));
-        if let Some(due) = p.storage_fees_due {
-            ph.insert("storage_fees_due".into(), s(due));
-        }
-        ph.insert(
-            "status_change".into(),
-            json!(status_change_str(p.status_change)),
-        );
-        put("storage_ph", Value::Object(ph));
     }
-    if let Some(p) = &d.credit_ph {
-        let mut ph = Map::new();
-        if let Some(due) = p.due_fees_collected {
-            ph.insert("due_fees_collected".into(), s(due));
-        }
-        ph.insert("credit".into(), s(p.credit.grams));
-        ph.insert(
-            "credit_extra_currencies".into(),
-            json!(extra_currencies(&p.credit)),
-        );
-        put("credit_ph", Value::Object(ph));
-    }
-    if let Some(p) = &d.compute_ph {
-        let v = match p {
-            ComputePhase::Skipped(reason) => json!({
-                "skipped": true,
-                "reason": match reason {
-                    SkipReason::NoState => "no_state",
-                    SkipReason::BadState => "bad_state",
-                    SkipReason::NoGas => "no_gas",
-                    SkipReason::Suspended => "suspended",
+}
+
+#[derive(Debug, Serialize)]
+pub struct ActionPh {
+    pub success: bool,
+    pub valid: bool,
+    pub no_funds: bool,
+    pub status_change: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_fwd_fees: Option<Dec<u128>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_action_fees: Option<Dec<u128>>,
+    pub result_code: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_arg: Option<i32>,
+    pub tot_actions: u16,
+    pub spec_actions: u16,
+    pub skipped_actions: u16,
+    pub msgs_created: u16,
+    pub action_list_hash: B64,
+    pub tot_msg_size: MsgSizeJson,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum BouncePh {
+    NegFunds,
+    NoFunds {
+        msg_size: MsgSizeJson,
+        req_fwd_fees: Dec<u128>,
+    },
+    Ok {
+        msg_size: MsgSizeJson,
+        msg_fees: Dec<u128>,
+        fwd_fees: Dec<u128>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+pub struct SplitInfoJson {
+    pub cur_shard_pfx_len: u8,
+    pub acc_split_depth: u8,
+    pub this_addr: String,
+    pub sibling_addr: String,
+}
+
+impl From<&TxDescription> for Description {
+    fn from(d: &TxDescription) -> Self {
+        Self {
+            kind: kind_str(d.kind),
+            aborted: d.aborted,
+            destroyed: d.destroyed,
+            credit_first: d.credit_first,
+            is_tock: d.is_tock,
+            installed: d.installed,
+            storage_ph: d.storage_ph.as_ref().map(|p| StoragePh {
+                storage_fees_collected: Dec(p.storage_fees_collected),
+                storage_fees_due: p.storage_fees_due.map(Dec),
+                status_change: status_change_str(p.status_change),
+            }),
+            credit_ph: d.credit_ph.as_ref().map(|p| CreditPh {
+                due_fees_collected: p.due_fees_collected.map(Dec),
+                credit: Dec(p.credit.grams),
+                credit_extra_currencies: extra_currencies(&p.credit),
+            }),
+            compute_ph: d.compute_ph.as_ref().map(|p| match p {
+                ComputePhase::Skipped(reason) => ComputePh::Skipped {
+                    skipped: true,
+                    reason: match reason {
+                        SkipReason::NoState => "no_state",
+                        SkipReason::BadState => "bad_state",
+                        SkipReason::NoGas => "no_gas",
+                        SkipReason::Suspended => "suspended",
+                    },
+                },
+                ComputePhase::Executed(c) => ComputePh::Executed(ComputeExecuted {
+                    skipped: false,
+                    success: c.success,
+                    msg_state_used: c.msg_state_used,
+                    account_activated: c.account_activated,
+                    gas_fees: Dec(c.gas_fees),
+                    gas_used: Dec(c.gas_used),
+                    gas_limit: Dec(c.gas_limit),
+                    gas_credit: c.gas_credit.map(Dec),
+                    mode: c.mode,
+                    exit_code: c.exit_code,
+                    exit_arg: c.exit_arg,
+                    vm_steps: c.vm_steps,
+                    vm_init_state_hash: B64(c.vm_init_state_hash),
+                    vm_final_state_hash: B64(c.vm_final_state_hash),
+                }),
+            }),
+            action: d.action.as_ref().map(|a| ActionPh {
+                success: a.success,
+                valid: a.valid,
+                no_funds: a.no_funds,
+                status_change: status_change_str(a.status_change),
+                total_fwd_fees: a.total_fwd_fees.map(Dec),
+                total_action_fees: a.total_action_fees.map(Dec),
+                result_code: a.result_code,
+                result_arg: a.result_arg,
+                tot_actions: a.tot_actions,
+                spec_actions: a.spec_actions,
+                skipped_actions: a.skipped_actions,
+                msgs_created: a.msgs_created,
+                action_list_hash: B64(a.action_list_hash),
+                tot_msg_size: a.tot_msg_size.into(),
+            }),
+            bounce: d.bounce.as_ref().map(|b| match b {
+                BouncePhase::NegFunds => BouncePh::NegFunds,
+                BouncePhase::NoFunds {
+                    msg_size,
+                    req_fwd_fees,
+                } => BouncePh::NoFunds {
+                    msg_size: (*msg_size).into(),
+                    req_fwd_fees: Dec(*req_fwd_fees),
+                },
+                BouncePhase::Ok {
+                    msg_size,
+                    msg_fees,
+                    fwd_fees,
+                } => BouncePh::Ok {
+                    msg_size: (*msg_size).into(),
+                    msg_fees: Dec(*msg_fees),
+                    fwd_fees: Dec(*fwd_fees),
                 },
             }),
-            ComputePhase::Executed(c) => {
-                let mut ph = json!({
-                    "skipped": false,
-                    "success": c.success,
-                    "msg_state_used": c.msg_state_used,
-                    "account_activated": c.account_activated,
-                    "gas_fees": s(c.gas_fees),
-                    "gas_used": s(u128::from(c.gas_used)),
-                    "gas_limit": s(u128::from(c.gas_limit)),
-                    "mode": c.mode,
-                    "exit_code": c.exit_code,
-                    "vm_steps": c.vm_steps,
-                    "vm_init_state_hash": crate::api::encoding::b64(&c.vm_init_state_hash),
-                    "vm_final_state_hash": crate::api::encoding::b64(&c.vm_final_state_hash),
-                });
-                if let Some(credit) = c.gas_credit {
-                    ph["gas_credit"] = s(u128::from(credit));
-                }
-                if let Some(arg) = c.exit_arg {
-                    ph["exit_arg"] = json!(arg);
-                }
-                ph
-            }
-        };
-        put("compute_ph", v);
-    }
-    if let Some(a) = &d.action {
-        let mut ph = json!({
-            "success": a.success,
-            "valid": a.valid,
-            "no_funds": a.no_funds,
-            "status_change": status_change_str(a.status_change),
-            "result_code": a.result_code,
-            "tot_actions": a.tot_actions,
-            "spec_actions": a.spec_actions,
-            "skipped_actions": a.skipped_actions,
-            "msgs_created": a.msgs_created,
-            "action_list_hash": crate::api::encoding::b64(&a.action_list_hash),
-            "tot_msg_size": {"cells": a.tot_msg_size.cells.to_string(), "bits": a.tot_msg_size.bits.to_string()},
-        });
-        if let Some(v) = a.total_fwd_fees {
-            ph["total_fwd_fees"] = s(v);
-        }
-        if let Some(v) = a.total_action_fees {
-            ph["total_action_fees"] = s(v);
-        }
-        if let Some(v) = a.result_arg {
-            ph["result_arg"] = json!(v);
-        }
-        put("action", ph);
-    }
-    if let Some(b) = &d.bounce {
-        let v = match b {
-            BouncePhase::NegFunds => json!({"type": "negfunds"}),
-            BouncePhase::NoFunds {
-                msg_size,
-                req_fwd_fees,
-            } => json!({
-                "type": "nofunds",
-                "msg_size": {"cells": msg_size.cells.to_string(), "bits": msg_size.bits.to_string()},
-                "req_fwd_fees": s(*req_fwd_fees),
+            split_info: d.split_info.as_ref().map(|si| SplitInfoJson {
+                cur_shard_pfx_len: si.cur_shard_pfx_len,
+                acc_split_depth: si.acc_split_depth,
+                this_addr: hex::encode_upper(si.this_addr),
+                sibling_addr: hex::encode_upper(si.sibling_addr),
             }),
-            BouncePhase::Ok {
-                msg_size,
-                msg_fees,
-                fwd_fees,
-            } => json!({
-                "type": "ok",
-                "msg_size": {"cells": msg_size.cells.to_string(), "bits": msg_size.bits.to_string()},
-                "msg_fees": s(*msg_fees),
-                "fwd_fees": s(*fwd_fees),
-            }),
-        };
-        put("bounce", v);
+        }
     }
-    if let Some(si) = &d.split_info {
-        put(
-            "split_info",
-            json!({
-                "cur_shard_pfx_len": si.cur_shard_pfx_len,
-                "acc_split_depth": si.acc_split_depth,
-                "this_addr": hex::encode_upper(si.this_addr),
-                "sibling_addr": hex::encode_upper(si.sibling_addr),
-            }),
-        );
-    }
-    Value::Object(o)
 }

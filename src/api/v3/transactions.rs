@@ -4,19 +4,19 @@
 use std::cmp::Ordering;
 
 use serde::Serialize;
-use tonindex_model::{Address, BlockId, Hash};
+use tonindex_model::{Address, BlockId, Hash, TransactionRecord};
 use tonindex_storage::tables::{
     BlockTxKey, HashTxKey, LtAccountKey, McLtAccountKey, Messages, TxByBlock, TxByInMsg, TxByLt,
     TxByMcBlock, TxByOutMsg,
 };
-use tonindex_storage::{Key, TxRow};
+use tonindex_storage::Key;
 
 use super::address_book::{self, AddressBook};
 use super::models::Transaction;
 use super::{
     parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
 };
-use crate::api::chain::{self, FullTx};
+use crate::api::chain::{self, Boc, FullTx};
 use crate::api::encoding::parse_address;
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -29,10 +29,10 @@ struct TransactionsResponse {
 
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
-fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TxRow)>) -> V3Result {
-    let txs = chain::with_messages(&ctx.reader, rows.into_iter().map(|(_, row)| row))?;
+fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TransactionRecord)>) -> V3Result {
+    let txs = chain::with_messages(&ctx.reader, rows, Boc::Skip)?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
-        std::iter::once(t.row.record.account)
+        std::iter::once(t.tx.account)
             .chain(t.in_msg.as_ref().and_then(|m| m.source))
             .chain(t.out_msgs.iter().filter_map(|m| m.destination))
     });
@@ -94,8 +94,8 @@ impl TxFilter {
         self.start_utime.is_some() || self.end_utime.is_some()
     }
 
-    fn matches(&self, row: &TxRow) -> bool {
-        let t = &row.record;
+    fn matches(&self, row: &TransactionRecord) -> bool {
+        let t = row;
         let (lo, hi) = self.lt_range();
         let (wc, shard, seqno) = self.block;
         t.lt >= lo
@@ -112,8 +112,8 @@ impl TxFilter {
 }
 
 /// `lt <s>, account asc` (or `now <s>, lt <s>, account asc` with a utime filter).
-fn order_by_lt(a: &TxRow, b: &TxRow, desc: bool, by_now: bool) -> Ordering {
-    let (x, y) = (&a.record, &b.record);
+fn order_by_lt(a: &TransactionRecord, b: &TransactionRecord, desc: bool, by_now: bool) -> Ordering {
+    let (x, y) = (a, b);
     let primary = if by_now {
         (x.now, x.lt).cmp(&(y.now, y.lt))
     } else {
@@ -130,16 +130,12 @@ fn collect_ordered(
     f: &TxFilter,
     needed: usize,
     ids: impl Iterator<Item = Result<u64, tonindex_storage::Error>>,
-) -> Result<Vec<(u64, TxRow)>, V3Error> {
-    let mut kept: Vec<(u64, TxRow)> = Vec::new();
+) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
+    let mut kept: Vec<(u64, TransactionRecord)> = Vec::new();
     for id in ids {
         let id = id?;
-        let row = chain::tx_row(&ctx.reader, id)?;
-        if kept.len() >= needed
-            && kept
-                .last()
-                .is_some_and(|(_, l)| l.record.lt != row.record.lt)
-        {
+        let row = chain::tx_record(&ctx.reader, id)?;
+        if kept.len() >= needed && kept.last().is_some_and(|(_, l)| l.lt != row.lt) {
             break;
         }
         if f.matches(&row) {
@@ -150,10 +146,14 @@ fn collect_ordered(
 }
 
 /// Loads the given ids and keeps the rows that pass the filter.
-fn collect_all(ctx: &Ctx<'_>, f: &TxFilter, ids: &[u64]) -> Result<Vec<(u64, TxRow)>, V3Error> {
+fn collect_all(
+    ctx: &Ctx<'_>,
+    f: &TxFilter,
+    ids: &[u64],
+) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
-        let row = chain::tx_row(&ctx.reader, id)?;
+        let row = chain::tx_record(&ctx.reader, id)?;
         if f.matches(&row) {
             out.push((id, row));
         }
@@ -197,7 +197,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
         let mut rows = collect_all(ctx, &f, &ids)?;
         rows.sort_by(|a, b| {
-            let o = a.1.record.hash.cmp(&b.1.record.hash);
+            let o = a.1.hash.cmp(&b.1.hash);
             if paging.desc {
                 o.reverse()
             } else {
@@ -363,17 +363,17 @@ pub fn adjacent_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let Some(id) = chain::tx_id_by_hash(r, &hash)? else {
         return Err(V3Error::not_found("adjacent transactions not found"));
     };
-    let tx = chain::tx_row(r, id)?;
+    let tx = chain::tx_record(r, id)?;
     let mut ids = Vec::new();
     if direction != Some(false) {
         // The parent: the transaction that sent this one's in-message.
-        if let Some(m) = &tx.record.in_msg {
+        if let Some(m) = &tx.in_msg {
             ids.extend(tx_ids_of_message(ctx, m, Some(false))?);
         }
     }
     if direction != Some(true) {
         // The children: transactions that received its out-messages.
-        for m in &tx.record.out_msgs {
+        for m in &tx.out_msgs {
             ids.extend(tx_ids_of_message(ctx, m, Some(true))?);
         }
     }
