@@ -10,3 +10,4 @@ pub mod config;
 pub mod decode;
 pub mod index;
 pub mod ingest;
+pub mod tvm;

@@ -1,0 +1,6 @@
+//! Smart-contract code inside tonindex: get-methods on tycho-vm, the v2
+//! stack codecs and blockchain configs for the runs. No liteserver involved.
+
+pub mod config;
+pub mod getmethod;
+pub mod stack;
