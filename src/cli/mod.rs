@@ -1,10 +1,11 @@
-//! Command line: `import`, `serve`, `stats`, `bench`, `bench-serve`.
+//! Command line: `import`, `serve`, `stats`, `bench`, `bench-serve`, `tvm`.
 
 pub mod bench;
 pub mod bench_serve;
 pub mod import;
 pub mod serve;
 pub mod stats;
+pub mod tvm;
 
 use std::path::PathBuf;
 
@@ -19,8 +20,9 @@ use crate::config::Config;
     about = "Self-hosted TON indexer with toncenter-compatible API v2/v3"
 )]
 pub struct Cli {
-    /// Config file (default: configs/tonindex.toml when it exists).
-    #[arg(long, global = true, value_name = "FILE")]
+    /// Config file (default: configs/tonindex.toml when it exists); given
+    /// before the subcommand.
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Log filter, overriding the config (error, warn, info, debug, trace).
     #[arg(long, global = true, value_name = "LEVEL")]
@@ -41,6 +43,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Measure HTTP throughput and latency of the API against a bare axum handler.
     BenchServe(bench_serve::BenchServeArgs),
+    /// Run smart-contract code (get-methods) with the built-in TVM.
+    Tvm(tvm::TvmArgs),
 }
 
 impl Cli {
@@ -77,7 +81,7 @@ impl Cli {
                     cfg.db = db.clone();
                 }
             }
-            Command::Bench(_) => {}
+            Command::Bench(_) | Command::Tvm(_) => {}
         }
         cfg.validate()?;
         Ok(cfg)
