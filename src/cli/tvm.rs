@@ -9,7 +9,7 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{CurrencyCollection, StdAddr};
 
 use crate::chain::files::{boc_from_bytes, read_boc_file};
-use crate::tvm::getmethod::{self, Contract, Context, Method, DEFAULT_GAS_LIMIT};
+use crate::tvm::getmethod::{self, Context, Contract, Method, DEFAULT_GAS_LIMIT};
 use crate::tvm::{config, stack};
 
 #[derive(Debug, Args)]

@@ -1,11 +1,16 @@
 //! Running a get-method: tycho-vm with the c7 a TON node gives a getter.
 
+use std::collections::HashMap;
+
 use num_bigint::BigInt;
-use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::cell::{Cell, CellBuilder, CellSliceParts, HashBytes};
 use tycho_types::dict::Dict;
-use tycho_types::models::{BlockchainConfigParams, CurrencyCollection, IntAddr, LibDescr, StdAddr};
+use tycho_types::models::{
+    BlockchainConfigParams, CurrencyCollection, IntAddr, SimpleLib, StdAddr,
+};
 use tycho_vm::{
-    GasParams, RcStackValue, SafeRc, SmcInfoBase, VmGetterMethodId, VmStateBuilder, VmVersion,
+    GasParams, RcStackValue, SafeRc, SmcInfoBase, Tuple, UnpackedConfig, VmGetterMethodId,
+    VmStateBuilder, VmVersion,
 };
 
 /// The contract a get-method runs on.
@@ -21,13 +26,28 @@ pub struct Contract {
 #[derive(Debug, Clone)]
 pub struct Context {
     pub config: BlockchainConfigParams,
-    pub libraries: Dict<HashBytes, LibDescr>,
+    /// Library cells by hash, for code that refers to them (e.g. USDT wallets).
+    pub libraries: HashMap<HashBytes, SimpleLib>,
     pub now: u32,
     /// Block and transaction lt in c7 (the account's last transaction lt on a node).
     pub lt: u64,
     /// Used as given (a node's getter does not mix it with the address).
     pub rand_seed: HashBytes,
     pub gas_limit: u64,
+}
+
+/// Reads a library collection as nodes and the emulator pass it: a
+/// `HashmapE 256 ^Cell` from library hash to library root.
+pub fn libraries_from_dict(
+    root: Option<Cell>,
+) -> Result<HashMap<HashBytes, SimpleLib>, tycho_types::error::Error> {
+    let dict = Dict::<HashBytes, Cell>::from_raw(root);
+    dict.iter()
+        .map(|entry| {
+            let (hash, root) = entry?;
+            Ok((hash, SimpleLib { public: true, root }))
+        })
+        .collect()
 }
 
 /// Gas a get-method may spend unless the caller says otherwise (a liteserver's limit).
@@ -82,6 +102,34 @@ pub enum RunError {
     Config(tycho_types::error::Error),
 }
 
+/// c7's unpacked config (TVM v6+): the storage prices in force at `now`
+/// and params 19, 20, 21, 24, 25, 43 as slices. Storage prices are read
+/// through their typed dictionary: tycho-vm's own reader rejects the
+/// entries mainnet has carried since 2026.
+fn unpacked_config(
+    params: &BlockchainConfigParams,
+    now: u32,
+) -> Result<SafeRc<Tuple>, tycho_types::error::Error> {
+    let mut storage = None;
+    for prices in params.get_storage_prices()?.values() {
+        let prices = prices?;
+        if prices.utime_since <= now {
+            storage = Some(CellSliceParts::from(CellBuilder::build_from(prices)?));
+        }
+    }
+    let dict = params.as_dict();
+    Ok(UnpackedConfig {
+        latest_storage_prices: storage,
+        global_id: dict.get(19)?,
+        mc_gas_prices: dict.get(20)?,
+        gas_prices: dict.get(21)?,
+        mc_fwd_prices: dict.get(24)?,
+        fwd_prices: dict.get(25)?,
+        size_limits_config: dict.get(43)?,
+    }
+    .into_tuple())
+}
+
 /// Runs `method` with `stack` (bottom first) on `contract`.
 pub fn run(
     contract: &Contract,
@@ -107,8 +155,7 @@ pub fn run(
         .require_ton_v4()
         .with_code(contract.code.clone())
         .require_ton_v6()
-        .fill_unpacked_config()
-        .map_err(RunError::Config)?
+        .with_unpacked_config(unpacked_config(&ctx.config, ctx.now).map_err(RunError::Config)?)
         .require_ton_v11();
     let libraries = &ctx.libraries;
     let mut vm = VmStateBuilder::new()
