@@ -121,7 +121,12 @@ mod tests {
 
     /// Mainnet's config under masterchain block 66519406 (May 2026).
     pub(crate) fn mainnet_2026() -> BlockchainConfigParams {
-        let path = "../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json";
+        // Absolute: figment's test jail changes the working directory of
+        // this test binary while other tests run.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
+        );
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
         let b64 = json["config"]["config_root_boc_base64"].as_str().unwrap();
