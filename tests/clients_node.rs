@@ -17,22 +17,9 @@ fn clients_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
 }
 
-fn ensure_packages() {
-    let dir = clients_dir();
-    if dir.join("node_modules/@ton/ton").is_dir() && dir.join("node_modules/tonweb").is_dir() {
-        return;
-    }
-    let status = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund"])
-        .current_dir(&dir)
-        .status()
-        .expect("npm is required for the client tests (apt install nodejs npm)");
-    assert!(status.success(), "npm install in {} failed", dir.display());
-}
-
 #[test]
 fn ton_and_tonweb_clients_read_the_index() {
-    ensure_packages();
+    common::npm_install(&clients_dir(), &["@ton/ton", "tonweb"]);
     let f = fixture();
 
     // Serve the fixture index on a real socket.

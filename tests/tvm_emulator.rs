@@ -32,19 +32,6 @@ fn emulator_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/emulator")
 }
 
-fn ensure_packages() {
-    let dir = emulator_dir();
-    if dir.join("node_modules/@ton/sandbox").is_dir() {
-        return;
-    }
-    let status = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund"])
-        .current_dir(&dir)
-        .status()
-        .expect("npm is required for the emulator tests (apt install nodejs npm)");
-    assert!(status.success(), "npm install in {} failed", dir.display());
-}
-
 /// One get-method run, given to both VMs.
 struct Case {
     name: String,
@@ -121,7 +108,7 @@ fn normalise(v: &RcStackValue) -> Value {
 }
 
 fn run_emulator(cases: &[Case]) -> HashMap<String, Value> {
-    ensure_packages();
+    common::npm_install(&emulator_dir(), &["@ton/sandbox"]);
     let input = tempfile::NamedTempFile::new().unwrap();
     let list: Vec<Value> = cases.iter().map(Case::emulator_input).collect();
     std::fs::write(input.path(), Value::Array(list).to_string()).unwrap();

@@ -156,6 +156,13 @@ pub(crate) fn json_response(status: StatusCode, body: String, version: &'static 
 }
 
 /// Milliseconds since `start`, for v2's `@extra`.
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 pub(crate) fn elapsed_ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
 }

@@ -113,7 +113,9 @@ fn run_get_method(a: &RunArgs) -> anyhow::Result<serde_json::Value> {
             None => config::builtin(),
         },
         libraries: Default::default(),
-        now: a.now.unwrap_or_else(unix_now),
+        now: a
+            .now
+            .unwrap_or_else(|| crate::api::unix_now().try_into().unwrap_or(u32::MAX)),
         lt: a.lt,
         rand_seed,
         gas_limit: a.gas_limit,
@@ -128,10 +130,4 @@ fn run_get_method(a: &RunArgs) -> anyhow::Result<serde_json::Value> {
         "stack": stack::legacy_stack(&out.stack)?,
         "exit_code": out.exit_code,
     }))
-}
-
-fn unix_now() -> u32 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as u32)
 }

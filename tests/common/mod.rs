@@ -4,6 +4,23 @@
 
 use std::path::PathBuf;
 
+/// Runs `npm install` in `dir` unless every package in `needed` is there
+/// (the node tests' pinned packages; `.ci/run` installs them up front).
+pub fn npm_install(dir: &std::path::Path, needed: &[&str]) {
+    if needed
+        .iter()
+        .all(|p| dir.join("node_modules").join(p).is_dir())
+    {
+        return;
+    }
+    let status = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund"])
+        .current_dir(dir)
+        .status()
+        .expect("npm is required for the node tests (apt install nodejs npm)");
+    assert!(status.success(), "npm install in {} failed", dir.display());
+}
+
 pub fn fixtures() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
     assert!(p.is_dir(), "fixtures not found at {}", p.display());

@@ -1,8 +1,6 @@
 //! v2 Blocks group (spec v2 §4.3): masterchain info, block lookup, shards,
 //! headers, and the proofs the index cannot supply.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::Serialize;
 use tonindex_model::{BlockId, BlockIdExt, BlockRecord};
 use tonindex_storage::tables::{self, Blocks};
@@ -58,9 +56,7 @@ pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V2Result {
 
 pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params) -> V2Result {
     let last = latest_mc(ctx)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = crate::api::unix_now();
     to_json(&serde_json::json!({
         "@type": "ext.blocks.consensusBlock",
         "consensus_block": last.id.id.seqno,

@@ -10,7 +10,7 @@ pub mod transactions;
 pub mod utils;
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
@@ -137,9 +137,7 @@ pub fn router() -> Router<Arc<Api>> {
 
 /// `@extra`: `<unix seconds>:<liteservers used>:<elapsed ms>`; no liteserver is involved.
 fn extra(start: Instant) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = crate::api::unix_now();
     format!("{now}:_:{:.3}", elapsed_ms(start))
 }
 
