@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::chain::files::{read_boc_file, FileError};
-use crate::decode::{decode_block, DecodeError, DecodedBlock};
+use crate::decode::{decode_block, decode_chain_boc, ChainItem, DecodeError, DecodedBlock};
 use crate::index::{Applied, IndexError, Indexer, Planner, Unit};
 use tonindex_storage::Db;
 
@@ -31,6 +31,8 @@ pub struct IngestSummary {
     pub files: u64,
     pub units: u64,
     pub applied: Applied,
+    /// Shard states and account states imported.
+    pub states: u64,
     /// Decoded transactions (including those of blocks already stored).
     pub transactions_seen: u64,
     pub elapsed: Duration,
@@ -58,15 +60,21 @@ fn format_failures(f: &[(PathBuf, DecodeError)]) -> String {
     lines.join("\n")
 }
 
-/// Reads and decodes one block file.
-pub fn decode_file(path: &Path) -> Result<DecodedBlock, IngestError> {
+/// Reads and decodes one block, shard state or account file.
+pub fn decode_file(path: &Path) -> Result<ChainItem, IngestError> {
+    let boc = read_boc_file(path)?;
+    decode_chain_boc(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
+}
+
+/// Reads and decodes a file that must hold a block.
+pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
     let boc = read_boc_file(path)?;
     decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
 }
 
 /// Decodes files in parallel; any failure is reported with every failing file.
-pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<DecodedBlock>, IngestError> {
-    let results: Vec<Result<DecodedBlock, IngestError>> =
+pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<ChainItem>, IngestError> {
+    let results: Vec<Result<ChainItem, IngestError>> =
         paths.par_iter().map(|p| decode_file(p)).collect();
     let mut blocks = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
@@ -80,7 +88,8 @@ pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<DecodedBlock>, IngestError>
     if !failures.is_empty() {
         return Err(IngestError::Decode(failures));
     }
-    for b in &blocks {
+    for item in &blocks {
+        let ChainItem::Block(b) = item else { continue };
         for w in &b.warnings {
             let id = b.record.id.id;
             tracing::warn!(block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno), "{w}");
@@ -145,7 +154,18 @@ pub fn import_files(
             }
         });
         for decoded in rx {
-            apply(planner.push(decoded?), &mut summary)?;
+            // States first: a chunk's blocks may be the ones that advance them.
+            let mut blocks = Vec::new();
+            for item in decoded? {
+                match item {
+                    ChainItem::Block(b) => blocks.push(*b),
+                    ChainItem::State(s) => {
+                        indexer.apply_state_file(&s)?;
+                        summary.states += 1;
+                    }
+                }
+            }
+            apply(planner.push(blocks), &mut summary)?;
         }
         apply(
             std::mem::replace(&mut planner, Planner::new(0)).finish(),
@@ -162,4 +182,5 @@ fn add(total: &mut Applied, a: &Applied) {
     total.messages += a.messages;
     total.skipped_blocks += a.skipped_blocks;
     total.adopted_blocks += a.adopted_blocks;
+    total.state_updates += a.state_updates;
 }

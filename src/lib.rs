@@ -10,4 +10,5 @@ pub mod config;
 pub mod decode;
 pub mod index;
 pub mod ingest;
+pub mod state;
 pub mod tvm;

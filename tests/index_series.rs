@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use tonindex::chain::files::collect_paths;
 use tonindex::index::{Indexer, Planner, Unit};
-use tonindex::ingest::{decode_file, import_files, IngestOptions};
+use tonindex::ingest::{decode_block_file, import_files, IngestOptions};
 use tonindex_model::{BlockId, ShardDescrRecord};
 use tonindex_storage::tables::{
     AccountLtKey, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
@@ -190,7 +190,7 @@ fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let f = |p: &str| {
-        decode_file(&common::fixture(&format!(
+        decode_block_file(&common::fixture(&format!(
             "blocks/ever-block-mainnet-2019/{p}"
         )))
         .unwrap()

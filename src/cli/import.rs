@@ -70,5 +70,11 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         s.transactions_seen as f64 / secs.max(1e-9),
         cfg.db.display()
     );
+    if s.states > 0 || a.state_updates > 0 {
+        println!(
+            "account state: {} state file(s) imported, {} block(s) applied to held shard states",
+            s.states, a.state_updates
+        );
+    }
     Ok(())
 }

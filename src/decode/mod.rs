@@ -6,11 +6,13 @@
 mod block;
 pub mod message;
 pub mod msg_descr;
+pub mod state;
 pub mod transaction;
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::merkle::MerkleUpdate;
 use tycho_types::models::{Block, BlockExtra, CurrencyCollection};
 
 use tonindex_model::{BlockRecord, Coins, Hash, ShardDescrRecord};
@@ -32,6 +34,8 @@ pub enum DecodeError {
     Transaction(String, tycho_types::error::Error),
     #[error("message {0}: {1}")]
     Message(String, tycho_types::error::Error),
+    #[error("{0}")]
+    State(String),
 }
 
 /// Everything the index needs from one block.
@@ -46,6 +50,8 @@ pub struct DecodedBlock {
     pub transactions: Vec<DecodedTransaction>,
     pub in_msg_descr: Vec<DescrEntry>,
     pub out_msg_descr: Vec<DescrEntry>,
+    /// The state update (old state → new state), for shards whose state is held.
+    pub state_update: Option<MerkleUpdate>,
     /// Optional structures that could not be read; the block is indexed regardless.
     pub warnings: Vec<String>,
 }
@@ -58,6 +64,24 @@ pub fn decode_block(boc: &[u8]) -> Result<DecodedBlock, DecodeError> {
     let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
     let file_hash: Hash = Sha256::digest(boc).into();
     decode_block_cell(&root, file_hash)
+}
+
+/// What a chain file holds.
+#[derive(Debug, Clone)]
+pub enum ChainItem {
+    Block(Box<DecodedBlock>),
+    State(Box<state::StateFile>),
+}
+
+/// Decodes a block, shard state or account BoC, told apart by its root.
+pub fn decode_chain_boc(boc: &[u8]) -> Result<ChainItem, DecodeError> {
+    let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
+    if state::is_block(&root) {
+        let file_hash: Hash = Sha256::digest(boc).into();
+        decode_block_cell(&root, file_hash).map(|b| ChainItem::Block(Box::new(b)))
+    } else {
+        state::decode_state_file(&root).map(|s| ChainItem::State(Box::new(s)))
+    }
 }
 
 /// Decodes a block from its root cell and known file hash.
@@ -112,6 +136,10 @@ pub fn decode_block_cell(root: &Cell, file_hash: Hash) -> Result<DecodedBlock, D
     attach_metadata(&mut transactions, &in_msg_descr, &out_msg_descr);
 
     let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
+    let state_update = block
+        .load_state_update()
+        .map_err(|e| warnings.push(format!("state update unreadable: {e}")))
+        .ok();
     Ok(DecodedBlock {
         record,
         shards,
@@ -119,6 +147,7 @@ pub fn decode_block_cell(root: &Cell, file_hash: Hash) -> Result<DecodedBlock, D
         transactions,
         in_msg_descr,
         out_msg_descr,
+        state_update,
         warnings,
     })
 }

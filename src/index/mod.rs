@@ -8,6 +8,7 @@
 
 pub mod commit;
 mod plan;
+pub mod state;
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,9 +21,11 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes};
 
+use crate::decode::state::StateFile;
 use crate::decode::DecodedBlock;
 
 pub use plan::Planner;
+use state::{StateError, StateStep, StateWork};
 
 /// Blocks committed together: shard blocks first, then the masterchain block (if any).
 #[derive(Debug, Default)]
@@ -47,6 +50,8 @@ pub struct Applied {
     pub skipped_blocks: u64,
     /// Stored shard blocks that this unit's masterchain block committed.
     pub adopted_blocks: u64,
+    /// Blocks whose state update advanced a held shard state.
+    pub state_updates: u64,
 }
 
 /// Index errors: storage failures, or a stored row that cannot be read.
@@ -54,6 +59,8 @@ pub struct Applied {
 pub enum IndexError {
     #[error(transparent)]
     Storage(#[from] tonindex_storage::Error),
+    #[error(transparent)]
+    State(#[from] StateError),
 }
 
 /// Writes units into the database. One writer at a time.
@@ -104,8 +111,18 @@ impl<'a> Indexer<'a> {
 
         let mut latest = LatestStates::default();
         let mut written_msgs = HashSet::new();
+        let mut states = StateWork::new(self.db);
         for block in &unit.blocks {
             let id = block.record.id.id;
+            match states.apply_block(&mut batch, block)? {
+                StateStep::Applied { .. } => applied.state_updates += 1,
+                StateStep::Gap { held_seqno } => tracing::warn!(
+                    block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                    held_seqno,
+                    "shard state not advanced: the held state is not this block's predecessor"
+                ),
+                StateStep::NotTracked | StateStep::AlreadyApplied => {}
+            }
             if self.db.contains::<Blocks>(&id)? {
                 applied.skipped_blocks += 1;
                 continue;
@@ -133,6 +150,9 @@ impl<'a> Indexer<'a> {
         latest.write(self.db, &mut batch)?;
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
+            if applied.state_updates > 0 {
+                self.db.write(batch)?;
+            }
             return Ok(applied);
         }
         cursor.units += 1;
@@ -145,6 +165,18 @@ impl<'a> Indexer<'a> {
         batch.put_cursor(&cursor);
         self.db.write(batch)?;
         Ok(applied)
+    }
+
+    /// Imports a shard state or one account's state, as one batch.
+    pub fn apply_state_file(&self, file: &StateFile) -> Result<(), IndexError> {
+        let mut batch = self.db.batch();
+        let mut states = StateWork::new(self.db);
+        match file {
+            StateFile::State(s) => states.import_state(&mut batch, s)?,
+            StateFile::Account(a) => states.import_account(&mut batch, a),
+        }
+        self.db.write(batch)?;
+        Ok(())
     }
 
     /// Marks a stored shard block (and its transactions) as committed by `mc_seqno`.

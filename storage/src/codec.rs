@@ -217,6 +217,19 @@ impl Value for Lz4Bytes {
     }
 }
 
+/// Bytes stored as they are, for values whose layout a higher layer owns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBytes(pub Vec<u8>);
+
+impl Value for RawBytes {
+    fn encode(&self) -> Vec<u8> {
+        self.0.clone()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(RawBytes(bytes.to_vec()))
+    }
+}
+
 pub(crate) fn bincode_encode<T: Serialize>(v: &T) -> Vec<u8> {
     bincode::serde::encode_to_vec(v, bincode::config::standard())
         .expect("in-memory bincode encoding cannot fail")

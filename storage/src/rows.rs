@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use tonindex_model::{
-    AccountStatus, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+    AccountStatus, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
 };
 
 use crate::codec::bincode_value;
@@ -18,6 +18,28 @@ pub struct LatestAccount {
     /// `now` of the last transaction.
     pub timestamp: u32,
     pub state_hash: Hash,
+}
+
+/// The full state the index holds for a shard (see `tables::ShardStates`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardStateRecord {
+    pub seqno: u32,
+    /// Representation hash of the `ShardStateUnsplit` root cell.
+    pub root_hash: Hash,
+    pub gen_utime: u32,
+    pub gen_lt: u64,
+}
+
+/// One account's exact state and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountStateRecord {
+    /// BoC of the account's `ShardAccount` (account cell, last tx hash and lt).
+    pub shard_account: Vec<u8>,
+    /// The shard state this row was taken from: its shard and seqno
+    /// (`None` for a ShardAccount imported on its own).
+    pub state: Option<BlockId>,
+    /// `gen_utime` of that state (0 when unknown).
+    pub gen_utime: u32,
 }
 
 /// Where ingestion stands; written in the same batch as the rows it counts.
@@ -39,6 +61,8 @@ pub struct IngestCursor {
 bincode_value!(
     TransactionRecord,
     LatestAccount,
+    ShardStateRecord,
+    AccountStateRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

@@ -21,8 +21,8 @@ use tonindex_model::{
     Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
 };
 
-use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, Value};
-use crate::rows::LatestAccount;
+use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
+use crate::rows::{AccountStateRecord, LatestAccount, ShardStateRecord};
 use crate::Error;
 
 /// A column family: its name, typed key and value, and RocksDB tuning.
@@ -77,8 +77,8 @@ pub fn shard_blocks_prefix(workchain: i32, shard: u64) -> Vec<u8> {
         .finish()
 }
 
-/// Prefix of the [`Blocks`] rows of one workchain.
-pub fn workchain_blocks_prefix(workchain: i32) -> Vec<u8> {
+/// Prefix of the rows of one workchain in a table keyed by `block` or `account`.
+pub fn workchain_prefix(workchain: i32) -> Vec<u8> {
     KeyWriter::with_capacity(4).i32(workchain).finish()
 }
 
@@ -157,6 +157,28 @@ table!(
     LatestAccounts, "latest_accounts", Address => LatestAccount
 );
 
+table!(
+    /// The cells of every shard state the index tracks, content-addressed so
+    /// that consecutive states share what did not change (a Merkle update
+    /// writes only its new cells). key: representation hash `[32]` → a cell
+    /// row (descriptor, bit length, hashes and depths per level, data, child
+    /// representation hashes); the layout belongs to the main crate's
+    /// `state::cells`, which alone reads and writes it. Cells no newer state
+    /// references are not collected yet.
+    Cells, "cells", Hash => RawBytes, point_lookup
+);
+table!(
+    /// The newest full state held per shard: the root of its tree in
+    /// [`Cells`]. key: `wc i32 | shard u64` → bincode [`ShardStateRecord`].
+    ShardStates, "shard_states", ShardKey => ShardStateRecord
+);
+table!(
+    /// Exact current state per account, from an imported state and every
+    /// Merkle update applied since. key: `account` → bincode
+    /// [`AccountStateRecord`] (the ShardAccount BoC inside).
+    AccountStates, "account_states", Address => AccountStateRecord, blob_values
+);
+
 /// Every column family, for opening the database and for statistics.
 pub fn all() -> Vec<(&'static str, Options)> {
     fn entry<T: Table>() -> (&'static str, Options) {
@@ -184,6 +206,9 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<TxByInMsg>(),
         entry::<TxByOutMsg>(),
         entry::<LatestAccounts>(),
+        entry::<Cells>(),
+        entry::<ShardStates>(),
+        entry::<AccountStates>(),
     ]
 }
 
@@ -436,6 +461,31 @@ impl Key for HashTxKey {
         let k = HashTxKey {
             hash: r.hash()?,
             tx_id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `wc i32 | shard u64`: one shard of one workchain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShardKey {
+    pub workchain: i32,
+    pub shard: u64,
+}
+
+impl Key for ShardKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(12)
+            .i32(self.workchain)
+            .u64(self.shard)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = ShardKey {
+            workchain: r.i32()?,
+            shard: r.u64()?,
         };
         r.end()?;
         Ok(k)

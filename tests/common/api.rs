@@ -11,7 +11,7 @@ use tonindex::api::{router, Api, ApiConfig};
 use tonindex::chain::files::collect_paths;
 use tonindex::decode::transaction::DecodedTransaction;
 use tonindex::decode::DecodedBlock;
-use tonindex::ingest::{decode_file, import_files, IngestOptions};
+use tonindex::ingest::{decode_block_file, import_files, IngestOptions};
 use tonindex_model::MessageRecord;
 use tonindex_storage::{Db, DbOptions};
 use tower::ServiceExt;
@@ -53,7 +53,7 @@ pub fn fixture() -> &'static Fixture {
         let scratch = tempfile::tempdir().unwrap().keep();
         let db = Db::open_follower(dir.path(), &scratch).unwrap();
         let router = router(Api::new(Arc::new(db), ApiConfig::default()));
-        let blocks = paths.iter().map(|p| decode_file(p).unwrap()).collect();
+        let blocks = paths.iter().map(|p| decode_block_file(p).unwrap()).collect();
         Fixture {
             router,
             blocks,

@@ -113,7 +113,7 @@ fn candidates<'a>(
     }
     let prefix = match (f.workchain, f.shard) {
         (Some(w), Some(s)) => tables::shard_blocks_prefix(w, s),
-        (Some(w), None) => tables::workchain_blocks_prefix(w),
+        (Some(w), None) => tables::workchain_prefix(w),
         _ => Vec::new(),
     };
     Ok(Box::new(

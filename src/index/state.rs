@@ -1,0 +1,294 @@
+//! Exact account states: imported shard states, and every later block of a
+//! held shard applied through its state-update Merkle update.
+//!
+//! A block's update names the old state's unchanged subtrees by hash; the
+//! new state is built against shallow cells read from the `cells` table
+//! and must hash to the update's `new_hash` (tycho-types checks it). Only
+//! the new cells are written. The accounts that had transactions in the
+//! block are then read from the new state, completed from the table, and
+//! stored as ShardAccount BoCs for the API.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellBuilder, HashBytes};
+use tycho_types::models::ShardAccounts;
+
+use tonindex_model::{Address, BlockId};
+use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey, ShardStates};
+use tonindex_storage::{AccountStateRecord, Batch, Db, RawBytes, ShardStateRecord};
+
+use crate::decode::state::{DecodedAccount, DecodedState};
+use crate::decode::DecodedBlock;
+use crate::state::cells::{new_rows, CellError, CellRows, Loader};
+
+/// Why a state could not be imported or advanced.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error(transparent)]
+    Cell(#[from] CellError),
+    #[error(transparent)]
+    Storage(#[from] tonindex_storage::Error),
+    #[error("block {0}: state update does not apply: {1}")]
+    Update(String, String),
+}
+
+/// What applying a block did to the state of its shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateStep {
+    /// No state is held for the block's shard.
+    NotTracked,
+    /// The held state is already at (or past) this block.
+    AlreadyApplied,
+    /// The held state is older than the block's predecessor, or another
+    /// chain: the state stays where it is.
+    Gap { held_seqno: u32 },
+    /// The state advanced to this block; `accounts` rows were rewritten.
+    Applied { accounts: usize },
+}
+
+/// State work of one unit: rows queued in its batch are visible to the
+/// unit's later blocks through this overlay.
+pub struct StateWork<'db> {
+    db: &'db Db,
+    cells: HashMap<HashBytes, Vec<u8>>,
+    roots: HashMap<ShardKey, ShardStateRecord>,
+}
+
+impl CellRows for StateWork<'_> {
+    fn row(&self, hash: &HashBytes) -> Result<Option<Vec<u8>>, CellError> {
+        if let Some(r) = self.cells.get(hash) {
+            return Ok(Some(r.clone()));
+        }
+        Ok(self.db.get::<Cells>(hash.as_array())?.map(|r| r.0))
+    }
+}
+
+impl<'db> StateWork<'db> {
+    pub fn new(db: &'db Db) -> Self {
+        Self {
+            db,
+            cells: HashMap::new(),
+            roots: HashMap::new(),
+        }
+    }
+
+    fn put_cells(&mut self, batch: &mut Batch<'_>, rows: Vec<(HashBytes, Vec<u8>)>) {
+        for (hash, row) in rows {
+            batch.put::<Cells>(hash.as_array(), &RawBytes(row.clone()));
+            self.cells.insert(hash, row);
+        }
+    }
+
+    fn held(&self, key: &ShardKey) -> Result<Option<ShardStateRecord>, StateError> {
+        match self.roots.get(key) {
+            Some(r) => Ok(Some(r.clone())),
+            None => Ok(self.db.get::<ShardStates>(key)?),
+        }
+    }
+
+    /// Imports a full shard state: its cells, its root, every account.
+    /// Account rows of the shard that the state does not list are removed.
+    pub fn import_state(
+        &mut self,
+        batch: &mut Batch<'_>,
+        state: &DecodedState,
+    ) -> Result<(), StateError> {
+        let rows = new_rows(state.root.as_ref());
+        self.put_cells(batch, rows);
+        let key = ShardKey {
+            workchain: state.workchain,
+            shard: state.shard,
+        };
+        let record = ShardStateRecord {
+            seqno: state.seqno,
+            root_hash: *state.root.repr_hash().as_array(),
+            gen_utime: state.gen_utime,
+            gen_lt: state.gen_lt,
+        };
+        batch.put::<ShardStates>(&key, &record);
+        self.roots.insert(key, record);
+
+        let listed: HashSet<Address> = state.accounts.iter().map(|(a, _)| *a).collect();
+        let reader = self.db.reader();
+        for row in reader.prefix::<AccountStates>(&workchain_prefix(state.workchain), false) {
+            let (addr, _) = row?;
+            if in_shard(&addr, state.shard) && !listed.contains(&addr) {
+                batch.delete::<AccountStates>(&addr);
+            }
+        }
+        let block = BlockId {
+            workchain: state.workchain,
+            shard: state.shard,
+            seqno: state.seqno,
+        };
+        for (addr, cell) in &state.accounts {
+            put_account(batch, addr, cell, Some(block), state.gen_utime);
+        }
+        Ok(())
+    }
+
+    /// Imports one account's state given on its own.
+    pub fn import_account(&mut self, batch: &mut Batch<'_>, account: &DecodedAccount) {
+        put_account(batch, &account.address, &account.shard_account, None, 0);
+    }
+
+    /// Advances the state of the block's shard by the block's Merkle update.
+    pub fn apply_block(
+        &mut self,
+        batch: &mut Batch<'_>,
+        block: &DecodedBlock,
+    ) -> Result<StateStep, StateError> {
+        let id = block.record.id.id;
+        let key = ShardKey {
+            workchain: id.workchain,
+            shard: id.shard,
+        };
+        let Some(held) = self.held(&key)? else {
+            return Ok(StateStep::NotTracked);
+        };
+        let name = || format!("({},{:016x},{})", id.workchain, id.shard, id.seqno);
+        let Some(update) = &block.state_update else {
+            return Err(StateError::Update(name(), "the block has no readable state update".into()));
+        };
+        if id.seqno <= held.seqno {
+            return Ok(StateStep::AlreadyApplied);
+        }
+        if id.seqno != held.seqno + 1 || update.old_hash.as_array() != &held.root_hash {
+            return Ok(StateStep::Gap {
+                held_seqno: held.seqno,
+            });
+        }
+
+        let loader = Loader::new(self);
+        let failure = RefCell::new(None);
+        let applied = update.apply_trusted(|hash: &HashBytes| match loader.shallow(hash) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                failure.borrow_mut().get_or_insert(e);
+                None
+            }
+        });
+        let new_root = match (applied, failure.into_inner()) {
+            (_, Some(e)) => return Err(e.into()),
+            (Ok(root), None) => root,
+            (Err(e), None) => return Err(StateError::Update(name(), e.to_string())),
+        };
+
+        let changed: Vec<Address> = {
+            let mut seen = HashSet::new();
+            block
+                .transactions
+                .iter()
+                .map(|t| t.record.account)
+                .filter(|a| seen.insert(*a))
+                .collect()
+        };
+        let accounts = if changed.is_empty() {
+            Vec::new()
+        } else {
+            self.changed_accounts(&new_root, &changed)
+                .map_err(|e| StateError::Update(name(), e))?
+        };
+        let rows = new_rows(new_root.as_ref());
+        self.put_cells(batch, rows);
+
+        let mut loader = Loader::new(self);
+        for (addr, cell) in &accounts {
+            match cell {
+                Some(cell) => {
+                    let whole = loader.deepen(cell)?;
+                    put_account(batch, addr, &whole, Some(id), block.record.gen_utime);
+                }
+                None => batch.delete::<AccountStates>(addr),
+            }
+        }
+        let record = ShardStateRecord {
+            seqno: id.seqno,
+            root_hash: *new_root.repr_hash().as_array(),
+            gen_utime: block.record.gen_utime,
+            gen_lt: block.record.end_lt,
+        };
+        batch.put::<ShardStates>(&key, &record);
+        self.roots.insert(key, record);
+        Ok(StateStep::Applied {
+            accounts: accounts.len(),
+        })
+    }
+
+    /// The ShardAccount cells of `accounts` in the new state (`None`: gone).
+    /// An account whose state changed has its whole dictionary path new in
+    /// the update; a lookup that runs into a shallow (unchanged) subtree is
+    /// an account whose state did not change — one that stayed
+    /// nonexistent through its transaction — and is left out.
+    #[allow(clippy::type_complexity)]
+    fn changed_accounts(
+        &self,
+        root: &Cell,
+        accounts: &[Address],
+    ) -> Result<Vec<(Address, Option<Cell>)>, String> {
+        // shard_state#9023afe2 … out_msg_queue_info:^OutMsgQueueInfo … accounts:^ShardAccounts …
+        let accounts_cell = root
+            .reference_cloned(1)
+            .ok_or("the new state has no accounts reference")?;
+        let dict: ShardAccounts = accounts_cell.parse().map_err(|e| format!("accounts: {e}"))?;
+        let mut out = Vec::with_capacity(accounts.len());
+        for addr in accounts {
+            let Ok(found) = dict.get(HashBytes(addr.id)) else {
+                continue;
+            };
+            let cell = found
+                .map(|(_, sa)| CellBuilder::build_from(&sa))
+                .transpose()
+                .map_err(|e| e.to_string())?;
+            out.push((*addr, cell));
+        }
+        Ok(out)
+    }
+}
+
+fn put_account(
+    batch: &mut Batch<'_>,
+    addr: &Address,
+    shard_account: &Cell,
+    state: Option<BlockId>,
+    gen_utime: u32,
+) {
+    let record = AccountStateRecord {
+        shard_account: Boc::encode(shard_account.as_ref()),
+        state,
+        gen_utime,
+    };
+    batch.put::<AccountStates>(addr, &record);
+}
+
+/// True when the account id falls in the shard (prefix with its tag bit).
+pub fn in_shard(addr: &Address, shard: u64) -> bool {
+    let id = u64::from_be_bytes(addr.id[..8].try_into().expect("8 bytes"));
+    let bits = 63 - shard.trailing_zeros();
+    if bits == 0 {
+        return true;
+    }
+    let mask = !0u64 << (64 - bits);
+    (id & mask) == (shard & mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_membership() {
+        let mut a = Address {
+            workchain: 0,
+            id: [0; 32],
+        };
+        assert!(in_shard(&a, 0x8000_0000_0000_0000));
+        a.id[0] = 0x20;
+        assert!(in_shard(&a, 0x2000_0000_0000_0000)); // prefix 00
+        a.id[0] = 0x40;
+        assert!(!in_shard(&a, 0x2000_0000_0000_0000));
+        assert!(in_shard(&a, 0x6000_0000_0000_0000)); // prefix 01
+    }
+}

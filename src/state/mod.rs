@@ -1,0 +1,4 @@
+//! Account state: the content-addressed cell store that shard states live
+//! in, and the readers of the account snapshots taken from it.
+
+pub mod cells;
