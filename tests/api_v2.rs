@@ -419,7 +419,13 @@ fn bad_input_gets_v2_errors_never_500() {
         ("/api/v2/detectAddress?address=0:1234", 422),
         ("/api/v2/tryLocateTx?source=x&destination=y&created_lt=1", 422),
         ("/api/v2/getMasterchainBlockSignatures?seqno=1", 501),
-        ("/api/v2/getAddressInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 501),
+        ("/api/v2/getAddressInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=5", 501),
+        ("/api/v2/getAddressInformation?address=0:zz", 422),
+        ("/api/v2/getAddressInformation", 422),
+        ("/api/v2/getWalletInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=0", 422),
+        ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&method=seqno&stack=x", 422),
+        ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 422),
+        ("/api/v2/estimateFee?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 501),
         ("/api/v2/noSuchMethod", 404),
     ];
     for (uri, status) in cases {

@@ -5,6 +5,7 @@
 
 pub mod chain;
 pub mod encoding;
+pub mod getmethod;
 pub mod params;
 pub mod v2;
 pub mod v3;
@@ -74,12 +75,15 @@ impl Default for ApiConfig {
 pub struct Ctx<'a> {
     pub reader: Reader<'a>,
     pub cfg: &'a ApiConfig,
+    /// Slots bounding concurrent get-method runs.
+    pub tvm: &'a getmethod::TvmSlots,
 }
 
 /// The shared state of the server.
 pub struct Api {
     db: Arc<Db>,
     cfg: ApiConfig,
+    tvm: getmethod::TvmSlots,
 }
 
 /// Why a read produced no answer.
@@ -93,7 +97,13 @@ pub enum ReadFailure {
 
 impl Api {
     pub fn new(db: Arc<Db>, cfg: ApiConfig) -> Arc<Self> {
-        Arc::new(Self { db, cfg })
+        // One get-method per core: the rest of the blocking pool stays free for reads.
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Arc::new(Self {
+            db,
+            cfg,
+            tvm: getmethod::TvmSlots::new(cores),
+        })
     }
 
     /// Runs `f` on one reader on the blocking pool, within the time budget.
@@ -107,6 +117,7 @@ impl Api {
             let ctx = Ctx {
                 reader: api.db.reader(),
                 cfg: &api.cfg,
+                tvm: &api.tvm,
             };
             f(&ctx)
         });

@@ -43,7 +43,8 @@ impl Params {
     }
 
     /// Reads a JSON object body: strings as given, numbers and booleans in
-    /// their JSON spelling, arrays as repeated keys, `null` as absent.
+    /// their JSON spelling, arrays as repeated keys, `null` as absent; a
+    /// nested array or object (a get-method stack entry) as its JSON text.
     pub fn from_json(body: &Json) -> Result<Self, NotAParameterObject> {
         let Json::Object(map) = body else {
             return Err(NotAParameterObject("the body must be a JSON object".into()));
@@ -60,15 +61,27 @@ impl Params {
                     Json::String(s) => pairs.push((k.clone(), s.clone())),
                     Json::Number(n) => pairs.push((k.clone(), n.to_string())),
                     Json::Bool(b) => pairs.push((k.clone(), b.to_string())),
-                    Json::Array(_) | Json::Object(_) => {
-                        return Err(NotAParameterObject(format!(
-                            "parameter {k:?} must be a string, number, boolean or a list of them"
-                        )))
-                    }
+                    nested => pairs.push((k.clone(), nested.to_string())),
                 }
             }
         }
         Ok(Self { pairs })
+    }
+
+    /// The values of a list parameter as JSON: nested entries parsed back,
+    /// plain values as JSON strings. `None` for an entry that is not JSON.
+    pub fn json_list(&self, name: &str) -> Option<Vec<Json>> {
+        self.pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| {
+                if v.starts_with('[') || v.starts_with('{') {
+                    serde_json::from_str(v).ok()
+                } else {
+                    Some(Json::String(v.clone()))
+                }
+            })
+            .collect()
     }
 
     /// Adds a value (e.g. from a request header that aliases a parameter).
@@ -177,7 +190,15 @@ mod tests {
         assert_eq!(j.get("b"), None);
         assert_eq!(j.bool("d").unwrap(), Some(true));
         assert!(Params::from_json(&serde_json::json!([1])).is_err());
-        assert!(Params::from_json(&serde_json::json!({"a": {"b": 1}})).is_err());
+        let nested = Params::from_json(&serde_json::json!({
+            "stack": [["num", 5], {"@type": "x"}], "s": "t"
+        }))
+        .unwrap();
+        assert_eq!(
+            nested.json_list("stack").unwrap(),
+            vec![serde_json::json!(["num", 5]), serde_json::json!({"@type": "x"})]
+        );
+        assert_eq!(nested.json_list("s").unwrap(), vec![serde_json::json!("t")]);
         let err = q.int::<u32>("c").unwrap_err();
         assert_eq!((err.name.as_str(), err.expected), ("c", "an integer"));
     }

@@ -2,3 +2,5 @@
 //! in, and the readers of the account snapshots taken from it.
 
 pub mod cells;
+pub mod account;
+pub mod wallet;

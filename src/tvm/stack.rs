@@ -372,6 +372,64 @@ pub fn legacy_stack(stack: &[RcStackValue]) -> Result<Vec<Value>, StackError> {
         .collect()
 }
 
+/// A result stack in v3's `{type, value}` form (numbers as hex strings,
+/// cells and slices as BoCs, tuples and lists nested).
+pub fn v3_stack(stack: &[RcStackValue]) -> Result<Vec<Value>, StackError> {
+    stack.iter().map(|v| v3_entry(v, 0)).collect()
+}
+
+fn v3_entry(v: &RcStackValue, depth: usize) -> Result<Value, StackError> {
+    if depth >= MAX_DEPTH {
+        return Err(depth_error());
+    }
+    let nested = |items: Vec<&RcStackValue>| -> Result<Vec<Value>, StackError> {
+        items.into_iter().map(|e| v3_entry(e, depth + 1)).collect()
+    };
+    Ok(match classify(v)? {
+        Entry::Int(n) => json!({"type": "num", "value": hex_int(n)}),
+        Entry::NaN => json!({"type": "num", "value": "NaN"}),
+        Entry::Cell(c) => json!({"type": "cell", "value": boc_b64(c.as_ref())}),
+        Entry::Slice(c) => json!({"type": "slice", "value": boc_b64(c.as_ref())}),
+        Entry::List(items) => json!({"type": "list", "value": nested(items)?}),
+        Entry::Tuple(items) => json!({"type": "tuple", "value": nested(items.iter().collect())?}),
+        Entry::Unsupported => {
+            return Err(StackError {
+                code: 501,
+                message: "unsupported stack entry in the result".into(),
+            })
+        }
+    })
+}
+
+/// Reads v3's request stack `[{"type": "num"|"cell"|"slice", "value"}]`
+/// through the legacy reader (`num` → `num`, `cell` → `tvm.Cell`,
+/// `slice` → `tvm.Slice`).
+pub fn parse_v3_stack(v: &Value) -> Result<Vec<RcStackValue>, StackError> {
+    let entries = v
+        .as_array()
+        .ok_or_else(|| StackError::invalid("stack must be an array"))?;
+    let legacy = entries
+        .iter()
+        .map(|e| {
+            let ty = e.get("type").and_then(Value::as_str);
+            let value = e.get("value").cloned().unwrap_or(Value::Null);
+            let tag = match ty {
+                Some("num") => "num",
+                Some("cell") => "tvm.Cell",
+                Some("slice") => "tvm.Slice",
+                other => {
+                    return Err(StackError::invalid(format!(
+                        "unsupported stack entry type: {}",
+                        other.unwrap_or("(none)")
+                    )))
+                }
+            };
+            Ok(json!([tag, value]))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    parse_legacy_stack(&Value::Array(legacy))
+}
+
 /// A result stack in `runGetMethodStd`'s `tvm.stackEntry*` form.
 pub fn std_stack(stack: &[RcStackValue]) -> Result<Vec<Value>, StackError> {
     stack.iter().map(|v| std_entry(v, 0)).collect()

@@ -22,6 +22,50 @@ pub struct Fixture {
     _dir: tempfile::TempDir,
 }
 
+/// The ShardAccount BoCs of the 234 accounts in the tonutils-go fat block
+/// (mainnet, 2026: wallets v3/v4/v5, highload, USDT jetton wallets); the
+/// one nonexistent account (`account_none`, no address) is left out.
+pub fn fat_block_shard_accounts() -> Vec<Vec<u8>> {
+    use base64::Engine as _;
+    let path = super::fixture("blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
+    let j: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    j["previous_accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            base64::engine::general_purpose::STANDARD
+                .decode(a["shard_account_boc_base64"].as_str().unwrap())
+                .unwrap()
+        })
+        .filter(|boc| {
+            tycho_types::boc::Boc::decode(boc)
+                .unwrap()
+                .parse::<tycho_types::models::ShardAccount>()
+                .unwrap()
+                .load_account()
+                .unwrap()
+                .is_some()
+        })
+        .collect()
+}
+
+/// The account-state inputs: the 2019 masterchain and shard states (which
+/// the 2019 blocks then advance), and the fat block's accounts written out
+/// as ShardAccount files in `dir`.
+fn state_paths(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![
+        super::fixture("accounts/ever-block-mainnet-2019/state_2659.boc"),
+        super::fixture("accounts/ever-block-mainnet-2019/state_571524.boc"),
+    ];
+    for (i, boc) in fat_block_shard_accounts().into_iter().enumerate() {
+        let p = dir.join(format!("shard_account_{i:03}.boc"));
+        std::fs::write(&p, boc).unwrap();
+        out.push(p);
+    }
+    out
+}
+
 /// The mainnet fixture blocks: the 2019 series and singles, ston-fi, tongo.
 fn paths() -> Vec<std::path::PathBuf> {
     collect_paths(&[
@@ -47,7 +91,10 @@ pub fn fixture() -> &'static Fixture {
                 unit_delay: None,
                 decode_pool: None,
             };
-            import_files(&db, &paths, &opts, |_, _| {}).unwrap();
+            let accounts = tempfile::tempdir().unwrap();
+            let mut all = state_paths(accounts.path());
+            all.extend(paths.iter().cloned());
+            import_files(&db, &all, &opts, |_, _| {}).unwrap();
         }
         // Serve the way `tonindex serve` does: as a follower.
         let scratch = tempfile::tempdir().unwrap().keep();

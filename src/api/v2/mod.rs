@@ -3,6 +3,7 @@
 //! handlers. Output follows the C++ server (spec v2 §1.3): `{"ok", "result",
 //! "@extra"}`, errors `{"ok": false, "error", "code", "@extra"}`.
 
+pub mod accounts;
 pub mod blocks;
 pub mod config;
 pub mod models;
@@ -82,19 +83,12 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
-/// v2 methods tonindex does not serve yet (account state, get-methods,
-/// sending): a clear 501 rather than "unknown method".
+/// v2 methods tonindex does not serve yet (token detection, DNS, sending,
+/// fee estimation): a clear 501 rather than "unknown method".
 const NOT_YET: &[&str] = &[
-    "getAddressInformation",
-    "getExtendedAddressInformation",
-    "getWalletInformation",
-    "getAddressBalance",
-    "getAddressState",
     "getTokenData",
     "getShardAccountCell",
     "dnsResolve",
-    "runGetMethod",
-    "runGetMethodStd",
     "sendBoc",
     "sendBocReturnHash",
     "sendBocReturnHashNoError",
@@ -103,6 +97,13 @@ const NOT_YET: &[&str] = &[
 
 fn handler_for(method: &str) -> Option<Handler> {
     Some(match method {
+        "getAddressInformation" => accounts::get_address_information,
+        "getExtendedAddressInformation" => accounts::get_extended_address_information,
+        "getWalletInformation" => accounts::get_wallet_information,
+        "getAddressBalance" => accounts::get_address_balance,
+        "getAddressState" => accounts::get_address_state,
+        "runGetMethod" => accounts::run_get_method,
+        "runGetMethodStd" => accounts::run_get_method_std,
         "getMasterchainInfo" => blocks::get_masterchain_info,
         "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
         "getShardBlockProof" => blocks::get_shard_block_proof,

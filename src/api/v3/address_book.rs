@@ -10,6 +10,7 @@ use super::{to_json, V3Error, V3Result};
 use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::state::{account, wallet};
 
 #[derive(Debug, Serialize)]
 pub struct AddressBookRow {
@@ -20,20 +21,25 @@ pub struct AddressBookRow {
 
 pub type AddressBook = BTreeMap<String, AddressBookRow>;
 
-/// The user-friendly form toncenter shows for an address: bounceable for
-/// deployed contracts, non-bounceable for accounts with no code. The index
-/// does not hold account code yet, so "deployed" means "last seen active";
-/// wallets (which toncenter shows non-bounceable) cannot be told apart.
+/// The user-friendly form toncenter shows for an address: bounceable
+/// unless the account has no code or is one of the standard wallets. With
+/// no exact state held for the account, "has code" falls back to "last
+/// seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
-    let active = ctx
-        .reader
-        .get::<LatestAccounts>(a)?
-        .is_some_and(|l| l.status == AccountStatus::Active);
+    let bounceable = match account::load(&ctx.reader, a)? {
+        Some(view) => view
+            .code_hash()
+            .is_some_and(|h| wallet::detect(&h, None).is_none()),
+        None => ctx
+            .reader
+            .get::<LatestAccounts>(a)?
+            .is_some_and(|l| l.status == AccountStatus::Active),
+    };
     Ok(AddressBookRow {
         user_friendly: Some(friendly(
             a,
             FriendlyFlags {
-                bounceable: active,
+                bounceable,
                 testnet: ctx.cfg.testnet,
                 url_safe: true,
             },

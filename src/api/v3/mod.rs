@@ -1,6 +1,7 @@
 //! API v3 (toncenter's indexed API): `GET /api/v3/<endpoint>` with query
 //! parameters, JSON bodies, errors as `{"error": "..."}` (spec v3 §1).
 
+pub mod accounts;
 pub mod address_book;
 pub mod blocks;
 pub mod messages;
@@ -85,8 +86,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
 const NOT_YET: &[&str] = &[
     "metadata",
-    "accountStates",
-    "walletStates",
     "topAccountsByBalance",
     "jetton/masters",
     "jetton/wallets",
@@ -108,13 +107,8 @@ const NOT_YET: &[&str] = &[
     "pendingTraces",
     "pendingActions",
     "pendingTransactions",
-    "addressInformation",
-    "account",
-    "walletInformation",
-    "wallet",
     "message",
     "estimateFee",
-    "runGetMethod",
 ];
 
 fn handler_for(endpoint: &str) -> Option<Handler> {
@@ -129,9 +123,17 @@ fn handler_for(endpoint: &str) -> Option<Handler> {
         "adjacentTransactions" => transactions::adjacent_transactions,
         "messages" => messages::messages,
         "addressBook" => address_book::address_book,
+        "accountStates" => accounts::account_states,
+        "walletStates" => accounts::wallet_states,
+        "addressInformation" | "account" => accounts::address_information,
+        "walletInformation" | "wallet" => accounts::wallet_information,
+        "runGetMethod" => accounts::run_get_method,
         _ => return None,
     })
 }
+
+/// Endpoints read from a POST JSON body; every other endpoint is GET only.
+const POST_ENDPOINTS: &[&str] = &["runGetMethod"];
 
 pub fn router() -> Router<Arc<Api>> {
     Router::new().route("/{*endpoint}", any(dispatch))
@@ -143,6 +145,7 @@ async fn dispatch(
     method: axum::http::Method,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
+    body: axum::body::Bytes,
 ) -> Response {
     let Some(handler) = handler_for(&endpoint) else {
         if NOT_YET.contains(&endpoint.as_str()) {
@@ -154,14 +157,32 @@ async fn dispatch(
         }
         return V3Error::not_found(format!("no such endpoint: /api/v3/{endpoint}")).into_response();
     };
-    if method != axum::http::Method::GET {
+    let post = POST_ENDPOINTS.contains(&endpoint.as_str());
+    let expected = if post {
+        axum::http::Method::POST
+    } else {
+        axum::http::Method::GET
+    };
+    if method != expected {
         return V3Error::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!("method {method} is not allowed on /api/v3/{endpoint}"),
         )
         .into_response();
     }
-    let mut params = Params::from_query(query.as_deref());
+    let mut params = if post {
+        let parsed = serde_json::from_slice::<serde_json::Value>(&body)
+            .map_err(|e| e.to_string())
+            .and_then(|j| Params::from_json(&j).map_err(|e| e.0));
+        match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                return V3Error::invalid(format!("invalid JSON body: {e}")).into_response();
+            }
+        }
+    } else {
+        Params::from_query(query.as_deref())
+    };
     // Request-control headers count as their query aliases.
     for (header, key) in [
         ("x-no-address-book", "x_no_address_book"),

@@ -1,0 +1,129 @@
+//! Get-methods for both APIs: an account's stored code and data run by
+//! `tvm::getmethod` in the context of the newest indexed block, bounded by
+//! a fixed number of slots so that long runs cannot starve other requests.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use tycho_types::cell::{Cell, CellFamily, HashBytes};
+use tycho_types::models::{BlockchainConfigParams, StdAddr};
+use tycho_vm::RcStackValue;
+
+use crate::api::{chain, Ctx};
+use crate::state::account::{AccountView, Status};
+use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_GAS_LIMIT};
+use crate::tvm::config;
+
+/// tonlib's exit code for a get-method on an account without code.
+pub const NO_CODE_EXIT_CODE: i32 = -13;
+
+/// Counting slots for get-method runs.
+pub struct TvmSlots {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// A held slot; released on drop.
+pub struct TvmSlot<'a>(&'a TvmSlots);
+
+impl Drop for TvmSlot<'_> {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.0.freed.notify_one();
+    }
+}
+
+impl TvmSlots {
+    pub fn new(slots: usize) -> Self {
+        Self {
+            free: Mutex::new(slots.max(1)),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Waits up to `wait` for a slot.
+    pub fn acquire(&self, wait: Duration) -> Option<TvmSlot<'_>> {
+        let guard = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut free, _) = self
+            .freed
+            .wait_timeout_while(guard, wait, |free| *free == 0)
+            .unwrap_or_else(|p| p.into_inner());
+        if *free == 0 {
+            return None;
+        }
+        *free -= 1;
+        Some(TvmSlot(self))
+    }
+}
+
+/// Why a get-method did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum GetMethodError {
+    #[error("too many get-methods are running; try again")]
+    Busy,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<tonindex_storage::Error> for GetMethodError {
+    fn from(e: tonindex_storage::Error) -> Self {
+        Self::Internal(e.to_string())
+    }
+}
+
+/// The config of the newest key block in the index, or the built-in one.
+fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, GetMethodError> {
+    match chain::config_at(&ctx.reader, None)? {
+        Some((_, boc)) => config::from_boc(&boc).map_err(|e| GetMethodError::Internal(e.to_string())),
+        None => Ok(config::builtin()),
+    }
+}
+
+/// Runs `method` on the account. An account without code gives tonlib's
+/// answer (exit code -13, nothing run) rather than a VM run.
+pub fn run(
+    ctx: &Ctx<'_>,
+    account: &AccountView,
+    method: &Method,
+    stack: Vec<RcStackValue>,
+) -> Result<RunOutput, GetMethodError> {
+    let (Status::Active, Some(code)) = (account.status, &account.code) else {
+        return Ok(RunOutput {
+            exit_code: NO_CODE_EXIT_CODE,
+            gas_used: 0,
+            vm_steps: 0,
+            stack: Vec::new(),
+            missing_library: None,
+        });
+    };
+    let Ok(workchain) = i8::try_from(account.address.workchain) else {
+        return Err(GetMethodError::Internal("workchain out of range".into()));
+    };
+    let now = match chain::mc_block_range(&ctx.reader)? {
+        Some((_, last)) => last.gen_utime,
+        None if account.gen_utime > 0 => account.gen_utime,
+        None => crate::api::unix_now().try_into().unwrap_or(u32::MAX),
+    };
+    let contract = Contract {
+        code: code.clone(),
+        data: account.data.clone().unwrap_or_else(Cell::empty_cell),
+        address: StdAddr::new(workchain, HashBytes(account.address.id)),
+        balance: currency(account),
+    };
+    let context = Context {
+        config: blockchain_config(ctx)?,
+        libraries: Default::default(),
+        now,
+        lt: account.last_tx_lt,
+        rand_seed: HashBytes::ZERO,
+        gas_limit: DEFAULT_GAS_LIMIT,
+    };
+    let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
+    let _slot = ctx.tvm.acquire(wait).ok_or(GetMethodError::Busy)?;
+    getmethod::run(&contract, &context, method, stack)
+        .map_err(|e| GetMethodError::Internal(e.to_string()))
+}
+
+fn currency(account: &AccountView) -> tycho_types::models::CurrencyCollection {
+    tycho_types::models::CurrencyCollection::new(account.balance.grams)
+}

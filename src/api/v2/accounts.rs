@@ -1,0 +1,287 @@
+//! v2 Accounts and Run get-method groups (spec v2 §4.2, §4.6), from the
+//! exact account states the index holds.
+
+use serde::Serialize;
+use serde_json::{json, Value as Json};
+use tonindex_model::BlockIdExt;
+use tycho_types::boc::Boc;
+
+use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
+use super::{positive_seqno, required, to_json, V2Error, V2Result};
+use crate::api::encoding::{b64, friendly, Dec, B64};
+use crate::api::getmethod::{self, GetMethodError};
+use crate::api::params::Params;
+use crate::api::{chain, Ctx};
+use crate::state::account::{self, AccountView, Status};
+use crate::state::wallet;
+use crate::tvm::getmethod::Method;
+use crate::tvm::stack;
+
+impl From<account::AccountError> for V2Error {
+    fn from(e: account::AccountError) -> Self {
+        V2Error::new(500, format!("internal error: {e}"))
+    }
+}
+
+impl From<GetMethodError> for V2Error {
+    fn from(e: GetMethodError) -> Self {
+        match e {
+            GetMethodError::Busy => V2Error::new(503, e.to_string()),
+            GetMethodError::Internal(_) => V2Error::new(500, e.to_string()),
+        }
+    }
+}
+
+impl From<stack::StackError> for V2Error {
+    fn from(e: stack::StackError) -> Self {
+        V2Error::new(e.code, e.message)
+    }
+}
+
+/// An account's state with the block it is reported at.
+struct Located {
+    account: AccountView,
+    block: BlockIdExt,
+    sync_utime: u32,
+}
+
+/// The account of `address` as the newest indexed state has it. A `seqno`
+/// other than the newest masterchain block's is refused: the index keeps
+/// the current state only.
+fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
+    let address = required(p.address("address")?, "address")?.address;
+    let seqno = positive_seqno(p, "seqno")?;
+    let account = account::load(&ctx.reader, &address)?
+        .unwrap_or_else(|| AccountView::nonexistent(address));
+    let (block, sync_utime) = match chain::mc_block_range(&ctx.reader)? {
+        Some((_, last)) => (last.id, last.gen_utime),
+        None => {
+            // No masterchain block: report the shard block the state is at.
+            let rec = account
+                .source
+                .map(|id| chain::block(&ctx.reader, &id))
+                .transpose()?
+                .flatten()
+                .ok_or_else(|| {
+                    V2Error::new(500, "no masterchain blocks are indexed to report the state at")
+                })?;
+            (rec.id, rec.gen_utime)
+        }
+    };
+    if let Some(s) = seqno {
+        if block.id.workchain == -1 && s != block.id.seqno {
+            return Err(V2Error::new(
+                501,
+                format!(
+                    "tonindex keeps the current account state only (masterchain seqno {}); \
+                     the state at seqno {s} is not available",
+                    block.id.seqno
+                ),
+            ));
+        }
+    }
+    Ok(Located {
+        account,
+        block,
+        sync_utime,
+    })
+}
+
+fn tx_id(a: &AccountView) -> TransactionId {
+    TransactionId {
+        ty: "internal.transactionId",
+        lt: Dec(a.last_tx_lt),
+        hash: B64(a.last_tx_hash),
+    }
+}
+
+fn extra_currencies(a: &AccountView) -> Vec<ExtraCurrency> {
+    a.balance
+        .extra
+        .iter()
+        .map(|(id, amount)| ExtraCurrency {
+            ty: "extraCurrency",
+            id: *id,
+            amount: amount.clone(),
+        })
+        .collect()
+}
+
+fn cell_b64(c: Option<&tycho_types::cell::Cell>) -> String {
+    c.map(|c| b64(&Boc::encode(c.as_ref()))).unwrap_or_default()
+}
+
+fn frozen_b64(a: &AccountView) -> String {
+    a.frozen_hash
+        .map(|h| b64(h.as_array()))
+        .unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct RawFullAccountState {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    balance: Dec<u128>,
+    extra_currencies: Vec<ExtraCurrency>,
+    code: String,
+    data: String,
+    last_transaction_id: TransactionId,
+    block_id: TonBlockIdExt,
+    frozen_hash: String,
+    sync_utime: u32,
+    state: &'static str,
+    suspended: bool,
+}
+
+pub fn get_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let l = locate(ctx, p)?;
+    let a = &l.account;
+    to_json(&RawFullAccountState {
+        ty: "raw.fullAccountState",
+        balance: Dec(a.balance.grams),
+        extra_currencies: extra_currencies(a),
+        code: cell_b64(a.code.as_ref()),
+        data: cell_b64(a.data.as_ref()),
+        last_transaction_id: tx_id(a),
+        block_id: (&l.block).into(),
+        frozen_hash: frozen_b64(a),
+        sync_utime: l.sync_utime,
+        state: a.status.v2(),
+        suspended: false,
+    })
+}
+
+/// tonlib's `account_state` object for getExtendedAddressInformation.
+fn extended_state(a: &AccountView) -> Json {
+    if a.status != Status::Active {
+        return json!({"@type": "uninited.accountState", "frozen_hash": frozen_b64(a)});
+    }
+    let w = a
+        .code_hash()
+        .and_then(|h| wallet::detect(&h, a.data.as_ref()));
+    let tonlib_type = w.and_then(|w| match w.wallet_type {
+        "wallet v3 r1" | "wallet v3 r2" => Some("wallet.v3.accountState"),
+        "wallet v4 r1" | "wallet v4 r2" => Some("wallet.v4.accountState"),
+        _ => None,
+    });
+    match (w, tonlib_type) {
+        (Some(w), Some(ty)) => json!({
+            "@type": ty,
+            "wallet_id": w.wallet_id.unwrap_or_default(),
+            "seqno": w.seqno.unwrap_or_default(),
+        }),
+        _ => json!({
+            "@type": "raw.accountState",
+            "code": cell_b64(a.code.as_ref()),
+            "data": cell_b64(a.data.as_ref()),
+            "frozen_hash": frozen_b64(a),
+        }),
+    }
+}
+
+pub fn get_extended_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let l = locate(ctx, p)?;
+    let a = &l.account;
+    let flags = crate::api::encoding::FriendlyFlags {
+        bounceable: a.status == Status::Active,
+        testnet: ctx.cfg.testnet,
+        url_safe: true,
+    };
+    to_json(&json!({
+        "@type": "fullAccountState",
+        "address": {"@type": "accountAddress", "account_address": friendly(&a.address, flags)},
+        "balance": a.balance.grams.to_string(),
+        "extra_currencies": extra_currencies(a),
+        "last_transaction_id": tx_id(a),
+        "block_id": TonBlockIdExt::from(&l.block),
+        "sync_utime": l.sync_utime,
+        "account_state": extended_state(a),
+        "revision": 0,
+    }))
+}
+
+#[derive(Serialize)]
+struct WalletInformation {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    wallet: bool,
+    balance: Dec<u128>,
+    account_state: &'static str,
+    last_transaction_id: TransactionId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seqno: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_signature_allowed: Option<bool>,
+}
+
+pub fn get_wallet_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let l = locate(ctx, p)?;
+    let a = &l.account;
+    let w = a
+        .code_hash()
+        .and_then(|h| wallet::detect(&h, a.data.as_ref()));
+    to_json(&WalletInformation {
+        ty: "ext.accounts.walletInformation",
+        wallet: w.is_some(),
+        balance: Dec(a.balance.grams),
+        account_state: a.status.v2(),
+        last_transaction_id: tx_id(a),
+        wallet_type: w.map(|w| w.wallet_type),
+        seqno: w.and_then(|w| w.seqno),
+        wallet_id: w.and_then(|w| w.wallet_id),
+        is_signature_allowed: w.and_then(|w| w.is_signature_allowed),
+    })
+}
+
+pub fn get_address_balance(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let l = locate(ctx, p)?;
+    to_json(&l.account.balance.grams.to_string())
+}
+
+pub fn get_address_state(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let l = locate(ctx, p)?;
+    to_json(&l.account.status.v2())
+}
+
+/// `method`: a name, or (C++ rule) a string or number that is an integer id.
+fn method(p: &Params) -> Result<Method, V2Error> {
+    Ok(Method::parse(required(p.get("method"), "method")?))
+}
+
+fn stack_input(p: &Params) -> Result<Json, V2Error> {
+    p.json_list("stack")
+        .map(Json::Array)
+        .ok_or_else(|| V2Error::invalid("stack entries must be JSON arrays or objects"))
+}
+
+pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let method = method(p)?;
+    let input = stack::parse_legacy_stack(&stack_input(p)?)?;
+    let l = locate(ctx, p)?;
+    let out = getmethod::run(ctx, &l.account, &method, input)?;
+    to_json(&json!({
+        "@type": "smc.runResult",
+        "gas_used": out.gas_used,
+        "stack": stack::legacy_stack(&out.stack)?,
+        "exit_code": out.exit_code,
+        "block_id": TonBlockIdExt::from(&l.block),
+        "last_transaction_id": tx_id(&l.account),
+    }))
+}
+
+pub fn run_get_method_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let method = method(p)?;
+    let input = stack::parse_std_stack(&stack_input(p)?)?;
+    let l = locate(ctx, p)?;
+    let out = getmethod::run(ctx, &l.account, &method, input)?;
+    to_json(&json!({
+        "@type": "smc.runResult",
+        "gas_used": out.gas_used,
+        "stack": stack::std_stack(&out.stack)?,
+        "exit_code": out.exit_code,
+    }))
+}

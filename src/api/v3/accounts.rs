@@ -1,0 +1,297 @@
+//! v3 account states (spec v3 §3.3, §3.4) and the legacy v2-style methods
+//! (§5.1, §5.2, §5.5), from the exact account states the index holds.
+
+use std::collections::BTreeMap;
+
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::Value as Json;
+use tycho_types::boc::Boc;
+use tycho_types::cell::Cell;
+
+use super::address_book::{self, AddressBook};
+use super::{to_json, V3Error, V3Result};
+use crate::api::encoding::{b64, raw_upper, Dec, B64};
+use crate::api::getmethod::{self, GetMethodError};
+use crate::api::params::Params;
+use crate::api::Ctx;
+use crate::state::account::{self, AccountView, Status};
+use crate::state::wallet::{self, WalletInfo};
+use crate::tvm::getmethod::Method;
+use crate::tvm::stack;
+
+/// `accountStates`/`walletStates` read at most this many addresses.
+const MAX_ADDRESSES: usize = 1000;
+
+impl From<account::AccountError> for V3Error {
+    fn from(e: account::AccountError) -> Self {
+        V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    }
+}
+
+impl From<GetMethodError> for V3Error {
+    fn from(e: GetMethodError) -> Self {
+        let status = match e {
+            GetMethodError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            GetMethodError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        V3Error::new(status, e.to_string())
+    }
+}
+
+impl From<stack::StackError> for V3Error {
+    fn from(e: stack::StackError) -> Self {
+        let status = StatusCode::from_u16(e.code).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+        V3Error::new(status, e.message)
+    }
+}
+
+fn boc(c: &Cell) -> String {
+    b64(&Boc::encode(c.as_ref()))
+}
+
+fn wallet_of(a: &AccountView) -> Option<WalletInfo> {
+    a.code_hash()
+        .and_then(|h| wallet::detect(&h, a.data.as_ref()))
+}
+
+/// The held accounts among `address` (repeated), in the order asked;
+/// accounts the index holds no state for are left out.
+fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error> {
+    let addresses = p.parsed_all("address", "an address", crate::api::encoding::parse_address)?;
+    if addresses.is_empty() {
+        return Err(V3Error::invalid("address of account is required"));
+    }
+    let code_hashes = p.parsed_all("code_hash", "a hash", crate::api::encoding::parse_hash)?;
+    let mut out = Vec::new();
+    for a in addresses.into_iter().take(MAX_ADDRESSES) {
+        if let Some(view) = account::load(&ctx.reader, &a.address)? {
+            let code_ok = code_hashes.is_empty()
+                || view
+                    .code_hash()
+                    .is_some_and(|h| code_hashes.contains(h.as_array()));
+            if code_ok && !out.iter().any(|v: &AccountView| v.address == view.address) {
+                out.push(view);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct AccountStateFull {
+    address: String,
+    account_state_hash: B64,
+    balance: Dec<u128>,
+    extra_currencies: BTreeMap<String, String>,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frozen_hash: Option<B64>,
+    last_transaction_hash: B64,
+    last_transaction_lt: Dec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data_hash: Option<B64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code_hash: Option<B64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data_boc: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code_boc: Option<String>,
+    contract_methods: Option<Vec<u32>>,
+    interfaces: Vec<String>,
+}
+
+fn extra(a: &AccountView) -> BTreeMap<String, String> {
+    a.balance
+        .extra
+        .iter()
+        .map(|(id, amount)| (id.to_string(), amount.clone()))
+        .collect()
+}
+
+#[derive(Serialize)]
+struct AccountStatesResponse {
+    accounts: Vec<AccountStateFull>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, Json>,
+}
+
+pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let include_boc = p.bool("include_boc")?.unwrap_or(true);
+    let views = held_accounts(ctx, p)?;
+    let book = address_book::build(ctx, p, views.iter().map(|v| v.address))?;
+    let accounts = views
+        .iter()
+        .map(|a| AccountStateFull {
+            address: raw_upper(&a.address),
+            account_state_hash: B64(a.state_hash),
+            balance: Dec(a.balance.grams),
+            extra_currencies: extra(a),
+            status: a.status.v3(),
+            frozen_hash: a.frozen_hash.map(|h| B64(*h.as_array())),
+            last_transaction_hash: B64(a.last_tx_hash),
+            last_transaction_lt: Dec(a.last_tx_lt),
+            data_hash: a.data.as_ref().map(|c| B64(*c.repr_hash().as_array())),
+            code_hash: a.code_hash().map(|h| B64(*h.as_array())),
+            data_boc: a.data.as_ref().filter(|_| include_boc).map(boc),
+            code_boc: a.code.as_ref().filter(|_| include_boc).map(boc),
+            contract_methods: None,
+            interfaces: Vec::new(),
+        })
+        .collect();
+    to_json(&AccountStatesResponse {
+        accounts,
+        address_book: book,
+        metadata: BTreeMap::new(),
+    })
+}
+
+#[derive(Serialize)]
+struct WalletState {
+    address: String,
+    is_wallet: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seqno: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_signature_allowed: Option<bool>,
+    balance: Dec<u128>,
+    extra_currencies: BTreeMap<String, String>,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code_hash: Option<B64>,
+    last_transaction_hash: B64,
+    last_transaction_lt: Dec<u64>,
+}
+
+#[derive(Serialize)]
+struct WalletStatesResponse {
+    wallets: Vec<WalletState>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, Json>,
+}
+
+pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let views = held_accounts(ctx, p)?;
+    let book = address_book::build(ctx, p, views.iter().map(|v| v.address))?;
+    let wallets = views
+        .iter()
+        .map(|a| {
+            let w = wallet_of(a);
+            WalletState {
+                address: raw_upper(&a.address),
+                is_wallet: w.is_some(),
+                wallet_type: w.map(|w| w.wallet_type),
+                seqno: w.and_then(|w| w.seqno),
+                wallet_id: w.and_then(|w| w.wallet_id),
+                is_signature_allowed: w.and_then(|w| w.is_signature_allowed),
+                balance: Dec(a.balance.grams),
+                extra_currencies: extra(a),
+                status: a.status.v3(),
+                code_hash: a.code_hash().map(|h| B64(*h.as_array())),
+                last_transaction_hash: B64(a.last_tx_hash),
+                last_transaction_lt: Dec(a.last_tx_lt),
+            }
+        })
+        .collect();
+    to_json(&WalletStatesResponse {
+        wallets,
+        address_book: book,
+        metadata: BTreeMap::new(),
+    })
+}
+
+/// The account of the legacy methods' `address` (401 when missing, as
+/// the reference server answers); an account without a held state is
+/// reported as the spec's unknown account (status `uninit`, zeros).
+fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
+    let Some(a) = p.address("address")? else {
+        return Err(V3Error::new(
+            StatusCode::UNAUTHORIZED,
+            "address of account is required",
+        ));
+    };
+    let view = account::load(&ctx.reader, &a.address)?;
+    Ok(view.unwrap_or_else(|| {
+        let mut v = AccountView::nonexistent(a.address);
+        v.status = Status::Uninit;
+        v
+    }))
+}
+
+#[derive(Serialize)]
+struct AddressInformation {
+    balance: Dec<u128>,
+    code: Option<String>,
+    data: Option<String>,
+    last_transaction_lt: Dec<u64>,
+    last_transaction_hash: B64,
+    frozen_hash: Option<B64>,
+    status: &'static str,
+}
+
+pub fn address_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let a = legacy_account(ctx, p)?;
+    to_json(&AddressInformation {
+        balance: Dec(a.balance.grams),
+        code: a.code.as_ref().map(boc),
+        data: a.data.as_ref().map(boc),
+        last_transaction_lt: Dec(a.last_tx_lt),
+        last_transaction_hash: B64(a.last_tx_hash),
+        frozen_hash: a.frozen_hash.map(|h| B64(*h.as_array())),
+        status: a.status.v3(),
+    })
+}
+
+#[derive(Serialize)]
+struct WalletInformation {
+    balance: Dec<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seqno: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wallet_id: Option<u32>,
+    last_transaction_lt: Dec<u64>,
+    last_transaction_hash: B64,
+    status: &'static str,
+}
+
+pub fn wallet_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let a = legacy_account(ctx, p)?;
+    let w = wallet_of(&a);
+    if w.is_none() && !matches!(a.status, Status::Uninit | Status::Nonexist) {
+        return Err(V3Error::new(StatusCode::CONFLICT, "not a wallet"));
+    }
+    to_json(&WalletInformation {
+        balance: Dec(a.balance.grams),
+        wallet_type: w.map(|w| w.wallet_type),
+        seqno: w.and_then(|w| w.seqno),
+        wallet_id: w.and_then(|w| w.wallet_id),
+        last_transaction_lt: Dec(a.last_tx_lt),
+        last_transaction_hash: B64(a.last_tx_hash),
+        status: a.status.v3(),
+    })
+}
+
+/// `POST /runGetMethod` with `{address, method, stack: [{type, value}]}`.
+pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let Some(method) = p.get("method") else {
+        return Err(V3Error::new(StatusCode::UNAUTHORIZED, "method is required"));
+    };
+    let method = Method::parse(method);
+    let entries = p
+        .json_list("stack")
+        .ok_or_else(|| V3Error::invalid("stack entries must be objects"))?;
+    let input = stack::parse_v3_stack(&Json::Array(entries))?;
+    let a = legacy_account(ctx, p)?;
+    let out = getmethod::run(ctx, &a, &method, input)?;
+    to_json(&serde_json::json!({
+        "gas_used": out.gas_used,
+        "exit_code": out.exit_code,
+        "stack": stack::v3_stack(&out.stack)?,
+    }))
+}

@@ -1,0 +1,123 @@
+//! An account's stored state, read for the APIs: status, balance, code,
+//! data, last transaction, and the standard wallet it is (if any).
+
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::models::{AccountState, ShardAccount};
+
+use tonindex_model::{Address, BlockId, Coins, Hash};
+use tonindex_storage::tables::AccountStates;
+use tonindex_storage::Reader;
+
+/// The account's lifecycle state as the APIs name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Nonexist,
+    Uninit,
+    Active,
+    Frozen,
+}
+
+impl Status {
+    /// v3's spelling.
+    pub fn v3(self) -> &'static str {
+        match self {
+            Status::Nonexist => "nonexist",
+            Status::Uninit => "uninit",
+            Status::Active => "active",
+            Status::Frozen => "frozen",
+        }
+    }
+    /// v2's (tonlib's) spelling: a nonexistent account is "uninitialized".
+    pub fn v2(self) -> &'static str {
+        match self {
+            Status::Nonexist | Status::Uninit => "uninitialized",
+            Status::Active => "active",
+            Status::Frozen => "frozen",
+        }
+    }
+}
+
+/// One account as the index holds it.
+#[derive(Debug, Clone)]
+pub struct AccountView {
+    pub address: Address,
+    pub status: Status,
+    pub balance: Coins,
+    pub code: Option<Cell>,
+    pub data: Option<Cell>,
+    pub frozen_hash: Option<HashBytes>,
+    pub last_tx_lt: u64,
+    pub last_tx_hash: Hash,
+    /// Representation hash of the `Account` cell (v3 `account_state_hash`).
+    pub state_hash: Hash,
+    /// The shard state the row comes from, and its time.
+    pub source: Option<BlockId>,
+    pub gen_utime: u32,
+}
+
+/// A stored row that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error(transparent)]
+    Storage(#[from] tonindex_storage::Error),
+    #[error("stored state of {0} is unreadable: {1}")]
+    Unreadable(String, String),
+}
+
+impl AccountView {
+    /// What the APIs report for an account the index holds no state for.
+    pub fn nonexistent(address: Address) -> Self {
+        Self {
+            address,
+            status: Status::Nonexist,
+            balance: Coins::default(),
+            code: None,
+            data: None,
+            frozen_hash: None,
+            last_tx_lt: 0,
+            last_tx_hash: [0; 32],
+            state_hash: [0; 32],
+            source: None,
+            gen_utime: 0,
+        }
+    }
+
+    /// The code cell's hash, when the account has code.
+    pub fn code_hash(&self) -> Option<HashBytes> {
+        self.code.as_ref().map(|c| *c.repr_hash())
+    }
+}
+
+/// The stored state of `address`, or `None` when the index holds none.
+pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, AccountError> {
+    let Some(rec) = r.get::<AccountStates>(address)? else {
+        return Ok(None);
+    };
+    let bad = |e: String| AccountError::Unreadable(format!("{}:{}", address.workchain, hex::encode(address.id)), e);
+    let cell = Boc::decode(&rec.shard_account).map_err(|e| bad(e.to_string()))?;
+    let sa: ShardAccount = cell.parse().map_err(|e| bad(e.to_string()))?;
+    let mut view = AccountView::nonexistent(*address);
+    view.last_tx_lt = sa.last_trans_lt;
+    view.last_tx_hash = *sa.last_trans_hash.as_array();
+    view.source = rec.state;
+    view.gen_utime = rec.gen_utime;
+    let Some(account) = sa.load_account().map_err(|e| bad(e.to_string()))? else {
+        return Ok(Some(view));
+    };
+    view.state_hash = *sa.account.inner().repr_hash().as_array();
+    view.balance = crate::decode::coins(&account.balance).map_err(|e| bad(e.to_string()))?;
+    match account.state {
+        AccountState::Uninit => view.status = Status::Uninit,
+        AccountState::Frozen(h) => {
+            view.status = Status::Frozen;
+            view.frozen_hash = Some(h);
+        }
+        AccountState::Active(init) => {
+            view.status = Status::Active;
+            view.code = init.code;
+            view.data = init.data;
+        }
+    }
+    Ok(Some(view))
+}
