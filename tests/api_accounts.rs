@@ -1,0 +1,299 @@
+//! Account endpoints of both APIs over the held states: the fat block's
+//! real 2026 accounts (imported as ShardAccount files) and the 2019
+//! masterchain state replayed through its blocks. Every value is checked
+//! against the account's own cells.
+
+mod common;
+
+use common::api::{b64, fat_block_shard_accounts, get, post, q};
+use serde_json::{json, Value};
+use tonindex::api::encoding::{friendly_bounceable, raw_upper};
+use tonindex::state::wallet;
+use tonindex_model::Address;
+use tycho_types::boc::Boc;
+use tycho_types::cell::Cell;
+use tycho_types::models::{AccountState, IntAddr, ShardAccount};
+
+/// A real account: its address, ShardAccount and active code/data.
+struct Real {
+    address: Address,
+    sa: ShardAccount,
+    balance: u128,
+    code: Cell,
+    data: Cell,
+}
+
+fn real_accounts() -> Vec<Real> {
+    fat_block_shard_accounts()
+        .iter()
+        .filter_map(|boc| {
+            let sa: ShardAccount = Boc::decode(boc).unwrap().parse().unwrap();
+            let acc = sa.load_account().unwrap()?;
+            let IntAddr::Std(addr) = &acc.address else {
+                return None;
+            };
+            let AccountState::Active(init) = &acc.state else {
+                return None;
+            };
+            Some(Real {
+                address: Address {
+                    workchain: addr.workchain as i32,
+                    id: *addr.address.as_array(),
+                },
+                balance: acc.balance.tokens.into_inner(),
+                code: init.code.clone()?,
+                data: init.data.clone()?,
+                sa,
+            })
+        })
+        .collect()
+}
+
+fn wallet_of(r: &Real, ty: &str) -> bool {
+    wallet::detect(r.code.repr_hash(), Some(&r.data)).is_some_and(|w| w.wallet_type == ty)
+}
+
+fn first_u32(c: &Cell) -> u32 {
+    c.as_slice().unwrap().load_u32().unwrap()
+}
+
+fn ok(uri: &str) -> Value {
+    let r = get(uri);
+    assert_eq!(r.status, 200, "{uri}: {}", r.json);
+    r.json
+}
+
+const UNKNOWN: &str = "0:1111111111111111111111111111111111111111111111111111111111111111";
+
+#[test]
+fn v2_address_information_and_wallets_match_the_account_cells() {
+    let accounts = real_accounts();
+    let mut checked = 0;
+    for ty in ["wallet v3 r2", "wallet v4 r2", "wallet v5 r1"] {
+        let r = accounts.iter().find(|r| wallet_of(r, ty)).unwrap();
+        let addr = q(&friendly_bounceable(&r.address));
+        let info = ok(&format!("/api/v2/getAddressInformation?address={addr}"))["result"].clone();
+        assert_eq!(info["@type"], "raw.fullAccountState");
+        assert_eq!(info["balance"], r.balance.to_string());
+        assert_eq!(info["state"], "active");
+        assert_eq!(info["code"], b64(&Boc::encode(r.code.as_ref())));
+        assert_eq!(info["data"], b64(&Boc::encode(r.data.as_ref())));
+        assert_eq!(info["last_transaction_id"]["lt"], r.sa.last_trans_lt.to_string());
+        assert_eq!(info["last_transaction_id"]["hash"], b64(r.sa.last_trans_hash.as_array()));
+        assert_eq!(info["block_id"]["@type"], "ton.blockIdExt");
+
+        let w = ok(&format!("/api/v2/getWalletInformation?address={addr}"))["result"].clone();
+        assert_eq!(w["wallet"], true);
+        assert_eq!(w["wallet_type"], ty);
+        let data = &r.data;
+        let mut s = data.as_slice().unwrap();
+        if ty == "wallet v5 r1" {
+            assert_eq!(w["is_signature_allowed"], s.load_bit().unwrap());
+        }
+        let seqno = s.load_u32().unwrap();
+        assert_eq!(w["seqno"], seqno);
+        assert_eq!(w["wallet_id"], s.load_u32().unwrap());
+
+        // The same seqno from the contract's own get-method, both forms.
+        let run = post(
+            "/api/v2/runGetMethod",
+            &json!({"address": friendly_bounceable(&r.address), "method": "seqno", "stack": []}),
+        );
+        assert_eq!(run.status, 200, "{}", run.json);
+        let res = &run.json["result"];
+        assert_eq!(res["exit_code"], 0, "{res}");
+        assert_eq!(res["stack"], json!([["num", format!("0x{seqno:x}")]]));
+        assert!(res["gas_used"].as_u64().unwrap() > 0);
+        assert_eq!(res["last_transaction_id"]["lt"], r.sa.last_trans_lt.to_string());
+        let std = post(
+            "/api/v2/runGetMethodStd",
+            &json!({"address": raw_upper(&r.address), "method": 85143, "stack": []}),
+        );
+        assert_eq!(std.json["result"]["stack"][0]["number"]["number"], seqno.to_string());
+
+        assert_eq!(
+            ok(&format!("/api/v2/getAddressBalance?address={addr}"))["result"],
+            r.balance.to_string()
+        );
+        assert_eq!(ok(&format!("/api/v2/getAddressState?address={addr}"))["result"], "active");
+        let ext = ok(&format!("/api/v2/getExtendedAddressInformation?address={addr}"))["result"].clone();
+        assert_eq!(ext["@type"], "fullAccountState");
+        assert_eq!(ext["balance"], r.balance.to_string());
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+
+    // A v4 wallet is a tonlib wallet.v4 state with its seqno.
+    let v4 = accounts.iter().find(|r| wallet_of(r, "wallet v4 r2")).unwrap();
+    let ext = ok(&format!(
+        "/api/v2/getExtendedAddressInformation?address={}",
+        raw_upper(&v4.address)
+    ))["result"]["account_state"]
+        .clone();
+    assert_eq!(ext["@type"], "wallet.v4.accountState");
+    assert_eq!(ext["seqno"], first_u32(&v4.data));
+}
+
+#[test]
+fn v2_unknown_account_and_get_method_arguments() {
+    let info = ok(&format!("/api/v2/getAddressInformation?address={UNKNOWN}"))["result"].clone();
+    assert_eq!(info["balance"], "0");
+    assert_eq!(info["state"], "uninitialized");
+    assert_eq!(info["code"], "");
+    assert_eq!(info["last_transaction_id"]["lt"], "0");
+    assert_eq!(info["last_transaction_id"]["hash"], b64(&[0; 32]));
+    let w = ok(&format!("/api/v2/getWalletInformation?address={UNKNOWN}"))["result"].clone();
+    assert_eq!(w["wallet"], false);
+    assert!(w.get("seqno").is_none());
+    let run = post(
+        "/api/v2/runGetMethod",
+        &json!({"address": UNKNOWN, "method": "seqno", "stack": []}),
+    );
+    assert_eq!(run.json["result"]["exit_code"], -13);
+
+    // An unknown method is exit code 11; a wrong stack entry a 542; JSON-RPC reaches the same handler.
+    let v5 = real_accounts()
+        .into_iter()
+        .find(|r| wallet_of(r, "wallet v5 r1"))
+        .unwrap();
+    let addr = raw_upper(&v5.address);
+    let run = post(
+        "/api/v2/runGetMethod",
+        &json!({"address": addr, "method": "no_such_method", "stack": []}),
+    );
+    assert_eq!(run.json["result"]["exit_code"], 11);
+    let bad = post(
+        "/api/v2/runGetMethod",
+        &json!({"address": addr, "method": "seqno", "stack": [["tvm.Continuation", ""]]}),
+    );
+    assert_eq!(bad.status, 542, "{}", bad.json);
+    assert_eq!(bad.json["ok"], false);
+    let rpc = post(
+        "/api/v2/jsonRPC",
+        &json!({"id": 7, "jsonrpc": "2.0", "method": "runGetMethod",
+                "params": {"address": addr, "method": "get_public_key", "stack": []}}),
+    );
+    assert_eq!(rpc.json["result"]["exit_code"], 0, "{}", rpc.json);
+    let key = rpc.json["result"]["stack"][0][1].as_str().unwrap();
+    // v5r1 data: is_signature_allowed:1 seqno:32 wallet_id:32 public_key:256
+    let mut s = v5.data.as_slice().unwrap();
+    s.skip_first(65, 0).unwrap();
+    let want = s.load_u256().unwrap();
+    assert_eq!(key, format!("0x{}", hex::encode(want.as_array()).trim_start_matches('0')));
+}
+
+#[test]
+fn replayed_masterchain_accounts_are_served() {
+    // The elector after the 2019 series: what state_2690 holds for it.
+    let boc = tonindex::chain::files::read_boc_file(&common::fixture(
+        "accounts/ever-block-mainnet-2019/state_2690.boc",
+    ))
+    .unwrap();
+    let root = Boc::decode(&boc).unwrap();
+    let tonindex::decode::state::StateFile::State(state) =
+        tonindex::decode::state::decode_state_file(&root).unwrap()
+    else {
+        panic!("a shard state")
+    };
+    let elector = Address {
+        workchain: -1,
+        id: [0x33; 32],
+    };
+    let cell = &state.accounts.iter().find(|(a, _)| *a == elector).unwrap().1;
+    let sa: ShardAccount = cell.parse().unwrap();
+    let info = ok(&format!("/api/v2/getAddressInformation?address={}", raw_upper(&elector)))["result"].clone();
+    assert_eq!(info["last_transaction_id"]["lt"], sa.last_trans_lt.to_string());
+    assert_eq!(info["state"], "active");
+    let acc = sa.load_account().unwrap().unwrap();
+    assert_eq!(info["balance"], acc.balance.tokens.into_inner().to_string());
+
+    // v3 legacy: the elector is no wallet.
+    let w = get(&format!("/api/v3/walletInformation?address={}", raw_upper(&elector)));
+    assert_eq!(w.status, 409);
+    assert_eq!(w.json["error"], "not a wallet");
+}
+
+#[test]
+fn v3_account_and_wallet_states() {
+    let accounts = real_accounts();
+    let v4 = accounts.iter().find(|r| wallet_of(r, "wallet v4 r2")).unwrap();
+    let jetton = accounts
+        .iter()
+        .find(|r| wallet::detect(r.code.repr_hash(), Some(&r.data)).is_none())
+        .unwrap();
+    let uri = format!(
+        "/api/v3/accountStates?address={}&address={}&address={UNKNOWN}",
+        q(&friendly_bounceable(&v4.address)),
+        raw_upper(&jetton.address)
+    );
+    let r = ok(&uri);
+    let list = r["accounts"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "the unknown account is absent: {r}");
+    let a = &list[0];
+    assert_eq!(a["address"], raw_upper(&v4.address));
+    assert_eq!(a["status"], "active");
+    assert_eq!(a["balance"], v4.balance.to_string());
+    assert_eq!(a["code_hash"], b64(v4.code.repr_hash().as_array()));
+    assert_eq!(a["data_boc"], b64(&Boc::encode(v4.data.as_ref())));
+    assert_eq!(a["last_transaction_lt"], v4.sa.last_trans_lt.to_string());
+    assert_eq!(a["account_state_hash"], b64(v4.sa.account.inner().repr_hash().as_array()));
+    // Wallets are shown non-bounceable, other contracts bounceable.
+    let book = &r["address_book"];
+    assert!(book[raw_upper(&v4.address)]["user_friendly"].as_str().unwrap().starts_with("UQ"));
+    assert!(book[raw_upper(&jetton.address)]["user_friendly"].as_str().unwrap().starts_with("EQ"));
+    let no_boc = ok(&format!("{uri}&include_boc=false"));
+    assert!(no_boc["accounts"][0].get("data_boc").is_none());
+
+    let ws = ok(&format!(
+        "/api/v3/walletStates?address={}&address={}",
+        raw_upper(&v4.address),
+        raw_upper(&jetton.address)
+    ));
+    let ws = ws["wallets"].as_array().unwrap();
+    assert_eq!(ws[0]["is_wallet"], true);
+    assert_eq!(ws[0]["wallet_type"], "wallet v4 r2");
+    assert_eq!(ws[0]["seqno"], first_u32(&v4.data));
+    assert_eq!(ws[1]["is_wallet"], false);
+    assert!(ws[1].get("seqno").is_none());
+
+    let info = ok(&format!("/api/v3/addressInformation?address={}", raw_upper(&v4.address)));
+    assert_eq!(info["status"], "active");
+    assert_eq!(info["code"], b64(&Boc::encode(v4.code.as_ref())));
+    let unknown = ok(&format!("/api/v3/account?address={UNKNOWN}"));
+    assert_eq!(unknown["status"], "uninit");
+    assert_eq!(unknown["balance"], "0");
+    assert_eq!(unknown["code"], Value::Null);
+    let wi = ok(&format!("/api/v3/wallet?address={}", raw_upper(&v4.address)));
+    assert_eq!(wi["wallet_type"], "wallet v4 r2");
+    assert_eq!(wi["seqno"], first_u32(&v4.data));
+
+    let run = post(
+        "/api/v3/runGetMethod",
+        &json!({"address": raw_upper(&v4.address), "method": "seqno", "stack": []}),
+    );
+    assert_eq!(run.status, 200, "{}", run.json);
+    assert_eq!(run.json["exit_code"], 0);
+    assert_eq!(
+        run.json["stack"],
+        json!([{"type": "num", "value": format!("0x{:x}", first_u32(&v4.data))}])
+    );
+
+    // Bad input in v3's shape.
+    for (uri, status) in [
+        ("/api/v3/accountStates", 422),
+        ("/api/v3/accountStates?address=nope", 422),
+        ("/api/v3/walletInformation", 401),
+        ("/api/v3/runGetMethod", 405),
+    ] {
+        let r = get(uri);
+        assert_eq!(r.status.as_u16(), status, "{uri}: {}", r.json);
+        assert!(r.json["error"].is_string(), "{uri}");
+    }
+    let bad = post(
+        "/api/v3/runGetMethod",
+        &json!({"address": raw_upper(&v4.address), "method": "seqno", "stack": [{"type": "tuple", "value": []}]}),
+    );
+    assert_eq!(bad.status, 422, "{}", bad.json);
+    let no_method = post("/api/v3/runGetMethod", &json!({"address": UNKNOWN}));
+    assert_eq!(no_method.status, 401);
+}
