@@ -78,8 +78,14 @@ fn v2_address_information_and_wallets_match_the_account_cells() {
         assert_eq!(info["state"], "active");
         assert_eq!(info["code"], b64(&Boc::encode(r.code.as_ref())));
         assert_eq!(info["data"], b64(&Boc::encode(r.data.as_ref())));
-        assert_eq!(info["last_transaction_id"]["lt"], r.sa.last_trans_lt.to_string());
-        assert_eq!(info["last_transaction_id"]["hash"], b64(r.sa.last_trans_hash.as_array()));
+        assert_eq!(
+            info["last_transaction_id"]["lt"],
+            r.sa.last_trans_lt.to_string()
+        );
+        assert_eq!(
+            info["last_transaction_id"]["hash"],
+            b64(r.sa.last_trans_hash.as_array())
+        );
         assert_eq!(info["block_id"]["@type"], "ton.blockIdExt");
 
         let w = ok(&format!("/api/v2/getWalletInformation?address={addr}"))["result"].clone();
@@ -104,19 +110,31 @@ fn v2_address_information_and_wallets_match_the_account_cells() {
         assert_eq!(res["exit_code"], 0, "{res}");
         assert_eq!(res["stack"], json!([["num", format!("0x{seqno:x}")]]));
         assert!(res["gas_used"].as_u64().unwrap() > 0);
-        assert_eq!(res["last_transaction_id"]["lt"], r.sa.last_trans_lt.to_string());
+        assert_eq!(
+            res["last_transaction_id"]["lt"],
+            r.sa.last_trans_lt.to_string()
+        );
         let std = post(
             "/api/v2/runGetMethodStd",
             &json!({"address": raw_upper(&r.address), "method": 85143, "stack": []}),
         );
-        assert_eq!(std.json["result"]["stack"][0]["number"]["number"], seqno.to_string());
+        assert_eq!(
+            std.json["result"]["stack"][0]["number"]["number"],
+            seqno.to_string()
+        );
 
         assert_eq!(
             ok(&format!("/api/v2/getAddressBalance?address={addr}"))["result"],
             r.balance.to_string()
         );
-        assert_eq!(ok(&format!("/api/v2/getAddressState?address={addr}"))["result"], "active");
-        let ext = ok(&format!("/api/v2/getExtendedAddressInformation?address={addr}"))["result"].clone();
+        assert_eq!(
+            ok(&format!("/api/v2/getAddressState?address={addr}"))["result"],
+            "active"
+        );
+        let ext = ok(&format!(
+            "/api/v2/getExtendedAddressInformation?address={addr}"
+        ))["result"]
+            .clone();
         assert_eq!(ext["@type"], "fullAccountState");
         assert_eq!(ext["balance"], r.balance.to_string());
         checked += 1;
@@ -124,7 +142,10 @@ fn v2_address_information_and_wallets_match_the_account_cells() {
     assert_eq!(checked, 3);
 
     // A v4 wallet is a tonlib wallet.v4 state with its seqno.
-    let v4 = accounts.iter().find(|r| wallet_of(r, "wallet v4 r2")).unwrap();
+    let v4 = accounts
+        .iter()
+        .find(|r| wallet_of(r, "wallet v4 r2"))
+        .unwrap();
     let ext = ok(&format!(
         "/api/v2/getExtendedAddressInformation?address={}",
         raw_upper(&v4.address)
@@ -179,7 +200,10 @@ fn v2_unknown_account_and_get_method_arguments() {
     let mut s = v5.data.as_slice().unwrap();
     s.skip_first(65, 0).unwrap();
     let want = s.load_u256().unwrap();
-    assert_eq!(key, format!("0x{}", hex::encode(want.as_array()).trim_start_matches('0')));
+    assert_eq!(
+        key,
+        format!("0x{}", hex::encode(want.as_array()).trim_start_matches('0'))
+    );
 }
 
 #[test]
@@ -199,16 +223,31 @@ fn replayed_masterchain_accounts_are_served() {
         workchain: -1,
         id: [0x33; 32],
     };
-    let cell = &state.accounts.iter().find(|(a, _)| *a == elector).unwrap().1;
+    let cell = &state
+        .accounts
+        .iter()
+        .find(|(a, _)| *a == elector)
+        .unwrap()
+        .1;
     let sa: ShardAccount = cell.parse().unwrap();
-    let info = ok(&format!("/api/v2/getAddressInformation?address={}", raw_upper(&elector)))["result"].clone();
-    assert_eq!(info["last_transaction_id"]["lt"], sa.last_trans_lt.to_string());
+    let info = ok(&format!(
+        "/api/v2/getAddressInformation?address={}",
+        raw_upper(&elector)
+    ))["result"]
+        .clone();
+    assert_eq!(
+        info["last_transaction_id"]["lt"],
+        sa.last_trans_lt.to_string()
+    );
     assert_eq!(info["state"], "active");
     let acc = sa.load_account().unwrap().unwrap();
     assert_eq!(info["balance"], acc.balance.tokens.into_inner().to_string());
 
     // v3 legacy: the elector is no wallet.
-    let w = get(&format!("/api/v3/walletInformation?address={}", raw_upper(&elector)));
+    let w = get(&format!(
+        "/api/v3/walletInformation?address={}",
+        raw_upper(&elector)
+    ));
     assert_eq!(w.status, 409);
     assert_eq!(w.json["error"], "not a wallet");
 }
@@ -216,7 +255,10 @@ fn replayed_masterchain_accounts_are_served() {
 #[test]
 fn v3_account_and_wallet_states() {
     let accounts = real_accounts();
-    let v4 = accounts.iter().find(|r| wallet_of(r, "wallet v4 r2")).unwrap();
+    let v4 = accounts
+        .iter()
+        .find(|r| wallet_of(r, "wallet v4 r2"))
+        .unwrap();
     let jetton = accounts
         .iter()
         .find(|r| wallet::detect(r.code.repr_hash(), Some(&r.data)).is_none())
@@ -236,11 +278,20 @@ fn v3_account_and_wallet_states() {
     assert_eq!(a["code_hash"], b64(v4.code.repr_hash().as_array()));
     assert_eq!(a["data_boc"], b64(&Boc::encode(v4.data.as_ref())));
     assert_eq!(a["last_transaction_lt"], v4.sa.last_trans_lt.to_string());
-    assert_eq!(a["account_state_hash"], b64(v4.sa.account.inner().repr_hash().as_array()));
+    assert_eq!(
+        a["account_state_hash"],
+        b64(v4.sa.account.inner().repr_hash().as_array())
+    );
     // Wallets are shown non-bounceable, other contracts bounceable.
     let book = &r["address_book"];
-    assert!(book[raw_upper(&v4.address)]["user_friendly"].as_str().unwrap().starts_with("UQ"));
-    assert!(book[raw_upper(&jetton.address)]["user_friendly"].as_str().unwrap().starts_with("EQ"));
+    assert!(book[raw_upper(&v4.address)]["user_friendly"]
+        .as_str()
+        .unwrap()
+        .starts_with("UQ"));
+    assert!(book[raw_upper(&jetton.address)]["user_friendly"]
+        .as_str()
+        .unwrap()
+        .starts_with("EQ"));
     let no_boc = ok(&format!("{uri}&include_boc=false"));
     assert!(no_boc["accounts"][0].get("data_boc").is_none());
 
@@ -256,14 +307,20 @@ fn v3_account_and_wallet_states() {
     assert_eq!(ws[1]["is_wallet"], false);
     assert!(ws[1].get("seqno").is_none());
 
-    let info = ok(&format!("/api/v3/addressInformation?address={}", raw_upper(&v4.address)));
+    let info = ok(&format!(
+        "/api/v3/addressInformation?address={}",
+        raw_upper(&v4.address)
+    ));
     assert_eq!(info["status"], "active");
     assert_eq!(info["code"], b64(&Boc::encode(v4.code.as_ref())));
     let unknown = ok(&format!("/api/v3/account?address={UNKNOWN}"));
     assert_eq!(unknown["status"], "uninit");
     assert_eq!(unknown["balance"], "0");
     assert_eq!(unknown["code"], Value::Null);
-    let wi = ok(&format!("/api/v3/wallet?address={}", raw_upper(&v4.address)));
+    let wi = ok(&format!(
+        "/api/v3/wallet?address={}",
+        raw_upper(&v4.address)
+    ));
     assert_eq!(wi["wallet_type"], "wallet v4 r2");
     assert_eq!(wi["seqno"], first_u32(&v4.data));
 

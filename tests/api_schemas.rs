@@ -129,6 +129,22 @@ fn v3_responses_match_the_v3_schema() {
             format!("/api/v3/addressBook?address={account}"),
             "AddressBook",
         ),
+        (
+            format!("/api/v3/accountStates?address={}", q(&held_wallet())),
+            "AccountStatesResponse",
+        ),
+        (
+            format!("/api/v3/walletStates?address={}", q(&held_wallet())),
+            "WalletStatesResponse",
+        ),
+        (
+            format!("/api/v3/addressInformation?address={}", q(&held_wallet())),
+            "V2AddressInformation",
+        ),
+        (
+            format!("/api/v3/walletInformation?address={}", q(&held_wallet())),
+            "V2WalletInformation",
+        ),
     ];
     for (uri, name) in &cases {
         let r = get(uri);
@@ -202,6 +218,23 @@ fn v3_responses_match_the_v3_schema() {
     }
 }
 
+/// A wallet v4r2 among the held fat-block accounts, raw form.
+fn held_wallet() -> String {
+    common::api::fat_block_shard_accounts()
+        .iter()
+        .find_map(|boc| {
+            let sa: tycho_types::models::ShardAccount =
+                tycho_types::boc::Boc::decode(boc).unwrap().parse().unwrap();
+            let acc = sa.load_account().unwrap()?;
+            let tycho_types::models::AccountState::Active(init) = &acc.state else {
+                return None;
+            };
+            let w = tonindex::state::wallet::detect(init.code.as_ref()?.repr_hash(), None)?;
+            (w.wallet_type == "wallet v4 r2").then(|| acc.address.to_string())
+        })
+        .unwrap()
+}
+
 #[test]
 fn v2_responses_match_the_cpp_schema() {
     let doc = spec("v2-openapi-cpp.json");
@@ -228,6 +261,7 @@ fn v2_responses_match_the_cpp_schema() {
         raw_upper(&msg.destination.unwrap()),
         msg.created_lt.unwrap()
     );
+    let wallet = held_wallet();
     let cases: Vec<(String, &str)> = vec![
         ("getMasterchainInfo".into(), "MasterchainInfo"),
         ("getConsensusBlock".into(), "ConsensusBlock"),
@@ -259,6 +293,30 @@ fn v2_responses_match_the_cpp_schema() {
             format!("getLibraries?libraries={}", "00".repeat(32)),
             "LibraryResult",
         ),
+        (
+            format!("getAddressInformation?address={wallet}"),
+            "AddressInformation",
+        ),
+        (
+            format!("getExtendedAddressInformation?address={wallet}"),
+            "ExtendedAddressInformation",
+        ),
+        (
+            format!("getWalletInformation?address={wallet}"),
+            "WalletInformation",
+        ),
+        (
+            format!("getAddressBalance?address={wallet}"),
+            "AddressBalance",
+        ),
+        (format!("getAddressState?address={wallet}"), "AddressState"),
+        (
+            format!(
+                "getAddressInformation?address={}",
+                "0:".to_string() + &"11".repeat(32)
+            ),
+            "AddressInformation",
+        ),
     ];
     for (path, name) in &cases {
         let uri = format!("/api/v2/{path}");
@@ -268,6 +326,17 @@ fn v2_responses_match_the_cpp_schema() {
         let mut envelope = r.json.clone();
         envelope["result"] = json!("checked above");
         check(&doc, "TonlibResponse", &envelope, &uri);
+    }
+    for (method, stack, name) in [
+        ("runGetMethod", json!([]), "RunGetMethodResult"),
+        ("runGetMethodStd", json!([]), "RunGetMethodStdResult"),
+    ] {
+        let r = post(
+            &format!("/api/v2/{method}"),
+            &json!({"address": wallet, "method": "seqno", "stack": stack}),
+        );
+        assert_eq!(r.status, 200, "{method}: {}", r.json);
+        check(&doc, name, &r.json["result"], method);
     }
     // getTransactions: an array of ext.transaction.
     let r = get(&format!("/api/v2/getTransactions?address={addr}&limit=10"));

@@ -22,7 +22,12 @@ fn opts() -> IngestOptions {
     }
 }
 
-fn state(rel: &str) -> (tycho_types::cell::Cell, tonindex::decode::state::DecodedState) {
+fn state(
+    rel: &str,
+) -> (
+    tycho_types::cell::Cell,
+    tonindex::decode::state::DecodedState,
+) {
     let boc = read_boc_file(&common::fixture(rel)).unwrap();
     let root = Boc::decode(&boc).unwrap();
     match decode_state_file(&root).unwrap() {
@@ -68,7 +73,10 @@ fn shard_and_masterchain_states_replay_exactly() {
     );
     let s = import_files(&db, &paths, &opts(), |_, _| {}).unwrap();
     assert_eq!(s.states, 2);
-    assert_eq!(s.applied.state_updates, 62, "every block advanced its shard state");
+    assert_eq!(
+        s.applied.state_updates, 62,
+        "every block advanced its shard state"
+    );
 
     for (before, after, workchain, shard) in [
         ("state_571524", "state_571555", 0, 0x2000_0000_0000_0000u64),
@@ -82,7 +90,11 @@ fn shard_and_masterchain_states_replay_exactly() {
             .unwrap()
             .unwrap();
         assert_eq!(held.seqno, expected.seqno);
-        assert_eq!(&held.root_hash, root.repr_hash().as_array(), "{after} root hash");
+        assert_eq!(
+            &held.root_hash,
+            root.repr_hash().as_array(),
+            "{after} root hash"
+        );
         assert_accounts_equal(&db, &expected);
     }
 
@@ -136,4 +148,3 @@ fn single_account_states_import() {
         "38ca07263352adebf3b8de4a36b6b3898e1de5953991f7356b0160bb0fb15ef7"
     );
 }
-

@@ -11,8 +11,8 @@ use tycho_vm::RcStackValue;
 
 use crate::api::{chain, Ctx};
 use crate::state::account::{AccountView, Status};
-use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_GAS_LIMIT};
 use crate::tvm::config;
+use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_GAS_LIMIT};
 
 /// tonlib's exit code for a get-method on an account without code.
 pub const NO_CODE_EXIT_CODE: i32 = -13;
@@ -74,7 +74,9 @@ impl From<tonindex_storage::Error> for GetMethodError {
 /// The config of the newest key block in the index, or the built-in one.
 fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, GetMethodError> {
     match chain::config_at(&ctx.reader, None)? {
-        Some((_, boc)) => config::from_boc(&boc).map_err(|e| GetMethodError::Internal(e.to_string())),
+        Some((_, boc)) => {
+            config::from_boc(&boc).map_err(|e| GetMethodError::Internal(e.to_string()))
+        }
         None => Ok(config::builtin()),
     }
 }

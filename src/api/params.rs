@@ -196,7 +196,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             nested.json_list("stack").unwrap(),
-            vec![serde_json::json!(["num", 5]), serde_json::json!({"@type": "x"})]
+            vec![
+                serde_json::json!(["num", 5]),
+                serde_json::json!({"@type": "x"})
+            ]
         );
         assert_eq!(nested.json_list("s").unwrap(), vec![serde_json::json!("t")]);
         let err = q.int::<u32>("c").unwrap_err();

@@ -92,11 +92,8 @@ fn decode_shard_state(root: &Cell) -> Result<DecodedState, DecodeError> {
 /// A `ShardAccount` (account ref + last tx hash and lt: 320 bits, one
 /// reference) or a bare `Account` (then the last transaction is unknown: zeros).
 fn decode_account(root: &Cell) -> Result<DecodedAccount, DecodeError> {
-    let not_state = || {
-        DecodeError::State(
-            "neither a block, a shard state, a ShardAccount nor an Account".into(),
-        )
-    };
+    let not_state =
+        || DecodeError::State("not a block, shard state, ShardAccount or Account".into());
     let shard_account = if root.bit_len() == 320 && root.reference_count() == 1 {
         root.parse::<ShardAccount>().map_err(|_| not_state())?
     } else {
@@ -112,7 +109,9 @@ fn decode_account(root: &Cell) -> Result<DecodedAccount, DecodeError> {
         .load_account()
         .map_err(|e| DecodeError::State(format!("Account: {e}")))?
         .ok_or_else(|| {
-            DecodeError::State("the account is account_none: it has no address to file it under".into())
+            DecodeError::State(
+                "the account is account_none: it has no address to file it under".into(),
+            )
         })?;
     let std: StdAddr = match account.address {
         tycho_types::models::IntAddr::Std(a) => a,

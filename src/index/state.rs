@@ -150,7 +150,10 @@ impl<'db> StateWork<'db> {
         };
         let name = || format!("({},{:016x},{})", id.workchain, id.shard, id.seqno);
         let Some(update) = &block.state_update else {
-            return Err(StateError::Update(name(), "the block has no readable state update".into()));
+            return Err(StateError::Update(
+                name(),
+                "the block has no readable state update".into(),
+            ));
         };
         if id.seqno <= held.seqno {
             return Ok(StateStep::AlreadyApplied);
@@ -232,7 +235,9 @@ impl<'db> StateWork<'db> {
         let accounts_cell = root
             .reference_cloned(1)
             .ok_or("the new state has no accounts reference")?;
-        let dict: ShardAccounts = accounts_cell.parse().map_err(|e| format!("accounts: {e}"))?;
+        let dict: ShardAccounts = accounts_cell
+            .parse()
+            .map_err(|e| format!("accounts: {e}"))?;
         let mut out = Vec::with_capacity(accounts.len());
         for addr in accounts {
             let Ok(found) = dict.get(HashBytes(addr.id)) else {

@@ -94,7 +94,12 @@ pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, Ac
     let Some(rec) = r.get::<AccountStates>(address)? else {
         return Ok(None);
     };
-    let bad = |e: String| AccountError::Unreadable(format!("{}:{}", address.workchain, hex::encode(address.id)), e);
+    let bad = |e: String| {
+        AccountError::Unreadable(
+            format!("{}:{}", address.workchain, hex::encode(address.id)),
+            e,
+        )
+    };
     let cell = Boc::decode(&rec.shard_account).map_err(|e| bad(e.to_string()))?;
     let sa: ShardAccount = cell.parse().map_err(|e| bad(e.to_string()))?;
     let mut view = AccountView::nonexistent(*address);

@@ -248,7 +248,8 @@ impl<'a> Loader<'a> {
         b.store_raw(&row.data, row.bit_len)
             .map_err(|_| CellError::Corrupt(*hash))?;
         for c in children {
-            b.store_reference(c).map_err(|_| CellError::Corrupt(*hash))?;
+            b.store_reference(c)
+                .map_err(|_| CellError::Corrupt(*hash))?;
         }
         let cell = b.build().map_err(|_| CellError::Corrupt(*hash))?;
         if cell.repr_hash() != hash {

@@ -1,6 +1,6 @@
 //! Account state: the content-addressed cell store that shard states live
 //! in, and the readers of the account snapshots taken from it.
 
-pub mod cells;
 pub mod account;
+pub mod cells;
 pub mod wallet;

@@ -27,17 +27,61 @@ enum Layout {
 
 /// (type, code hash hex, data layout).
 const WALLETS: &[(&str, &str, Layout)] = &[
-    ("wallet v1 r1", "a0cfc2c48aee16a271f2cfc0b7382d81756cecb1017d077faaab3bb602f6868c", Layout::Seqno),
-    ("wallet v1 r2", "d4902fcc9fad74698fa8e353220a68da0dcf72e32bcb2eb9ee04217c17d3062c", Layout::Seqno),
-    ("wallet v1 r3", "587cc789eff1c84f46ec3797e45fc809a14ff5ae24f1e0c7a6a99cc9dc9061ff", Layout::Seqno),
-    ("wallet v2 r1", "5c9a5e68c108e18721a07c42f9956bfb39ad77ec6d624b60c576ec88eee65329", Layout::Seqno),
-    ("wallet v2 r2", "fe9530d3243853083ef2ef0b4c2908c0abf6fa1c31ea243aacaa5bf8c7d753f1", Layout::Seqno),
-    ("wallet v3 r1", "b61041a58a7980b946e8fb9e198e3c904d24799ffa36574ea4251c41a566f581", Layout::SeqnoId),
-    ("wallet v3 r2", "84dafa449f98a6987789ba232358072bc0f76dc4524002a5d0918b9a75d2d599", Layout::SeqnoId),
-    ("wallet v4 r1", "64dd54805522c5be8a9db59cea0105ccf0d08786ca79beb8cb79e880a8d7322d", Layout::SeqnoId),
-    ("wallet v4 r2", "feb5ff6820e2ff0d9483e7e0d62c817d846789fb4ae580c878866d959dabd5c0", Layout::SeqnoId),
-    ("wallet v5 beta", "f3d7ca53493deedac28b381986a849403cbac3d2c584779af081065af0ac4b93", Layout::V5),
-    ("wallet v5 r1", "20834b7b72b112147e1b2fb457b84e74d1a30f04f737d4f62a668e9552d2b72f", Layout::V5),
+    (
+        "wallet v1 r1",
+        "a0cfc2c48aee16a271f2cfc0b7382d81756cecb1017d077faaab3bb602f6868c",
+        Layout::Seqno,
+    ),
+    (
+        "wallet v1 r2",
+        "d4902fcc9fad74698fa8e353220a68da0dcf72e32bcb2eb9ee04217c17d3062c",
+        Layout::Seqno,
+    ),
+    (
+        "wallet v1 r3",
+        "587cc789eff1c84f46ec3797e45fc809a14ff5ae24f1e0c7a6a99cc9dc9061ff",
+        Layout::Seqno,
+    ),
+    (
+        "wallet v2 r1",
+        "5c9a5e68c108e18721a07c42f9956bfb39ad77ec6d624b60c576ec88eee65329",
+        Layout::Seqno,
+    ),
+    (
+        "wallet v2 r2",
+        "fe9530d3243853083ef2ef0b4c2908c0abf6fa1c31ea243aacaa5bf8c7d753f1",
+        Layout::Seqno,
+    ),
+    (
+        "wallet v3 r1",
+        "b61041a58a7980b946e8fb9e198e3c904d24799ffa36574ea4251c41a566f581",
+        Layout::SeqnoId,
+    ),
+    (
+        "wallet v3 r2",
+        "84dafa449f98a6987789ba232358072bc0f76dc4524002a5d0918b9a75d2d599",
+        Layout::SeqnoId,
+    ),
+    (
+        "wallet v4 r1",
+        "64dd54805522c5be8a9db59cea0105ccf0d08786ca79beb8cb79e880a8d7322d",
+        Layout::SeqnoId,
+    ),
+    (
+        "wallet v4 r2",
+        "feb5ff6820e2ff0d9483e7e0d62c817d846789fb4ae580c878866d959dabd5c0",
+        Layout::SeqnoId,
+    ),
+    (
+        "wallet v5 beta",
+        "f3d7ca53493deedac28b381986a849403cbac3d2c584779af081065af0ac4b93",
+        Layout::V5,
+    ),
+    (
+        "wallet v5 r1",
+        "20834b7b72b112147e1b2fb457b84e74d1a30f04f737d4f62a668e9552d2b72f",
+        Layout::V5,
+    ),
 ];
 
 /// The wallet type of `code_hash`, with the fields `data` holds; `None`
@@ -92,7 +136,9 @@ mod tests {
             "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=",
         ];
         for ((_, hex_hash, _), b64) in WALLETS.iter().zip(spec) {
-            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap();
             assert_eq!(*hex_hash, hex::encode(bytes));
         }
     }

@@ -100,7 +100,10 @@ pub fn fixture() -> &'static Fixture {
         let scratch = tempfile::tempdir().unwrap().keep();
         let db = Db::open_follower(dir.path(), &scratch).unwrap();
         let router = router(Api::new(Arc::new(db), ApiConfig::default()));
-        let blocks = paths.iter().map(|p| decode_block_file(p).unwrap()).collect();
+        let blocks = paths
+            .iter()
+            .map(|p| decode_block_file(p).unwrap())
+            .collect();
         Fixture {
             router,
             blocks,

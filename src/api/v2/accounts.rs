@@ -51,8 +51,8 @@ struct Located {
 fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
     let address = required(p.address("address")?, "address")?.address;
     let seqno = positive_seqno(p, "seqno")?;
-    let account = account::load(&ctx.reader, &address)?
-        .unwrap_or_else(|| AccountView::nonexistent(address));
+    let account =
+        account::load(&ctx.reader, &address)?.unwrap_or_else(|| AccountView::nonexistent(address));
     let (block, sync_utime) = match chain::mc_block_range(&ctx.reader)? {
         Some((_, last)) => (last.id, last.gen_utime),
         None => {
@@ -63,7 +63,10 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
                 .transpose()?
                 .flatten()
                 .ok_or_else(|| {
-                    V2Error::new(500, "no masterchain blocks are indexed to report the state at")
+                    V2Error::new(
+                        500,
+                        "no masterchain blocks are indexed to report the state at",
+                    )
                 })?;
             (rec.id, rec.gen_utime)
         }
@@ -112,9 +115,7 @@ fn cell_b64(c: Option<&tycho_types::cell::Cell>) -> String {
 }
 
 fn frozen_b64(a: &AccountView) -> String {
-    a.frozen_hash
-        .map(|h| b64(h.as_array()))
-        .unwrap_or_default()
+    a.frozen_hash.map(|h| b64(h.as_array())).unwrap_or_default()
 }
 
 #[derive(Serialize)]
