@@ -99,15 +99,7 @@ fn tx_id(a: &AccountView) -> TransactionId {
 }
 
 fn extra_currencies(a: &AccountView) -> Vec<ExtraCurrency> {
-    a.balance
-        .extra
-        .iter()
-        .map(|(id, amount)| ExtraCurrency {
-            ty: "extraCurrency",
-            id: *id,
-            amount: amount.clone(),
-        })
-        .collect()
+    super::models::extra_currencies(Some(&a.balance))
 }
 
 fn cell_b64(c: Option<&tycho_types::cell::Cell>) -> String {

@@ -64,7 +64,7 @@ pub struct ExtraCurrency {
     pub amount: String,
 }
 
-fn extra_currencies(c: Option<&Coins>) -> Vec<ExtraCurrency> {
+pub fn extra_currencies(c: Option<&Coins>) -> Vec<ExtraCurrency> {
     c.map(|c| {
         c.extra
             .iter()
