@@ -322,3 +322,28 @@ mod tests {
         assert_eq!(boc_with_crc(b"nope"), None);
     }
 }
+
+/// The wallet fields v2 `getWalletInformation` and v3 `walletStates` show,
+/// each omitted when unknown (non-wallets have none).
+#[derive(Debug, Default, Serialize)]
+pub struct WalletFields {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wallet_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seqno: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wallet_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_signature_allowed: Option<bool>,
+}
+
+impl From<Option<crate::state::wallet::WalletInfo>> for WalletFields {
+    fn from(w: Option<crate::state::wallet::WalletInfo>) -> Self {
+        w.map_or_else(Self::default, |w| Self {
+            wallet_type: Some(w.wallet_type),
+            seqno: w.seqno,
+            wallet_id: w.wallet_id,
+            is_signature_allowed: w.is_signature_allowed,
+        })
+    }
+}

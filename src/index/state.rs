@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes};
-use tycho_types::models::ShardAccounts;
+use tycho_types::models::{AccountState, ShardAccount, ShardAccounts};
 
 use tonindex_model::{Address, BlockId};
 use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey, ShardStates};
@@ -264,8 +264,19 @@ fn put_account(
         shard_account: Boc::encode(shard_account.as_ref()),
         state,
         gen_utime,
+        code_hash: code_hash(shard_account),
     };
     batch.put::<AccountStates>(addr, &record);
+}
+
+/// The code hash of an active account's ShardAccount cell. A cell that
+/// does not read as an account has none (the API reports the read error).
+fn code_hash(shard_account: &Cell) -> Option<[u8; 32]> {
+    let sa: ShardAccount = shard_account.parse().ok()?;
+    match sa.load_account().ok()??.state {
+        AccountState::Active(init) => init.code.map(|c| *c.repr_hash().as_array()),
+        _ => None,
+    }
 }
 
 /// True when the account id falls in the shard (prefix with its tag bit).

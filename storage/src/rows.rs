@@ -40,6 +40,9 @@ pub struct AccountStateRecord {
     pub state: Option<BlockId>,
     /// `gen_utime` of that state (0 when unknown).
     pub gen_utime: u32,
+    /// Hash of the account's code when active: the address book's
+    /// bounceable rule needs only this, not the whole BoC.
+    pub code_hash: Option<Hash>,
 }
 
 /// Where ingestion stands; written in the same batch as the rows it counts.

@@ -8,7 +8,7 @@ use tycho_types::boc::Boc;
 
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
-use crate::api::encoding::{b64, friendly, Dec, B64};
+use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
 use crate::api::getmethod::{self, GetMethodError};
 use crate::api::params::Params;
 use crate::api::{chain, Ctx};
@@ -201,14 +201,8 @@ struct WalletInformation {
     balance: Dec<u128>,
     account_state: &'static str,
     last_transaction_id: TransactionId,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wallet_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seqno: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wallet_id: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_signature_allowed: Option<bool>,
+    #[serde(flatten)]
+    fields: WalletFields,
 }
 
 pub fn get_wallet_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
@@ -223,10 +217,7 @@ pub fn get_wallet_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         balance: Dec(a.balance.grams),
         account_state: a.status.v2(),
         last_transaction_id: tx_id(a),
-        wallet_type: w.map(|w| w.wallet_type),
-        seqno: w.and_then(|w| w.seqno),
-        wallet_id: w.and_then(|w| w.wallet_id),
-        is_signature_allowed: w.and_then(|w| w.is_signature_allowed),
+        fields: w.into(),
     })
 }
 

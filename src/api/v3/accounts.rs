@@ -11,7 +11,7 @@ use tycho_types::cell::Cell;
 
 use super::address_book::{self, AddressBook};
 use super::{to_json, V3Error, V3Result};
-use crate::api::encoding::{b64, raw_upper, Dec, B64};
+use crate::api::encoding::{b64, raw_upper, Dec, WalletFields, B64};
 use crate::api::getmethod::{self, GetMethodError};
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -150,14 +150,8 @@ pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 struct WalletState {
     address: String,
     is_wallet: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wallet_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seqno: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    wallet_id: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_signature_allowed: Option<bool>,
+    #[serde(flatten)]
+    fields: WalletFields,
     balance: Dec<u128>,
     extra_currencies: BTreeMap<String, String>,
     status: &'static str,
@@ -184,10 +178,7 @@ pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             WalletState {
                 address: raw_upper(&a.address),
                 is_wallet: w.is_some(),
-                wallet_type: w.map(|w| w.wallet_type),
-                seqno: w.and_then(|w| w.seqno),
-                wallet_id: w.and_then(|w| w.wallet_id),
-                is_signature_allowed: w.and_then(|w| w.is_signature_allowed),
+                fields: w.into(),
                 balance: Dec(a.balance.grams),
                 extra_currencies: extra(a),
                 status: a.status.v3(),

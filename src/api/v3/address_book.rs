@@ -4,13 +4,14 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tonindex_model::{AccountStatus, Address};
-use tonindex_storage::tables::LatestAccounts;
+use tonindex_storage::tables::{AccountStates, LatestAccounts};
+use tycho_types::cell::HashBytes;
 
 use super::{to_json, V3Error, V3Result};
 use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::state::{account, wallet};
+use crate::state::wallet;
 
 #[derive(Debug, Serialize)]
 pub struct AddressBookRow {
@@ -26,10 +27,10 @@ pub type AddressBook = BTreeMap<String, AddressBookRow>;
 /// no exact state held for the account, "has code" falls back to "last
 /// seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
-    let bounceable = match account::load(&ctx.reader, a)? {
-        Some(view) => view
-            .code_hash()
-            .is_some_and(|h| wallet::detect(&h, None).is_none()),
+    let bounceable = match ctx.reader.get::<AccountStates>(a)? {
+        Some(state) => state
+            .code_hash
+            .is_some_and(|h| wallet::detect(&HashBytes(h), None).is_none()),
         None => ctx
             .reader
             .get::<LatestAccounts>(a)?
