@@ -3,4 +3,5 @@
 
 pub mod account;
 pub mod cells;
+pub mod storage_dict;
 pub mod wallet;

@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder};
+use tycho_types::cell::{Cell, CellBuilder, Load};
+use tycho_types::dict::{Dict, RawDict};
 use tycho_types::models::{
     BlockchainConfigParams, GasLimitsPrices, GlobalCapabilities, GlobalVersion, MsgForwardPrices,
-    StoragePrices,
+    StoragePrices, WorkchainDescription,
 };
 
 use crate::chain::files::read_boc_file;
@@ -33,6 +34,43 @@ pub fn from_boc(bytes: &[u8]) -> anyhow::Result<BlockchainConfigParams> {
 pub fn from_file(path: &Path) -> anyhow::Result<BlockchainConfigParams> {
     let bytes = read_boc_file(path)?;
     from_boc(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// `workchain_v2#a7` (mainnet since 2025) is `workchain#a6` followed by
+/// split/merge timings; the bits after the tag that both share.
+const WORKCHAIN_V1_BODY_BITS: u16 = 32 + 8 + 8 + 8 + 16 + 256 + 256 + 32 + 100;
+
+/// The config with its workchain descriptions (param 12) in the `#a6` form
+/// tycho-types reads. Mainnet writes `workchain_v2#a7`, whose extra
+/// split/merge timings no transaction phase reads; a description that is
+/// neither form is left out. The executor needs the list to route messages.
+pub fn with_readable_workchains(
+    params: &BlockchainConfigParams,
+) -> Result<BlockchainConfigParams, tycho_types::error::Error> {
+    let Some(raw) = params.as_dict().get(12)? else {
+        return Ok(params.clone());
+    };
+    let list = RawDict::<32>::load_from(&mut raw.as_slice()?)?;
+    let mut out = Dict::<i32, WorkchainDescription>::new();
+    for entry in list.iter() {
+        let (key, mut value) = entry?;
+        let workchain = key.as_data_slice().load_u32()? as i32;
+        let descr = match value.load_u8()? {
+            0xa6 | 0xa7 => {
+                let mut b = CellBuilder::new();
+                b.store_u8(0xa6)?;
+                b.store_slice(value.get_prefix(WORKCHAIN_V1_BODY_BITS, 0))?;
+                WorkchainDescription::load_from(&mut b.as_full_slice())
+            }
+            _ => continue,
+        };
+        if let Ok(descr) = descr {
+            out.set(workchain, descr)?;
+        }
+    }
+    let mut params = params.clone();
+    params.set_workchains(&out)?;
+    Ok(params)
 }
 
 /// A config with mainnet's prices and global version (as of May 2026; the

@@ -1,6 +1,8 @@
-//! Smart-contract code inside tonindex: get-methods on tycho-vm, the v2
-//! stack codecs and blockchain configs for the runs. No liteserver involved.
+//! Smart-contract code inside tonindex: get-methods on tycho-vm,
+//! transactions on tycho-executor, the v2 stack codecs and blockchain
+//! configs for the runs. No liteserver involved.
 
 pub mod config;
+pub mod emulate;
 pub mod getmethod;
 pub mod stack;

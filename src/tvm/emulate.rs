@@ -1,0 +1,379 @@
+//! Executing a message against an account: tycho-executor runs the
+//! phases of an ordinary transaction as a node does, so an emulated
+//! transaction hashes like the real one, and fee estimates come from the
+//! same run.
+
+use tycho_executor::{Executor, ExecutorInspector, ExecutorParams, ParsedConfig, TxError};
+use tycho_types::cell::{Cell, CellBuilder, HashBytes, Lazy, StorageStat};
+use tycho_types::dict::Dict;
+use tycho_types::models::{
+    BlockchainConfig, BlockchainConfigParams, ComputePhase, HashUpdate, IntAddr, LibDescr, MsgInfo,
+    OptionalAccount, OutAction, OwnedRelaxedMessage, ShardAccount, StdAddr, Transaction, TxInfo,
+};
+use tycho_types::num::Tokens;
+use tycho_types::prelude::*;
+
+use crate::state::storage_dict;
+use crate::tvm::config;
+
+/// A blockchain config ready for execution (prices parsed once).
+pub struct ExecConfig(ParsedConfig);
+
+impl ExecConfig {
+    /// Parses `params` for transactions at `now` (storage prices change
+    /// over time). Contracts see `params` as given; only the executor's
+    /// own view of the workchain list is normalised.
+    pub fn new(params: BlockchainConfigParams, now: u32) -> Result<Self, EmulateError> {
+        let bad = |e: tycho_types::error::Error| EmulateError::Config(e.to_string());
+        // The config address (param 0) decides which accounts are special.
+        let address = params
+            .get::<tycho_types::models::ConfigParam0>()
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let readable = config::with_readable_workchains(&params).map_err(bad)?;
+        let mut parsed = ParsedConfig::parse(
+            BlockchainConfig {
+                address,
+                params: readable,
+            },
+            now,
+        )
+        .map_err(bad)?;
+        parsed.raw.params = params;
+        Ok(Self(parsed))
+    }
+}
+
+/// The block a transaction is emulated in.
+#[derive(Debug, Clone, Default)]
+pub struct BlockContext {
+    pub now: u32,
+    /// The block's start lt (c7's block lt).
+    pub block_lt: u64,
+    /// The lowest lt the transaction may take (a node's next free lt).
+    pub min_lt: u64,
+    /// The block's random seed; mixed with the account address as a node does.
+    pub rand_seed: HashBytes,
+    /// Public libraries of the masterchain state.
+    pub libraries: Dict<HashBytes, LibDescr>,
+    /// Signature checks succeed whatever the signature (fee estimates).
+    pub ignore_chksig: bool,
+}
+
+/// Reads a library collection in the emulator's form (`HashmapE 256 ^Cell`)
+/// as the masterchain state's `HashmapE 256 LibDescr`.
+pub fn libraries_from_cells(
+    root: Option<Cell>,
+) -> Result<Dict<HashBytes, LibDescr>, tycho_types::error::Error> {
+    let mut out = Dict::new();
+    let mut publishers = Dict::<HashBytes, ()>::new();
+    publishers.set(HashBytes::ZERO, ())?;
+    for entry in Dict::<HashBytes, Cell>::from_raw(root).iter() {
+        let (hash, lib) = entry?;
+        out.set(
+            hash,
+            LibDescr {
+                lib,
+                publishers: publishers.clone(),
+            },
+        )?;
+    }
+    Ok(out)
+}
+
+/// An executed transaction.
+pub struct Emulation {
+    /// The transaction root: its hash is the transaction hash.
+    pub transaction: Cell,
+    /// The account after the transaction.
+    pub account: ShardAccount,
+}
+
+impl Emulation {
+    pub fn parsed(&self) -> Result<Transaction, EmulateError> {
+        self.transaction
+            .parse::<Transaction>()
+            .map_err(|e| EmulateError::Fatal(e.to_string()))
+    }
+}
+
+/// Why no transaction came out.
+#[derive(Debug, thiserror::Error)]
+pub enum EmulateError {
+    #[error("invalid message: {0}")]
+    Message(String),
+    #[error("invalid blockchain config: {0}")]
+    Config(String),
+    /// An external message the account did not accept: a node drops it.
+    #[error("external message was not accepted (exit code {exit_code:?})")]
+    NotAccepted { exit_code: Option<i32> },
+    #[error("execution failed: {0}")]
+    Fatal(String),
+}
+
+/// The destination of an inbound message, and whether it is external.
+pub fn message_destination(msg: &Cell) -> Result<(StdAddr, bool), EmulateError> {
+    let info = msg
+        .parse::<MsgInfo>()
+        .map_err(|e| EmulateError::Message(e.to_string()))?;
+    let (dst, external) = match info {
+        MsgInfo::Int(info) => (info.dst, false),
+        MsgInfo::ExtIn(info) => (info.dst, true),
+        MsgInfo::ExtOut(_) => {
+            return Err(EmulateError::Message(
+                "an outbound external message cannot be executed".into(),
+            ))
+        }
+    };
+    match dst {
+        IntAddr::Std(a) => Ok((a, external)),
+        IntAddr::Var(_) => Err(EmulateError::Message(
+            "variable-length destination addresses are not supported".into(),
+        )),
+    }
+}
+
+fn executor_params(block: &BlockContext) -> ExecutorParams {
+    let mut params = ExecutorParams {
+        libraries: block.libraries.clone(),
+        rand_seed: block.rand_seed,
+        block_unixtime: block.now,
+        block_lt: block.block_lt,
+        // What TON's network runs today (global version ≥ 10).
+        full_body_in_bounced: true,
+        strict_extra_currency: true,
+        charge_action_fees_on_fail: true,
+        ..Default::default()
+    };
+    params.vm_modifiers.chksig_always_succeed = block.ignore_chksig;
+    params
+}
+
+/// What the compute phase left for a fee estimate.
+#[derive(Debug, Default)]
+pub struct ComputeTrace {
+    pub exit_code: Option<i32>,
+    /// The action list the code produced (`OutList`).
+    pub actions: Option<Cell>,
+}
+
+/// Executes `msg` on `account` (`ShardAccount`; an `account_none` one for
+/// an address that does not exist yet) inside `block`.
+pub fn emulate(
+    config: &ExecConfig,
+    block: &BlockContext,
+    account: &ShardAccount,
+    msg: Cell,
+) -> Result<Emulation, EmulateError> {
+    emulate_traced(config, block, account, msg, &mut ComputeTrace::default())
+}
+
+/// [`emulate`] that also reports the compute phase's exit code and actions,
+/// even when the message is not accepted.
+pub fn emulate_traced(
+    config: &ExecConfig,
+    block: &BlockContext,
+    account: &ShardAccount,
+    msg: Cell,
+    trace: &mut ComputeTrace,
+) -> Result<Emulation, EmulateError> {
+    let (address, external) = message_destination(&msg)?;
+    let params = executor_params(block);
+    let mut inspector = ExecutorInspector::default();
+    let result = Executor::new(&params, &config.0)
+        .with_min_lt(block.min_lt)
+        .begin_ordinary_ext(&address, external, msg, account, Some(&mut inspector));
+    trace.exit_code = inspector.exit_code;
+    trace.actions = inspector.actions.take();
+    let output = match result {
+        Ok(tx) => tx
+            .commit()
+            .map_err(|e| EmulateError::Fatal(format!("{e:#}")))?,
+        Err(TxError::Skipped) => {
+            return Err(EmulateError::NotAccepted {
+                exit_code: trace.exit_code,
+            })
+        }
+        Err(TxError::Fatal(e)) => return Err(EmulateError::Fatal(format!("{e:#}"))),
+    };
+    with_storage_dict(Emulation {
+        transaction: output.transaction.into_inner(),
+        account: output.new_state,
+    })
+}
+
+/// tycho-executor carries an account's `storage_extra` over unchanged; a
+/// node recomputes it from the new storage. Where they differ, the account
+/// is rewritten and the transaction's state update (and so its hash) with it.
+fn with_storage_dict(emulation: Emulation) -> Result<Emulation, EmulateError> {
+    let fatal = |e: tycho_types::error::Error| EmulateError::Fatal(e.to_string());
+    let Some(mut account) = emulation.account.load_account().map_err(fatal)? else {
+        return Ok(emulation);
+    };
+    let extra = storage_dict::storage_extra(&account).map_err(fatal)?;
+    if extra == account.storage_stat.storage_extra {
+        return Ok(emulation);
+    }
+    account.storage_stat.storage_extra = extra;
+    let account = Lazy::new(&OptionalAccount(Some(account))).map_err(fatal)?;
+    let mut tx = emulation.parsed()?;
+    let update = tx.state_update.load().map_err(fatal)?;
+    tx.state_update = Lazy::new(&HashUpdate {
+        old: update.old,
+        new: *account.repr_hash(),
+    })
+    .map_err(fatal)?;
+    let transaction = CellBuilder::build_from(&tx).map_err(fatal)?;
+    Ok(Emulation {
+        account: ShardAccount {
+            account,
+            last_trans_hash: *transaction.repr_hash(),
+            last_trans_lt: emulation.account.last_trans_lt,
+        },
+        transaction,
+    })
+}
+
+/// tonlib's fee estimate (`query.fees`) for an external message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fees {
+    /// Import fee of the inbound message.
+    pub in_fwd_fee: u128,
+    /// Storage fee due since the account last paid.
+    pub storage_fee: u128,
+    /// Gas of the compute phase, when the message is accepted.
+    pub gas_fee: u128,
+    /// Forwarding fees of the messages the code sends.
+    pub fwd_fee: u128,
+}
+
+/// Cells and bits a message is charged for: everything below its root
+/// cell, each distinct cell once.
+fn message_stats(root: &Cell) -> tycho_types::cell::CellTreeStats {
+    let mut stat = StorageStat::unlimited();
+    for child in root.references() {
+        stat.add_cell(child);
+    }
+    stat.stats()
+}
+
+/// Estimates what executing the external message `msg` costs, as tonlib
+/// does: the import fee, the storage fee due at `block.now`, the gas of an
+/// accepted compute phase and the forwarding fees of the sent messages
+/// (zero for the last two when the message is not accepted).
+pub fn estimate_fees(
+    config: &ExecConfig,
+    block: &BlockContext,
+    account: &ShardAccount,
+    msg: Cell,
+) -> Result<Fees, EmulateError> {
+    let (address, external) = message_destination(&msg)?;
+    if !external {
+        return Err(EmulateError::Message(
+            "fees are estimated for inbound external messages".into(),
+        ));
+    }
+    let parsed = &config.0;
+    let mc = address.is_masterchain();
+    let mut fees = Fees {
+        in_fwd_fee: parsed
+            .fwd_prices(mc)
+            .compute_fwd_fee(message_stats(&msg))
+            .into_inner(),
+        ..Fees::default()
+    };
+    if let Some(acc) = account
+        .load_account()
+        .map_err(|e| EmulateError::Fatal(e.to_string()))?
+    {
+        fees.storage_fee = parsed
+            .compute_storage_fees(&acc.storage_stat, block.now, false, mc)
+            .into_inner();
+    }
+    let mut trace = ComputeTrace::default();
+    let tx = match emulate_traced(config, block, account, msg, &mut trace) {
+        Ok(e) => e.parsed()?,
+        Err(EmulateError::NotAccepted { .. }) => return Ok(fees),
+        Err(e) => return Err(e),
+    };
+    let info = tx
+        .load_info()
+        .map_err(|e| EmulateError::Fatal(e.to_string()))?;
+    if let TxInfo::Ordinary(info) = info {
+        if let ComputePhase::Executed(compute) = info.compute_phase {
+            fees.gas_fee = compute.gas_fees.into_inner();
+            if compute.success {
+                if let Some(actions) = &trace.actions {
+                    fees.fwd_fee = actions_fwd_fee(parsed, mc, actions)?;
+                }
+            }
+        }
+    }
+    Ok(fees)
+}
+
+/// Forwarding fees of the `send_msg` actions in an action list; reserve
+/// and other actions cost nothing here.
+fn actions_fwd_fee(
+    config: &ParsedConfig,
+    from_mc: bool,
+    list: &Cell,
+) -> Result<u128, EmulateError> {
+    let bad = |e: tycho_types::error::Error| EmulateError::Fatal(format!("action list: {e}"));
+    let mut total = Tokens::ZERO;
+    let mut next = list.clone();
+    // out_list$_ prev:^(OutList n) action:OutAction; out_list_empty$_ = OutList 0.
+    while next.reference_count() > 0 {
+        let mut cs = next.as_slice().map_err(bad)?;
+        let prev = cs.load_reference_cloned().map_err(bad)?;
+        if let Ok(OutAction::SendMsg { out_msg, .. }) = OutAction::load_from(&mut cs) {
+            let to_mc = out_msg
+                .parse::<OwnedRelaxedMessage>()
+                .ok()
+                .and_then(|m| match m.info {
+                    tycho_types::models::RelaxedMsgInfo::Int(i) => Some(i.dst.is_masterchain()),
+                    _ => None,
+                })
+                .unwrap_or(false);
+            total = total.saturating_add(
+                config
+                    .fwd_prices(from_mc || to_mc)
+                    .compute_fwd_fee(message_stats(out_msg.inner())),
+            );
+        }
+        next = prev;
+    }
+    Ok(total.into_inner())
+}
+
+/// An external inbound message to `dst` carrying `body`, with a state
+/// init when both `code` and `data` are given (a deployment).
+pub fn external_message(
+    dst: &StdAddr,
+    body: Cell,
+    code: Option<Cell>,
+    data: Option<Cell>,
+) -> Result<Cell, tycho_types::error::Error> {
+    use tycho_types::models::{ExtInMsgInfo, Message, StateInit};
+    let init = match (code, data) {
+        (None, None) => None,
+        (code, data) => Some(StateInit {
+            split_depth: None,
+            special: None,
+            code,
+            data,
+            libraries: Dict::new(),
+        }),
+    };
+    CellBuilder::build_from(Message {
+        info: MsgInfo::ExtIn(ExtInMsgInfo {
+            src: None,
+            dst: IntAddr::Std(dst.clone()),
+            import_fee: Tokens::ZERO,
+        }),
+        init,
+        body: body.as_slice_allow_exotic(),
+        layout: None,
+    })
+}
