@@ -56,27 +56,28 @@ impl TvmSlots {
     }
 }
 
-/// Why a get-method did not run.
+/// Why a TVM run (a get-method or a fee estimate) did not happen.
 #[derive(Debug, thiserror::Error)]
-pub enum GetMethodError {
+pub enum TvmError {
     #[error("too many get-methods are running; try again")]
     Busy,
+    /// The caller's input cannot run (a malformed message, say).
+    #[error("{0}")]
+    Invalid(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
 
-impl From<tonindex_storage::Error> for GetMethodError {
+impl From<tonindex_storage::Error> for TvmError {
     fn from(e: tonindex_storage::Error) -> Self {
         Self::Internal(e.to_string())
     }
 }
 
 /// The config of the newest key block in the index, or the built-in one.
-fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, GetMethodError> {
+pub fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, TvmError> {
     match chain::config_at(&ctx.reader, None)? {
-        Some((_, boc)) => {
-            config::from_boc(&boc).map_err(|e| GetMethodError::Internal(e.to_string()))
-        }
+        Some((_, boc)) => config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string())),
         None => Ok(config::builtin()),
     }
 }
@@ -88,7 +89,7 @@ pub fn run(
     account: &AccountView,
     method: &Method,
     stack: Vec<RcStackValue>,
-) -> Result<RunOutput, GetMethodError> {
+) -> Result<RunOutput, TvmError> {
     let (Status::Active, Some(code)) = (account.status, &account.code) else {
         return Ok(RunOutput {
             exit_code: NO_CODE_EXIT_CODE,
@@ -99,13 +100,9 @@ pub fn run(
         });
     };
     let Ok(workchain) = i8::try_from(account.address.workchain) else {
-        return Err(GetMethodError::Internal("workchain out of range".into()));
+        return Err(TvmError::Internal("workchain out of range".into()));
     };
-    let now = match chain::mc_block_range(&ctx.reader)? {
-        Some((_, last)) => last.gen_utime,
-        None if account.gen_utime > 0 => account.gen_utime,
-        None => crate::api::unix_now().try_into().unwrap_or(u32::MAX),
-    };
+    let now = block_time(ctx, account)?;
     let contract = Contract {
         code: code.clone(),
         data: account.data.clone().unwrap_or_else(Cell::empty_cell),
@@ -120,10 +117,25 @@ pub fn run(
         rand_seed: HashBytes::ZERO,
         gas_limit: DEFAULT_GAS_LIMIT,
     };
-    let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
-    let _slot = ctx.tvm.acquire(wait).ok_or(GetMethodError::Busy)?;
+    let _slot = slot(ctx)?;
     getmethod::run(&contract, &context, method, stack)
-        .map_err(|e| GetMethodError::Internal(e.to_string()))
+        .map_err(|e| TvmError::Internal(e.to_string()))
+}
+
+/// The time runs on `account` happen at: the newest masterchain block's,
+/// else the time of the state the account comes from, else the clock.
+pub fn block_time(ctx: &Ctx<'_>, account: &AccountView) -> Result<u32, TvmError> {
+    Ok(match chain::mc_block_range(&ctx.reader)? {
+        Some((_, last)) => last.gen_utime,
+        None if account.gen_utime > 0 => account.gen_utime,
+        None => crate::api::unix_now().try_into().unwrap_or(u32::MAX),
+    })
+}
+
+/// Waits for a TVM slot for at most the request budget.
+pub fn slot<'a>(ctx: &'a Ctx<'_>) -> Result<TvmSlot<'a>, TvmError> {
+    let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
+    ctx.tvm.acquire(wait).ok_or(TvmError::Busy)
 }
 
 fn currency(account: &AccountView) -> tycho_types::models::CurrencyCollection {

@@ -5,6 +5,7 @@
 
 pub mod chain;
 pub mod encoding;
+pub mod fees;
 pub mod getmethod;
 pub mod params;
 pub mod v2;

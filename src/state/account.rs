@@ -89,17 +89,32 @@ impl AccountView {
     }
 }
 
+fn unreadable(address: &Address, e: impl ToString) -> AccountError {
+    AccountError::Unreadable(
+        format!("{}:{}", address.workchain, hex::encode(address.id)),
+        e.to_string(),
+    )
+}
+
+/// The stored `ShardAccount` of `address` (what transactions run on),
+/// `None` when the index holds none.
+pub fn load_shard_account(
+    r: &Reader<'_>,
+    address: &Address,
+) -> Result<Option<ShardAccount>, AccountError> {
+    let Some(rec) = r.get::<AccountStates>(address)? else {
+        return Ok(None);
+    };
+    let cell = Boc::decode(&rec.shard_account).map_err(|e| unreadable(address, e))?;
+    cell.parse().map(Some).map_err(|e| unreadable(address, e))
+}
+
 /// The stored state of `address`, or `None` when the index holds none.
 pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, AccountError> {
     let Some(rec) = r.get::<AccountStates>(address)? else {
         return Ok(None);
     };
-    let bad = |e: String| {
-        AccountError::Unreadable(
-            format!("{}:{}", address.workchain, hex::encode(address.id)),
-            e,
-        )
-    };
+    let bad = |e: String| unreadable(address, e);
     let cell = Boc::decode(&rec.shard_account).map_err(|e| bad(e.to_string()))?;
     let sa: ShardAccount = cell.parse().map_err(|e| bad(e.to_string()))?;
     let mut view = AccountView::nonexistent(*address);

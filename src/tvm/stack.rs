@@ -74,7 +74,8 @@ fn fits_257(n: &BigInt) -> bool {
     magnitude_bits <= 256
 }
 
-fn decode_boc_b64(s: &str) -> Result<Cell, StackError> {
+/// A BoC in standard or url-safe base64.
+pub fn decode_boc_b64(s: &str) -> Result<Cell, StackError> {
     let bytes = STANDARD
         .decode(s.trim())
         .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(s.trim()))

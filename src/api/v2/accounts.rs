@@ -9,7 +9,8 @@ use tycho_types::boc::Boc;
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
 use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
-use crate::api::getmethod::{self, GetMethodError};
+use crate::api::fees::{self, FeeRequest};
+use crate::api::getmethod::{self, TvmError};
 use crate::api::params::Params;
 use crate::api::{chain, Ctx};
 use crate::state::account::{self, AccountView, Status};
@@ -23,11 +24,12 @@ impl From<account::AccountError> for V2Error {
     }
 }
 
-impl From<GetMethodError> for V2Error {
-    fn from(e: GetMethodError) -> Self {
+impl From<TvmError> for V2Error {
+    fn from(e: TvmError) -> Self {
         match e {
-            GetMethodError::Busy => V2Error::new(503, e.to_string()),
-            GetMethodError::Internal(_) => V2Error::new(500, e.to_string()),
+            TvmError::Busy => V2Error::new(503, e.to_string()),
+            TvmError::Invalid(_) => V2Error::new(422, e.to_string()),
+            TvmError::Internal(_) => V2Error::new(500, e.to_string()),
         }
     }
 }
@@ -268,4 +270,40 @@ pub fn run_get_method_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         "stack": stack::std_stack(&out.stack)?,
         "exit_code": out.exit_code,
     }))
+}
+
+/// tonlib's `fees`; the numbers are JSON numbers.
+#[derive(Serialize)]
+struct V2Fees {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    in_fwd_fee: u128,
+    storage_fee: u128,
+    gas_fee: u128,
+    fwd_fee: u128,
+}
+
+#[derive(Serialize)]
+struct QueryFees {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    source_fees: V2Fees,
+    destination_fees: Vec<V2Fees>,
+}
+
+pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let address = required(p.address("address")?, "address")?.address;
+    let f = fees::estimate(ctx, &FeeRequest::parse(address, p)?)?;
+    to_json(&QueryFees {
+        ty: "query.fees",
+        source_fees: V2Fees {
+            ty: "fees",
+            in_fwd_fee: f.in_fwd_fee,
+            storage_fee: f.storage_fee,
+            gas_fee: f.gas_fee,
+            fwd_fee: f.fwd_fee,
+        },
+        // tonlib's raw query knows no destination accounts.
+        destination_fees: Vec::new(),
+    })
 }

@@ -83,8 +83,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
-/// v2 methods tonindex does not serve yet (token detection, DNS, sending,
-/// fee estimation): a clear 501 rather than "unknown method".
+/// v2 methods tonindex does not serve yet (token detection, DNS, sending): a clear 501 rather than "unknown method".
 const NOT_YET: &[&str] = &[
     "getTokenData",
     "getShardAccountCell",
@@ -92,7 +91,6 @@ const NOT_YET: &[&str] = &[
     "sendBoc",
     "sendBocReturnHash",
     "sendBocReturnHashNoError",
-    "estimateFee",
 ];
 
 fn handler_for(method: &str) -> Option<Handler> {
@@ -104,6 +102,7 @@ fn handler_for(method: &str) -> Option<Handler> {
         "getAddressState" => accounts::get_address_state,
         "runGetMethod" => accounts::run_get_method,
         "runGetMethodStd" => accounts::run_get_method_std,
+        "estimateFee" => accounts::estimate_fee,
         "getMasterchainInfo" => blocks::get_masterchain_info,
         "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
         "getShardBlockProof" => blocks::get_shard_block_proof,

@@ -12,7 +12,8 @@ use tycho_types::cell::Cell;
 use super::address_book::{self, AddressBook};
 use super::{to_json, V3Error, V3Result};
 use crate::api::encoding::{b64, raw_upper, Dec, WalletFields, B64};
-use crate::api::getmethod::{self, GetMethodError};
+use crate::api::fees::{self, FeeRequest};
+use crate::api::getmethod::{self, TvmError};
 use crate::api::params::Params;
 use crate::api::Ctx;
 use crate::state::account::{self, AccountView, Status};
@@ -29,11 +30,12 @@ impl From<account::AccountError> for V3Error {
     }
 }
 
-impl From<GetMethodError> for V3Error {
-    fn from(e: GetMethodError) -> Self {
+impl From<TvmError> for V3Error {
+    fn from(e: TvmError) -> Self {
         let status = match e {
-            GetMethodError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            GetMethodError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            TvmError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            TvmError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            TvmError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         V3Error::new(status, e.to_string())
     }
@@ -285,4 +287,38 @@ pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         "exit_code": out.exit_code,
         "stack": stack::v3_stack(&out.stack)?,
     }))
+}
+
+/// v3's fees: v2's without the `@type` tags.
+#[derive(Serialize)]
+struct V3Fees {
+    in_fwd_fee: u128,
+    storage_fee: u128,
+    gas_fee: u128,
+    fwd_fee: u128,
+}
+
+#[derive(Serialize)]
+struct EstimateFee {
+    source_fees: V3Fees,
+    destination_fees: Vec<V3Fees>,
+}
+
+pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let Some(a) = p.address("address")? else {
+        return Err(V3Error::new(
+            StatusCode::UNAUTHORIZED,
+            "address of account is required",
+        ));
+    };
+    let f = fees::estimate(ctx, &FeeRequest::parse(a.address, p)?)?;
+    to_json(&EstimateFee {
+        source_fees: V3Fees {
+            in_fwd_fee: f.in_fwd_fee,
+            storage_fee: f.storage_fee,
+            gas_fee: f.gas_fee,
+            fwd_fee: f.fwd_fee,
+        },
+        destination_fees: Vec::new(),
+    })
 }

@@ -108,7 +108,6 @@ const NOT_YET: &[&str] = &[
     "pendingActions",
     "pendingTransactions",
     "message",
-    "estimateFee",
 ];
 
 fn handler_for(endpoint: &str) -> Option<Handler> {
@@ -128,12 +127,13 @@ fn handler_for(endpoint: &str) -> Option<Handler> {
         "addressInformation" | "account" => accounts::address_information,
         "walletInformation" | "wallet" => accounts::wallet_information,
         "runGetMethod" => accounts::run_get_method,
+        "estimateFee" => accounts::estimate_fee,
         _ => return None,
     })
 }
 
 /// Endpoints read from a POST JSON body; every other endpoint is GET only.
-const POST_ENDPOINTS: &[&str] = &["runGetMethod"];
+const POST_ENDPOINTS: &[&str] = &["runGetMethod", "estimateFee"];
 
 pub fn router() -> Router<Arc<Api>> {
     Router::new().route("/{*endpoint}", any(dispatch))

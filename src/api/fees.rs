@@ -1,0 +1,98 @@
+//! Fee estimates for both APIs (v2 `estimateFee`, v3 `POST /estimateFee`):
+//! the external message executed on the account's stored state by
+//! `tvm::emulate`, reported as tonlib's `query.estimateFees` does.
+
+use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::models::{ShardAccount, StdAddr};
+
+use crate::api::getmethod::{self, TvmError};
+use crate::api::params::Params;
+use crate::api::Ctx;
+use crate::state::account::{self, AccountView};
+use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig, Fees};
+use crate::tvm::stack;
+
+/// An estimate request, the same in both APIs.
+pub struct FeeRequest {
+    pub address: tonindex_model::Address,
+    pub body: Cell,
+    pub init_code: Option<Cell>,
+    pub init_data: Option<Cell>,
+    /// Signature checks succeed (the default: callers estimate unsigned messages).
+    pub ignore_chksig: bool,
+}
+
+impl FeeRequest {
+    /// Reads `body`, `init_code`, `init_data` (base64 BoCs; `""` is absent)
+    /// and `ignore_chksig` (default true) beside an already parsed address.
+    pub fn parse(address: tonindex_model::Address, p: &Params) -> Result<Self, TvmError> {
+        let boc = |name: &str| -> Result<Option<Cell>, TvmError> {
+            match p.get(name).map(str::trim) {
+                None | Some("") => Ok(None),
+                Some(s) => stack::decode_boc_b64(s)
+                    .map(Some)
+                    .map_err(|e| TvmError::Invalid(format!("{name}: {}", e.message))),
+            }
+        };
+        let body = boc("body")?.ok_or_else(|| TvmError::Invalid("body is required".into()))?;
+        let ignore_chksig = p
+            .bool("ignore_chksig")
+            .map_err(|e| {
+                TvmError::Invalid(format!("{}: '{}' is not {}", e.name, e.value, e.expected))
+            })?
+            .unwrap_or(true);
+        Ok(Self {
+            address,
+            body,
+            init_code: boc("init_code")?,
+            init_data: boc("init_data")?,
+            ignore_chksig,
+        })
+    }
+}
+
+/// Runs the estimate in a TVM slot, with the newest key block's config at
+/// the newest block's time.
+pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
+    let Ok(workchain) = i8::try_from(req.address.workchain) else {
+        return Err(TvmError::Invalid("workchain out of range".into()));
+    };
+    let dst = StdAddr::new(workchain, HashBytes(req.address.id));
+    let state = account::load_shard_account(&ctx.reader, &req.address)
+        .map_err(|e| TvmError::Internal(e.to_string()))?
+        .unwrap_or_else(|| ShardAccount {
+            account: tycho_types::cell::Lazy::new(&tycho_types::models::OptionalAccount::EMPTY)
+                .expect("account_none serializes"),
+            last_trans_hash: HashBytes::ZERO,
+            last_trans_lt: 0,
+        });
+    let view = account::load(&ctx.reader, &req.address)
+        .map_err(|e| TvmError::Internal(e.to_string()))?
+        .unwrap_or_else(|| AccountView::nonexistent(req.address));
+    let now = getmethod::block_time(ctx, &view)?;
+    let msg = emulate::external_message(
+        &dst,
+        req.body.clone(),
+        req.init_code.clone(),
+        req.init_data.clone(),
+    )
+    .map_err(|e| TvmError::Invalid(format!("message does not fit in a cell: {e}")))?;
+    let config = ExecConfig::new(getmethod::blockchain_config(ctx)?, now).map_err(internal)?;
+    let block = BlockContext {
+        now,
+        block_lt: view.last_tx_lt,
+        min_lt: view.last_tx_lt,
+        rand_seed: HashBytes::ZERO,
+        libraries: Default::default(),
+        ignore_chksig: req.ignore_chksig,
+    };
+    let _slot = getmethod::slot(ctx)?;
+    emulate::estimate_fees(&config, &block, &state, msg).map_err(|e| match e {
+        EmulateError::Message(m) => TvmError::Invalid(m),
+        e => internal(e),
+    })
+}
+
+fn internal(e: EmulateError) -> TvmError {
+    TvmError::Internal(e.to_string())
+}
