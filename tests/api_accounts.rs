@@ -354,3 +354,103 @@ fn v3_account_and_wallet_states() {
     let no_method = post("/api/v3/runGetMethod", &json!({"address": UNKNOWN}));
     assert_eq!(no_method.status, 401);
 }
+
+fn fees_of(r: &common::api::Reply) -> [u64; 4] {
+    let f = &r.json["result"]["source_fees"];
+    ["in_fwd_fee", "storage_fee", "gas_fee", "fwd_fee"].map(|k| {
+        f[k].as_u64()
+            .unwrap_or_else(|| panic!("{k} is not a JSON number: {}", r.json))
+    })
+}
+
+#[test]
+fn estimate_fee_runs_the_message_on_the_held_state() {
+    use common::wallets::{transfer_body, Wallet};
+    let accounts = real_accounts();
+    let v4 = accounts
+        .iter()
+        .find(|r| wallet_of(r, "wallet v4 r2") && r.balance > 1_000_000_000)
+        .unwrap();
+    let body = transfer_body(Wallet::V4, &v4.data, u32::MAX - 60);
+    let body_b64 = b64(&Boc::encode(body.as_ref()));
+    let address = friendly_bounceable(&v4.address);
+
+    // Signatures pass by default: the wallet accepts, runs, sends one message.
+    let r = post(
+        "/api/v2/estimateFee",
+        &json!({"address": address, "body": body_b64}),
+    );
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["result"]["@type"], "query.fees");
+    assert_eq!(r.json["result"]["source_fees"]["@type"], "fees");
+    assert_eq!(r.json["result"]["destination_fees"], json!([]));
+    let [in_fwd, storage, gas, fwd] = fees_of(&r);
+    assert!(in_fwd > 0 && gas > 0 && fwd > 0, "{}", r.json);
+
+    // With real signature checks the zero signature is refused: no gas,
+    // no messages; the import and storage fees stay.
+    let r = post(
+        "/api/v2/estimateFee",
+        &json!({"address": address, "body": body_b64, "ignore_chksig": false}),
+    );
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(fees_of(&r), [in_fwd, storage, 0, 0]);
+
+    // JSON-RPC and v3 give the same figures (v3 without the @type tags).
+    let rpc = post(
+        "/api/v2/jsonRPC",
+        &json!({"id": 1, "jsonrpc": "2.0", "method": "estimateFee",
+                "params": {"address": address, "body": body_b64}}),
+    );
+    assert_eq!(fees_of(&rpc), [in_fwd, storage, gas, fwd]);
+    let v3 = post(
+        "/api/v3/estimateFee",
+        &json!({"address": raw_upper(&v4.address), "body": body_b64, "ignore_chksig": true}),
+    );
+    assert_eq!(v3.status, 200, "{}", v3.json);
+    assert_eq!(
+        v3.json,
+        json!({"source_fees": {"in_fwd_fee": in_fwd, "storage_fee": storage, "gas_fee": gas,
+               "fwd_fee": fwd}, "destination_fees": []})
+    );
+
+    // A deployment to an address with no state: the state init travels in
+    // the message (a larger import fee); nothing to pay gas with, so no gas.
+    let init = |c: &Cell| b64(&Boc::encode(c.as_ref()));
+    let r = post(
+        "/api/v2/estimateFee",
+        &json!({"address": UNKNOWN, "body": body_b64,
+                "init_code": init(&v4.code), "init_data": init(&v4.data)}),
+    );
+    assert_eq!(r.status, 200, "{}", r.json);
+    let [deploy_in_fwd, deploy_storage, deploy_gas, _] = fees_of(&r);
+    assert!(deploy_in_fwd > in_fwd, "{}", r.json);
+    assert_eq!((deploy_storage, deploy_gas), (0, 0));
+
+    // Bad input in each API's shape.
+    for (body, status) in [
+        (json!({"address": address}), 422),
+        (json!({"address": address, "body": "not base64!"}), 422),
+        (json!({"address": address, "body": b64(b"not a boc")}), 422),
+        (json!({"address": "nonsense", "body": body_b64}), 422),
+        (json!({"body": body_b64}), 422),
+        (
+            json!({"address": address, "body": body_b64, "ignore_chksig": "maybe"}),
+            422,
+        ),
+    ] {
+        let r = post("/api/v2/estimateFee", &body);
+        assert_eq!(r.status, status, "{body}: {}", r.json);
+        assert_eq!(r.json["ok"], false, "{body}: {}", r.json);
+    }
+    let r = post("/api/v3/estimateFee", &json!({"body": body_b64}));
+    assert_eq!(r.status, 401, "{}", r.json);
+    let r = post(
+        "/api/v3/estimateFee",
+        &json!({"address": address, "body": "%%%"}),
+    );
+    assert_eq!(r.status, 422, "{}", r.json);
+    assert!(r.json["error"].as_str().unwrap().contains("body"));
+    let r = get(&format!("/api/v3/estimateFee?address={address}"));
+    assert_eq!(r.status, 405, "{}", r.json);
+}

@@ -372,3 +372,21 @@ fn v2_responses_match_the_cpp_schema() {
         check(&doc, "TonlibErrorResponse", &get(uri).json, uri);
     }
 }
+
+/// Fee estimates of both APIs: a message the held v4 wallet refuses (an
+/// empty body) still reports the import and storage fees.
+#[test]
+fn fee_estimates_match_the_schemas() {
+    use tycho_types::cell::{Cell, CellFamily};
+    let empty_body = b64(&tycho_types::boc::Boc::encode(Cell::empty_cell_ref()));
+    let body = json!({"address": held_wallet(), "body": empty_body});
+    let r = post("/api/v2/estimateFee", &body);
+    assert_eq!(r.status, 200, "{}", r.json);
+    let v2 = spec("v2-openapi-cpp.json");
+    check(&v2, "QueryFees", &r.json["result"], "estimateFee");
+    let r = post("/api/v3/estimateFee", &body);
+    assert_eq!(r.status, 200, "{}", r.json);
+    let v3 = v3_doc();
+    check(&v3, "V2EstimateFeeResult", &r.json, "v3 estimateFee");
+    assert_complete(&v3, "V2EstimatedFee", &r.json["source_fees"], &[]);
+}

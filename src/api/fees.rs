@@ -69,7 +69,14 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
     let view = account::load(&ctx.reader, &req.address)
         .map_err(|e| TvmError::Internal(e.to_string()))?
         .unwrap_or_else(|| AccountView::nonexistent(req.address));
-    let now = getmethod::block_time(ctx, &view)?;
+    // Never before the account last paid for storage (a state imported
+    // from a file may be newer than the newest indexed block).
+    let last_paid = state
+        .load_account()
+        .ok()
+        .flatten()
+        .map_or(0, |a| a.storage_stat.last_paid);
+    let now = getmethod::block_time(ctx, &view)?.max(last_paid);
     let msg = emulate::external_message(
         &dst,
         req.body.clone(),

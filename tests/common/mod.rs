@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+pub mod wallets;
+
 /// Runs `npm install` in `dir` unless every package in `needed` is there
 /// (the node tests' pinned packages; `.ci/run` installs them up front).
 pub fn npm_install(dir: &std::path::Path, needed: &[&str]) {
