@@ -425,7 +425,8 @@ fn bad_input_gets_v2_errors_never_500() {
         ("/api/v2/getWalletInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=0", 422),
         ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&method=seqno&stack=x", 422),
         ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 422),
-        ("/api/v2/estimateFee?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 501),
+        ("/api/v2/estimateFee?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 422),
+        ("/api/v2/sendBoc?boc=te6c", 501),
         ("/api/v2/noSuchMethod", 404),
     ];
     for (uri, status) in cases {

@@ -2,9 +2,11 @@
 // build) and prints exit code, gas used and a normalised result stack per
 // case, for tests/tvm_emulator.rs to compare with tonindex's TVM.
 //
-// Usage: node getmethods.mjs CASES.json  (an array of
+// Usage: node getmethods.mjs CASES.json [RUNS]  (an array of
 //   {name, code, data, address, balance, now, method_id, stack, config}
-//   with BoCs in base64 and stack entries as ["int", "123"] pairs)
+//   with BoCs in base64 and stack entries as ["int", "123"] pairs).
+// With RUNS, each case instead runs RUNS times after a warm-up and the
+// output is its rate: [{name, runs, seconds, per_second}] (benches/getmethod.rs).
 import { readFileSync } from 'node:fs';
 import { Address, Cell, TupleReader, parseTuple } from '@ton/core';
 import { Executor } from '@ton/sandbox';
@@ -33,10 +35,11 @@ function inputItem([type, value]) {
 }
 
 const cases = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const runs = process.argv[3] ? Number(process.argv[3]) : 0;
 const executor = await Executor.create();
-const results = [];
-for (const c of cases) {
-    const res = await executor.runGetMethod({
+
+function args(c) {
+    return {
         code: Cell.fromBase64(c.code),
         data: Cell.fromBase64(c.data),
         methodId: c.method_id,
@@ -50,7 +53,26 @@ for (const c of cases) {
         randomSeed: Buffer.alloc(32),
         gasLimit: BigInt(c.gas_limit),
         debugEnabled: false,
-    });
+    };
+}
+
+if (runs > 0) {
+    const rates = [];
+    for (const c of cases) {
+        const a = args(c);
+        for (let i = 0; i < Math.min(runs, 100); i++) await executor.runGetMethod(a);
+        const start = process.hrtime.bigint();
+        for (let i = 0; i < runs; i++) await executor.runGetMethod(a);
+        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+        rates.push({ name: c.name, runs, seconds, per_second: runs / seconds });
+    }
+    process.stdout.write(JSON.stringify(rates));
+    process.exit(0);
+}
+
+const results = [];
+for (const c of cases) {
+    const res = await executor.runGetMethod(args(c));
     const out = res.output;
     if (!out.success) {
         results.push({ name: c.name, error: out.error });
