@@ -17,6 +17,24 @@ use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_
 /// tonlib's exit code for a get-method on an account without code.
 pub const NO_CODE_EXIT_CODE: i32 = -13;
 
+/// What TVM runs of all requests share: the slots that bound them and the
+/// newest config, decoded once per key block rather than once per run
+/// (decoding it costs 100 times a wallet get-method).
+pub struct Tvm {
+    slots: TvmSlots,
+    config: Mutex<Option<(u32, BlockchainConfigParams)>>,
+}
+
+impl Tvm {
+    /// `slots` runs at a time (one per core).
+    pub fn new(slots: usize) -> Self {
+        Self {
+            slots: TvmSlots::new(slots),
+            config: Mutex::new(None),
+        }
+    }
+}
+
 /// Counting slots for get-method runs.
 pub struct TvmSlots {
     free: Mutex<usize>,
@@ -76,10 +94,18 @@ impl From<tonindex_storage::Error> for TvmError {
 
 /// The config of the newest key block in the index, or the built-in one.
 pub fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, TvmError> {
-    match chain::config_at(&ctx.reader, None)? {
-        Some((_, boc)) => config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string())),
-        None => Ok(config::builtin()),
+    let Some((seqno, boc)) = chain::config_at(&ctx.reader, None)? else {
+        return Ok(config::builtin());
+    };
+    let mut cached = ctx.tvm.config.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((s, params)) = cached.as_ref() {
+        if *s == seqno {
+            return Ok(params.clone());
+        }
     }
+    let params = config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string()))?;
+    *cached = Some((seqno, params.clone()));
+    Ok(params)
 }
 
 /// Runs `method` on the account. An account without code gives tonlib's
@@ -135,7 +161,7 @@ pub fn block_time(ctx: &Ctx<'_>, account: &AccountView) -> Result<u32, TvmError>
 /// Waits for a TVM slot for at most the request budget.
 pub fn slot<'a>(ctx: &'a Ctx<'_>) -> Result<TvmSlot<'a>, TvmError> {
     let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
-    ctx.tvm.acquire(wait).ok_or(TvmError::Busy)
+    ctx.tvm.slots.acquire(wait).ok_or(TvmError::Busy)
 }
 
 fn currency(account: &AccountView) -> tycho_types::models::CurrencyCollection {

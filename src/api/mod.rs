@@ -76,15 +76,15 @@ impl Default for ApiConfig {
 pub struct Ctx<'a> {
     pub reader: Reader<'a>,
     pub cfg: &'a ApiConfig,
-    /// Slots bounding concurrent get-method runs.
-    pub tvm: &'a getmethod::TvmSlots,
+    /// Slots bounding concurrent TVM runs, and the decoded config they use.
+    pub tvm: &'a getmethod::Tvm,
 }
 
 /// The shared state of the server.
 pub struct Api {
     db: Arc<Db>,
     cfg: ApiConfig,
-    tvm: getmethod::TvmSlots,
+    tvm: getmethod::Tvm,
 }
 
 /// Why a read produced no answer.
@@ -103,7 +103,7 @@ impl Api {
         Arc::new(Self {
             db,
             cfg,
-            tvm: getmethod::TvmSlots::new(cores),
+            tvm: getmethod::Tvm::new(cores),
         })
     }
 
