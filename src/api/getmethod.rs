@@ -164,6 +164,35 @@ pub fn slot<'a>(ctx: &'a Ctx<'_>) -> Result<TvmSlot<'a>, TvmError> {
     ctx.tvm.slots.acquire(wait).ok_or(TvmError::Busy)
 }
 
+/// The balance c7 reports: Toncoin and the extra currencies the account holds.
 fn currency(account: &AccountView) -> tycho_types::models::CurrencyCollection {
-    tycho_types::models::CurrencyCollection::new(account.balance.grams)
+    let mut cc = tycho_types::models::CurrencyCollection::new(account.balance.grams);
+    for (id, amount) in &account.balance.extra {
+        // Amounts were decimal-encoded from a VarUint248 when the state was read.
+        if let Ok(amount) = amount.parse::<tycho_types::num::VarUint248>() {
+            // Setting a key in an in-memory dictionary cannot fail here.
+            let _ = cc.other.as_dict_mut().set(*id, amount);
+        }
+    }
+    cc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c7_balance_carries_extra_currencies() {
+        let mut a = AccountView::nonexistent(tonindex_model::Address {
+            workchain: 0,
+            id: [1; 32],
+        });
+        a.balance.grams = 5;
+        a.balance.extra = vec![(239, "1000".into()), (7, "3".into())];
+        let cc = currency(&a);
+        assert_eq!(cc.tokens.into_inner(), 5);
+        let dict = cc.other.as_dict();
+        assert_eq!(dict.get(239).unwrap().unwrap().to_string(), "1000");
+        assert_eq!(dict.get(7).unwrap().unwrap().to_string(), "3");
+    }
 }
