@@ -28,7 +28,7 @@ use tycho_types::models::{
     AccountState, BlockchainConfigParams, CurrencyCollection, IntAddr, ShardAccount, SimpleLib,
     StdAddr,
 };
-use tycho_vm::{RcStackValue, StackValueType};
+use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc, StackValueType};
 
 fn emulator_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/emulator")
@@ -43,6 +43,8 @@ struct Case {
     /// The libraries BoC (`HashmapE 256 ^Cell`), as the emulator takes it.
     libs: Option<Cell>,
     now: u32,
+    /// Arguments, each passed as a slice of the cell (bottom first).
+    slice_args: Vec<Cell>,
 }
 
 impl Case {
@@ -55,13 +57,12 @@ impl Case {
             rand_seed: HashBytes::ZERO,
             gas_limit: getmethod::DEFAULT_GAS_LIMIT,
         };
-        getmethod::run(
-            &self.contract,
-            &ctx,
-            &Method::parse(&self.method),
-            Vec::new(),
-        )
-        .unwrap()
+        let args = self
+            .slice_args
+            .iter()
+            .map(|c| SafeRc::new_dyn_value(OwnedCellSlice::new_allow_exotic(c.clone())))
+            .collect();
+        getmethod::run(&self.contract, &ctx, &Method::parse(&self.method), args).unwrap()
     }
 
     fn emulator_input(&self) -> Value {
@@ -75,7 +76,7 @@ impl Case {
             "balance": self.contract.balance.tokens.into_inner().to_string(),
             "now": self.now,
             "method_id": i64::try_from(Method::parse(&self.method).id()).unwrap(),
-            "stack": [],
+            "stack": self.slice_args.iter().map(|c| json!(["slice", b64(c)])).collect::<Vec<_>>(),
             "config": b64(self.config.as_dict().root().as_ref().unwrap()),
             "libs": self.libs.as_ref().map(b64),
             "gas_limit": getmethod::DEFAULT_GAS_LIMIT,
@@ -249,6 +250,7 @@ fn tongo_getmethod_cases_match_the_emulator() {
             config: config::builtin(),
             libs: None,
             now: 1_760_000_000,
+            slice_args: Vec::new(),
         })
         .collect();
     assert!(!cases.is_empty());
@@ -435,6 +437,7 @@ fn mainnet_wallets_and_jetton_wallets_match_data_and_emulator() {
                     .then(|| fb.libs.clone())
                     .flatten(),
                 now: fb.now,
+                slice_args: Vec::new(),
             });
             expected.push((kind, data.clone()));
         }
@@ -714,4 +717,160 @@ fn wallet_transfers_match_the_emulator() {
     // Every wallet sends the same transfer: one forwarding price.
     assert_eq!(sent_fwd_fees.len(), 1, "{sent_fwd_fees:?}");
     assert_eq!(estimated_fwd_fees, sent_fwd_fees);
+}
+
+fn compiled_code(rel: &str) -> Cell {
+    let j: Value =
+        serde_json::from_slice(&std::fs::read(common::fixtures().join(rel)).unwrap()).unwrap();
+    Boc::decode(hex::decode(j["hex"].as_str().unwrap()).unwrap()).unwrap()
+}
+
+fn addr_cell(a: &StdAddr) -> Cell {
+    CellBuilder::build_from(a).unwrap()
+}
+
+/// The reference jetton contracts of ../shared/fixtures/contracts — the
+/// TEP-74 wallet, the stablecoin minter and wallet — with data built here:
+/// exit code, gas and stack equal the emulator's, and the getters return
+/// what the data holds (the minter's wallet address is the hash of the
+/// wallet's state init).
+#[test]
+fn tep74_and_stablecoin_jettons_match_the_emulator() {
+    use tycho_types::cell::{CellFamily, Store};
+    use tycho_types::models::StateInit;
+    use tycho_types::num::Tokens;
+
+    let owner = StdAddr::new(0, HashBytes([0x11; 32]));
+    let admin = StdAddr::new(0, HashBytes([0x22; 32]));
+    let master = StdAddr::new(0, HashBytes([0x33; 32]));
+    let balance = Tokens::new(123_456_789);
+    let supply = Tokens::new(1_000_000_000_000);
+    let tep74_code = Boc::decode(
+        tonindex::chain::files::read_boc_file(
+            &common::fixtures().join("contracts/tep74/jetton-wallet.boc"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let sc_wallet_code = compiled_code("contracts/stablecoin/JettonWallet.compiled.json");
+    let sc_minter_code = compiled_code("contracts/stablecoin/JettonMinter.compiled.json");
+
+    // TEP-74 wallet: balance owner master ^wallet_code.
+    let mut b = CellBuilder::new();
+    balance.store_into(&mut b, Cell::empty_context()).unwrap();
+    owner.store_into(&mut b, Cell::empty_context()).unwrap();
+    master.store_into(&mut b, Cell::empty_context()).unwrap();
+    b.store_reference(tep74_code.clone()).unwrap();
+    let tep74_data = b.build().unwrap();
+    // Stablecoin wallet: status:uint4 balance owner master.
+    let sc_wallet_data = |status: u8, bal: Tokens, own: &StdAddr| {
+        let mut b = CellBuilder::new();
+        b.store_small_uint(status, 4).unwrap();
+        bal.store_into(&mut b, Cell::empty_context()).unwrap();
+        own.store_into(&mut b, Cell::empty_context()).unwrap();
+        master.store_into(&mut b, Cell::empty_context()).unwrap();
+        b.build().unwrap()
+    };
+    // Stablecoin minter: total_supply admin next_admin(none) ^wallet_code ^metadata_uri.
+    let mut b = CellBuilder::new();
+    supply.store_into(&mut b, Cell::empty_context()).unwrap();
+    admin.store_into(&mut b, Cell::empty_context()).unwrap();
+    b.store_small_uint(0, 2).unwrap(); // addr_none
+    b.store_reference(sc_wallet_code.clone()).unwrap();
+    let mut uri = CellBuilder::new();
+    uri.store_raw(b"https://example.org/jetton.json", 31 * 8)
+        .unwrap();
+    b.store_reference(uri.build().unwrap()).unwrap();
+    let minter_data = b.build().unwrap();
+
+    let case =
+        |name: &str, code: &Cell, data: Cell, address: &StdAddr, method: &str, args: Vec<Cell>| {
+            Case {
+                name: name.to_string(),
+                contract: Contract {
+                    code: code.clone(),
+                    data,
+                    address: address.clone(),
+                    balance: CurrencyCollection::new(1_000_000_000u128),
+                },
+                method: method.to_string(),
+                config: config::builtin(),
+                libs: None,
+                now: 1_760_000_000,
+                slice_args: args,
+            }
+        };
+    let some_wallet = StdAddr::new(0, HashBytes([0x44; 32]));
+    let cases = vec![
+        case(
+            "tep74 get_wallet_data",
+            &tep74_code,
+            tep74_data,
+            &some_wallet,
+            "get_wallet_data",
+            vec![],
+        ),
+        case(
+            "stablecoin wallet get_wallet_data",
+            &sc_wallet_code,
+            sc_wallet_data(0, balance, &owner),
+            &some_wallet,
+            "get_wallet_data",
+            vec![],
+        ),
+        case(
+            "stablecoin wallet get_status",
+            &sc_wallet_code,
+            sc_wallet_data(3, balance, &owner),
+            &some_wallet,
+            "get_status",
+            vec![],
+        ),
+        case(
+            "stablecoin minter get_jetton_data",
+            &sc_minter_code,
+            minter_data.clone(),
+            &master,
+            "get_jetton_data",
+            vec![],
+        ),
+        case(
+            "stablecoin minter get_wallet_address",
+            &sc_minter_code,
+            minter_data,
+            &master,
+            "get_wallet_address",
+            vec![addr_cell(&owner)],
+        ),
+    ];
+    let out = assert_same_as_emulator(&cases, true);
+    for o in &out {
+        assert_eq!(o.exit_code, 0, "{o:?}");
+    }
+    let int = |v: &RcStackValue| v.as_int().unwrap().to_string();
+    let addr =
+        |v: &RcStackValue| IntAddr::load_from(&mut v.as_cell_slice().unwrap().apply()).unwrap();
+    // Wallets: balance, owner, master, wallet code.
+    for o in &out[..2] {
+        assert_eq!(int(&o.stack[0]), balance.into_inner().to_string());
+        assert_eq!(addr(&o.stack[1]), IntAddr::Std(owner.clone()));
+        assert_eq!(addr(&o.stack[2]), IntAddr::Std(master.clone()));
+    }
+    assert_eq!(int(&out[2].stack[0]), "3");
+    // Minter: total supply, mintable, admin, content, wallet code.
+    assert_eq!(int(&out[3].stack[0]), supply.into_inner().to_string());
+    assert_eq!(addr(&out[3].stack[2]), IntAddr::Std(admin.clone()));
+    assert_eq!(
+        out[3].stack[4].as_cell().unwrap().repr_hash(),
+        sc_wallet_code.repr_hash()
+    );
+    let init = StateInit {
+        split_depth: None,
+        special: None,
+        code: Some(sc_wallet_code.clone()),
+        data: Some(sc_wallet_data(0, Tokens::ZERO, &owner)),
+        libraries: Default::default(),
+    };
+    let expected = StdAddr::new(0, *CellBuilder::build_from(&init).unwrap().repr_hash());
+    assert_eq!(addr(&out[4].stack[0]), IntAddr::Std(expected));
 }
