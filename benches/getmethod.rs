@@ -113,7 +113,7 @@ fn main() {
 
     let ctx = |with_libs: bool| Context {
         config: params.clone(),
-        libraries: getmethod::libraries_from_dict(libs.clone().filter(|_| with_libs)).unwrap(),
+        libraries: getmethod::libraries_from_cells(libs.clone().filter(|_| with_libs)).unwrap(),
         now,
         lt: 0,
         rand_seed: HashBytes::ZERO,

@@ -25,8 +25,7 @@ use tonindex::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};
 use tycho_types::models::{
-    AccountState, BlockchainConfigParams, CurrencyCollection, IntAddr, ShardAccount, SimpleLib,
-    StdAddr,
+    AccountState, BlockchainConfigParams, CurrencyCollection, IntAddr, ShardAccount, StdAddr,
 };
 use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc, StackValueType};
 
@@ -51,7 +50,7 @@ impl Case {
     fn run(&self) -> RunOutput {
         let ctx = Context {
             config: self.config.clone(),
-            libraries: getmethod::libraries_from_dict(self.libs.clone()).unwrap(),
+            libraries: getmethod::libraries_from_cells(self.libs.clone()).unwrap(),
             now: self.now,
             lt: 0,
             rand_seed: HashBytes::ZERO,
@@ -507,7 +506,7 @@ fn bad_input_is_a_clear_result_not_a_panic() {
     };
     let ctx = |gas_limit| Context {
         config: config::builtin(),
-        libraries: HashMap::<HashBytes, SimpleLib>::new(),
+        libraries: Default::default(),
         now: 0,
         lt: 0,
         rand_seed: HashBytes::ZERO,

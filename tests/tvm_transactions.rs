@@ -58,7 +58,7 @@ fn block_context(r: &Replay, tx: &Value) -> BlockContext {
             .or_else(|| tx["logical_time"].as_u64())
             .unwrap(),
         rand_seed: seed(&tx["rand_seed_base64"]),
-        libraries: emulate::libraries_from_cells(r.libraries.clone()).unwrap(),
+        libraries: tonindex::tvm::getmethod::libraries_from_cells(r.libraries.clone()).unwrap(),
         ignore_chksig: false,
     }
 }

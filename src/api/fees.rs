@@ -90,7 +90,7 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
         block_lt: view.last_tx_lt,
         min_lt: view.last_tx_lt,
         rand_seed: HashBytes::ZERO,
-        libraries: Default::default(),
+        libraries: getmethod::masterchain_libraries(ctx)?,
         ignore_chksig: req.ignore_chksig,
     };
     let _slot = getmethod::slot(ctx)?;

@@ -6,11 +6,13 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use tycho_types::cell::{Cell, CellFamily, HashBytes};
-use tycho_types::models::{BlockchainConfigParams, StdAddr};
+use tycho_types::dict::Dict;
+use tycho_types::models::{BlockchainConfigParams, LibDescr, StdAddr};
 use tycho_vm::RcStackValue;
 
 use crate::api::{chain, Ctx};
 use crate::state::account::{AccountView, Status};
+use crate::state::libraries;
 use crate::tvm::config;
 use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_GAS_LIMIT};
 
@@ -23,6 +25,8 @@ pub const NO_CODE_EXIT_CODE: i32 = -13;
 pub struct Tvm {
     slots: TvmSlots,
     config: Mutex<Option<(u32, BlockchainConfigParams)>>,
+    /// The held masterchain state's libraries, by dictionary root hash.
+    libraries: Mutex<Option<(HashBytes, Dict<HashBytes, LibDescr>)>>,
 }
 
 impl Tvm {
@@ -31,6 +35,7 @@ impl Tvm {
         Self {
             slots: TvmSlots::new(slots),
             config: Mutex::new(None),
+            libraries: Mutex::new(None),
         }
     }
 }
@@ -108,6 +113,24 @@ pub fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, TvmErr
     Ok(params)
 }
 
+/// The public libraries of the held masterchain state (empty when none is
+/// held), loaded once per change of the library dictionary.
+pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>, TvmError> {
+    let internal = |e: crate::state::cells::CellError| TvmError::Internal(e.to_string());
+    let Some(root) = libraries::root_hash(&ctx.reader).map_err(internal)? else {
+        return Ok(Dict::new());
+    };
+    let mut cached = ctx.tvm.libraries.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((hash, dict)) = cached.as_ref() {
+        if *hash == root {
+            return Ok(dict.clone());
+        }
+    }
+    let dict = libraries::load(&ctx.reader, &root).map_err(internal)?;
+    *cached = Some((root, dict.clone()));
+    Ok(dict)
+}
+
 /// Runs `method` on the account. An account without code gives tonlib's
 /// answer (exit code -13, nothing run) rather than a VM run.
 pub fn run(
@@ -137,7 +160,7 @@ pub fn run(
     };
     let context = Context {
         config: blockchain_config(ctx)?,
-        libraries: Default::default(),
+        libraries: masterchain_libraries(ctx)?,
         now,
         lt: account.last_tx_lt,
         rand_seed: HashBytes::ZERO,

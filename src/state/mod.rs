@@ -3,5 +3,6 @@
 
 pub mod account;
 pub mod cells;
+pub mod libraries;
 pub mod storage_dict;
 pub mod wallet;

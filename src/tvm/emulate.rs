@@ -61,27 +61,6 @@ pub struct BlockContext {
     pub ignore_chksig: bool,
 }
 
-/// Reads a library collection in the emulator's form (`HashmapE 256 ^Cell`)
-/// as the masterchain state's `HashmapE 256 LibDescr`.
-pub fn libraries_from_cells(
-    root: Option<Cell>,
-) -> Result<Dict<HashBytes, LibDescr>, tycho_types::error::Error> {
-    let mut out = Dict::new();
-    let mut publishers = Dict::<HashBytes, ()>::new();
-    publishers.set(HashBytes::ZERO, ())?;
-    for entry in Dict::<HashBytes, Cell>::from_raw(root).iter() {
-        let (hash, lib) = entry?;
-        out.set(
-            hash,
-            LibDescr {
-                lib,
-                publishers: publishers.clone(),
-            },
-        )?;
-    }
-    Ok(out)
-}
-
 /// An executed transaction.
 pub struct Emulation {
     /// The transaction root: its hash is the transaction hash.

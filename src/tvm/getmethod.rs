@@ -1,13 +1,9 @@
 //! Running a get-method: tycho-vm with the c7 a TON node gives a getter.
 
-use std::collections::HashMap;
-
 use num_bigint::BigInt;
 use tycho_types::cell::{Cell, CellBuilder, CellSliceParts, HashBytes};
 use tycho_types::dict::Dict;
-use tycho_types::models::{
-    BlockchainConfigParams, CurrencyCollection, IntAddr, SimpleLib, StdAddr,
-};
+use tycho_types::models::{BlockchainConfigParams, CurrencyCollection, IntAddr, LibDescr, StdAddr};
 use tycho_vm::{
     GasParams, RcStackValue, SafeRc, SmcInfoBase, Tuple, UnpackedConfig, VmGetterMethodId,
     VmStateBuilder, VmVersion,
@@ -26,8 +22,9 @@ pub struct Contract {
 #[derive(Debug, Clone)]
 pub struct Context {
     pub config: BlockchainConfigParams,
-    /// Library cells by hash, for code that refers to them (e.g. USDT wallets).
-    pub libraries: HashMap<HashBytes, SimpleLib>,
+    /// Public libraries by hash (the masterchain state's `HashmapE 256
+    /// LibDescr`), for code that refers to them (e.g. USDT wallets).
+    pub libraries: Dict<HashBytes, LibDescr>,
     pub now: u32,
     /// Block and transaction lt in c7 (the account's last transaction lt on a node).
     pub lt: u64,
@@ -36,18 +33,25 @@ pub struct Context {
     pub gas_limit: u64,
 }
 
-/// Reads a library collection as nodes and the emulator pass it: a
-/// `HashmapE 256 ^Cell` from library hash to library root.
-pub fn libraries_from_dict(
+/// Reads a library collection in the emulator's form (`HashmapE 256 ^Cell`)
+/// as the masterchain state's `HashmapE 256 LibDescr`.
+pub fn libraries_from_cells(
     root: Option<Cell>,
-) -> Result<HashMap<HashBytes, SimpleLib>, tycho_types::error::Error> {
-    let dict = Dict::<HashBytes, Cell>::from_raw(root);
-    dict.iter()
-        .map(|entry| {
-            let (hash, root) = entry?;
-            Ok((hash, SimpleLib { public: true, root }))
-        })
-        .collect()
+) -> Result<Dict<HashBytes, LibDescr>, tycho_types::error::Error> {
+    let mut out = Dict::new();
+    let mut publishers = Dict::<HashBytes, ()>::new();
+    publishers.set(HashBytes::ZERO, ())?;
+    for entry in Dict::<HashBytes, Cell>::from_raw(root).iter() {
+        let (hash, lib) = entry?;
+        out.set(
+            hash,
+            LibDescr {
+                lib,
+                publishers: publishers.clone(),
+            },
+        )?;
+    }
+    Ok(out)
 }
 
 /// Gas a get-method may spend unless the caller says otherwise (a liteserver's limit).

@@ -1,14 +1,16 @@
 //! v2 Config group (spec v2 §4.5): blockchain config from the newest key
 //! block in the index, and libraries.
 
-use tycho_types::cell::Cell;
+use serde::Serialize;
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::dict::Dict;
 
 use super::{positive_seqno, to_json, V2Error, V2Result};
-use crate::api::chain;
-use crate::api::encoding::{b64, parse_hash};
+use crate::api::encoding::{b64, parse_hash, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::api::{chain, getmethod};
 
 fn config_info(boc: &[u8]) -> V2Result {
     to_json(&serde_json::json!({
@@ -61,7 +63,40 @@ pub fn get_config_all(ctx: &Ctx<'_>, p: &Params) -> V2Result {
 /// Libraries by hash. The index stores no library cells (they live in
 /// masterchain account states, not in blocks), so every requested
 /// library is "unknown" and, as in tonlib, simply absent from the result.
-pub fn get_libraries(_: &Ctx<'_>, p: &Params) -> V2Result {
-    p.parsed_all("libraries", "a hash", parse_hash)?;
-    to_json(&serde_json::json!({ "@type": "smc.libraryResult", "result": [] }))
+#[derive(Serialize)]
+struct LibraryEntry {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    hash: B64,
+    data: String,
+}
+
+#[derive(Serialize)]
+struct LibraryResult {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    result: Vec<LibraryEntry>,
+}
+
+/// Libraries of the held masterchain state; unknown hashes are left out.
+pub fn get_libraries(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let hashes = p.parsed_all("libraries", "a hash", parse_hash)?;
+    let held = getmethod::masterchain_libraries(ctx)?;
+    let mut result = Vec::new();
+    for hash in hashes {
+        let found = held
+            .get(HashBytes(hash))
+            .map_err(|e| V2Error::new(500, format!("internal error: {e}")))?;
+        if let Some(descr) = found {
+            result.push(LibraryEntry {
+                ty: "smc.libraryEntry",
+                hash: B64(hash),
+                data: b64(&Boc::encode(descr.lib.as_ref())),
+            });
+        }
+    }
+    to_json(&LibraryResult {
+        ty: "smc.libraryResult",
+        result,
+    })
 }
