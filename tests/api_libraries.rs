@@ -21,7 +21,7 @@ use tower::ServiceExt;
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, CellFamily, HashBytes, Load, Store};
 use tycho_types::dict::Dict;
-use tycho_types::models::{AccountState, CurrencyCollection, IntAddr, LibDescr, ShardAccount};
+use tycho_types::models::{CurrencyCollection, LibDescr};
 use tycho_types::num::Tokens;
 
 /// `root` with `add` added to the library dictionary of its third reference;
@@ -96,30 +96,12 @@ async fn usdt_wallets_run_with_the_state_libraries() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     let mut wallets = Vec::new();
-    for (i, a) in fb["previous_accounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        let boc = STANDARD
-            .decode(a["shard_account_boc_base64"].as_str().unwrap())
-            .unwrap();
-        let sa: ShardAccount = Boc::decode(&boc).unwrap().parse().unwrap();
-        let Some(acc) = sa.load_account().unwrap() else {
-            continue;
-        };
-        let (AccountState::Active(init), IntAddr::Std(addr)) = (acc.state, acc.address) else {
-            continue;
-        };
-        let (Some(code), Some(data)) = (init.code, init.data) else {
-            continue;
-        };
-        if code.is_exotic() && code.data().get(1..33) == Some(usdt_code_hash.as_slice()) {
+    for (i, a) in common::fat_block_active_accounts().into_iter().enumerate() {
+        if a.code.is_exotic() && a.code.data().get(1..33) == Some(usdt_code_hash.as_slice()) {
             let p = dir.path().join(format!("usdt_{i}.boc"));
-            std::fs::write(&p, &boc).unwrap();
+            std::fs::write(&p, &a.boc).unwrap();
             files.push(p);
-            wallets.push((addr, data));
+            wallets.push((a.address, a.data));
         }
     }
     assert!(wallets.len() >= 5, "{} USDT wallets", wallets.len());

@@ -25,7 +25,7 @@ use tonindex::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};
 use tycho_types::models::{
-    AccountState, BlockchainConfigParams, CurrencyCollection, IntAddr, ShardAccount, StdAddr,
+    BlockchainConfigParams, CurrencyCollection, IntAddr, ShardAccount, StdAddr,
 };
 use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc, StackValueType};
 
@@ -109,14 +109,15 @@ fn normalise(v: &RcStackValue) -> Value {
     }
 }
 
-fn run_emulator(cases: &[Case]) -> HashMap<String, Value> {
+/// Runs an emulator script of tests/emulator on `input` (a JSON array of
+/// cases) and returns its JSON array of results, in the same order.
+fn node_script(script: &str, input: Vec<Value>) -> Vec<Value> {
     common::npm_install(&emulator_dir(), &["@ton/sandbox"]);
-    let input = tempfile::NamedTempFile::new().unwrap();
-    let list: Vec<Value> = cases.iter().map(Case::emulator_input).collect();
-    std::fs::write(input.path(), Value::Array(list).to_string()).unwrap();
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), Value::Array(input).to_string()).unwrap();
     let out = Command::new("node")
-        .arg(emulator_dir().join("getmethods.mjs"))
-        .arg(input.path())
+        .arg(emulator_dir().join(script))
+        .arg(file.path())
         .output()
         .expect("node is required for the emulator tests (apt install nodejs npm)");
     assert!(
@@ -124,11 +125,17 @@ fn run_emulator(cases: &[Case]) -> HashMap<String, Value> {
         "emulator failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let results: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    results
-        .into_iter()
-        .map(|r| (r["name"].as_str().unwrap().to_string(), r))
-        .collect()
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn run_emulator(cases: &[Case]) -> HashMap<String, Value> {
+    node_script(
+        "getmethods.mjs",
+        cases.iter().map(Case::emulator_input).collect(),
+    )
+    .into_iter()
+    .map(|r| (r["name"].as_str().unwrap().to_string(), r))
+    .collect()
 }
 
 /// Runs every case on both VMs and asserts equal exit code and stack, and
@@ -293,7 +300,7 @@ struct FatBlock {
     config: BlockchainConfigParams,
     libs: Option<Cell>,
     now: u32,
-    accounts: Vec<(StdAddr, CurrencyCollection, Cell, Cell)>,
+    accounts: Vec<common::FatBlockAccount>,
 }
 
 fn fat_block() -> FatBlock {
@@ -312,24 +319,7 @@ fn fat_block() -> FatBlock {
         .and_then(Value::as_str)
         .map(boc);
     let now = j["transaction_configs"][0]["now"].as_u64().unwrap() as u32;
-    let accounts = j["previous_accounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| {
-            let sa = boc(a["shard_account_boc_base64"].as_str().unwrap())
-                .parse::<ShardAccount>()
-                .unwrap();
-            let acc = sa.load_account().unwrap()?;
-            let AccountState::Active(state) = acc.state else {
-                return None;
-            };
-            let IntAddr::Std(addr) = acc.address else {
-                return None;
-            };
-            Some((addr, acc.balance, state.code?, state.data?))
-        })
-        .collect();
+    let accounts = common::fat_block_active_accounts();
     FatBlock {
         config,
         libs,
@@ -406,7 +396,8 @@ fn mainnet_wallets_and_jetton_wallets_match_data_and_emulator() {
 
     let mut cases = Vec::new();
     let mut expected: Vec<(Kind, Cell)> = Vec::new();
-    for (i, (address, balance, code, data)) in fb.accounts.iter().enumerate() {
+    for (i, a) in fb.accounts.iter().enumerate() {
+        let (address, balance, code, data) = (&a.address, &a.balance, &a.code, &a.data);
         // USDT wallets hold a library cell that names the wallet code.
         let kind = if code.is_exotic() && code.data().get(1..33) == Some(usdt_wallet.as_slice()) {
             Some(Kind::JettonWallet)
@@ -547,8 +538,6 @@ fn wallet_transfers_match_the_emulator() {
 
     let fb = fat_block();
     let kinds = wallet_kinds();
-    let path = common::fixtures().join("blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
-    let j: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let lt: u64 = 76_734_069_000_100;
     let seed = HashBytes([7; 32]);
     let block = BlockContext {
@@ -569,20 +558,8 @@ fn wallet_transfers_match_the_emulator() {
         msg: Cell,
     }
     let mut transfers = Vec::new();
-    for a in j["previous_accounts"].as_array().unwrap() {
-        let sa = Boc::decode_base64(a["shard_account_boc_base64"].as_str().unwrap())
-            .unwrap()
-            .parse::<ShardAccount>()
-            .unwrap();
-        let Some(acc) = sa.load_account().unwrap() else {
-            continue;
-        };
-        let (AccountState::Active(init), IntAddr::Std(addr)) = (acc.state, acc.address) else {
-            continue;
-        };
-        let (Some(code), Some(data)) = (init.code, init.data) else {
-            continue;
-        };
+    for a in &fb.accounts {
+        let code = &a.code;
         let Some(&kind) = kinds.get(code.repr_hash()) else {
             continue;
         };
@@ -593,11 +570,11 @@ fn wallet_transfers_match_the_emulator() {
             Kind::HighloadV3 => Wallet::HighloadV3,
             Kind::JettonWallet => continue,
         };
-        let body = transfer_body(wallet, &data, fb.now);
+        let body = transfer_body(wallet, &a.data, fb.now);
         transfers.push(Transfer {
-            name: format!("{kind:?} {}", a["account"].as_str().unwrap()),
-            state: sa,
-            msg: emulate::external_message(&addr, body, None, None).unwrap(),
+            name: format!("{kind:?} {}", a.address),
+            state: a.state.clone(),
+            msg: emulate::external_message(&a.address, body, None, None).unwrap(),
         });
     }
     let count = |k: &str| transfers.iter().filter(|t| t.name.starts_with(k)).count();
@@ -610,7 +587,6 @@ fn wallet_transfers_match_the_emulator() {
         transfers.len()
     );
 
-    common::npm_install(&emulator_dir(), &["@ton/sandbox"]);
     let input: Vec<Value> = transfers
         .iter()
         .map(|t| {
@@ -627,19 +603,7 @@ fn wallet_transfers_match_the_emulator() {
             })
         })
         .collect();
-    let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(file.path(), Value::Array(input).to_string()).unwrap();
-    let out = Command::new("node")
-        .arg(emulator_dir().join("transactions.mjs"))
-        .arg(file.path())
-        .output()
-        .expect("node is required for the emulator tests (apt install nodejs npm)");
-    assert!(
-        out.status.success(),
-        "emulator failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theirs: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let theirs = node_script("transactions.mjs", input);
 
     let mut mismatches = Vec::new();
     let mut rejected = 0;

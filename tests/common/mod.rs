@@ -51,3 +51,50 @@ pub fn tonindex_bin() -> PathBuf {
 }
 
 pub mod api;
+
+/// An active account of the tonutils-go fat block (mainnet, May 2026) as
+/// it stood before the block.
+pub struct FatBlockAccount {
+    /// The ShardAccount BoC as the fixture has it.
+    pub boc: Vec<u8>,
+    pub state: tycho_types::models::ShardAccount,
+    pub address: tycho_types::models::StdAddr,
+    pub balance: tycho_types::models::CurrencyCollection,
+    pub code: tycho_types::cell::Cell,
+    pub data: tycho_types::cell::Cell,
+}
+
+/// The fat block's active accounts with code and data (wallets v3/v4/v5,
+/// highload v3, USDT jetton wallets, …).
+pub fn fat_block_active_accounts() -> Vec<FatBlockAccount> {
+    use base64::Engine as _;
+    use tycho_types::models::{AccountState, IntAddr, ShardAccount};
+    let j = json("blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
+    j["previous_accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| {
+            let boc = base64::engine::general_purpose::STANDARD
+                .decode(a["shard_account_boc_base64"].as_str().unwrap())
+                .unwrap();
+            let state: ShardAccount = tycho_types::boc::Boc::decode(&boc)
+                .unwrap()
+                .parse()
+                .unwrap();
+            let acc = state.load_account().unwrap()?;
+            let (AccountState::Active(init), IntAddr::Std(address)) = (acc.state, acc.address)
+            else {
+                return None;
+            };
+            Some(FatBlockAccount {
+                code: init.code?,
+                data: init.data?,
+                balance: acc.balance,
+                address,
+                boc,
+                state,
+            })
+        })
+        .collect()
+}
