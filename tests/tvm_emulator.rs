@@ -524,6 +524,19 @@ fn bad_input_is_a_clear_result_not_a_panic() {
     let out = getmethod::run(&looping, &ctx(10_000), &Method::Id(0), vec![]).unwrap();
     assert_eq!(out.exit_code, -14, "{out:?}");
     assert!(out.gas_used >= 10_000, "{out:?}");
+
+    // Unbounded recursion (`PUSHCONT { DUP EXECUTE } DUP EXECUTE`): every
+    // call nests one more continuation until the gas runs out; the run
+    // ends with exit code -14 and the deep chain is freed without a crash.
+    let mut b = CellBuilder::new();
+    b.store_raw(&[0x92, 0x20, 0xD8, 0x20, 0xD8], 40).unwrap();
+    let recursive = Contract {
+        code: b.build().unwrap(),
+        ..contract.clone()
+    };
+    let out = getmethod::run(&recursive, &ctx(10_000_000), &Method::Id(0), vec![]).unwrap();
+    assert_eq!(out.exit_code, -14, "{out:?}");
+    assert!(out.vm_steps > 100_000, "{out:?}");
 }
 
 /// External transfers from real mainnet wallets (v3r2, v4r2, v5r1,

@@ -70,6 +70,7 @@ pub struct Emulation {
 }
 
 impl Emulation {
+    /// The transaction as a model (its phases and fees).
     pub fn parsed(&self) -> Result<Transaction, EmulateError> {
         self.transaction
             .parse::<Transaction>()
