@@ -8,7 +8,7 @@ use tycho_types::models::{ShardAccount, StdAddr};
 use crate::api::getmethod::{self, TvmError};
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::state::account::{self, AccountView};
+use crate::state::account;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig, Fees};
 use crate::tvm::stack;
 
@@ -58,17 +58,17 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
         return Err(TvmError::Invalid("workchain out of range".into()));
     };
     let dst = StdAddr::new(workchain, HashBytes(req.address.id));
-    let state = account::load_shard_account(&ctx.reader, &req.address)
+    let (state, state_utime) = account::load_shard_account(&ctx.reader, &req.address)
         .map_err(|e| TvmError::Internal(e.to_string()))?
-        .unwrap_or_else(|| ShardAccount {
-            account: tycho_types::cell::Lazy::new(&tycho_types::models::OptionalAccount::EMPTY)
-                .expect("account_none serializes"),
-            last_trans_hash: HashBytes::ZERO,
-            last_trans_lt: 0,
+        .unwrap_or_else(|| {
+            let none = ShardAccount {
+                account: tycho_types::cell::Lazy::new(&tycho_types::models::OptionalAccount::EMPTY)
+                    .expect("account_none serializes"),
+                last_trans_hash: HashBytes::ZERO,
+                last_trans_lt: 0,
+            };
+            (none, 0)
         });
-    let view = account::load(&ctx.reader, &req.address)
-        .map_err(|e| TvmError::Internal(e.to_string()))?
-        .unwrap_or_else(|| AccountView::nonexistent(req.address));
     // Never before the account last paid for storage (a state imported
     // from a file may be newer than the newest indexed block).
     let last_paid = state
@@ -76,7 +76,7 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
         .ok()
         .flatten()
         .map_or(0, |a| a.storage_stat.last_paid);
-    let now = getmethod::block_time(ctx, &view)?.max(last_paid);
+    let now = getmethod::block_time(ctx, state_utime)?.max(last_paid);
     let msg = emulate::external_message(
         &dst,
         req.body.clone(),
@@ -87,8 +87,8 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
     let config = ExecConfig::new(getmethod::blockchain_config(ctx)?, now).map_err(internal)?;
     let block = BlockContext {
         now,
-        block_lt: view.last_tx_lt,
-        min_lt: view.last_tx_lt,
+        block_lt: state.last_trans_lt,
+        min_lt: state.last_trans_lt,
         rand_seed: HashBytes::ZERO,
         libraries: getmethod::masterchain_libraries(ctx)?,
         ignore_chksig: req.ignore_chksig,

@@ -24,9 +24,10 @@ pub const NO_CODE_EXIT_CODE: i32 = -13;
 /// (decoding it costs 100 times a wallet get-method).
 pub struct Tvm {
     slots: TvmSlots,
-    config: Mutex<Option<(u32, BlockchainConfigParams)>>,
+    /// The newest config, by key block seqno.
+    config: Latest<u32, BlockchainConfigParams>,
     /// The held masterchain state's libraries, by dictionary root hash.
-    libraries: Mutex<Option<(HashBytes, Dict<HashBytes, LibDescr>)>>,
+    libraries: Latest<HashBytes, Dict<HashBytes, LibDescr>>,
 }
 
 impl Tvm {
@@ -34,9 +35,26 @@ impl Tvm {
     pub fn new(slots: usize) -> Self {
         Self {
             slots: TvmSlots::new(slots),
-            config: Mutex::new(None),
-            libraries: Mutex::new(None),
+            config: Latest(Mutex::new(None)),
+            libraries: Latest(Mutex::new(None)),
         }
+    }
+}
+
+/// One decoded value, kept while its key stays the same.
+struct Latest<K, V>(Mutex<Option<(K, V)>>);
+
+impl<K: PartialEq, V: Clone> Latest<K, V> {
+    fn get_or_load<E>(&self, key: K, load: impl FnOnce() -> Result<V, E>) -> Result<V, E> {
+        let mut cached = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((k, v)) = cached.as_ref() {
+            if *k == key {
+                return Ok(v.clone());
+            }
+        }
+        let v = load()?;
+        *cached = Some((key, v.clone()));
+        Ok(v)
     }
 }
 
@@ -102,15 +120,9 @@ pub fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, TvmErr
     let Some((seqno, boc)) = chain::config_at(&ctx.reader, None)? else {
         return Ok(config::builtin());
     };
-    let mut cached = ctx.tvm.config.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((s, params)) = cached.as_ref() {
-        if *s == seqno {
-            return Ok(params.clone());
-        }
-    }
-    let params = config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string()))?;
-    *cached = Some((seqno, params.clone()));
-    Ok(params)
+    ctx.tvm.config.get_or_load(seqno, || {
+        config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string()))
+    })
 }
 
 /// The public libraries of the held masterchain state (empty when none is
@@ -120,15 +132,9 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     let Some(root) = libraries::root_hash(&ctx.reader).map_err(internal)? else {
         return Ok(Dict::new());
     };
-    let mut cached = ctx.tvm.libraries.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((hash, dict)) = cached.as_ref() {
-        if *hash == root {
-            return Ok(dict.clone());
-        }
-    }
-    let dict = libraries::load(&ctx.reader, &root).map_err(internal)?;
-    *cached = Some((root, dict.clone()));
-    Ok(dict)
+    ctx.tvm.libraries.get_or_load(root, || {
+        libraries::load(&ctx.reader, &root).map_err(internal)
+    })
 }
 
 /// Runs `method` on the account. An account without code gives tonlib's
@@ -151,7 +157,7 @@ pub fn run(
     let Ok(workchain) = i8::try_from(account.address.workchain) else {
         return Err(TvmError::Internal("workchain out of range".into()));
     };
-    let now = block_time(ctx, account)?;
+    let now = block_time(ctx, account.gen_utime)?;
     let contract = Contract {
         code: code.clone(),
         data: account.data.clone().unwrap_or_else(Cell::empty_cell),
@@ -171,12 +177,13 @@ pub fn run(
         .map_err(|e| TvmError::Internal(e.to_string()))
 }
 
-/// The time runs on `account` happen at: the newest masterchain block's,
-/// else the time of the state the account comes from, else the clock.
-pub fn block_time(ctx: &Ctx<'_>, account: &AccountView) -> Result<u32, TvmError> {
+/// The time runs on an account happen at: the newest masterchain block's,
+/// else `state_utime` (the time of the state the account comes from, 0 if
+/// unknown), else the clock.
+pub fn block_time(ctx: &Ctx<'_>, state_utime: u32) -> Result<u32, TvmError> {
     Ok(match chain::mc_block_range(&ctx.reader)? {
         Some((_, last)) => last.gen_utime,
-        None if account.gen_utime > 0 => account.gen_utime,
+        None if state_utime > 0 => state_utime,
         None => crate::api::unix_now().try_into().unwrap_or(u32::MAX),
     })
 }

@@ -7,7 +7,7 @@ use tycho_types::models::{AccountState, ShardAccount};
 
 use tonindex_model::{Address, BlockId, Coins, Hash};
 use tonindex_storage::tables::AccountStates;
-use tonindex_storage::Reader;
+use tonindex_storage::{AccountStateRecord, Reader};
 
 /// The account's lifecycle state as the APIs name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,27 +96,33 @@ fn unreadable(address: &Address, e: impl ToString) -> AccountError {
     )
 }
 
-/// The stored `ShardAccount` of `address` (what transactions run on),
-/// `None` when the index holds none.
+/// The stored `ShardAccount` of `address` (what transactions run on) and
+/// the time of the state it comes from; `None` when the index holds none.
 pub fn load_shard_account(
     r: &Reader<'_>,
     address: &Address,
-) -> Result<Option<ShardAccount>, AccountError> {
+) -> Result<Option<(ShardAccount, u32)>, AccountError> {
+    Ok(read(r, address)?.map(|(rec, sa)| (sa, rec.gen_utime)))
+}
+
+fn read(
+    r: &Reader<'_>,
+    address: &Address,
+) -> Result<Option<(AccountStateRecord, ShardAccount)>, AccountError> {
     let Some(rec) = r.get::<AccountStates>(address)? else {
         return Ok(None);
     };
     let cell = Boc::decode(&rec.shard_account).map_err(|e| unreadable(address, e))?;
-    cell.parse().map(Some).map_err(|e| unreadable(address, e))
+    let sa = cell.parse().map_err(|e| unreadable(address, e))?;
+    Ok(Some((rec, sa)))
 }
 
 /// The stored state of `address`, or `None` when the index holds none.
 pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, AccountError> {
-    let Some(rec) = r.get::<AccountStates>(address)? else {
+    let Some((rec, sa)) = read(r, address)? else {
         return Ok(None);
     };
     let bad = |e: String| unreadable(address, e);
-    let cell = Boc::decode(&rec.shard_account).map_err(|e| bad(e.to_string()))?;
-    let sa: ShardAccount = cell.parse().map_err(|e| bad(e.to_string()))?;
     let mut view = AccountView::nonexistent(*address);
     view.last_tx_lt = sa.last_trans_lt;
     view.last_tx_hash = *sa.last_trans_hash.as_array();

@@ -110,26 +110,20 @@ fn read_row(rows: &dyn CellRows, hash: &HashBytes) -> Result<Row, CellError> {
 /// to build the new state only their hashes and depths are needed, so the
 /// applier gets these instead of whole subtrees. [`Loader::deepen`] turns
 /// them into complete cells where content is needed.
-struct ShallowCell {
-    descriptor: CellDescriptor,
-    bit_len: u16,
-    hashes: Box<[(HashBytes, u16)]>,
-    data: Box<[u8]>,
-    refs: Vec<HashBytes>,
-}
+struct ShallowCell(Row);
 
 impl CellImpl for ShallowCell {
     fn untrack(self: CellInner<Self>) -> Cell {
         Cell::from(self)
     }
     fn descriptor(&self) -> CellDescriptor {
-        self.descriptor
+        self.0.descriptor
     }
     fn data(&self) -> &[u8] {
-        &self.data
+        &self.0.data
     }
     fn bit_len(&self) -> u16 {
-        self.bit_len
+        self.0.bit_len
     }
     fn reference(&self, _: u8) -> Option<&DynCell> {
         None
@@ -138,18 +132,18 @@ impl CellImpl for ShallowCell {
         None
     }
     fn reference_repr_hash(&self, index: u8) -> Option<HashBytes> {
-        self.refs.get(index as usize).copied()
+        self.0.refs.get(index as usize).copied()
     }
     fn virtualize(&self) -> &DynCell {
         self
     }
     fn hash(&self, level: u8) -> &HashBytes {
-        let i = self.descriptor.level_mask().hash_index(level) as usize;
-        &self.hashes[i.min(self.hashes.len() - 1)].0
+        let i = self.0.descriptor.level_mask().hash_index(level) as usize;
+        &self.0.hashes[i.min(self.0.hashes.len() - 1)].0
     }
     fn depth(&self, level: u8) -> u16 {
-        let i = self.descriptor.level_mask().hash_index(level) as usize;
-        self.hashes[i.min(self.hashes.len() - 1)].1
+        let i = self.0.descriptor.level_mask().hash_index(level) as usize;
+        self.0.hashes[i.min(self.0.hashes.len() - 1)].1
     }
 }
 
@@ -178,13 +172,9 @@ impl<'a> Loader<'a> {
         if row.refs.is_empty() {
             return self.build(hash, &row, Vec::new());
         }
-        Ok(Cell::from(Arc::new(ShallowCell {
-            descriptor: row.descriptor,
-            bit_len: row.bit_len,
-            hashes: row.hashes,
-            data: row.data,
-            refs: row.refs,
-        }) as CellInner<ShallowCell>))
+        Ok(Cell::from(
+            Arc::new(ShallowCell(row)) as CellInner<ShallowCell>
+        ))
     }
 
     /// The whole subtree under `hash`.
