@@ -36,6 +36,8 @@ pub struct IngestSummary {
     /// Decoded transactions (including those of blocks already stored).
     pub transactions_seen: u64,
     pub elapsed: Duration,
+    /// Wall time the writer spent applying units (the serial part of an import).
+    pub write_time: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -119,7 +121,9 @@ pub fn import_files(
     };
     let mut apply = |units: Vec<Unit>, summary: &mut IngestSummary| -> Result<(), IngestError> {
         for unit in units {
+            let t = Instant::now();
             let a = indexer.apply(&unit)?;
+            summary.write_time += t.elapsed();
             summary.units += 1;
             summary.transactions_seen += unit
                 .blocks

@@ -328,6 +328,37 @@ fn transactions_by_message_adjacent_and_messages() {
         assert!(m["source"].is_null());
         assert!(m["hash_norm"].is_string());
     }
+
+    // An external-in message is found by its TEP-467 normalized hash too.
+    let (ext, receiver) = fixture()
+        .blocks
+        .iter()
+        .flat_map(|b| &b.transactions)
+        .find_map(|t| {
+            let m = t.in_msg.as_ref()?;
+            (m.hash_norm.is_some_and(|n| n != m.hash)).then_some((m, t.record.hash))
+        })
+        .expect("an external-in message whose normalized hash differs");
+    let norm = b64(&ext.hash_norm.unwrap());
+    let r = get(&format!(
+        "/api/v3/transactionsByMessage?msg_hash={}",
+        q(&norm)
+    ));
+    let found = r.json["transactions"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{}", r.json);
+    assert_eq!(found[0]["hash"], b64(&receiver));
+    assert_eq!(found[0]["in_msg"]["hash_norm"], norm);
+    let r = get(&format!("/api/v3/messages?msg_hash={}", q(&norm)));
+    let found = r.json["messages"].as_array().unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["hash"], b64(&ext.hash));
+    // Both forms in one request name the same message once.
+    let r = get(&format!(
+        "/api/v3/messages?msg_hash={}&msg_hash={}",
+        q(&norm),
+        q(&b64(&ext.hash))
+    ));
+    assert_eq!(r.json["messages"].as_array().unwrap().len(), 1);
 }
 
 #[test]

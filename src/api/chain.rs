@@ -5,8 +5,8 @@ use tonindex_model::{
     Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
 };
 use tonindex_storage::tables::{
-    self, AccountLtKey, BlockByHash, Blocks, KeyBlockConfig, McShardState, Messages, Transactions,
-    TxBocs, TxByAccount, TxByHash,
+    self, AccountLtKey, BlockByHash, Blocks, KeyBlockConfig, McShardState, Messages, MsgByHashNorm,
+    Transactions, TxBocs, TxByAccount, TxByHash,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
@@ -86,6 +86,25 @@ pub fn messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<MessageRecord>, E
         .into_iter()
         .flatten()
         .collect())
+}
+
+/// The message hashes a v3 `msg_hash` filter means: each hash itself and
+/// every external-in message whose TEP-467 normalized hash it is. Deduplicated,
+/// in the order given.
+pub fn msg_hashes_or_norm(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, Error> {
+    let mut out: Vec<Hash> = Vec::with_capacity(hashes.len());
+    for h in hashes {
+        if !out.contains(h) {
+            out.push(*h);
+        }
+        for row in r.prefix::<MsgByHashNorm>(h, false) {
+            let (key, ()) = row?;
+            if !out.contains(&key.msg_hash) {
+                out.push(key.msg_hash);
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Error> {

@@ -140,7 +140,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             secs: t.elapsed().as_secs_f64(),
         });
 
-        let (mut tx, mut secs) = (0u64, 0f64);
+        let (mut tx, mut secs, mut write) = (0u64, 0f64, 0f64);
         for _ in 0..args.index_rounds {
             let dir = scratch_dir()?;
             let db = Db::open(&dir, &DbOptions::default())?;
@@ -153,9 +153,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             let s = import_files(&db, &files, &opts, |_, _| {})?;
             tx += s.applied.transactions;
             secs += s.elapsed.as_secs_f64();
+            write += s.write_time.as_secs_f64();
             drop(db);
             std::fs::remove_dir_all(&dir)?;
         }
+        println!(
+            "threads {threads}: the writer was busy {:.0}% of the decode+index wall time",
+            100.0 * write / secs
+        );
         rates.push(Rate {
             phase: "decode+index",
             threads,

@@ -16,8 +16,8 @@ use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
     LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McLtAccountKey, McShardState, Messages,
-    MsgByDestination, MsgBySource, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
-    TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
+    MsgByDestination, MsgByHashNorm, MsgBySource, NormHashKey, Transactions, TxBocs, TxByAccount,
+    TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes};
 
@@ -338,6 +338,13 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
 /// Stores a message once and indexes it by source and destination.
 fn write_message(batch: &mut Batch<'_>, m: &MessageRecord, tx_lt: u64) {
     batch.put::<Messages>(&m.hash, m);
+    if let Some(hash_norm) = m.hash_norm {
+        let key = NormHashKey {
+            hash_norm,
+            msg_hash: m.hash,
+        };
+        batch.put::<MsgByHashNorm>(&key, &());
+    }
     // External-in messages have no created_lt: order them by the importing transaction.
     let lt = match m.kind {
         MsgKind::ExternalIn => tx_lt,

@@ -153,6 +153,12 @@ table!(
     TxByOutMsg, "tx_by_out_msg", HashTxKey => (), point_lookup
 );
 table!(
+    /// External-in messages by their TEP-467 normalized hash (what a wallet
+    /// knows before the message is sent; v3 `msg_hash` filters match it too).
+    /// key: `hash_norm [32] | msg hash [32]` → ().
+    MsgByHashNorm, "msg_by_hash_norm", NormHashKey => (), point_lookup
+);
+table!(
     /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
     LatestAccounts, "latest_accounts", Address => LatestAccount
 );
@@ -205,6 +211,7 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<MsgByDestination>(),
         entry::<TxByInMsg>(),
         entry::<TxByOutMsg>(),
+        entry::<MsgByHashNorm>(),
         entry::<LatestAccounts>(),
         entry::<Cells>(),
         entry::<ShardStates>(),
@@ -446,6 +453,31 @@ impl HashTxKey {
     /// Prefix of all transactions linked to one message hash.
     pub fn prefix(hash: &Hash) -> Vec<u8> {
         hash.to_vec()
+    }
+}
+
+/// Key of [`MsgByHashNorm`]: a normalized hash, then the message hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NormHashKey {
+    pub hash_norm: Hash,
+    pub msg_hash: Hash,
+}
+
+impl Key for NormHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(64)
+            .hash(&self.hash_norm)
+            .hash(&self.msg_hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = NormHashKey {
+            hash_norm: r.hash()?,
+            msg_hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
     }
 }
 

@@ -117,7 +117,7 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let r = &ctx.reader;
     // Candidates from the narrowest index; every filter is applied after.
     let candidates: Vec<MessageRecord> = if !hashes.is_empty() {
-        chain::messages(r, &hashes)?
+        chain::messages(r, &chain::msg_hashes_or_norm(r, &hashes)?)?
     } else if let AddrFilter::Is(a) = source {
         chain::messages(r, &from_account_index::<MsgBySource>(ctx, &a, lo, hi)?)?
     } else if let AddrFilter::Is(a) = destination {

@@ -323,7 +323,7 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     // (no index on those yet: a scan bounded by the request's time budget).
     let hashes: Vec<Hash> = if !msg_hashes.is_empty() {
         let mut out = Vec::new();
-        for h in &msg_hashes {
+        for h in &chain::msg_hashes_or_norm(r, &msg_hashes)? {
             if body_hash.is_none() && opcode.is_none() {
                 out.push(*h);
             } else if let Some(m) = chain::message(r, h)? {
