@@ -188,8 +188,13 @@ pub fn block_time(ctx: &Ctx<'_>, state_utime: u32) -> Result<u32, TvmError> {
     })
 }
 
-/// Waits for a TVM slot for at most the request budget.
+/// Waits for a TVM slot for at most the request budget. A VM run never
+/// happens on the async worker: there the reader's budget is spent, so the
+/// request moves to the blocking pool (see [`crate::api::Api::read`]).
 pub fn slot<'a>(ctx: &'a Ctx<'_>) -> Result<TvmSlot<'a>, TvmError> {
+    if ctx.reader.exhaust_budget() {
+        return Err(TvmError::Internal("moved to the blocking pool".into()));
+    }
     let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
     ctx.tvm.slots.acquire(wait).ok_or(TvmError::Busy)
 }

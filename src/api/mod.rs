@@ -107,11 +107,33 @@ impl Api {
         })
     }
 
-    /// Runs `f` on one reader on the blocking pool, within the time budget.
+    /// Runs `f` on one reader. First on the async worker with a small row
+    /// budget: a point lookup or a short page costs less than handing it to
+    /// another thread, so it answers there. Work that outgrows the budget
+    /// (or asks for a TVM slot) is discarded and run again on the blocking
+    /// pool, unbounded in rows but within the request's time budget.
     pub async fn read<T: Send + 'static>(
         self: &Arc<Self>,
-        f: impl FnOnce(&Ctx<'_>) -> T + Send + 'static,
+        f: impl Fn(&Ctx<'_>) -> T + Send + 'static,
     ) -> Result<T, ReadFailure> {
+        let inline = {
+            let ctx = Ctx {
+                reader: self.db.reader_with_row_budget(INLINE_ROW_BUDGET),
+                cfg: &self.cfg,
+                tvm: &self.tvm,
+            };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&ctx))) {
+                Ok(v) if !ctx.reader.over_budget() => Some(v),
+                Ok(_) => None,
+                Err(_) => {
+                    tracing::error!("request handler panicked");
+                    return Err(ReadFailure::Crashed);
+                }
+            }
+        };
+        if let Some(v) = inline {
+            return Ok(v);
+        }
         let api = Arc::clone(self);
         let budget = Duration::from_millis(self.cfg.request_timeout_ms);
         let task = tokio::task::spawn_blocking(move || {
@@ -132,6 +154,11 @@ impl Api {
         }
     }
 }
+
+/// Rows a request may read on the async worker before it moves to the
+/// blocking pool: a transaction with its messages and address book fits,
+/// an account page of 100 does not.
+const INLINE_ROW_BUDGET: u64 = 64;
 
 /// The whole HTTP surface: `/healthcheck`, `/api/v2/*`, `/api/v3/*`.
 pub fn router(api: Arc<Api>) -> Router {

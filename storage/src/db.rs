@@ -2,7 +2,8 @@
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, Options, ReadOptions,
@@ -167,6 +168,21 @@ impl Db {
 
     /// A consistent view of one committed state; every API request uses one.
     pub fn reader(&self) -> Reader<'_> {
+        self.reader_with(None)
+    }
+
+    /// A reader that may touch at most `rows` rows (a get, a key of a
+    /// multi-get, an iterator step): beyond that every read fails with
+    /// [`Error::OverBudget`]. For callers that try small work where it is
+    /// cheapest and move anything bigger elsewhere.
+    pub fn reader_with_row_budget(&self, rows: u64) -> Reader<'_> {
+        self.reader_with(Some(Arc::new(RowBudget {
+            limit: rows,
+            used: AtomicU64::new(0),
+        })))
+    }
+
+    fn reader_with(&self, budget: Option<Arc<RowBudget>>) -> Reader<'_> {
         let guard = self
             .catch_up_lock
             .read()
@@ -174,6 +190,7 @@ impl Db {
         Reader {
             db: self,
             snapshot: (!self.follower).then(|| self.db.snapshot()),
+            budget,
             _guard: guard,
         }
     }
@@ -297,10 +314,46 @@ impl Batch<'_> {
 pub struct Reader<'a> {
     db: &'a Db,
     snapshot: Option<Snapshot<'a>>,
+    budget: Option<Arc<RowBudget>>,
     _guard: RwLockReadGuard<'a, ()>,
 }
 
+/// Rows a budgeted reader may still touch (shared with its iterators).
+#[derive(Debug)]
+struct RowBudget {
+    limit: u64,
+    used: AtomicU64,
+}
+
+fn charge(budget: &Option<Arc<RowBudget>>, rows: u64) -> Result<(), Error> {
+    match budget {
+        Some(b) if b.used.fetch_add(rows, Ordering::Relaxed) + rows > b.limit => {
+            Err(Error::OverBudget)
+        }
+        _ => Ok(()),
+    }
+}
+
 impl<'a> Reader<'a> {
+    /// Whether a budgeted reader ran out (its caller's result is incomplete).
+    pub fn over_budget(&self) -> bool {
+        self.budget
+            .as_ref()
+            .is_some_and(|b| b.used.load(Ordering::Relaxed) > b.limit)
+    }
+
+    /// Spends the rest of the budget: for work that must not run where the
+    /// budgeted reader is used. Returns whether the reader was budgeted.
+    pub fn exhaust_budget(&self) -> bool {
+        match &self.budget {
+            Some(b) => {
+                b.used.store(b.limit + 1, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn read_opts(&self) -> ReadOptions {
         let mut ro = ReadOptions::default();
         if let Some(snapshot) = &self.snapshot {
@@ -310,6 +363,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>, Error> {
+        charge(&self.budget, 1)?;
         match self
             .db
             .db
@@ -322,6 +376,7 @@ impl<'a> Reader<'a> {
 
     /// Point lookups of many keys at once, in the order given.
     pub fn multi_get<T: Table>(&self, keys: &[T::Key]) -> Result<Vec<Option<T::Value>>, Error> {
+        charge(&self.budget, keys.len() as u64)?;
         let cf = self.db.cf::<T>();
         let encoded: Vec<Vec<u8>> = keys.iter().map(Key::encode).collect();
         self.db
@@ -362,6 +417,7 @@ impl<'a> Reader<'a> {
             it,
             descending,
             done: false,
+            budget: self.budget.clone(),
             _table: PhantomData,
         }
     }
@@ -399,6 +455,7 @@ pub struct TableIter<'a, T: Table> {
     it: DBRawIteratorWithThreadMode<'a, DB>,
     descending: bool,
     done: bool,
+    budget: Option<Arc<RowBudget>>,
     _table: PhantomData<T>,
 }
 
@@ -412,6 +469,10 @@ impl<T: Table> Iterator for TableIter<'_, T> {
         if !self.it.valid() {
             self.done = true;
             return self.it.status().err().map(|e| Err(e.into()));
+        }
+        if let Err(e) = charge(&self.budget, 1) {
+            self.done = true;
+            return Some(Err(e));
         }
         let item = (|| {
             let k = T::Key::decode(self.it.key().unwrap_or(&[]))?;
@@ -464,6 +525,8 @@ mod tests {
             .collect();
         assert_eq!(desc, vec![5, 3, 1]);
         drop(r);
+
+        budgeted_readers(&db, a, b);
         drop(db);
 
         // A database written by another schema version is refused, not misread.
@@ -477,6 +540,34 @@ mod tests {
         drop(db);
         let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
         assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+    }
+
+    /// 4 rows = a get, then an iterator's 3 steps; the next read fails and
+    /// the reader says it ran out.
+    fn budgeted_readers(db: &Db, a: Address, b: Address) {
+        let r = db.reader_with_row_budget(4);
+        let key = AccountLtKey { account: b, lt: 2 };
+        assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
+        let rows: Vec<_> = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+            .collect();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(Result::is_ok));
+        assert!(!r.over_budget());
+        assert!(matches!(
+            r.multi_get::<TxByAccount>(&[key]),
+            Err(Error::OverBudget)
+        ));
+        assert!(r.over_budget());
+        let r = db.reader_with_row_budget(2);
+        let rows: Vec<_> = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+            .collect();
+        assert_eq!(rows.len(), 3, "two rows, then the error ends the scan");
+        assert!(matches!(rows[2], Err(Error::OverBudget)));
+        let r = db.reader_with_row_budget(100);
+        assert!(r.exhaust_budget() && r.over_budget());
+        assert!(!db.reader().exhaust_budget());
     }
 
     #[test]

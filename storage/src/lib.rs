@@ -26,4 +26,6 @@ pub enum Error {
     Missing(String),
     #[error("corrupt row: {0}")]
     Corrupt(&'static str),
+    #[error("the reader's row budget is spent")]
+    OverBudget,
 }
