@@ -100,13 +100,23 @@ pub fn boc_from_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
     if is_boc(bytes) {
         return Some(bytes.to_vec());
     }
-    let text: Vec<u8> = bytes
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    if let Ok(decoded) = hex::decode(&text) {
-        return is_boc(&decoded).then_some(decoded);
+    let trimmed = bytes.trim_ascii();
+    let text: std::borrow::Cow<'_, [u8]> = if trimmed.iter().any(u8::is_ascii_whitespace) {
+        trimmed
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect::<Vec<u8>>()
+            .into()
+    } else {
+        trimmed.into()
+    };
+    // Hex dumps of big blocks are common; `faster-hex` decodes them with SIMD.
+    if text.len() % 2 == 0 {
+        let mut decoded = vec![0; text.len() / 2];
+        if faster_hex::hex_decode(&text, &mut decoded).is_ok() {
+            return is_boc(&decoded).then_some(decoded);
+        }
     }
     use base64::Engine as _;
     let engines = [
