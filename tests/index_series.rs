@@ -6,6 +6,7 @@ mod common;
 use std::path::PathBuf;
 
 use tonindex::chain::files::collect_paths;
+use tonindex::decode::DecodedBlock;
 use tonindex::index::{Indexer, Planner, Unit};
 use tonindex::ingest::{decode_block_file, import_files, IngestOptions};
 use tonindex_model::{BlockId, ShardDescrRecord};
@@ -183,25 +184,31 @@ fn shard_descr(b: &tonindex::decode::DecodedBlock) -> ShardDescrRecord {
 }
 
 /// The fixtures hold no masterchain block that commits a shard block we also
-/// hold, so this test takes real mc block 2660 and points its shard list at
+/// hold, so these tests take real mc block 2660 and point its shard list at
 /// real shard block 571527: the rest is the real decode and index path.
-#[test]
-fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+/// Returns the mc block and shard blocks 571525..=571527.
+fn mc_2660_committing_571527() -> (DecodedBlock, [DecodedBlock; 3]) {
     let f = |p: &str| {
         decode_block_file(&common::fixture(&format!(
             "blocks/ever-block-mainnet-2019/{p}"
         )))
         .unwrap()
     };
-    let (s25, s26, s27) = (
+    let shards = [
         f("shard/571525.boc"),
         f("shard/571526.boc"),
         f("shard/571527.boc"),
-    );
+    ];
     let mut mc = f("mc/2660.boc");
-    mc.shards = vec![shard_descr(&s27)];
+    mc.shards = vec![shard_descr(&shards[2])];
+    (mc, shards)
+}
+
+#[test]
+fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let (mc, [s25, s26, s27]) = mc_2660_committing_571527();
     let ids = [s25.record.id.id, s26.record.id.id, s27.record.id.id];
 
     // 571525 arrives first, alone: indexed without a masterchain seqno.
@@ -220,7 +227,43 @@ fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
     assert!(planner.finish().is_empty());
     let applied = indexer.apply(&units[0]).unwrap();
     assert_eq!((applied.blocks, applied.adopted_blocks), (3, 1));
+    assert_committed_by_2660(&db, ids);
+}
 
+/// A directory laid out `mc/` before `shard/` imports every masterchain block
+/// first: shard blocks that come later still join the block that lists
+/// them (or a descendant) as a top.
+#[test]
+fn shard_blocks_imported_after_their_masterchain_block_are_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let (mc, [s25, s26, s27]) = mc_2660_committing_571527();
+    let ids = [s25.record.id.id, s26.record.id.id, s27.record.id.id];
+    let indexer = Indexer::new(&db);
+    indexer.apply(&Unit { blocks: vec![mc] }).unwrap();
+    // Ancestors first: not tops, so not linked yet.
+    for b in [s25, s26] {
+        let a = indexer.apply(&Unit { blocks: vec![b] }).unwrap();
+        assert_eq!((a.blocks, a.adopted_blocks), (1, 0));
+    }
+    assert_eq!(
+        db.get::<Blocks>(&ids[1]).unwrap().unwrap().mc_block_seqno,
+        None
+    );
+    // The top arrives: linked, and it brings its two ancestors along.
+    let unit = Unit { blocks: vec![s27] };
+    let a = indexer.apply(&unit).unwrap();
+    assert_eq!((a.blocks, a.adopted_blocks), (1, 2));
+    assert_committed_by_2660(&db, ids);
+    // Applying it again changes nothing.
+    let again = indexer.apply(&unit).unwrap();
+    assert_eq!((again.blocks, again.adopted_blocks), (0, 0));
+    assert_committed_by_2660(&db, ids);
+}
+
+/// Mc block 2660 commits `ids` (and itself): blocks, their transactions and
+/// the per-masterchain-block transaction index say so.
+fn assert_committed_by_2660(db: &Db, ids: [BlockId; 3]) {
     let r = db.reader();
     let committed: Vec<BlockId> = r
         .prefix::<McBlocks>(&McBlockKey::prefix(2660), false)

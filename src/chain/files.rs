@@ -112,7 +112,7 @@ pub fn boc_from_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
         trimmed.into()
     };
     // Hex dumps of big blocks are common; `faster-hex` decodes them with SIMD.
-    if text.len() % 2 == 0 {
+    if text.len().is_multiple_of(2) {
         let mut decoded = vec![0; text.len() / 2];
         if faster_hex::hex_decode(&text, &mut decoded).is_ok() {
             return is_boc(&decoded).then_some(decoded);

@@ -15,9 +15,9 @@ use std::collections::{HashMap, HashSet};
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
-    LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McLtAccountKey, McShardState, Messages,
-    MsgByDestination, MsgByHashNorm, MsgBySource, NormHashKey, Transactions, TxBocs, TxByAccount,
-    TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
+    LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard, McLtAccountKey, McShardState,
+    Messages, MsgByDestination, MsgByHashNorm, MsgBySource, NormHashKey, Transactions, TxBocs,
+    TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes};
 
@@ -83,32 +83,12 @@ impl<'a> Indexer<'a> {
         // Shard blocks this unit's masterchain block commits that are stored already.
         let in_unit: HashMap<BlockId, &DecodedBlock> =
             unit.blocks.iter().map(|b| (b.record.id.id, b)).collect();
-        let mut stored_to_adopt = Vec::new();
+        let mut to_adopt = Vec::new();
         if let Some(mc) = unit.masterchain() {
             let tops = mc.shards.iter().map(|s| s.block.id);
-            let mut lookup_err = None;
-            commit::committed_blocks(tops, |id| {
-                if let Some(b) = in_unit.get(id) {
-                    return Some(prev_ids(&b.record));
-                }
-                match self.db.get::<Blocks>(id) {
-                    Ok(Some(rec)) if rec.mc_block_seqno.is_none() => {
-                        let prevs = prev_ids(&rec);
-                        stored_to_adopt.push(rec);
-                        Some(prevs)
-                    }
-                    Ok(_) => None,
-                    Err(e) => {
-                        lookup_err.get_or_insert(e);
-                        None
-                    }
-                }
-            });
-            if let Some(e) = lookup_err {
-                return Err(e.into());
-            }
+            to_adopt = self.stored_uncommitted(tops, &in_unit)?;
         }
-
+        let mut late_adopt = Vec::new();
         let mut latest = LatestStates::default();
         let mut written_msgs = HashSet::new();
         let mut states = StateWork::new(self.db);
@@ -128,9 +108,26 @@ impl<'a> Indexer<'a> {
                 continue;
             }
             let block_mc = if id.workchain == -1 {
+                for shard in &block.shards {
+                    let top = shard.block.id;
+                    if !self.db.contains::<McByTopShard>(&top)? {
+                        batch.put::<McByTopShard>(&top, &id.seqno);
+                    }
+                }
                 Some(id.seqno)
-            } else {
+            } else if mc_seqno.is_some() {
                 mc_seqno
+            } else {
+                // A shard block that arrives after the masterchain block
+                // listing it as a top: committed by that block, together
+                // with its stored ancestors nothing committed yet.
+                let late = self.db.get::<McByTopShard>(&id)?;
+                if let Some(mc) = late {
+                    for rec in self.stored_uncommitted(prev_ids(&block.record), &in_unit)? {
+                        late_adopt.push((rec, mc));
+                    }
+                }
+                late
             };
             let rows = &mut UnitRows {
                 batch: &mut batch,
@@ -141,11 +138,14 @@ impl<'a> Indexer<'a> {
             };
             write_block(rows, block, block_mc);
         }
-        if let Some(mc) = mc_seqno {
-            for rec in stored_to_adopt {
-                self.adopt(&mut batch, rec, mc)?;
-                applied.adopted_blocks += 1;
-            }
+        let adopt = mc_seqno
+            .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
+            .into_iter()
+            .flatten()
+            .chain(late_adopt);
+        for (rec, mc) in adopt {
+            self.adopt(&mut batch, rec, mc)?;
+            applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
 
@@ -165,6 +165,39 @@ impl<'a> Indexer<'a> {
         batch.put_cursor(&cursor);
         self.db.write(batch)?;
         Ok(applied)
+    }
+
+    /// Stored blocks that a masterchain block committing `tops` commits too:
+    /// walking back from the tops (through this unit's own blocks) over
+    /// stored blocks no masterchain block has committed yet.
+    fn stored_uncommitted(
+        &self,
+        tops: impl IntoIterator<Item = BlockId>,
+        in_unit: &HashMap<BlockId, &DecodedBlock>,
+    ) -> Result<Vec<BlockRecord>, IndexError> {
+        let mut found = Vec::new();
+        let mut lookup_err = None;
+        commit::committed_blocks(tops, |id| {
+            if let Some(b) = in_unit.get(id) {
+                return Some(prev_ids(&b.record));
+            }
+            match self.db.get::<Blocks>(id) {
+                Ok(Some(rec)) if rec.mc_block_seqno.is_none() => {
+                    let prevs = prev_ids(&rec);
+                    found.push(rec);
+                    Some(prevs)
+                }
+                Ok(_) => None,
+                Err(e) => {
+                    lookup_err.get_or_insert(e);
+                    None
+                }
+            }
+        });
+        match lookup_err {
+            Some(e) => Err(e.into()),
+            None => Ok(found),
+        }
     }
 
     /// Imports a shard state or one account's state, as one batch.

@@ -92,6 +92,12 @@ table!(
     McShardState, "mc_shard_state", McBlockKey => ShardDescrRecord
 );
 table!(
+    /// The first masterchain block that lists a shard block as its shard's
+    /// top, so that a shard block imported after that masterchain block is
+    /// still linked to it. key: `block` → `mc_seqno u32`.
+    McByTopShard, "mc_by_top_shard", BlockId => u32, point_lookup
+);
+table!(
     /// Blocks a masterchain block commits (itself and the shard blocks new
     /// since the previous masterchain block). key: `mc_seqno u32 | block` → ().
     McBlocks, "mc_blocks", McBlockKey => ()
@@ -198,6 +204,7 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<BlockByHash>(),
         entry::<McShardState>(),
         entry::<McBlocks>(),
+        entry::<McByTopShard>(),
         entry::<KeyBlockConfig>(),
         entry::<Transactions>(),
         entry::<TxBocs>(),
