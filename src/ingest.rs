@@ -122,7 +122,11 @@ pub fn import_files(
     let mut apply = |units: Vec<Unit>, summary: &mut IngestSummary| -> Result<(), IngestError> {
         for unit in units {
             let t = Instant::now();
-            let a = indexer.apply(&unit)?;
+            // A big unit's rows are encoded in parallel, on the decode pool.
+            let a = match &opts.decode_pool {
+                Some(pool) => pool.install(|| indexer.apply(&unit))?,
+                None => indexer.apply(&unit)?,
+            };
             summary.write_time += t.elapsed();
             summary.units += 1;
             summary.transactions_seen += unit

@@ -12,6 +12,7 @@ pub mod state;
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
@@ -19,10 +20,10 @@ use tonindex_storage::tables::{
     Messages, MsgByDestination, MsgByHashNorm, MsgBySource, NormHashKey, Transactions, TxBocs,
     TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
 };
-use tonindex_storage::{Batch, Db, IngestCursor, LatestAccount, Lz4Bytes};
+use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
 
 use crate::decode::state::StateFile;
-use crate::decode::DecodedBlock;
+use crate::decode::{DecodedBlock, DecodedTransaction};
 
 pub use plan::Planner;
 use state::{StateError, StateStep, StateWork};
@@ -89,9 +90,8 @@ impl<'a> Indexer<'a> {
             to_adopt = self.stored_uncommitted(tops, &in_unit)?;
         }
         let mut late_adopt = Vec::new();
-        let mut latest = LatestStates::default();
-        let mut written_msgs = HashSet::new();
         let mut states = StateWork::new(self.db);
+        let mut new_blocks = Vec::new();
         for block in &unit.blocks {
             let id = block.record.id.id;
             match states.apply_block(&mut batch, block)? {
@@ -129,14 +129,28 @@ impl<'a> Indexer<'a> {
                 }
                 late
             };
-            let rows = &mut UnitRows {
-                batch: &mut batch,
-                cursor: &mut cursor,
-                latest: &mut latest,
-                written_msgs: &mut written_msgs,
-                applied: &mut applied,
-            };
-            write_block(rows, block, block_mc);
+            let first_tx_id = cursor.next_tx_id;
+            cursor.next_tx_id += block.transactions.len() as u64;
+            applied.blocks += 1;
+            applied.transactions += block.transactions.len() as u64;
+            applied.messages += block
+                .transactions
+                .iter()
+                .map(|t| t.in_msg.is_some() as u64 + t.out_msgs.len() as u64)
+                .sum::<u64>();
+            batch.append(block_rows(block, block_mc));
+            new_blocks.push(NewBlock {
+                block,
+                mc_seqno: block_mc,
+                first_tx_id,
+            });
+        }
+        let mut latest = LatestStates::default();
+        for (rows, offers) in tx_rows(&new_blocks) {
+            batch.append(rows);
+            for (account, state) in offers {
+                latest.offer(account, state);
+            }
         }
         let adopt = mc_seqno
             .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
@@ -251,26 +265,25 @@ impl<'a> Indexer<'a> {
     }
 }
 
-/// Where one unit's rows go while it is being built.
-struct UnitRows<'u, 'db> {
-    batch: &'u mut Batch<'db>,
-    cursor: &'u mut IngestCursor,
-    latest: &'u mut LatestStates,
-    /// Messages already queued in this unit (a message seen from both ends is written once).
-    written_msgs: &'u mut HashSet<tonindex_model::Hash>,
-    applied: &'u mut Applied,
+/// A block of the unit that is not stored yet, with where its rows go.
+struct NewBlock<'u> {
+    block: &'u DecodedBlock,
+    mc_seqno: Option<u32>,
+    /// Its transactions take ids from here on, in block order.
+    first_tx_id: u64,
 }
 
-fn write_block(rows: &mut UnitRows<'_, '_>, block: &DecodedBlock, mc_seqno: Option<u32>) {
-    let batch = &mut *rows.batch;
+/// The rows of one block itself (not of its transactions).
+fn block_rows(block: &DecodedBlock, mc_seqno: Option<u32>) -> EncodedRows {
+    let mut rows = EncodedRows::default();
     let mut record = block.record.clone();
     record.mc_block_seqno = mc_seqno;
     let id = record.id.id;
-    batch.put::<Blocks>(&id, &record);
-    batch.put::<BlockByHash>(&record.id.root_hash, &id);
-    batch.put::<BlockByHash>(&record.id.file_hash, &id);
+    rows.put::<Blocks>(&id, &record);
+    rows.put::<BlockByHash>(&record.id.root_hash, &id);
+    rows.put::<BlockByHash>(&record.id.file_hash, &id);
     if let Some(mc) = mc_seqno {
-        batch.put::<McBlocks>(
+        rows.put::<McBlocks>(
             &McBlockKey {
                 mc_seqno: mc,
                 block: id,
@@ -284,99 +297,147 @@ fn write_block(rows: &mut UnitRows<'_, '_>, block: &DecodedBlock, mc_seqno: Opti
                 mc_seqno: id.seqno,
                 block: shard.block.id,
             };
-            batch.put::<McShardState>(&key, shard);
+            rows.put::<McShardState>(&key, shard);
         }
         if let Some(config) = &block.config_boc {
-            batch.put::<KeyBlockConfig>(&id.seqno, &Lz4Bytes(config.clone()));
+            rows.put::<KeyBlockConfig>(&id.seqno, &Lz4Bytes(config.clone()));
         }
     }
-    rows.applied.blocks += 1;
+    rows
+}
 
-    for tx in &block.transactions {
-        let tx_id = rows.cursor.next_tx_id;
-        rows.cursor.next_tx_id += 1;
-        let mut rec = tx.record.clone();
-        rec.mc_block_seqno = mc_seqno;
-        let account = rec.account;
-        batch.put::<TxByAccount>(
-            &AccountLtKey {
-                account,
-                lt: rec.lt,
-            },
-            &tx_id,
-        );
-        batch.put::<TxByHash>(&rec.hash, &tx_id);
-        batch.put::<TxByLt>(
-            &LtAccountKey {
-                lt: rec.lt,
-                account,
-            },
-            &tx_id,
-        );
-        batch.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
-        if let Some(mc) = mc_seqno {
-            let key = McLtAccountKey {
-                mc_seqno: mc,
-                lt: rec.lt,
-                account,
-            };
-            batch.put::<TxByMcBlock>(&key, &tx_id);
+/// Transactions per parallel encoding task.
+const TX_CHUNK: usize = 32;
+
+/// The rows of the new blocks' transactions and messages, with each
+/// account's newest state offered. Encoding (bincode, lz4) is most of a
+/// writer's own work, so a big unit is encoded in chunks on the rayon pool;
+/// the writer then only appends and commits.
+fn tx_rows(blocks: &[NewBlock<'_>]) -> Vec<(EncodedRows, Vec<(Address, LatestAccount)>)> {
+    // A message seen from both ends within the unit is written once, where
+    // it first appears.
+    let mut seen = HashSet::new();
+    let first: Vec<Vec<bool>> = blocks
+        .iter()
+        .flat_map(|b| &b.block.transactions)
+        .map(|tx| {
+            tx.in_msg
+                .iter()
+                .chain(&tx.out_msgs)
+                .map(|m| seen.insert(m.hash))
+                .collect()
+        })
+        .collect();
+    let mut tasks = Vec::new();
+    let mut tx_index = 0;
+    for b in blocks {
+        let n = b.block.transactions.len();
+        for start in (0..n).step_by(TX_CHUNK) {
+            let end = (start + TX_CHUNK).min(n);
+            tasks.push((b, start..end, &first[tx_index + start..tx_index + end]));
         }
-        if let Some(m) = &tx.in_msg {
-            if rows.written_msgs.insert(m.hash) {
-                write_message(batch, m, rec.lt);
-            }
-            batch.put::<TxByInMsg>(
-                &HashTxKey {
-                    hash: m.hash,
-                    tx_id,
-                },
-                &(),
-            );
-        }
-        for m in &tx.out_msgs {
-            if rows.written_msgs.insert(m.hash) {
-                write_message(batch, m, rec.lt);
-            }
-            batch.put::<TxByOutMsg>(
-                &HashTxKey {
-                    hash: m.hash,
-                    tx_id,
-                },
-                &(),
-            );
-        }
-        rows.applied.messages += tx.in_msg.is_some() as u64 + tx.out_msgs.len() as u64;
-        rows.latest.offer(
-            account,
-            LatestAccount {
-                last_tx_lt: rec.lt,
-                last_tx_hash: rec.hash,
-                last_tx_id: tx_id,
-                status: rec.end_status,
-                timestamp: rec.now,
-                state_hash: rec.account_state_hash_after,
-            },
-        );
-        batch.put::<Transactions>(&tx_id, &rec);
-        batch.put::<TxBocs>(&tx_id, &Lz4Bytes(tx.boc.clone()));
-        rows.applied.transactions += 1;
+        tx_index += n;
     }
+    let encode = |(b, range, first): &(&NewBlock<'_>, std::ops::Range<usize>, &[Vec<bool>])| {
+        let mut rows = EncodedRows::default();
+        let mut offers = Vec::with_capacity(range.len());
+        for (i, write_msgs) in range.clone().zip(first.iter()) {
+            let tx_id = b.first_tx_id + i as u64;
+            let tx = &b.block.transactions[i];
+            offers.push(tx_rows_one(&mut rows, b, tx, tx_id, write_msgs));
+        }
+        (rows, offers)
+    };
+    if tx_index >= 2 * TX_CHUNK {
+        tasks.par_iter().map(encode).collect()
+    } else {
+        tasks.iter().map(encode).collect()
+    }
+}
+
+/// One transaction's rows; returns the account state it leaves.
+fn tx_rows_one(
+    rows: &mut EncodedRows,
+    b: &NewBlock<'_>,
+    tx: &DecodedTransaction,
+    tx_id: u64,
+    write_msgs: &[bool],
+) -> (Address, LatestAccount) {
+    let id = b.block.record.id.id;
+    let mut rec = tx.record.clone();
+    rec.mc_block_seqno = b.mc_seqno;
+    let account = rec.account;
+    rows.put::<TxByAccount>(
+        &AccountLtKey {
+            account,
+            lt: rec.lt,
+        },
+        &tx_id,
+    );
+    rows.put::<TxByHash>(&rec.hash, &tx_id);
+    rows.put::<TxByLt>(
+        &LtAccountKey {
+            lt: rec.lt,
+            account,
+        },
+        &tx_id,
+    );
+    rows.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
+    if let Some(mc) = b.mc_seqno {
+        let key = McLtAccountKey {
+            mc_seqno: mc,
+            lt: rec.lt,
+            account,
+        };
+        rows.put::<TxByMcBlock>(&key, &tx_id);
+    }
+    let mut write = write_msgs.iter().copied();
+    if let Some(m) = &tx.in_msg {
+        if write.next().unwrap_or(true) {
+            message_rows(rows, m, rec.lt);
+        }
+        let key = HashTxKey {
+            hash: m.hash,
+            tx_id,
+        };
+        rows.put::<TxByInMsg>(&key, &());
+    }
+    for m in &tx.out_msgs {
+        if write.next().unwrap_or(true) {
+            message_rows(rows, m, rec.lt);
+        }
+        let key = HashTxKey {
+            hash: m.hash,
+            tx_id,
+        };
+        rows.put::<TxByOutMsg>(&key, &());
+    }
+    let state = LatestAccount {
+        last_tx_lt: rec.lt,
+        last_tx_hash: rec.hash,
+        last_tx_id: tx_id,
+        status: rec.end_status,
+        timestamp: rec.now,
+        state_hash: rec.account_state_hash_after,
+    };
+    rows.put::<Transactions>(&tx_id, &rec);
+    rows.put::<TxBocs>(&tx_id, &Lz4Bytes(tx.boc.clone()));
+    (account, state)
 }
 
 fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
     rec.prev_blocks.iter().map(|p| p.block.id).collect()
 }
 
-/// Stores a message once and indexes it by source and destination.
-fn write_message(batch: &mut Batch<'_>, m: &MessageRecord, tx_lt: u64) {
-    batch.put::<Messages>(&m.hash, m);
+/// A message's row and its source, destination and normalized-hash indexes.
+fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
+    rows.put::<Messages>(&m.hash, m);
     if let Some(hash_norm) = m.hash_norm {
         let key = NormHashKey {
             hash_norm,
             msg_hash: m.hash,
         };
-        batch.put::<MsgByHashNorm>(&key, &());
+        rows.put::<MsgByHashNorm>(&key, &());
     }
     // External-in messages have no created_lt: order them by the importing transaction.
     let lt = match m.kind {
@@ -389,7 +450,7 @@ fn write_message(batch: &mut Batch<'_>, m: &MessageRecord, tx_lt: u64) {
             lt,
             hash: m.hash,
         };
-        batch.put::<MsgBySource>(&key, &());
+        rows.put::<MsgBySource>(&key, &());
     }
     if let Some(destination) = m.destination {
         let key = AccountLtHashKey {
@@ -397,7 +458,7 @@ fn write_message(batch: &mut Batch<'_>, m: &MessageRecord, tx_lt: u64) {
             lt,
             hash: m.hash,
         };
-        batch.put::<MsgByDestination>(&key, &());
+        rows.put::<MsgByDestination>(&key, &());
     }
 }
 

@@ -304,8 +304,50 @@ impl Batch<'_> {
             .put_cf(self.db.cf::<T>(), key.encode(), value.encode());
     }
 
+    /// Adds rows encoded elsewhere (see [`EncodedRows`]).
+    pub fn append(&mut self, rows: EncodedRows) {
+        let mut cf: Option<(&str, &ColumnFamily)> = None;
+        for (name, key, value) in rows.rows {
+            let handle = match cf {
+                Some((n, h)) if n == name => h,
+                _ => {
+                    let h = self
+                        .db
+                        .db
+                        .cf_handle(name)
+                        .expect("every table is created at open");
+                    cf = Some((name, h));
+                    h
+                }
+            };
+            self.wb.put_cf(handle, key, value);
+        }
+    }
+
     pub fn delete<T: Table>(&mut self, key: &T::Key) {
         self.wb.delete_cf(self.db.cf::<T>(), key.encode());
+    }
+}
+
+/// Rows encoded ahead of their batch, on any thread and without the
+/// database, so that the encoding of a big unit can run in parallel while
+/// the one writer only appends and commits ([`Batch::append`]).
+#[derive(Debug, Default)]
+pub struct EncodedRows {
+    rows: Vec<(&'static str, Vec<u8>, Vec<u8>)>,
+}
+
+impl EncodedRows {
+    pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
+        self.rows.push((T::NAME, key.encode(), value.encode()));
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
 }
 

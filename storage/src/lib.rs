@@ -8,7 +8,9 @@ pub mod rows;
 pub mod tables;
 
 pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
-pub use db::{prefix_successor, Batch, Db, DbOptions, Reader, TableStats, SCHEMA_VERSION};
+pub use db::{
+    prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
+};
 pub use rows::{AccountStateRecord, IngestCursor, LatestAccount, ShardStateRecord};
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.
