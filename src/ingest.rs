@@ -113,7 +113,8 @@ pub fn import_files(
     mut on_unit: impl FnMut(&Unit, &Applied),
 ) -> Result<IngestSummary, IngestError> {
     let start = Instant::now();
-    let indexer = Indexer::new(db);
+    // A big unit's rows are encoded in parallel on the decode pool.
+    let indexer = Indexer::new(db).with_pool(opts.decode_pool.clone());
     let mut planner = Planner::new(opts.chunk_size * 4);
     let mut summary = IngestSummary {
         files: paths.len() as u64,
@@ -122,11 +123,7 @@ pub fn import_files(
     let mut apply = |units: Vec<Unit>, summary: &mut IngestSummary| -> Result<(), IngestError> {
         for unit in units {
             let t = Instant::now();
-            // A big unit's rows are encoded in parallel, on the decode pool.
-            let a = match &opts.decode_pool {
-                Some(pool) => pool.install(|| indexer.apply(&unit))?,
-                None => indexer.apply(&unit)?,
-            };
+            let a = indexer.apply(&unit)?;
             summary.write_time += t.elapsed();
             summary.units += 1;
             summary.transactions_seen += unit

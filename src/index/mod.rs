@@ -11,6 +11,7 @@ mod plan;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
@@ -67,11 +68,18 @@ pub enum IndexError {
 /// Writes units into the database. One writer at a time.
 pub struct Indexer<'a> {
     db: &'a Db,
+    /// Where a big unit's rows are encoded; `None` = rayon's global pool.
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl<'a> Indexer<'a> {
     pub fn new(db: &'a Db) -> Self {
-        Self { db }
+        Self { db, pool: None }
+    }
+
+    /// Encodes big units on `pool` (the import's decode pool) instead of the global one.
+    pub fn with_pool(self, pool: Option<Arc<rayon::ThreadPool>>) -> Self {
+        Self { pool, ..self }
     }
 
     /// Applies one unit as one atomic batch. A unit fully present already is a no-op.
@@ -146,7 +154,7 @@ impl<'a> Indexer<'a> {
             });
         }
         let mut latest = LatestStates::default();
-        for (rows, offers) in tx_rows(&new_blocks) {
+        for (rows, offers) in tx_rows(&new_blocks, self.pool.as_deref()) {
             batch.append(rows);
             for (account, state) in offers {
                 latest.offer(account, state);
@@ -313,7 +321,10 @@ const TX_CHUNK: usize = 32;
 /// account's newest state offered. Encoding (bincode, lz4) is most of a
 /// writer's own work, so a big unit is encoded in chunks on the rayon pool;
 /// the writer then only appends and commits.
-fn tx_rows(blocks: &[NewBlock<'_>]) -> Vec<(EncodedRows, Vec<(Address, LatestAccount)>)> {
+fn tx_rows(
+    blocks: &[NewBlock<'_>],
+    pool: Option<&rayon::ThreadPool>,
+) -> Vec<(EncodedRows, Vec<(Address, LatestAccount)>)> {
     // A message seen from both ends within the unit is written once, where
     // it first appears.
     let mut seen = HashSet::new();
@@ -348,10 +359,11 @@ fn tx_rows(blocks: &[NewBlock<'_>]) -> Vec<(EncodedRows, Vec<(Address, LatestAcc
         }
         (rows, offers)
     };
-    if tx_index >= 2 * TX_CHUNK {
-        tasks.par_iter().map(encode).collect()
-    } else {
-        tasks.iter().map(encode).collect()
+    let parallel = || tasks.par_iter().map(encode).collect();
+    match pool {
+        _ if tx_index < 2 * TX_CHUNK => tasks.iter().map(encode).collect(),
+        Some(pool) => pool.install(parallel),
+        None => parallel(),
     }
 }
 
