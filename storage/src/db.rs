@@ -341,14 +341,6 @@ impl EncodedRows {
     pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
         self.rows.push((T::NAME, key.encode(), value.encode()));
     }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
 }
 
 /// Reads from one consistent state: a RocksDB snapshot on the writer, the
