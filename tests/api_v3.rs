@@ -408,3 +408,88 @@ fn bad_input_gets_v3_errors_never_500() {
     let r = get("/api/v3/transactions?limit=-5&offset=-2");
     assert_eq!(r.json["transactions"].as_array().unwrap().len(), 1);
 }
+
+/// `opcode` and `body_hash` filters answer from their own indexes: exactly
+/// the fixture's messages with that opcode / body, and for
+/// `/transactionsByMessage` the transactions that received them.
+#[test]
+fn messages_and_transactions_by_opcode_and_body_hash() {
+    use std::collections::{BTreeSet, HashMap};
+    let f = fixture();
+    let txs: Vec<_> = f.blocks.iter().flat_map(|b| &b.transactions).collect();
+    let all_msgs: HashMap<[u8; 32], &tonindex_model::MessageRecord> = txs
+        .iter()
+        .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
+        .map(|m| (m.hash, m))
+        .collect();
+    let hashes = |v: &Value, key: &str| -> BTreeSet<String> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["hash"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // The opcode most received in the fixture.
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for t in &txs {
+        if let Some(op) = t.in_msg.as_ref().and_then(|m| m.opcode) {
+            *counts.entry(op).or_default() += 1;
+        }
+    }
+    let (&op, &n) = counts.iter().max_by_key(|(op, n)| (**n, **op)).unwrap();
+    assert!(n >= 2);
+    let want: BTreeSet<String> = all_msgs
+        .values()
+        .filter(|m| m.opcode == Some(op))
+        .map(|m| b64(&m.hash))
+        .collect();
+    let r = get(&format!("/api/v3/messages?opcode=0x{op:08x}&limit=1000"));
+    assert_eq!(hashes(&r.json, "messages"), want);
+    let receivers: BTreeSet<String> = txs
+        .iter()
+        .filter(|t| t.in_msg.as_ref().is_some_and(|m| m.opcode == Some(op)))
+        .map(|t| b64(&t.record.hash))
+        .collect();
+    let r = get(&format!(
+        "/api/v3/transactionsByMessage?opcode=0x{op:08x}&limit=1000"
+    ));
+    assert_eq!(hashes(&r.json, "transactions"), receivers);
+
+    // A body shared by several messages, but not by most.
+    let mut bodies: HashMap<[u8; 32], usize> = HashMap::new();
+    for m in all_msgs.values() {
+        *bodies.entry(m.body_hash).or_default() += 1;
+    }
+    let (&body, _) = bodies
+        .iter()
+        .filter(|(_, n)| (2..=100).contains(*n))
+        .max_by_key(|(h, n)| (**n, **h))
+        .expect("a body hash shared by 2..=100 messages");
+    let want: BTreeSet<String> = all_msgs
+        .values()
+        .filter(|m| m.body_hash == body)
+        .map(|m| b64(&m.hash))
+        .collect();
+    let r = get(&format!(
+        "/api/v3/messages?body_hash={}&limit=1000",
+        q(&b64(&body))
+    ));
+    assert_eq!(hashes(&r.json, "messages"), want);
+    let touching: BTreeSet<String> = txs
+        .iter()
+        .filter(|t| {
+            t.in_msg
+                .iter()
+                .chain(&t.out_msgs)
+                .any(|m| m.body_hash == body)
+        })
+        .map(|t| b64(&t.record.hash))
+        .collect();
+    let r = get(&format!(
+        "/api/v3/transactionsByMessage?body_hash={}&limit=1000",
+        q(&b64(&body))
+    ));
+    assert_eq!(hashes(&r.json, "transactions"), touching);
+}

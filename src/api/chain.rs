@@ -5,8 +5,8 @@ use tonindex_model::{
     Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
 };
 use tonindex_storage::tables::{
-    self, AccountLtKey, BlockByHash, Blocks, KeyBlockConfig, McShardState, Messages, MsgByHashNorm,
-    Transactions, TxBocs, TxByAccount, TxByHash,
+    self, AccountLtKey, BlockByHash, Blocks, KeyBlockConfig, McShardState, Messages, MsgByBodyHash,
+    MsgByHashNorm, MsgByOpcode, OpcodeLtHashKey, Transactions, TxBocs, TxByAccount, TxByHash,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
@@ -105,6 +105,39 @@ pub fn msg_hashes_or_norm(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, 
         }
     }
     Ok(out)
+}
+
+/// Hashes of the messages whose body has hash `body_hash`.
+pub fn msg_hashes_by_body(r: &Reader<'_>, body_hash: &Hash) -> Result<Vec<Hash>, Error> {
+    r.prefix::<MsgByBodyHash>(body_hash, false)
+        .map(|row| row.map(|(k, ())| k.msg_hash))
+        .collect()
+}
+
+/// Hashes of the messages with body opcode `opcode` whose ordering lt
+/// (created_lt; an external-in message's transaction lt) is in `lo..=hi`,
+/// ascending.
+pub fn msg_hashes_by_opcode(
+    r: &Reader<'_>,
+    opcode: u32,
+    lo: u64,
+    hi: u64,
+) -> Result<Vec<Hash>, Error> {
+    let key = |lt| {
+        OpcodeLtHashKey {
+            opcode,
+            lt,
+            hash: [0; 32],
+        }
+        .encode()
+    };
+    let upper = match hi.checked_add(1) {
+        Some(lt) => Some(key(lt)),
+        None => prefix_successor(&OpcodeLtHashKey::prefix(opcode)),
+    };
+    r.range::<MsgByOpcode>(&key(lo), upper, false)
+        .map(|row| row.map(|(k, ())| k.hash))
+        .collect()
 }
 
 pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Error> {

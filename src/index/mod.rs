@@ -16,10 +16,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
-    AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashTxKey, KeyBlockConfig,
-    LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard, McLtAccountKey, McShardState,
-    Messages, MsgByDestination, MsgByHashNorm, MsgBySource, NormHashKey, Transactions, TxBocs,
-    TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
+    AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashMsgKey, HashTxKey,
+    KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
+    McLtAccountKey, McShardState, Messages, MsgByBodyHash, MsgByDestination, MsgByHashNorm,
+    MsgByOpcode, MsgBySource, OpcodeLtHashKey, Transactions, TxBocs, TxByAccount, TxByBlock,
+    TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
 
@@ -441,21 +442,35 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
     rec.prev_blocks.iter().map(|p| p.block.id).collect()
 }
 
-/// A message's row and its source, destination and normalized-hash indexes.
+/// A message's row and its indexes: source, destination, normalized hash,
+/// body hash, opcode.
 fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     rows.put::<Messages>(&m.hash, m);
     if let Some(hash_norm) = m.hash_norm {
-        let key = NormHashKey {
-            hash_norm,
+        let key = HashMsgKey {
+            hash: hash_norm,
             msg_hash: m.hash,
         };
         rows.put::<MsgByHashNorm>(&key, &());
     }
+    let key = HashMsgKey {
+        hash: m.body_hash,
+        msg_hash: m.hash,
+    };
+    rows.put::<MsgByBodyHash>(&key, &());
     // External-in messages have no created_lt: order them by the importing transaction.
     let lt = match m.kind {
         MsgKind::ExternalIn => tx_lt,
         _ => m.created_lt.unwrap_or(tx_lt),
     };
+    if let Some(opcode) = m.opcode {
+        let key = OpcodeLtHashKey {
+            opcode,
+            lt,
+            hash: m.hash,
+        };
+        rows.put::<MsgByOpcode>(&key, &());
+    }
     if let Some(source) = m.source {
         let key = AccountLtHashKey {
             account: source,

@@ -162,7 +162,17 @@ table!(
     /// External-in messages by their TEP-467 normalized hash (what a wallet
     /// knows before the message is sent; v3 `msg_hash` filters match it too).
     /// key: `hash_norm [32] | msg hash [32]` → ().
-    MsgByHashNorm, "msg_by_hash_norm", NormHashKey => (), point_lookup
+    MsgByHashNorm, "msg_by_hash_norm", HashMsgKey => (), point_lookup
+);
+table!(
+    /// Messages by the hash of their body. key: `body_hash [32] | msg hash [32]` → ().
+    MsgByBodyHash, "msg_by_body_hash", HashMsgKey => (), point_lookup
+);
+table!(
+    /// Messages by body opcode (the first 32 bits of a body that has them),
+    /// in the same lt order as [`MsgBySource`].
+    /// key: `opcode u32 | created_lt u64 | msg hash [32]` → ().
+    MsgByOpcode, "msg_by_opcode", OpcodeLtHashKey => ()
 );
 table!(
     /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
@@ -219,6 +229,8 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<TxByInMsg>(),
         entry::<TxByOutMsg>(),
         entry::<MsgByHashNorm>(),
+        entry::<MsgByBodyHash>(),
+        entry::<MsgByOpcode>(),
         entry::<LatestAccounts>(),
         entry::<Cells>(),
         entry::<ShardStates>(),
@@ -463,25 +475,61 @@ impl HashTxKey {
     }
 }
 
-/// Key of [`MsgByHashNorm`]: a normalized hash, then the message hash.
+/// `hash [32] | msg hash [32]`: messages by a hash of theirs other than
+/// their own (normalized hash, body hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NormHashKey {
-    pub hash_norm: Hash,
+pub struct HashMsgKey {
+    pub hash: Hash,
     pub msg_hash: Hash,
 }
 
-impl Key for NormHashKey {
+impl Key for HashMsgKey {
     fn encode(&self) -> Vec<u8> {
         KeyWriter::with_capacity(64)
-            .hash(&self.hash_norm)
+            .hash(&self.hash)
             .hash(&self.msg_hash)
             .finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = KeyReader::new(bytes);
-        let k = NormHashKey {
-            hash_norm: r.hash()?,
+        let k = HashMsgKey {
+            hash: r.hash()?,
             msg_hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `opcode u32 | lt u64 | msg hash [32]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpcodeLtHashKey {
+    pub opcode: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl OpcodeLtHashKey {
+    /// Prefix of all messages with one opcode.
+    pub fn prefix(opcode: u32) -> Vec<u8> {
+        KeyWriter::with_capacity(4).u32(opcode).finish()
+    }
+}
+
+impl Key for OpcodeLtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .u32(self.opcode)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = OpcodeLtHashKey {
+            opcode: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
         };
         r.end()?;
         Ok(k)

@@ -125,6 +125,10 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             r,
             &from_account_index::<MsgByDestination>(ctx, &a, 0, u64::MAX)?,
         )?
+    } else if let Some(h) = &body_hash {
+        chain::messages(r, &chain::msg_hashes_by_body(r, h)?)?
+    } else if let Some(op) = opcode {
+        chain::messages(r, &chain::msg_hashes_by_opcode(r, op, lo, hi)?)?
     } else {
         r.prefix::<Messages>(&[], false)
             .map(|x| x.map(|(_, m)| m))

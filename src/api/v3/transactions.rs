@@ -6,8 +6,8 @@ use std::cmp::Ordering;
 use serde::Serialize;
 use tonindex_model::{Address, BlockId, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    BlockTxKey, HashTxKey, LtAccountKey, McLtAccountKey, Messages, TxByBlock, TxByInMsg, TxByLt,
-    TxByMcBlock, TxByOutMsg,
+    BlockTxKey, HashTxKey, LtAccountKey, McLtAccountKey, TxByBlock, TxByInMsg, TxByLt, TxByMcBlock,
+    TxByOutMsg,
 };
 use tonindex_storage::Key;
 
@@ -319,8 +319,7 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let wanted = |m: &tonindex_model::MessageRecord| {
         body_hash.is_none_or(|h| h == m.body_hash) && opcode.is_none_or(|o| Some(o) == m.opcode)
     };
-    // Messages named by hash; otherwise every message with that body/opcode
-    // (no index on those yet: a scan bounded by the request's time budget).
+    // Messages named by hash; otherwise those with that body or opcode.
     let hashes: Vec<Hash> = if !msg_hashes.is_empty() {
         let mut out = Vec::new();
         for h in &chain::msg_hashes_or_norm(r, &msg_hashes)? {
@@ -334,14 +333,16 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
         out
     } else {
-        let mut out = Vec::new();
-        for x in r.prefix::<Messages>(&[], false) {
-            let (h, m) = x?;
-            if wanted(&m) {
-                out.push(h);
-            }
-        }
-        out
+        let candidates = match (&body_hash, opcode) {
+            (Some(h), _) => chain::msg_hashes_by_body(r, h)?,
+            (None, Some(op)) => chain::msg_hashes_by_opcode(r, op, 0, u64::MAX)?,
+            (None, None) => Vec::new(),
+        };
+        chain::messages(r, &candidates)?
+            .into_iter()
+            .filter(|m| wanted(m))
+            .map(|m| m.hash)
+            .collect()
     };
     let mut ids = Vec::new();
     for h in &hashes {
