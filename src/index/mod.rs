@@ -404,26 +404,24 @@ fn tx_rows_one(
         };
         rows.put::<TxByMcBlock>(&key, &tx_id);
     }
-    let mut write = write_msgs.iter().copied();
-    if let Some(m) = &tx.in_msg {
-        if write.next().unwrap_or(true) {
+    // In-message first, then out-messages: the order `write_msgs` follows.
+    let msgs = tx.in_msg.iter().map(|m| (m, true));
+    let msgs = msgs.chain(tx.out_msgs.iter().map(|m| (m, false)));
+    for ((m, incoming), write) in
+        msgs.zip(write_msgs.iter().copied().chain(std::iter::repeat(true)))
+    {
+        if write {
             message_rows(rows, m, rec.lt);
         }
         let key = HashTxKey {
             hash: m.hash,
             tx_id,
         };
-        rows.put::<TxByInMsg>(&key, &());
-    }
-    for m in &tx.out_msgs {
-        if write.next().unwrap_or(true) {
-            message_rows(rows, m, rec.lt);
+        if incoming {
+            rows.put::<TxByInMsg>(&key, &());
+        } else {
+            rows.put::<TxByOutMsg>(&key, &());
         }
-        let key = HashTxKey {
-            hash: m.hash,
-            tx_id,
-        };
-        rows.put::<TxByOutMsg>(&key, &());
     }
     let state = LatestAccount {
         last_tx_lt: rec.lt,
