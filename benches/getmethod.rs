@@ -118,6 +118,7 @@ fn main() {
         lt: 0,
         rand_seed: HashBytes::ZERO,
         gas_limit: getmethod::DEFAULT_GAS_LIMIT,
+        time_limit: Some(std::time::Duration::from_secs(1)),
     };
     let b64 = |c: &Cell| STANDARD.encode(Boc::encode(c.as_ref()));
     let cfg_boc = STANDARD.decode(cfg_b64).unwrap();

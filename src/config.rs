@@ -26,6 +26,7 @@ const ENV_KEYS: &[&str] = &[
     "serve__default_limit",
     "serve__max_limit",
     "serve__request_timeout_ms",
+    "serve__getmethod_time_limit_ms",
     "serve__catch_up_interval_ms",
     "serve__testnet",
     "serve__zerostate__root_hash",
@@ -118,6 +119,12 @@ impl Config {
         if s.request_timeout_ms == 0 {
             return Err(ConfigError::Value(
                 "serve.request_timeout_ms must be at least 1".into(),
+            ));
+        }
+        if s.getmethod_time_limit_ms == 0 || s.getmethod_time_limit_ms > s.request_timeout_ms {
+            return Err(ConfigError::Value(
+                "serve.getmethod_time_limit_ms must be at least 1 and at most serve.request_timeout_ms"
+                    .into(),
             ));
         }
         for h in [&s.zerostate.root_hash, &s.zerostate.file_hash] {

@@ -16,6 +16,7 @@ use common::wallets::{transfer_body, Wallet};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -55,6 +56,9 @@ impl Case {
             lt: 0,
             rand_seed: HashBytes::ZERO,
             gas_limit: getmethod::DEFAULT_GAS_LIMIT,
+            // The API's path: the deadline-checking step loop, which must
+            // match the emulator as tycho-vm's own loop does.
+            time_limit: Some(Duration::from_secs(60)),
         };
         let args = self
             .slice_args
@@ -502,6 +506,7 @@ fn bad_input_is_a_clear_result_not_a_panic() {
         lt: 0,
         rand_seed: HashBytes::ZERO,
         gas_limit,
+        time_limit: None,
     };
     // An unknown method: TVM's "method not found" exit code 11.
     let out = getmethod::run(
@@ -537,6 +542,35 @@ fn bad_input_is_a_clear_result_not_a_panic() {
     let out = getmethod::run(&recursive, &ctx(10_000_000), &Method::Id(0), vec![]).unwrap();
     assert_eq!(out.exit_code, -14, "{out:?}");
     assert!(out.vm_steps > 100_000, "{out:?}");
+
+    // The same loop with gas for hours: stopped by the wall-time limit,
+    // a clear error, soon after the limit (the clock is read every few
+    // hundred steps).
+    let limited = Context {
+        time_limit: Some(Duration::from_millis(50)),
+        ..ctx(1_000_000_000_000)
+    };
+    let start = Instant::now();
+    let err = getmethod::run(&looping, &limited, &Method::Id(0), vec![]).unwrap_err();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        err.to_string(),
+        "get-method stopped at its time limit of 50 ms"
+    );
+    // Within its limit the deadline loop ends a run as tycho-vm's does.
+    let roomy = Context {
+        time_limit: Some(Duration::from_secs(60)),
+        ..ctx(10_000_000)
+    };
+    let a = getmethod::run(&recursive, &roomy, &Method::Id(0), vec![]).unwrap();
+    assert_eq!(
+        (a.exit_code, a.gas_used, a.vm_steps),
+        (out.exit_code, out.gas_used, out.vm_steps)
+    );
 }
 
 /// External transfers from real mainnet wallets (v3r2, v4r2, v5r1,
@@ -849,4 +883,62 @@ fn tep74_and_stablecoin_jettons_match_the_emulator() {
     };
     let expected = StdAddr::new(0, *CellBuilder::build_from(&init).unwrap().repr_hash());
     assert_eq!(addr(&out[4].stack[0]), IntAddr::Std(expected));
+}
+
+/// c7's `precompiled_gas_usage` (item 16, read by `GETPRECOMPILEDGAS`)
+/// equals the emulator's: the gas config param 45 lists for the running
+/// code, null for code it does not list.
+#[test]
+fn precompiled_gas_in_c7_matches_the_emulator() {
+    use tycho_types::cell::{CellFamily, Store};
+    use tycho_types::dict::Dict;
+    let fb = fat_block();
+    let code = |extra: &[u8]| {
+        let mut b = CellBuilder::new();
+        b.store_u16(0xF839).unwrap(); // GETPRECOMPILEDGAS
+        b.store_raw(extra, 8 * extra.len() as u16).unwrap();
+        b.build().unwrap()
+    };
+    let (listed, unlisted) = (code(&[]), code(&[0x00])); // 0x00: NOP
+                                                         // precompiled_contracts_config#c0 list:(HashmapE 256 PrecompiledSmc),
+                                                         // precompiled_smc#b0 gas_usage:uint64.
+    let mut list = Dict::<HashBytes, (u8, u64)>::new();
+    list.set(listed.repr_hash(), (0xb0, 4321)).unwrap();
+    let mut param = CellBuilder::new();
+    param.store_u8(0xc0).unwrap();
+    list.store_into(&mut param, Cell::empty_context()).unwrap();
+    let mut config = fb.config.clone();
+    config.set_raw(45, param.build().unwrap()).unwrap();
+    assert_eq!(
+        getmethod::precompiled_gas(&config, &listed).unwrap(),
+        Some(4321)
+    );
+
+    let case = |name: &str, code: &Cell| Case {
+        name: name.into(),
+        contract: Contract {
+            code: code.clone(),
+            data: Cell::empty_cell(),
+            address: StdAddr::new(0, HashBytes([3; 32])),
+            balance: CurrencyCollection::new(1_000_000_000u128),
+        },
+        method: "0".into(),
+        config: config.clone(),
+        libs: None,
+        now: fb.now,
+        slice_args: Vec::new(),
+    };
+    let outputs = assert_same_as_emulator(
+        &[case("listed", &listed), case("unlisted", &unlisted)],
+        true,
+    );
+    assert_eq!(
+        outputs[0]
+            .stack
+            .last()
+            .and_then(|v| v.as_int())
+            .map(|n| n.to_string()),
+        Some("4321".into())
+    );
+    assert!(outputs[1].stack.last().is_some_and(|v| v.is_null()));
 }

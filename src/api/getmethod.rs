@@ -14,7 +14,9 @@ use crate::api::{chain, Ctx};
 use crate::state::account::{AccountView, Status};
 use crate::state::libraries;
 use crate::tvm::config;
-use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput, DEFAULT_GAS_LIMIT};
+use crate::tvm::getmethod::{
+    self, Context, Contract, Method, RunError, RunOutput, DEFAULT_GAS_LIMIT,
+};
 
 /// tonlib's exit code for a get-method on an account without code.
 pub const NO_CODE_EXIT_CODE: i32 = -13;
@@ -105,6 +107,9 @@ pub enum TvmError {
     /// The caller's input cannot run (a malformed message, say).
     #[error("{0}")]
     Invalid(String),
+    /// A get-method ran into its wall-time limit.
+    #[error("{0}")]
+    TimeLimit(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -171,10 +176,13 @@ pub fn run(
         lt: account.last_tx_lt,
         rand_seed: HashBytes::ZERO,
         gas_limit: DEFAULT_GAS_LIMIT,
+        time_limit: Some(Duration::from_millis(ctx.cfg.getmethod_time_limit_ms)),
     };
     let _slot = slot(ctx)?;
-    getmethod::run(&contract, &context, method, stack)
-        .map_err(|e| TvmError::Internal(e.to_string()))
+    getmethod::run(&contract, &context, method, stack).map_err(|e| match e {
+        RunError::TimeLimit(_) => TvmError::TimeLimit(e.to_string()),
+        RunError::Config(_) => TvmError::Internal(e.to_string()),
+    })
 }
 
 /// The time runs on an account happen at: the newest masterchain block's,

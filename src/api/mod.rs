@@ -38,6 +38,9 @@ pub struct ApiConfig {
     pub max_limit: u32,
     /// Per-request time budget in milliseconds.
     pub request_timeout_ms: u64,
+    /// Wall time one get-method run may take, in milliseconds (at most
+    /// `request_timeout_ms`, so that the caller hears why it stopped).
+    pub getmethod_time_limit_ms: u64,
     /// How often the server picks up what a concurrent import committed, in milliseconds.
     pub catch_up_interval_ms: u64,
     /// Write user-friendly addresses with the testnet flag.
@@ -61,6 +64,7 @@ impl Default for ApiConfig {
             default_limit: 100,
             max_limit: 1000,
             request_timeout_ms: 3000,
+            getmethod_time_limit_ms: 1000,
             catch_up_interval_ms: 1000,
             testnet: false,
             // TON mainnet (global config `validator.zero_state`).

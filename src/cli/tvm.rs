@@ -2,6 +2,7 @@
 //! v2's `runGetMethod` result.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use tycho_types::boc::Boc;
@@ -60,6 +61,9 @@ pub struct RunArgs {
     /// Gas limit.
     #[arg(long, value_name = "GAS", default_value_t = DEFAULT_GAS_LIMIT)]
     pub gas_limit: u64,
+    /// Wall-time limit of the run in milliseconds (an error when reached).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub time_limit_ms: u64,
     /// Blockchain config BoC (ConfigParams dictionary); default: built-in mainnet config.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -119,6 +123,7 @@ fn run_get_method(a: &RunArgs) -> anyhow::Result<serde_json::Value> {
         lt: a.lt,
         rand_seed,
         gas_limit: a.gas_limit,
+        time_limit: Some(Duration::from_millis(a.time_limit_ms)),
     };
     let input: serde_json::Value =
         serde_json::from_str(&a.stack).map_err(|e| anyhow::anyhow!("--stack: {e}"))?;

@@ -29,6 +29,7 @@ impl From<TvmError> for V2Error {
         match e {
             TvmError::Busy => V2Error::new(503, e.to_string()),
             TvmError::Invalid(_) => V2Error::new(422, e.to_string()),
+            TvmError::TimeLimit(_) => V2Error::new(504, e.to_string()),
             TvmError::Internal(_) => V2Error::new(500, e.to_string()),
         }
     }

@@ -35,6 +35,7 @@ impl From<TvmError> for V3Error {
         let status = match e {
             TvmError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             TvmError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            TvmError::TimeLimit(_) => StatusCode::GATEWAY_TIMEOUT,
             TvmError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         V3Error::new(status, e.to_string())
