@@ -493,3 +493,113 @@ fn messages_and_transactions_by_opcode_and_body_hash() {
     ));
     assert_eq!(hashes(&r.json, "transactions"), touching);
 }
+
+/// `/messages` without a narrower filter reads the global `created_lt` /
+/// `created_at` indexes in order: every page, both directions, with lt and
+/// time bounds and the externals switches, equals the fixture's messages
+/// sorted as Postgres sorts them (value, then hash; missing values last
+/// ascending, first descending).
+#[test]
+fn messages_in_global_order() {
+    use std::collections::HashMap;
+    let f = fixture();
+    let mut msgs: HashMap<[u8; 32], &tonindex_model::MessageRecord> = HashMap::new();
+    for t in f.blocks.iter().flat_map(|b| &b.transactions) {
+        for m in t.in_msg.iter().chain(&t.out_msgs) {
+            msgs.insert(m.hash, m);
+        }
+    }
+    let sorted = |key: &dyn Fn(&tonindex_model::MessageRecord) -> Option<u64>,
+                  keep: &dyn Fn(&tonindex_model::MessageRecord) -> bool,
+                  desc: bool| {
+        let mut v: Vec<_> = msgs.values().filter(|m| keep(m)).collect();
+        // (has no value, value, hash): missing values after the rest.
+        v.sort_by_key(|m| (key(m).is_none(), key(m), m.hash));
+        if desc {
+            v.reverse();
+        }
+        v.into_iter().map(|m| b64(&m.hash)).collect::<Vec<_>>()
+    };
+    let hashes = |uri: &str| -> Vec<String> {
+        let r = get(uri);
+        assert_eq!(r.status, 200, "{uri}: {}", r.json);
+        r.json["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["hash"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let by_lt = |m: &tonindex_model::MessageRecord| m.created_lt;
+    let by_at = |m: &tonindex_model::MessageRecord| m.created_at.map(u64::from);
+    let all = |_: &tonindex_model::MessageRecord| true;
+    assert!(msgs.len() > 1000, "the fixture should need several pages");
+    assert!(msgs.values().any(|m| m.created_lt.is_none()));
+
+    let asc = sorted(&by_lt, &all, false);
+    let desc = sorted(&by_lt, &all, true);
+    assert_eq!(hashes("/api/v3/messages?sort=asc&limit=1000"), asc[..1000]);
+    assert_eq!(
+        hashes("/api/v3/messages?sort=asc&limit=7&offset=995"),
+        asc[995..1002]
+    );
+    // The last page ascending holds the external-in messages (no created_lt).
+    let n = asc.len();
+    assert_eq!(
+        hashes(&format!(
+            "/api/v3/messages?sort=asc&limit=20&offset={}",
+            n - 10
+        )),
+        asc[n - 10..]
+    );
+    assert_eq!(hashes("/api/v3/messages?limit=50"), desc[..50]);
+
+    // An lt window; a time window orders by created_at.
+    let lts: Vec<u64> = msgs.values().filter_map(|m| m.created_lt).collect();
+    let (lo, hi) = (
+        lts.iter().min().unwrap() + 1000,
+        lts.iter().max().unwrap() - 1000,
+    );
+    let window =
+        |m: &tonindex_model::MessageRecord| m.created_lt.is_some_and(|x| x >= lo && x <= hi);
+    assert_eq!(
+        hashes(&format!(
+            "/api/v3/messages?start_lt={lo}&end_lt={hi}&sort=desc&limit=300&offset=5"
+        )),
+        sorted(&by_lt, &window, true)[5..]
+            .iter()
+            .take(300)
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    let times: Vec<u64> = msgs.values().filter_map(|m| by_at(m)).collect();
+    let (t0, t1) = (
+        *times.iter().min().unwrap(),
+        times.iter().max().unwrap() - 1,
+    );
+    let in_time = |m: &tonindex_model::MessageRecord| by_at(m).is_some_and(|t| t >= t0 && t <= t1);
+    assert_eq!(
+        hashes(&format!(
+            "/api/v3/messages?start_utime={t0}&end_utime={t1}&sort=asc&limit=1000"
+        )),
+        sorted(&by_at, &in_time, false)
+            .into_iter()
+            .take(1000)
+            .collect::<Vec<_>>()
+    );
+    assert!(hashes(&format!("/api/v3/messages?start_lt={hi}&end_lt={lo}")).is_empty());
+
+    // Only the messages without a created_lt, and all but them.
+    let ext = |m: &tonindex_model::MessageRecord| m.created_lt.is_none();
+    assert_eq!(
+        hashes("/api/v3/messages?only_externals=true&sort=asc&limit=1000"),
+        sorted(&by_lt, &ext, false)
+            .into_iter()
+            .take(1000)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        hashes("/api/v3/messages?exclude_externals=true&sort=desc&limit=100"),
+        sorted(&by_lt, &|m| !ext(m), true)[..100]
+    );
+}

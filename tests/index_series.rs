@@ -261,6 +261,24 @@ fn shard_blocks_imported_after_their_masterchain_block_are_linked() {
     assert_committed_by_2660(&db, ids);
 }
 
+/// Shard blocks imported newest first, after their masterchain block: the
+/// top is linked by the masterchain block, each ancestor by its committed
+/// child.
+#[test]
+fn shard_ancestors_imported_after_their_top_are_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let (mc, [s25, s26, s27]) = mc_2660_committing_571527();
+    let ids = [s25.record.id.id, s26.record.id.id, s27.record.id.id];
+    let indexer = Indexer::new(&db);
+    indexer.apply(&Unit { blocks: vec![mc] }).unwrap();
+    for b in [s27, s26, s25] {
+        let a = indexer.apply(&Unit { blocks: vec![b] }).unwrap();
+        assert_eq!((a.blocks, a.adopted_blocks), (1, 0));
+    }
+    assert_committed_by_2660(&db, ids);
+}
+
 /// Mc block 2660 commits `ids` (and itself): blocks, their transactions and
 /// the per-masterchain-block transaction index say so.
 fn assert_committed_by_2660(db: &Db, ids: [BlockId; 3]) {

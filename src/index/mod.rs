@@ -18,9 +18,10 @@ use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashMsgKey, HashTxKey,
     KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
-    McLtAccountKey, McShardState, Messages, MsgByBodyHash, MsgByDestination, MsgByHashNorm,
-    MsgByOpcode, MsgBySource, OpcodeLtHashKey, Transactions, TxBocs, TxByAccount, TxByBlock,
-    TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByOutMsg,
+    McLtAccountKey, McShardState, Messages, MsgByBodyHash, MsgByCreatedAt, MsgByCreatedLt,
+    MsgByDestination, MsgByHashNorm, MsgByOpcode, MsgBySource, NullableOrderKey, OpcodeLtHashKey,
+    Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock,
+    TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
 
@@ -128,9 +129,13 @@ impl<'a> Indexer<'a> {
                 mc_seqno
             } else {
                 // A shard block that arrives after the masterchain block
-                // listing it as a top: committed by that block, together
-                // with its stored ancestors nothing committed yet.
-                let late = self.db.get::<McByTopShard>(&id)?;
+                // listing it as a top, or after a committed child: committed
+                // by that masterchain block, together with its stored
+                // ancestors nothing committed yet.
+                let late = match self.db.get::<McByTopShard>(&id)? {
+                    Some(mc) => Some(mc),
+                    None => self.committed_by_child(id)?,
+                };
                 if let Some(mc) = late {
                     for rec in self.stored_uncommitted(prev_ids(&block.record), &in_unit)? {
                         late_adopt.push((rec, mc));
@@ -193,6 +198,36 @@ impl<'a> Indexer<'a> {
     /// Stored blocks that a masterchain block committing `tops` commits too:
     /// walking back from the tops (through this unit's own blocks) over
     /// stored blocks no masterchain block has committed yet.
+    /// The masterchain seqno that committed a stored block directly after
+    /// `id` (next seqno in the same shard, or in a child shard after a
+    /// split). The masterchain block that committed the child committed
+    /// `id` with it, `id` being no top of an earlier one (checked first).
+    /// A merge's child is not looked for: its seqno need not be `id`'s + 1.
+    fn committed_by_child(&self, id: BlockId) -> Result<Option<u32>, IndexError> {
+        let Some(seqno) = id.seqno.checked_add(1) else {
+            return Ok(None);
+        };
+        let low_bit = id.shard & id.shard.wrapping_neg();
+        let mut shards = vec![id.shard];
+        if low_bit > 1 {
+            shards.extend([id.shard - low_bit / 2, id.shard + low_bit / 2]);
+        }
+        for shard in shards {
+            let child = BlockId {
+                workchain: id.workchain,
+                shard,
+                seqno,
+            };
+            if let Some(rec) = self.db.get::<Blocks>(&child)? {
+                if rec.prev_blocks.iter().any(|p| p.block.id == id) && rec.mc_block_seqno.is_some()
+                {
+                    return Ok(rec.mc_block_seqno);
+                }
+            }
+        }
+        Ok(None)
+    }
+
     fn stored_uncommitted(
         &self,
         tops: impl IntoIterator<Item = BlockId>,
@@ -441,9 +476,19 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
 }
 
 /// A message's row and its indexes: source, destination, normalized hash,
-/// body hash, opcode.
+/// body hash, opcode, created_lt, created_at.
 fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     rows.put::<Messages>(&m.hash, m);
+    let key = NullableOrderKey {
+        value: m.created_lt,
+        hash: m.hash,
+    };
+    rows.put::<MsgByCreatedLt>(&key, &());
+    let key = NullableOrderKey {
+        value: m.created_at.map(u64::from),
+        hash: m.hash,
+    };
+    rows.put::<MsgByCreatedAt>(&key, &());
     if let Some(hash_norm) = m.hash_norm {
         let key = HashMsgKey {
             hash: hash_norm,

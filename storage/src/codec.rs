@@ -35,6 +35,10 @@ impl KeyWriter {
             .extend_from_slice(&((v as u32) ^ 0x8000_0000).to_be_bytes());
         self
     }
+    pub fn u8(mut self, v: u8) -> Self {
+        self.0.push(v);
+        self
+    }
     pub fn u32(mut self, v: u32) -> Self {
         self.0.extend_from_slice(&v.to_be_bytes());
         self
@@ -75,6 +79,9 @@ impl<'a> KeyReader<'a> {
     }
     pub fn i32(&mut self) -> Result<i32, Error> {
         Ok((u32::from_be_bytes(self.take()?) ^ 0x8000_0000) as i32)
+    }
+    pub fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take::<1>()?[0])
     }
     pub fn u32(&mut self) -> Result<u32, Error> {
         Ok(u32::from_be_bytes(self.take()?))

@@ -175,6 +175,18 @@ table!(
     MsgByOpcode, "msg_by_opcode", OpcodeLtHashKey => ()
 );
 table!(
+    /// Every message in `created_lt` order, for v3 `/messages` with no
+    /// narrower filter (Postgres' `(created_lt, msg_hash)` index).
+    /// External-in messages have no created_lt and sort after the rest.
+    /// key: `null flag u8 | created_lt u64 | msg hash [32]` → ().
+    MsgByCreatedLt, "msg_by_created_lt", NullableOrderKey => ()
+);
+table!(
+    /// Every message in `created_at` order (`(created_at, msg_hash)`), as
+    /// [`MsgByCreatedLt`]. key: `null flag u8 | created_at u64 | msg hash [32]` → ().
+    MsgByCreatedAt, "msg_by_created_at", NullableOrderKey => ()
+);
+table!(
     /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
     LatestAccounts, "latest_accounts", Address => LatestAccount
 );
@@ -231,6 +243,8 @@ pub fn all() -> Vec<(&'static str, Options)> {
         entry::<MsgByHashNorm>(),
         entry::<MsgByBodyHash>(),
         entry::<MsgByOpcode>(),
+        entry::<MsgByCreatedLt>(),
+        entry::<MsgByCreatedAt>(),
         entry::<LatestAccounts>(),
         entry::<Cells>(),
         entry::<ShardStates>(),
@@ -536,6 +550,62 @@ impl Key for OpcodeLtHashKey {
     }
 }
 
+/// `null flag u8 | value u64 | msg hash [32]`: messages ordered by a value
+/// some of them lack. The flag is 0 with a value and 1 without (value 0),
+/// so missing values sort last ascending and first descending, as Postgres
+/// orders nulls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NullableOrderKey {
+    pub value: Option<u64>,
+    pub hash: Hash,
+}
+
+impl NullableOrderKey {
+    /// Key bounds `[lower, upper)` of the rows whose value lies in `lo..=hi`.
+    pub fn value_range(lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let lower = KeyWriter::with_capacity(9).u8(0).u64(lo).finish();
+        let upper = match hi.checked_add(1) {
+            Some(next) => KeyWriter::with_capacity(9).u8(0).u64(next).finish(),
+            None => vec![1],
+        };
+        (lower, Some(upper))
+    }
+
+    /// Key prefix of the rows without a value.
+    pub fn null_prefix() -> Vec<u8> {
+        vec![1]
+    }
+}
+
+impl Key for NullableOrderKey {
+    fn encode(&self) -> Vec<u8> {
+        let (flag, value) = match self.value {
+            Some(v) => (0, v),
+            None => (1, 0),
+        };
+        KeyWriter::with_capacity(41)
+            .u8(flag)
+            .u64(value)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let flag = r.u8()?;
+        let value = r.u64()?;
+        let k = NullableOrderKey {
+            value: match flag {
+                0 => Some(value),
+                1 => None,
+                _ => return Err(Error::Corrupt("bad null flag in key")),
+            },
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
 impl Key for HashTxKey {
     fn encode(&self) -> Vec<u8> {
         KeyWriter::with_capacity(40)
@@ -576,5 +646,57 @@ impl Key for ShardKey {
         };
         r.end()?;
         Ok(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nullable_order_keys_sort_nulls_last_and_bound_values() {
+        let k = |value, h: u8| NullableOrderKey {
+            value,
+            hash: [h; 32],
+        };
+        let keys = [
+            k(Some(0), 9),
+            k(Some(5), 1),
+            k(Some(5), 2),
+            k(Some(u64::MAX), 0),
+            k(None, 0),
+            k(None, 3),
+        ];
+        for pair in keys.windows(2) {
+            assert!(pair[0].encode() < pair[1].encode(), "{pair:?}");
+        }
+        for key in keys {
+            assert_eq!(NullableOrderKey::decode(&key.encode()).unwrap(), key);
+        }
+        let inside = |(lower, upper): (Vec<u8>, Option<Vec<u8>>), key: &NullableOrderKey| {
+            let e = key.encode();
+            e >= lower && upper.is_none_or(|u| e < u)
+        };
+        assert!(inside(
+            NullableOrderKey::value_range(5, 5),
+            &k(Some(5), 0xff)
+        ));
+        assert!(!inside(NullableOrderKey::value_range(5, 5), &k(Some(6), 0)));
+        assert!(!inside(
+            NullableOrderKey::value_range(6, 9),
+            &k(Some(5), 0xff)
+        ));
+        assert!(inside(
+            NullableOrderKey::value_range(0, u64::MAX),
+            &k(Some(u64::MAX), 0xff)
+        ));
+        assert!(!inside(
+            NullableOrderKey::value_range(0, u64::MAX),
+            &k(None, 0)
+        ));
+        assert!(k(None, 7)
+            .encode()
+            .starts_with(&NullableOrderKey::null_prefix()));
+        assert!(NullableOrderKey::decode(&[2; 41]).is_err());
     }
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtHashKey, HashTxKey, Messages, MsgByDestination, MsgBySource, TxByInMsg, TxByOutMsg,
+    AccountLtHashKey, HashTxKey, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgBySource,
+    NullableOrderKey, TxByInMsg, TxByOutMsg,
 };
 use tonindex_storage::Key;
 
@@ -96,95 +97,203 @@ where
     }
 }
 
-pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let mut hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
-    hashes.extend(p.parsed_all("hash", "a hash", parse_hash)?);
-    let body_hash = p.hash("body_hash")?;
-    let source = addr_filter(p, "source")?;
-    let destination = addr_filter(p, "destination")?;
-    let opcode = p.parsed("opcode", "an opcode", parse_opcode)?;
-    let direction = parse_direction(p)?;
-    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
-    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
-    let start_lt: Option<u64> = p.int("start_lt")?;
-    let end_lt: Option<u64> = p.int("end_lt")?;
-    let exclude_externals = p.bool("exclude_externals")?.unwrap_or(false);
-    let only_externals = p.bool("only_externals")?.unwrap_or(false);
-    let by_utime = start_utime.is_some() || end_utime.is_some();
-    let (lo, hi) = (start_lt.unwrap_or(0), end_lt.unwrap_or(u64::MAX));
+/// The filters of one `/messages` request that every candidate must pass.
+struct MessageFilter {
+    body_hash: Option<Hash>,
+    source: AddrFilter,
+    destination: AddrFilter,
+    opcode: Option<u32>,
+    /// `Some(true)`: only messages a transaction received; `Some(false)`: sent.
+    direction: Option<bool>,
+    utime: (Option<u64>, Option<u64>),
+    lt: (Option<u64>, Option<u64>),
+    exclude_externals: bool,
+    only_externals: bool,
+    /// Order by `created_at` (a time bound was given) rather than `created_lt`.
+    by_utime: bool,
+}
 
-    let r = &ctx.reader;
-    // Candidates from the narrowest index; every filter is applied after.
-    let candidates: Vec<MessageRecord> = if !hashes.is_empty() {
-        chain::messages(r, &chain::msg_hashes_or_norm(r, &hashes)?)?
-    } else if let AddrFilter::Is(a) = source {
-        chain::messages(r, &from_account_index::<MsgBySource>(ctx, &a, lo, hi)?)?
-    } else if let AddrFilter::Is(a) = destination {
-        chain::messages(
-            r,
-            &from_account_index::<MsgByDestination>(ctx, &a, 0, u64::MAX)?,
-        )?
-    } else if let Some(h) = &body_hash {
-        chain::messages(r, &chain::msg_hashes_by_body(r, h)?)?
-    } else if let Some(op) = opcode {
-        chain::messages(r, &chain::msg_hashes_by_opcode(r, op, lo, hi)?)?
-    } else {
-        r.prefix::<Messages>(&[], false)
-            .map(|x| x.map(|(_, m)| m))
-            .collect::<Result<_, _>>()?
-    };
-    let order_key = |m: &MessageRecord| {
-        if by_utime {
+impl MessageFilter {
+    /// The value the response is ordered by; `None` (external-in messages
+    /// by lt, external-out ones by time too) sorts as Postgres' null.
+    fn order_key(&self, m: &MessageRecord) -> Option<u64> {
+        if self.by_utime {
             m.created_at.map(u64::from)
         } else {
             m.created_lt
         }
-    };
-    let mut kept = Vec::new();
-    for m in candidates {
-        let ok = body_hash.is_none_or(|h| h == m.body_hash)
-            && addr_matches(source, m.source)
-            && addr_matches(destination, m.destination)
-            && opcode.is_none_or(|o| Some(o) == m.opcode)
-            && start_utime.is_none_or(|u| m.created_at.is_some_and(|t| u64::from(t) >= u))
-            && end_utime.is_none_or(|u| m.created_at.is_some_and(|t| u64::from(t) <= u))
-            && start_lt.is_none_or(|lt| m.created_lt.is_some_and(|x| x >= lt))
-            && end_lt.is_none_or(|lt| m.created_lt.is_some_and(|x| x <= lt))
-            && !(exclude_externals && order_key(&m).is_none())
-            && !(only_externals && order_key(&m).is_some());
+    }
+
+    fn keeps(&self, ctx: &Ctx<'_>, m: &MessageRecord) -> Result<bool, V3Error> {
+        let within = |v: Option<u64>, (lo, hi): (Option<u64>, Option<u64>)| {
+            lo.is_none_or(|lo| v.is_some_and(|v| v >= lo))
+                && hi.is_none_or(|hi| v.is_some_and(|v| v <= hi))
+        };
+        let ok = self.body_hash.is_none_or(|h| h == m.body_hash)
+            && addr_matches(self.source, m.source)
+            && addr_matches(self.destination, m.destination)
+            && self.opcode.is_none_or(|o| Some(o) == m.opcode)
+            && within(m.created_at.map(u64::from), self.utime)
+            && within(m.created_lt, self.lt)
+            && !(self.exclude_externals && self.order_key(m).is_none())
+            && !(self.only_externals && self.order_key(m).is_some());
         if !ok {
-            continue;
+            return Ok(false);
         }
-        if let Some(incoming) = direction {
-            let side = if incoming {
-                linked_tx_hash::<TxByInMsg>(ctx, &m.hash)?
+        Ok(match self.direction {
+            None => true,
+            Some(true) => linked_tx_hash::<TxByInMsg>(ctx, &m.hash)?.is_some(),
+            Some(false) => linked_tx_hash::<TxByOutMsg>(ctx, &m.hash)?.is_some(),
+        })
+    }
+}
+
+/// Messages read in response order from the global `created_lt` or
+/// `created_at` index, for requests no narrower index serves: stops once
+/// the page is full instead of reading every message.
+fn in_global_order(
+    ctx: &Ctx<'_>,
+    filter: &MessageFilter,
+    paging: &Paging,
+) -> Result<Vec<MessageRecord>, V3Error> {
+    let (lo, hi) = if filter.by_utime {
+        filter.utime
+    } else {
+        filter.lt
+    };
+    let bounded = lo.is_some() || hi.is_some();
+    let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(u64::MAX));
+    if lo > hi {
+        return Ok(Vec::new());
+    }
+    // The key segments in ascending order: messages with the value, then
+    // those without (which a bound or `exclude_externals` rules out).
+    let mut segments = Vec::with_capacity(2);
+    if !filter.only_externals {
+        segments.push(NullableOrderKey::value_range(lo, hi));
+    }
+    if !filter.exclude_externals && !bounded {
+        let nulls = NullableOrderKey::null_prefix();
+        let end = tonindex_storage::prefix_successor(&nulls);
+        segments.push((nulls, end));
+    }
+    if paging.desc {
+        segments.reverse();
+    }
+    let (mut skip, want) = (paging.offset, paging.limit);
+    let mut page = Vec::with_capacity(want.min(256));
+    /// Messages fetched per multi-get.
+    const CHUNK: usize = 64;
+    for (lower, upper) in segments {
+        let mut keys: Box<dyn Iterator<Item = Result<Hash, tonindex_storage::Error>>> =
+            if filter.by_utime {
+                Box::new(
+                    ctx.reader
+                        .range::<MsgByCreatedAt>(&lower, upper, paging.desc)
+                        .map(|k| k.map(|(k, ())| k.hash)),
+                )
             } else {
-                linked_tx_hash::<TxByOutMsg>(ctx, &m.hash)?
+                Box::new(
+                    ctx.reader
+                        .range::<MsgByCreatedLt>(&lower, upper, paging.desc)
+                        .map(|k| k.map(|(k, ())| k.hash)),
+                )
             };
-            if side.is_none() {
-                continue;
+        loop {
+            let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
+            if hashes.is_empty() {
+                break;
+            }
+            for m in chain::messages(&ctx.reader, &hashes)? {
+                if !filter.keeps(ctx, &m)? {
+                    continue;
+                }
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                page.push(m);
+                if page.len() == want {
+                    return Ok(page);
+                }
             }
         }
-        kept.push(m);
     }
-    // `<key> <s>, msg_hash <s>`; a null key sorts as Postgres does: last
-    // ascending, first descending.
-    kept.sort_by(|a, b| {
-        let o = match (order_key(a), order_key(b)) {
-            (None, None) => Ordering::Equal,
-            (None, Some(_)) => Ordering::Greater,
-            (Some(_), None) => Ordering::Less,
-            (Some(x), Some(y)) => x.cmp(&y),
+    Ok(page)
+}
+
+pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let mut hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
+    hashes.extend(p.parsed_all("hash", "a hash", parse_hash)?);
+    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
+    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+    let filter = MessageFilter {
+        body_hash: p.hash("body_hash")?,
+        source: addr_filter(p, "source")?,
+        destination: addr_filter(p, "destination")?,
+        opcode: p.parsed("opcode", "an opcode", parse_opcode)?,
+        direction: parse_direction(p)?,
+        utime: (start_utime, end_utime),
+        lt: (p.int("start_lt")?, p.int("end_lt")?),
+        exclude_externals: p.bool("exclude_externals")?.unwrap_or(false),
+        only_externals: p.bool("only_externals")?.unwrap_or(false),
+        by_utime: start_utime.is_some() || end_utime.is_some(),
+    };
+    let (lo, hi) = (filter.lt.0.unwrap_or(0), filter.lt.1.unwrap_or(u64::MAX));
+
+    let r = &ctx.reader;
+    // Candidates from the narrowest index; every filter is applied after.
+    let candidates: Option<Vec<MessageRecord>> = if !hashes.is_empty() {
+        Some(chain::messages(r, &chain::msg_hashes_or_norm(r, &hashes)?)?)
+    } else if let AddrFilter::Is(a) = filter.source {
+        Some(chain::messages(
+            r,
+            &from_account_index::<MsgBySource>(ctx, &a, lo, hi)?,
+        )?)
+    } else if let AddrFilter::Is(a) = filter.destination {
+        Some(chain::messages(
+            r,
+            &from_account_index::<MsgByDestination>(ctx, &a, 0, u64::MAX)?,
+        )?)
+    } else if let Some(h) = &filter.body_hash {
+        Some(chain::messages(r, &chain::msg_hashes_by_body(r, h)?)?)
+    } else if let Some(op) = filter.opcode {
+        Some(chain::messages(
+            r,
+            &chain::msg_hashes_by_opcode(r, op, lo, hi)?,
+        )?)
+    } else {
+        None
+    };
+    let page = match candidates {
+        None => in_global_order(ctx, &filter, &paging)?,
+        Some(candidates) => {
+            let mut kept = Vec::new();
+            for m in candidates {
+                if filter.keeps(ctx, &m)? {
+                    kept.push(m);
+                }
+            }
+            // `<key> <s>, msg_hash <s>`; a null key sorts as Postgres does:
+            // last ascending, first descending.
+            kept.sort_by(|a, b| {
+                let o = match (filter.order_key(a), filter.order_key(b)) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(_)) => Ordering::Greater,
+                    (Some(_), None) => Ordering::Less,
+                    (Some(x), Some(y)) => x.cmp(&y),
+                }
+                .then_with(|| a.hash.cmp(&b.hash));
+                if paging.desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+            paging.page(kept)
         }
-        .then_with(|| a.hash.cmp(&b.hash));
-        if paging.desc {
-            o.reverse()
-        } else {
-            o
-        }
-    });
-    let page = paging.page(kept);
+    };
     let mut out = Vec::with_capacity(page.len());
     for m in &page {
         let mut json = Message::from(m);
