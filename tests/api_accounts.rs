@@ -252,6 +252,101 @@ fn replayed_masterchain_accounts_are_served() {
     assert_eq!(w.json["error"], "not a wallet");
 }
 
+/// v2 account reads with `seqno` answer from the state after that
+/// masterchain block: the elector's last transaction as of each block, an
+/// unknown account of a held shard uninitialised; a block not indexed and
+/// a shard whose state was never held are clear errors.
+#[test]
+fn v2_account_states_at_earlier_masterchain_blocks() {
+    let f = common::api::fixture();
+    let elector = Address {
+        workchain: -1,
+        id: [0x33; 32],
+    };
+    let mut elector_txs: Vec<(u32, u64, [u8; 32])> = f
+        .blocks
+        .iter()
+        .filter(|b| b.record.id.id.workchain == -1)
+        .flat_map(|b| {
+            b.transactions
+                .iter()
+                .filter(|t| t.record.account == elector)
+                .map(move |t| (b.record.id.id.seqno, t.record.lt, t.record.hash))
+        })
+        .collect();
+    elector_txs.sort();
+    assert!(elector_txs.len() >= 2);
+    let mut checked = 0;
+    for seqno in 2660..2690u32 {
+        let Some(&(_, lt, hash)) = elector_txs.iter().rev().find(|(s, _, _)| *s <= seqno) else {
+            continue;
+        };
+        let info = ok(&format!(
+            "/api/v2/getAddressInformation?address={}&seqno={seqno}",
+            raw_upper(&elector)
+        ))["result"]
+            .clone();
+        assert_eq!(info["last_transaction_id"]["lt"], lt.to_string(), "{seqno}");
+        assert_eq!(info["last_transaction_id"]["hash"], b64(&hash), "{seqno}");
+        assert_eq!(info["block_id"]["seqno"], seqno);
+        assert_eq!(info["state"], "active");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
+    // Balance and state at one block agree between endpoints.
+    let bal = ok(&format!(
+        "/api/v2/getAddressBalance?address={}&seqno=2670",
+        raw_upper(&elector)
+    ));
+    let full = ok(&format!(
+        "/api/v2/getAddressInformation?address={}&seqno=2670",
+        raw_upper(&elector)
+    ));
+    assert_eq!(bal["result"], full["result"]["balance"]);
+
+    // A get-method on the state of that block, at its time.
+    let run = ok(&format!(
+        "/api/v2/runGetMethod?address={}&method=active_election_id&seqno=2670",
+        raw_upper(&elector)
+    ))["result"]
+        .clone();
+    assert_eq!(run["exit_code"], 0, "{run}");
+    assert_eq!(run["block_id"]["seqno"], 2670, "{run}");
+    let (_, lt, _) = elector_txs
+        .iter()
+        .rev()
+        .find(|(s, _, _)| *s <= 2670)
+        .unwrap();
+    assert_eq!(run["last_transaction_id"]["lt"], lt.to_string());
+
+    // An account the held masterchain state does not have.
+    let absent = "-1:1111111111111111111111111111111111111111111111111111111111111111";
+    let info = ok(&format!(
+        "/api/v2/getAddressInformation?address={absent}&seqno=2670"
+    ))["result"]
+        .clone();
+    assert_eq!(info["state"], "uninitialized");
+    assert_eq!(info["balance"], "0");
+
+    // Errors: a masterchain block not indexed; a basechain shard whose
+    // state at that block was never held (the fixture's basechain blocks
+    // at mc 2670 are not imported).
+    let r = get(&format!(
+        "/api/v2/getAddressInformation?address={UNKNOWN}&seqno=5"
+    ));
+    assert_eq!(r.status, 404, "{}", r.json);
+    assert_eq!(r.json["ok"], false);
+    let r = get(&format!(
+        "/api/v2/getAddressInformation?address={UNKNOWN}&seqno=2670"
+    ));
+    assert_eq!(r.status, 501, "{}", r.json);
+    assert!(
+        r.json["error"].as_str().unwrap().contains("not held"),
+        "{}",
+        r.json
+    );
+}
+
 #[test]
 fn v3_account_and_wallet_states() {
     let accounts = real_accounts();

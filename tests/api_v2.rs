@@ -419,7 +419,7 @@ fn bad_input_gets_v2_errors_never_500() {
         ("/api/v2/detectAddress?address=0:1234", 422),
         ("/api/v2/tryLocateTx?source=x&destination=y&created_lt=1", 422),
         ("/api/v2/getMasterchainBlockSignatures?seqno=1", 501),
-        ("/api/v2/getAddressInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=5", 501),
+        ("/api/v2/getAddressInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=5", 404),
         ("/api/v2/getAddressInformation?address=0:zz", 422),
         ("/api/v2/getAddressInformation", 422),
         ("/api/v2/getWalletInformation?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&seqno=0", 422),

@@ -4,15 +4,22 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use tonindex::chain::files::{collect_paths, read_boc_file};
 use tonindex::decode::state::{decode_state_file, StateFile};
 use tonindex::ingest::{import_files, IngestOptions};
+use tonindex::state::cells::CellError;
+use tonindex::state::history;
 use tonindex_model::Address;
-use tonindex_storage::tables::{workchain_prefix, AccountStates, ShardKey, ShardStates};
+use tonindex_storage::tables::{
+    workchain_prefix, AccountStates, BlockTxKey, Blocks, ShardKey, ShardStates, Transactions,
+    TxByBlock,
+};
 use tonindex_storage::{Db, DbOptions};
 use tycho_types::boc::Boc;
+use tycho_types::cell::{CellBuilder, HashBytes};
+use tycho_types::models::ShardAccount;
 
 fn opts() -> IngestOptions {
     IngestOptions {
@@ -98,10 +105,76 @@ fn shard_and_masterchain_states_replay_exactly() {
         assert_accounts_equal(&db, &expected);
     }
 
+    assert_states_after_every_block(&db);
+
     // Re-importing the blocks changes nothing: the states are past them.
     let again = import_files(&db, &paths[2..], &opts(), |_, _| {}).unwrap();
     assert_eq!(again.applied.state_updates, 0);
     assert_eq!(again.applied.blocks, 0);
+}
+
+/// Earlier states stay readable from the cell store: after every replayed
+/// block, each account of the starting state has the `Account` cell its
+/// newest transaction up to that block left (the block's own
+/// `account_state_hash_after`), or the starting one when none touched it;
+/// an id no state holds is absent.
+fn assert_states_after_every_block(db: &Db) {
+    let reader = db.reader();
+    let mut b = CellBuilder::new();
+    b.store_bit_zero().unwrap();
+    let account_none = b.build().unwrap();
+    for (start, workchain, shard) in [
+        ("state_571524", 0, 0x2000_0000_0000_0000u64),
+        ("state_2659", -1, 0x8000_0000_0000_0000),
+    ] {
+        let (_, start) = state(&format!("accounts/ever-block-mainnet-2019/{start}.boc"));
+        let mut expected: HashMap<Address, [u8; 32]> = start
+            .accounts
+            .iter()
+            .map(|(a, c)| {
+                let sa: ShardAccount = c.parse().unwrap();
+                (*a, *sa.account.inner().repr_hash().as_array())
+            })
+            .collect();
+        let mut blocks: Vec<_> = reader
+            .prefix::<Blocks>(&[], false)
+            .map(|r| r.unwrap().1)
+            .filter(|b| b.id.id.workchain == workchain && b.id.id.shard == shard)
+            .filter(|b| b.id.id.seqno > start.seqno)
+            .collect();
+        blocks.sort_by_key(|b| b.id.id.seqno);
+        assert_eq!(blocks.len(), 31);
+        for b in &blocks {
+            let ids: Vec<u64> = reader
+                .prefix::<TxByBlock>(&BlockTxKey::prefix(&b.id.id), false)
+                .map(|r| r.unwrap().0.tx_id)
+                .collect();
+            let mut txs: Vec<_> = reader
+                .multi_get::<Transactions>(&ids)
+                .unwrap()
+                .into_iter()
+                .map(Option::unwrap)
+                .collect();
+            txs.sort_by_key(|t| t.lt);
+            for t in txs {
+                expected.insert(t.account, t.account_state_hash_after);
+            }
+            let root = HashBytes(b.state_root_hash);
+            for (address, want) in &expected {
+                // An account a transaction left nonexistent is `account_none$0`.
+                let got = match history::shard_account_at(&reader, &root, &address.id).unwrap() {
+                    Some(sa) => *sa.account.inner().repr_hash(),
+                    None => *account_none.repr_hash(),
+                };
+                assert_eq!(got.as_array(), want, "{address:?} after {:?}", b.id.id);
+            }
+            let absent = history::shard_account_at(&reader, &root, &[0x17; 32]).unwrap();
+            assert!(absent.is_none());
+        }
+    }
+    // A state the index never held.
+    let err = history::shard_account_at(&reader, &HashBytes([9; 32]), &[0; 32]).unwrap_err();
+    assert!(matches!(err, CellError::Missing(h) if h == HashBytes([9; 32])));
 }
 
 #[test]

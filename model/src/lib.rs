@@ -20,6 +20,26 @@ pub struct Address {
     pub id: Hash,
 }
 
+impl Address {
+    /// True when the account id falls in the shard (a prefix with its tag
+    /// bit; `0x8000…` is the whole workchain). The workchain is not compared.
+    pub fn in_shard(&self, shard: u64) -> bool {
+        if shard == 0 {
+            return false;
+        }
+        let id = u64::from_be_bytes([
+            self.id[0], self.id[1], self.id[2], self.id[3], self.id[4], self.id[5], self.id[6],
+            self.id[7],
+        ]);
+        let bits = 63 - shard.trailing_zeros();
+        if bits == 0 {
+            return true;
+        }
+        let mask = !0u64 << (64 - bits);
+        (id & mask) == (shard & mask)
+    }
+}
+
 /// A block's position: workchain, shard prefix (with its tag bit), seqno.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct BlockId {
@@ -321,4 +341,24 @@ pub struct MessageRecord {
     pub metadata: Option<MsgMetadata>,
     /// TEP-467 normalized hash, for external-in messages.
     pub hash_norm: Option<Hash>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_membership() {
+        let mut a = Address {
+            workchain: 0,
+            id: [0; 32],
+        };
+        assert!(a.in_shard(0x8000_0000_0000_0000));
+        a.id[0] = 0x20;
+        assert!(a.in_shard(0x2000_0000_0000_0000)); // prefix 00
+        a.id[0] = 0x40;
+        assert!(!a.in_shard(0x2000_0000_0000_0000));
+        assert!(a.in_shard(0x6000_0000_0000_0000)); // prefix 01
+        assert!(!a.in_shard(0));
+    }
 }

@@ -84,7 +84,8 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
         req.init_data.clone(),
     )
     .map_err(|e| TvmError::Invalid(format!("message does not fit in a cell: {e}")))?;
-    let config = ExecConfig::new(getmethod::blockchain_config(ctx)?, now).map_err(internal)?;
+    let config =
+        ExecConfig::new(getmethod::blockchain_config(ctx, None)?, now).map_err(internal)?;
     let block = BlockContext {
         now,
         block_lt: state.last_trans_lt,

@@ -120,9 +120,13 @@ impl From<tonindex_storage::Error> for TvmError {
     }
 }
 
-/// The config of the newest key block in the index, or the built-in one.
-pub fn blockchain_config(ctx: &Ctx<'_>) -> Result<BlockchainConfigParams, TvmError> {
-    let Some((seqno, boc)) = chain::config_at(&ctx.reader, None)? else {
+/// The config in force at masterchain block `mc_seqno` (the newest key
+/// block at or below it; any when `None`), or the built-in one.
+pub fn blockchain_config(
+    ctx: &Ctx<'_>,
+    mc_seqno: Option<u32>,
+) -> Result<BlockchainConfigParams, TvmError> {
+    let Some((seqno, boc)) = chain::config_at(&ctx.reader, mc_seqno)? else {
         return Ok(config::builtin());
     };
     ctx.tvm.config.get_or_load(seqno, || {
@@ -142,11 +146,21 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     })
 }
 
-/// Runs `method` on the account. An account without code gives tonlib's
-/// answer (exit code -13, nothing run) rather than a VM run.
+/// An earlier masterchain block a run happens at (its time and config)
+/// instead of the newest.
+#[derive(Debug, Clone, Copy)]
+pub struct At {
+    pub mc_seqno: u32,
+    pub gen_utime: u32,
+}
+
+/// Runs `method` on the account, at the newest block or `at`. An account
+/// without code gives tonlib's answer (exit code -13, nothing run) rather
+/// than a VM run.
 pub fn run(
     ctx: &Ctx<'_>,
     account: &AccountView,
+    at: Option<At>,
     method: &Method,
     stack: Vec<RcStackValue>,
 ) -> Result<RunOutput, TvmError> {
@@ -162,7 +176,10 @@ pub fn run(
     let Ok(workchain) = i8::try_from(account.address.workchain) else {
         return Err(TvmError::Internal("workchain out of range".into()));
     };
-    let now = block_time(ctx, account.gen_utime)?;
+    let now = match at {
+        Some(at) => at.gen_utime,
+        None => block_time(ctx, account.gen_utime)?,
+    };
     let contract = Contract {
         code: code.clone(),
         data: account.data.clone().unwrap_or_else(Cell::empty_cell),
@@ -170,7 +187,7 @@ pub fn run(
         balance: currency(account),
     };
     let context = Context {
-        config: blockchain_config(ctx)?,
+        config: blockchain_config(ctx, at.map(|a| a.mc_seqno))?,
         libraries: masterchain_libraries(ctx)?,
         now,
         lt: account.last_tx_lt,

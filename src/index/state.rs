@@ -114,7 +114,7 @@ impl<'db> StateWork<'db> {
         let reader = self.db.reader();
         for row in reader.prefix::<AccountStates>(&workchain_prefix(state.workchain), false) {
             let (addr, _) = row?;
-            if in_shard(&addr, state.shard) && !listed.contains(&addr) {
+            if addr.in_shard(state.shard) && !listed.contains(&addr) {
                 batch.delete::<AccountStates>(&addr);
             }
         }
@@ -276,35 +276,5 @@ fn code_hash(shard_account: &Cell) -> Option<[u8; 32]> {
     match sa.load_account().ok()??.state {
         AccountState::Active(init) => init.code.map(|c| *c.repr_hash().as_array()),
         _ => None,
-    }
-}
-
-/// True when the account id falls in the shard (prefix with its tag bit).
-pub fn in_shard(addr: &Address, shard: u64) -> bool {
-    let id = u64::from_be_bytes(addr.id[..8].try_into().expect("8 bytes"));
-    let bits = 63 - shard.trailing_zeros();
-    if bits == 0 {
-        return true;
-    }
-    let mask = !0u64 << (64 - bits);
-    (id & mask) == (shard & mask)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shard_membership() {
-        let mut a = Address {
-            workchain: 0,
-            id: [0; 32],
-        };
-        assert!(in_shard(&a, 0x8000_0000_0000_0000));
-        a.id[0] = 0x20;
-        assert!(in_shard(&a, 0x2000_0000_0000_0000)); // prefix 00
-        a.id[0] = 0x40;
-        assert!(!in_shard(&a, 0x2000_0000_0000_0000));
-        assert!(in_shard(&a, 0x6000_0000_0000_0000)); // prefix 01
     }
 }

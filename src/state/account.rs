@@ -122,14 +122,25 @@ pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, Ac
     let Some((rec, sa)) = read(r, address)? else {
         return Ok(None);
     };
+    view(address, &sa, rec.state, rec.gen_utime).map(Some)
+}
+
+/// The view of `sa`, the state of `address` in the shard state of block
+/// `source` (made at `gen_utime`).
+pub fn view(
+    address: &Address,
+    sa: &ShardAccount,
+    source: Option<BlockId>,
+    gen_utime: u32,
+) -> Result<AccountView, AccountError> {
     let bad = |e: String| unreadable(address, e);
     let mut view = AccountView::nonexistent(*address);
     view.last_tx_lt = sa.last_trans_lt;
     view.last_tx_hash = *sa.last_trans_hash.as_array();
-    view.source = rec.state;
-    view.gen_utime = rec.gen_utime;
+    view.source = source;
+    view.gen_utime = gen_utime;
     let Some(account) = sa.load_account().map_err(|e| bad(e.to_string()))? else {
-        return Ok(Some(view));
+        return Ok(view);
     };
     view.state_hash = *sa.account.inner().repr_hash().as_array();
     view.balance = crate::decode::coins(&account.balance).map_err(|e| bad(e.to_string()))?;
@@ -145,5 +156,5 @@ pub fn load(r: &Reader<'_>, address: &Address) -> Result<Option<AccountView>, Ac
             view.data = init.data;
         }
     }
-    Ok(Some(view))
+    Ok(view)
 }

@@ -32,7 +32,7 @@ impl CellRows for Reader<'_> {
 
 /// Skips a `CurrencyCollection` (`grams:VarUInteger 16 other:ExtraCurrencyCollection`)
 /// and returns how many references it used (its extra-currency dictionary).
-fn skip_currency(cs: &mut CellSlice<'_>) -> Result<u8, tycho_types::error::Error> {
+pub(super) fn skip_currency(cs: &mut CellSlice<'_>) -> Result<u8, tycho_types::error::Error> {
     let len = cs.load_small_uint(4)?;
     cs.skip_first(u16::from(len) * 8, 0)?;
     Ok(u8::from(cs.load_bit()?))

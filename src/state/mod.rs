@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod cells;
+pub mod history;
 pub mod libraries;
 pub mod storage_dict;
 pub mod wallet;

@@ -3,17 +3,20 @@
 
 use serde::Serialize;
 use serde_json::{json, Value as Json};
-use tonindex_model::BlockIdExt;
+use tonindex_model::{Address, BlockIdExt};
 use tycho_types::boc::Boc;
+use tycho_types::cell::HashBytes;
 
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
 use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
 use crate::api::fees::{self, FeeRequest};
-use crate::api::getmethod::{self, TvmError};
+use crate::api::getmethod::{self, At, TvmError};
 use crate::api::params::Params;
 use crate::api::{chain, Ctx};
 use crate::state::account::{self, AccountView, Status};
+use crate::state::cells::CellError;
+use crate::state::history;
 use crate::state::wallet;
 use crate::tvm::getmethod::Method;
 use crate::tvm::stack;
@@ -46,14 +49,20 @@ struct Located {
     account: AccountView,
     block: BlockIdExt,
     sync_utime: u32,
+    /// The earlier masterchain block the state is from (`None`: the newest).
+    at: Option<At>,
 }
 
-/// The account of `address` as the newest indexed state has it. A `seqno`
-/// other than the newest masterchain block's is refused: the index keeps
-/// the current state only.
+/// The account of `address` as the newest indexed state has it, or with
+/// `seqno` as the state after that masterchain block has it.
 fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
     let address = required(p.address("address")?, "address")?.address;
     let seqno = positive_seqno(p, "seqno")?;
+    if let Some(s) = seqno {
+        if chain::mc_block_range(&ctx.reader)?.is_some_and(|(_, last)| last.id.id.seqno != s) {
+            return locate_at(ctx, &address, s);
+        }
+    }
     let account =
         account::load(&ctx.reader, &address)?.unwrap_or_else(|| AccountView::nonexistent(address));
     let (block, sync_utime) = match chain::mc_block_range(&ctx.reader)? {
@@ -74,22 +83,59 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
             (rec.id, rec.gen_utime)
         }
     };
-    if let Some(s) = seqno {
-        if block.id.workchain == -1 && s != block.id.seqno {
-            return Err(V2Error::new(
-                501,
-                format!(
-                    "tonindex keeps the current account state only (masterchain seqno {}); \
-                     the state at seqno {s} is not available",
-                    block.id.seqno
-                ),
-            ));
-        }
-    }
     Ok(Located {
         account,
         block,
         sync_utime,
+        at: None,
+    })
+}
+
+/// The account of `address` in the state after masterchain block `seqno`:
+/// for the masterchain that block's own state, otherwise the state of the
+/// top block of the account's shard it fixes, read from the cell store.
+/// A state from before the index began tracking the shard is not held.
+fn locate_at(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Located, V2Error> {
+    let r = &ctx.reader;
+    let mc = chain::mc_block(r, seqno)?
+        .ok_or_else(|| V2Error::new(404, format!("masterchain block {seqno} is not indexed")))?;
+    let source = if address.workchain == -1 {
+        Some(mc.clone())
+    } else {
+        let top = chain::shard_state(r, seqno)?.into_iter().find(|d| {
+            d.block.id.workchain == address.workchain && address.in_shard(d.block.id.shard)
+        });
+        match top {
+            Some(d) => chain::block(r, &d.block.id)?,
+            None => None,
+        }
+    };
+    let not_held = || {
+        V2Error::new(
+            501,
+            format!(
+                "the state of workchain {} after masterchain block {seqno} is not held \
+                 (states are kept from the first imported shard state on)",
+                address.workchain
+            ),
+        )
+    };
+    let source = source.ok_or_else(not_held)?;
+    let root = HashBytes(source.state_root_hash);
+    let account = match history::shard_account_at(r, &root, &address.id) {
+        Ok(Some(sa)) => account::view(address, &sa, Some(source.id.id), source.gen_utime)?,
+        Ok(None) => AccountView::nonexistent(*address),
+        Err(CellError::Missing(h)) if h == root => return Err(not_held()),
+        Err(e) => return Err(V2Error::new(500, format!("internal error: {e}"))),
+    };
+    Ok(Located {
+        account,
+        block: mc.id,
+        sync_utime: mc.gen_utime,
+        at: Some(At {
+            mc_seqno: seqno,
+            gen_utime: mc.gen_utime,
+        }),
     })
 }
 
@@ -249,7 +295,7 @@ pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let method = method(p)?;
     let input = stack::parse_legacy_stack(&stack_input(p)?)?;
     let l = locate(ctx, p)?;
-    let out = getmethod::run(ctx, &l.account, &method, input)?;
+    let out = getmethod::run(ctx, &l.account, l.at, &method, input)?;
     to_json(&json!({
         "@type": "smc.runResult",
         "gas_used": out.gas_used,
@@ -264,7 +310,7 @@ pub fn run_get_method_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let method = method(p)?;
     let input = stack::parse_std_stack(&stack_input(p)?)?;
     let l = locate(ctx, p)?;
-    let out = getmethod::run(ctx, &l.account, &method, input)?;
+    let out = getmethod::run(ctx, &l.account, l.at, &method, input)?;
     to_json(&json!({
         "@type": "smc.runResult",
         "gas_used": out.gas_used,

@@ -282,7 +282,7 @@ pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         .ok_or_else(|| V3Error::invalid("stack entries must be objects"))?;
     let input = stack::parse_v3_stack(&Json::Array(entries))?;
     let a = legacy_account(ctx, p)?;
-    let out = getmethod::run(ctx, &a, &method, input)?;
+    let out = getmethod::run(ctx, &a, None, &method, input)?;
     to_json(&serde_json::json!({
         "gas_used": out.gas_used,
         "exit_code": out.exit_code,
