@@ -319,6 +319,42 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
         .unwrap();
     assert_eq!(run["last_transaction_id"]["lt"], lt.to_string());
 
+    // The raw ShardAccount cell, then and now.
+    let cell_at = |uri: String| -> ShardAccount {
+        let r = ok(&uri)["result"].clone();
+        assert_eq!(r["@type"], "tvm.cell");
+        let boc = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            r["bytes"].as_str().unwrap(),
+        )
+        .unwrap();
+        Boc::decode(boc).unwrap().parse().unwrap()
+    };
+    let then = cell_at(format!(
+        "/api/v2/getShardAccountCell?address={}&seqno=2670",
+        raw_upper(&elector)
+    ));
+    let (_, lt, hash) = elector_txs
+        .iter()
+        .rev()
+        .find(|(s, _, _)| *s <= 2670)
+        .unwrap();
+    assert_eq!((then.last_trans_lt, then.last_trans_hash.0), (*lt, *hash));
+    let now = cell_at(format!(
+        "/api/v2/getShardAccountCell?address={}",
+        raw_upper(&elector)
+    ));
+    // (the held masterchain state is the replayed 2019 one, at 2690)
+    let (_, lt, _) = elector_txs
+        .iter()
+        .rev()
+        .find(|(s, _, _)| *s <= 2690)
+        .unwrap();
+    assert_eq!(now.last_trans_lt, *lt);
+    let none = cell_at(format!("/api/v2/getShardAccountCell?address={UNKNOWN}"));
+    assert!(none.load_account().unwrap().is_none());
+    assert_eq!(none.last_trans_lt, 0);
+
     // An account the held masterchain state does not have.
     let absent = "-1:1111111111111111111111111111111111111111111111111111111111111111";
     let info = ok(&format!(

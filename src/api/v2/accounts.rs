@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 use serde_json::{json, Value as Json};
-use tonindex_model::{Address, BlockIdExt};
+use tonindex_model::{Address, BlockIdExt, BlockRecord};
 use tycho_types::boc::Boc;
-use tycho_types::cell::HashBytes;
+use tycho_types::cell::{CellBuilder, HashBytes, Lazy};
+use tycho_types::models::{OptionalAccount, ShardAccount};
 
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
@@ -53,15 +54,35 @@ struct Located {
     at: Option<At>,
 }
 
+/// `seqno` when it names a masterchain block other than the newest: a read
+/// of an earlier state. `None` reads the newest state.
+fn earlier_seqno(ctx: &Ctx<'_>, p: &Params) -> Result<Option<u32>, V2Error> {
+    let Some(s) = positive_seqno(p, "seqno")? else {
+        return Ok(None);
+    };
+    let newest = chain::mc_block_range(&ctx.reader)?.map(|(_, last)| last.id.id.seqno);
+    Ok(newest.is_some_and(|n| n != s).then_some(s))
+}
+
 /// The account of `address` as the newest indexed state has it, or with
 /// `seqno` as the state after that masterchain block has it.
 fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
     let address = required(p.address("address")?, "address")?.address;
-    let seqno = positive_seqno(p, "seqno")?;
-    if let Some(s) = seqno {
-        if chain::mc_block_range(&ctx.reader)?.is_some_and(|(_, last)| last.id.id.seqno != s) {
-            return locate_at(ctx, &address, s);
-        }
+    if let Some(seqno) = earlier_seqno(ctx, p)? {
+        let e = shard_account_after(ctx, &address, seqno)?;
+        let account = match &e.shard_account {
+            Some(sa) => account::view(&address, sa, Some(e.source.id.id), e.source.gen_utime)?,
+            None => AccountView::nonexistent(address),
+        };
+        return Ok(Located {
+            account,
+            block: e.mc.id,
+            sync_utime: e.mc.gen_utime,
+            at: Some(At {
+                mc_seqno: seqno,
+                gen_utime: e.mc.gen_utime,
+            }),
+        });
     }
     let account =
         account::load(&ctx.reader, &address)?.unwrap_or_else(|| AccountView::nonexistent(address));
@@ -91,11 +112,20 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
     })
 }
 
+/// An account after an earlier masterchain block.
+struct Earlier {
+    /// `None`: the state has no such account.
+    shard_account: Option<ShardAccount>,
+    /// The block whose state holds it.
+    source: BlockRecord,
+    mc: BlockRecord,
+}
+
 /// The account of `address` in the state after masterchain block `seqno`:
 /// for the masterchain that block's own state, otherwise the state of the
 /// top block of the account's shard it fixes, read from the cell store.
 /// A state from before the index began tracking the shard is not held.
-fn locate_at(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Located, V2Error> {
+fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Earlier, V2Error> {
     let r = &ctx.reader;
     let mc = chain::mc_block(r, seqno)?
         .ok_or_else(|| V2Error::new(404, format!("masterchain block {seqno} is not indexed")))?;
@@ -122,21 +152,40 @@ fn locate_at(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Located, V2
     };
     let source = source.ok_or_else(not_held)?;
     let root = HashBytes(source.state_root_hash);
-    let account = match history::shard_account_at(r, &root, &address.id) {
-        Ok(Some(sa)) => account::view(address, &sa, Some(source.id.id), source.gen_utime)?,
-        Ok(None) => AccountView::nonexistent(*address),
+    let shard_account = match history::shard_account_at(r, &root, &address.id) {
+        Ok(sa) => sa,
         Err(CellError::Missing(h)) if h == root => return Err(not_held()),
         Err(e) => return Err(V2Error::new(500, format!("internal error: {e}"))),
     };
-    Ok(Located {
-        account,
-        block: mc.id,
-        sync_utime: mc.gen_utime,
-        at: Some(At {
-            mc_seqno: seqno,
-            gen_utime: mc.gen_utime,
-        }),
+    Ok(Earlier {
+        shard_account,
+        source,
+        mc,
     })
+}
+
+/// CPP-only `getShardAccountCell`: the account's `ShardAccount` as a cell
+/// (`account_none` with a zero last transaction when the state has none).
+pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let address = required(p.address("address")?, "address")?.address;
+    let held = match earlier_seqno(ctx, p)? {
+        Some(seqno) => shard_account_after(ctx, &address, seqno)?.shard_account,
+        None => account::load_shard_account(&ctx.reader, &address)?.map(|(sa, _)| sa),
+    };
+    let internal = |e: tycho_types::error::Error| V2Error::new(500, format!("internal error: {e}"));
+    let sa = match held {
+        Some(sa) => sa,
+        None => ShardAccount {
+            account: Lazy::new(&OptionalAccount::EMPTY).map_err(internal)?,
+            last_trans_hash: HashBytes::ZERO,
+            last_trans_lt: 0,
+        },
+    };
+    let cell = CellBuilder::build_from(&sa).map_err(internal)?;
+    to_json(&json!({
+        "@type": "tvm.cell",
+        "bytes": b64(&Boc::encode(cell.as_ref())),
+    }))
 }
 
 fn tx_id(a: &AccountView) -> TransactionId {

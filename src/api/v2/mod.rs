@@ -86,7 +86,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 /// v2 methods tonindex does not serve yet (token detection, DNS, sending): a clear 501 rather than "unknown method".
 const NOT_YET: &[&str] = &[
     "getTokenData",
-    "getShardAccountCell",
     "dnsResolve",
     "sendBoc",
     "sendBocReturnHash",
@@ -102,6 +101,7 @@ fn handler_for(method: &str) -> Option<Handler> {
         "getAddressState" => accounts::get_address_state,
         "runGetMethod" => accounts::run_get_method,
         "runGetMethodStd" => accounts::run_get_method_std,
+        "getShardAccountCell" => accounts::get_shard_account_cell,
         "estimateFee" => accounts::estimate_fee,
         "getMasterchainInfo" => blocks::get_masterchain_info,
         "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
