@@ -306,7 +306,7 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
 
     // A get-method on the state of that block, at its time.
     let run = ok(&format!(
-        "/api/v2/runGetMethod?address={}&method=active_election_id&seqno=2670",
+        "/api/v2/runGetMethod?address={}&method=active_election_id&stack=%5B%5D&seqno=2670",
         raw_upper(&elector)
     ))["result"]
         .clone();

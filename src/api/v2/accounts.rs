@@ -334,10 +334,20 @@ fn method(p: &Params) -> Result<Method, V2Error> {
     Ok(Method::parse(required(p.get("method"), "method")?))
 }
 
+/// The input stack: one entry per `stack` value; a single value that is a
+/// list of entries (`stack=[]`, `stack=[["num","1"]]` in a GET query) is
+/// the whole stack. An entry itself holds a type string, so the two forms
+/// cannot be mistaken for each other.
 fn stack_input(p: &Params) -> Result<Json, V2Error> {
-    p.json_list("stack")
-        .map(Json::Array)
-        .ok_or_else(|| V2Error::invalid("stack entries must be JSON arrays or objects"))
+    let mut values = p
+        .json_list("stack")
+        .ok_or_else(|| V2Error::invalid("stack entries must be JSON arrays or objects"))?;
+    if let [Json::Array(items)] = values.as_slice() {
+        if items.iter().all(|i| i.is_array() || i.is_object()) {
+            return Ok(values.swap_remove(0));
+        }
+    }
+    Ok(Json::Array(values))
 }
 
 pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V2Result {
