@@ -105,7 +105,7 @@ fn fat_block_transactions_replay_to_the_same_hashes() {
 
     let now = params.values().next().unwrap()["now"].as_u64().unwrap() as u32;
     let cfg = ExecConfig::new(r.config.clone(), now).unwrap();
-    let (mut exact, mut library_code) = (0, 0);
+    let (mut exact, mut known) = (0, 0);
     let mut mismatches = Vec::new();
     for (account, lt, cell) in &txs {
         let real: Transaction = cell.parse().unwrap();
@@ -125,37 +125,17 @@ fn fat_block_transactions_replay_to_the_same_hashes() {
                 continue;
             }
         };
-        // Known divergence, outside the exact check: accounts whose code is
-        // a library cell. tycho-executor 0.3.7 charges 110 gas more for
-        // them than the network, and runs the precompiled USDT wallet
-        // (config param 45: fixed 1000 gas, no VM steps) as plain TVM code.
-        let code_in_library = |sa: &ShardAccount| {
-            matches!(
-                sa.load_account().unwrap().map(|a| a.state),
-                Some(tycho_types::models::AccountState::Active(init))
-                    if init.code.as_ref().is_some_and(|c| c.is_exotic())
-            )
-        };
+        // Every transaction, precompiled USDT wallets (config param 45:
+        // charged the listed gas) and library-code accounts included, must
+        // hash as the real one — but one. The deploy of
+        // 0:cc4629…3d4a (NotExists → Active by its message's StateInit,
+        // library code) is reported by the network with msg_state_used and
+        // account_activated false and 210 gas / 6 steps less than tycho-vm
+        // runs; not understood yet, so only its outcome is compared.
         let ours = out.parsed().unwrap();
-        // (the new state too: a deploying message may bring library code)
-        if code_in_library(&state) || code_in_library(&out.account) {
-            // Same outcome: compute exit code, action result, messages sent.
-            let outcome = |tx: &Transaction| match tx.load_info().unwrap() {
-                tycho_types::models::TxInfo::Ordinary(i) => (
-                    match i.compute_phase {
-                        tycho_types::models::ComputePhase::Executed(c) => Some(c.exit_code),
-                        _ => None,
-                    },
-                    i.action_phase.map(|a| a.result_code),
-                    tx.out_msg_count,
-                    i.aborted,
-                ),
-                _ => panic!("ordinary transactions only"),
-            };
-            if outcome(&ours) != outcome(&real) {
-                mismatches.push(format!("{account} lt {lt}: outcome differs"));
-            }
-            library_code += 1;
+        if account == KNOWN_DEPLOY_DIVERGENCE {
+            assert_eq!(outcome(&ours), outcome(&real), "{account} lt {lt}");
+            known += 1;
         } else if out.transaction.repr_hash() == cell.repr_hash() {
             exact += 1;
         } else {
@@ -176,12 +156,28 @@ fn fat_block_transactions_replay_to_the_same_hashes() {
         txs.len(),
         mismatches.join("\n")
     );
-    assert_eq!(exact + library_code, txs.len());
-    // 246 of 269 on this block; the other 23 run library code.
-    assert!(
-        exact >= 240,
-        "only {exact} exact, {library_code} library code"
-    );
+    assert_eq!((exact, known), (txs.len() - 1, 1));
+}
+
+/// The one fat-block transaction compared by outcome only (see above).
+const KNOWN_DEPLOY_DIVERGENCE: &str =
+    "0:cc4629e3c4be256f2af3e7ca22e0cacf9285be6172fadd6fa7fc3bd5c90f3d4a";
+
+/// A transaction's outcome: compute exit code, action result, messages
+/// sent, aborted.
+fn outcome(tx: &Transaction) -> (Option<i32>, Option<i32>, u16, bool) {
+    match tx.load_info().unwrap() {
+        tycho_types::models::TxInfo::Ordinary(i) => (
+            match i.compute_phase {
+                tycho_types::models::ComputePhase::Executed(c) => Some(c.exit_code),
+                _ => None,
+            },
+            i.action_phase.map(|a| a.result_code),
+            tx.out_msg_count.into_inner(),
+            i.aborted,
+        ),
+        _ => panic!("ordinary transactions only"),
+    }
 }
 
 /// The storage dictionary hash recomputed from each real account's cells

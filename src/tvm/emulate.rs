@@ -3,7 +3,9 @@
 //! transaction hashes like the real one, and fee estimates come from the
 //! same run.
 
-use tycho_executor::{Executor, ExecutorInspector, ExecutorParams, ParsedConfig, TxError};
+use tycho_executor::{
+    Executor, ExecutorInspector, ExecutorParams, ParsedConfig, TxError, UncommittedTransaction,
+};
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, Lazy, StorageStat};
 use tycho_types::dict::Dict;
 use tycho_types::models::{
@@ -14,7 +16,7 @@ use tycho_types::num::Tokens;
 use tycho_types::prelude::*;
 
 use crate::state::storage_dict;
-use crate::tvm::config;
+use crate::tvm::{config, ordinary};
 
 /// A blockchain config ready for execution (prices parsed once).
 pub struct ExecConfig(ParsedConfig);
@@ -161,9 +163,15 @@ pub fn emulate_traced(
     let (address, external) = message_destination(&msg)?;
     let params = executor_params(block);
     let mut inspector = ExecutorInspector::default();
-    let result = Executor::new(&params, &config.0)
-        .with_min_lt(block.min_lt)
-        .begin_ordinary_ext(&address, external, msg, account, Some(&mut inspector));
+    let executor = Executor::new(&params, &config.0).with_min_lt(block.min_lt);
+    let result = (|| {
+        let state = account
+            .load_account()
+            .map_err(|e| TxError::Fatal(anyhow::anyhow!("account: {e}")))?;
+        let mut exec = executor.begin(&address, state).map_err(TxError::Fatal)?;
+        let info = ordinary::run(&mut exec, external, msg.clone(), Some(&mut inspector))?;
+        UncommittedTransaction::with_info(exec, account, Some(msg), info).map_err(TxError::Fatal)
+    })();
     trace.exit_code = inspector.exit_code;
     trace.actions = inspector.actions.take();
     let output = match result {

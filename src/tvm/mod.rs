@@ -5,4 +5,5 @@
 pub mod config;
 pub mod emulate;
 pub mod getmethod;
+pub mod ordinary;
 pub mod stack;
