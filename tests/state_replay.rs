@@ -221,3 +221,195 @@ fn single_account_states_import() {
         "38ca07263352adebf3b8de4a36b6b3898e1de5953991f7356b0160bb0fb15ef7"
     );
 }
+
+/// A state tracked across a shard split and a merge, on synthetic blocks
+/// (the fixtures hold no real pair): the real state_571524 tree stands for
+/// the held states, and each block's Merkle update names its unchanged
+/// subtrees by hash, as a real one does.
+///
+/// Split: a child block's update starts from its half of the parent's
+/// state, which the index does not build; it applies when every subtree it
+/// names is a held cell, and the child's state is then exact (its root
+/// hashes to the update's new hash). Merge: the update must start from
+/// `split_state` of the two halves' held states (checked by hash).
+#[test]
+fn states_follow_shard_splits_and_merges() {
+    use tonindex::index::{Indexer, Unit};
+    use tonindex_model::{BlockIdExt, BlockRef};
+    use tycho_types::cell::CellFamily;
+    use tycho_types::merkle::{make_pruned_branch, MerkleUpdate};
+
+    let (state_root, decoded) = state("accounts/ever-block-mainnet-2019/state_571524.boc");
+    let parent_shard = 0x2000_0000_0000_0000u64;
+    assert_eq!((decoded.shard, decoded.seqno), (parent_shard, 571524));
+    let (left, right) = (0x1000_0000_0000_0000u64, 0x3000_0000_0000_0000u64);
+    // A tree with the state root's children under a root with other data.
+    let variant = |tag: u8| {
+        let mut b = CellBuilder::new();
+        b.store_u8(tag).unwrap();
+        for child in state_root.references().cloned() {
+            b.store_reference(child).unwrap();
+        }
+        b.build().unwrap()
+    };
+    // An update from `old` to `new` that names every child of either root
+    // by hash (pruned branches), as a real block's update names the
+    // subtrees it did not change: applying it needs those cells held.
+    let update = |old: &tycho_types::cell::Cell, new: &tycho_types::cell::Cell| {
+        let pruned = |root: &tycho_types::cell::Cell| {
+            let mut b = CellBuilder::new();
+            b.store_cell_data(root.as_ref()).unwrap();
+            for child in root.references() {
+                let p =
+                    make_pruned_branch(child, 0, tycho_types::cell::Cell::empty_context()).unwrap();
+                b.store_reference(p).unwrap();
+            }
+            b.build().unwrap()
+        };
+        let u = MerkleUpdate {
+            old_hash: *old.repr_hash(),
+            new_hash: *new.repr_hash(),
+            old_depth: old.repr_depth(),
+            new_depth: new.repr_depth(),
+            old: pruned(old),
+            new: pruned(new),
+        };
+        assert!(
+            u.apply_trusted(|_: &HashBytes| None).is_err(),
+            "the update must name held cells by hash"
+        );
+        u
+    };
+    let template = tonindex::ingest::decode_block_file(&common::fixture(
+        "blocks/ever-block-mainnet-2019/shard/571525.boc",
+    ))
+    .unwrap();
+    let block_ref = |shard: u64, seqno: u32| BlockRef {
+        block: BlockIdExt {
+            id: tonindex_model::BlockId {
+                workchain: 0,
+                shard,
+                seqno,
+            },
+            root_hash: [seqno as u8; 32],
+            file_hash: [shard as u8; 32],
+        },
+        end_lt: 1,
+    };
+    let block = |shard: u64,
+                 seqno: u32,
+                 prev: Vec<BlockRef>,
+                 split: bool,
+                 old: &tycho_types::cell::Cell,
+                 new: &tycho_types::cell::Cell| {
+        let mut b = template.clone();
+        b.record.id = BlockIdExt {
+            id: tonindex_model::BlockId {
+                workchain: 0,
+                shard,
+                seqno,
+            },
+            root_hash: [(seqno % 251) as u8 + 1; 32],
+            file_hash: [shard.leading_zeros() as u8; 32],
+        };
+        b.record.after_split = split;
+        b.record.after_merge = !split && prev.len() == 2;
+        b.record.prev_blocks = prev;
+        b.transactions.clear();
+        b.in_msg_descr.clear();
+        b.out_msg_descr.clear();
+        b.state_update = Some(update(old, new));
+        b
+    };
+    let held = |db: &Db, shard| {
+        db.get::<ShardStates>(&ShardKey {
+            workchain: 0,
+            shard,
+        })
+        .unwrap()
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let indexer = Indexer::new(&db);
+    indexer
+        .apply_state_file(&StateFile::State(decoded.clone()))
+        .unwrap();
+
+    // Split: both halves start from the parent's state.
+    let (half_l, new_l) = (variant(1), variant(2));
+    let (half_r, new_r) = (variant(3), variant(4));
+    for (shard, half, new) in [(left, &half_l, &new_l), (right, &half_r, &new_r)] {
+        let b = block(
+            shard,
+            571525,
+            vec![block_ref(parent_shard, 571524)],
+            true,
+            half,
+            new,
+        );
+        let a = indexer.apply(&Unit { blocks: vec![b] }).unwrap();
+        assert_eq!(a.state_updates, 1, "{shard:x}");
+        let h = held(&db, shard).unwrap();
+        assert_eq!(
+            (h.seqno, &h.root_hash),
+            (571525, new.repr_hash().as_array())
+        );
+    }
+    // An update naming a subtree the index never held leaves the half untracked.
+    let mut b = CellBuilder::new();
+    b.store_u32(0xdead_beef).unwrap();
+    let foreign = b.build().unwrap();
+    let with_foreign = |tag: u8| {
+        let mut b = CellBuilder::new();
+        b.store_u8(tag).unwrap();
+        b.store_reference(foreign.clone()).unwrap();
+        b.build().unwrap()
+    };
+    let other = 0x0800_0000_0000_0000u64;
+    let b = block(
+        other,
+        571526,
+        vec![block_ref(left, 571525)],
+        true,
+        &with_foreign(5),
+        &with_foreign(6),
+    );
+    let a = indexer.apply(&Unit { blocks: vec![b] }).unwrap();
+    assert_eq!(a.state_updates, 0);
+    assert!(held(&db, other).is_none());
+
+    // Merge: the two halves at 571525 join into the parent shard at 571526.
+    let prev = vec![block_ref(left, 571525), block_ref(right, 571525)];
+    let mut joined = CellBuilder::new();
+    joined.store_u32(0x5f32_7da5).unwrap();
+    joined.store_reference(new_l.clone()).unwrap();
+    joined.store_reference(new_r.clone()).unwrap();
+    let joined = joined.build().unwrap();
+    let merged = variant(7);
+    // An update from anything but the joined halves does not apply.
+    let wrong = block(
+        parent_shard,
+        571526,
+        prev.clone(),
+        false,
+        &variant(8),
+        &merged,
+    );
+    let a = indexer
+        .apply(&Unit {
+            blocks: vec![wrong],
+        })
+        .unwrap();
+    assert_eq!(a.state_updates, 0);
+    assert_eq!(held(&db, parent_shard).unwrap().seqno, 571524);
+    let b = block(parent_shard, 571526, prev, false, &joined, &merged);
+    let a = indexer.apply(&Unit { blocks: vec![b] }).unwrap();
+    assert_eq!(a.state_updates, 1);
+    let h = held(&db, parent_shard).unwrap();
+    assert_eq!(
+        (h.seqno, &h.root_hash),
+        (571526, merged.repr_hash().as_array())
+    );
+    assert!(held(&db, left).is_none() && held(&db, right).is_none());
+}

@@ -15,7 +15,7 @@ use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes};
 use tycho_types::models::{AccountState, ShardAccount, ShardAccounts};
 
-use tonindex_model::{Address, BlockId};
+use tonindex_model::{Address, BlockId, BlockRef};
 use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey, ShardStates};
 use tonindex_storage::{AccountStateRecord, Batch, Db, RawBytes, ShardStateRecord};
 
@@ -46,6 +46,19 @@ pub enum StateStep {
     Gap { held_seqno: u32 },
     /// The state advanced to this block; `accounts` rows were rewritten.
     Applied { accounts: usize },
+}
+
+/// The held state(s) a block's update starts from.
+enum Start {
+    /// The block's own shard.
+    Same(ShardStateRecord),
+    /// After a split: the parent shard's state.
+    Split { held: ShardStateRecord },
+    /// After a merge: the states of the two halves, joined as `split_state`.
+    Merge {
+        left: (ShardKey, ShardStateRecord),
+        right: (ShardKey, ShardStateRecord),
+    },
 }
 
 /// State work of one unit: rows queued in its batch are visible to the
@@ -134,7 +147,38 @@ impl<'db> StateWork<'db> {
         put_account(batch, &account.address, &account.shard_account, None, 0);
     }
 
-    /// Advances the state of the block's shard by the block's Merkle update.
+    /// The held state(s) `block`'s update starts from, if any.
+    fn start_of(&self, block: &DecodedBlock, key: &ShardKey) -> Result<Option<Start>, StateError> {
+        let rec = &block.record;
+        let own = self.held(key)?;
+        if own.as_ref().is_some_and(|h| h.seqno >= rec.id.id.seqno) {
+            return Ok(own.map(Start::Same));
+        }
+        let held_prev = |b: &BlockRef| -> Result<Option<(ShardKey, ShardStateRecord)>, StateError> {
+            let k = ShardKey {
+                workchain: b.block.id.workchain,
+                shard: b.block.id.shard,
+            };
+            Ok(self
+                .held(&k)?
+                .filter(|h| h.seqno == b.block.id.seqno)
+                .map(|h| (k, h)))
+        };
+        if let (true, [l, r]) = (rec.after_merge, rec.prev_blocks.as_slice()) {
+            if let (Some(left), Some(right)) = (held_prev(l)?, held_prev(r)?) {
+                return Ok(Some(Start::Merge { left, right }));
+            }
+        }
+        if let (true, [parent]) = (rec.after_split, rec.prev_blocks.as_slice()) {
+            if let Some((_, held)) = held_prev(parent)? {
+                return Ok(Some(Start::Split { held }));
+            }
+        }
+        Ok(own.map(Start::Same))
+    }
+
+    /// Advances the state of the block's shard by the block's Merkle update
+    /// (after a merge, the two halves' states; after a split, the parent's).
     pub fn apply_block(
         &mut self,
         batch: &mut Batch<'_>,
@@ -145,7 +189,7 @@ impl<'db> StateWork<'db> {
             workchain: id.workchain,
             shard: id.shard,
         };
-        let Some(held) = self.held(&key)? else {
+        let Some(start) = self.start_of(block, &key)? else {
             return Ok(StateStep::NotTracked);
         };
         let name = || format!("({},{:016x},{})", id.workchain, id.shard, id.seqno);
@@ -155,13 +199,49 @@ impl<'db> StateWork<'db> {
                 "the block has no readable state update".into(),
             ));
         };
-        if id.seqno <= held.seqno {
-            return Ok(StateStep::AlreadyApplied);
-        }
-        if id.seqno != held.seqno + 1 || update.old_hash.as_array() != &held.root_hash {
-            return Ok(StateStep::Gap {
-                held_seqno: held.seqno,
-            });
+        let mut merged_halves = Vec::new();
+        match &start {
+            Start::Same(held) => {
+                if id.seqno <= held.seqno {
+                    return Ok(StateStep::AlreadyApplied);
+                }
+                if id.seqno != held.seqno + 1 || update.old_hash.as_array() != &held.root_hash {
+                    return Ok(StateStep::Gap {
+                        held_seqno: held.seqno,
+                    });
+                }
+            }
+            Start::Merge { left, right } => {
+                // split_state#5f327da5 left:^ShardStateUnsplit right:^ShardStateUnsplit
+                let loader = Loader::new(self);
+                let halves = [
+                    loader.shallow(&HashBytes(left.1.root_hash))?,
+                    loader.shallow(&HashBytes(right.1.root_hash))?,
+                ];
+                let joined = (|| {
+                    let mut b = CellBuilder::new();
+                    b.store_u32(0x5f32_7da5)?;
+                    for half in halves {
+                        b.store_reference(half)?;
+                    }
+                    b.build()
+                })();
+                match joined {
+                    Ok(c) if c.repr_hash() == &update.old_hash => {}
+                    _ => {
+                        return Ok(StateStep::Gap {
+                            held_seqno: left.1.seqno,
+                        })
+                    }
+                }
+                merged_halves = vec![left.0, right.0];
+            }
+            // The update starts from this block's half of the parent's state,
+            // which the index does not build: the old hash cannot be checked.
+            // The unchanged subtrees it names are the parent's own cells; the
+            // result is exact whenever they are all found (its hash is the
+            // update's new hash by construction).
+            Start::Split { .. } => {}
         }
 
         let loader = Loader::new(self);
@@ -173,11 +253,19 @@ impl<'db> StateWork<'db> {
                 None
             }
         });
-        let new_root = match (applied, failure.into_inner()) {
-            (_, Some(e)) => return Err(e.into()),
-            (Ok(root), None) => root,
-            (Err(e), None) => return Err(StateError::Update(name(), e.to_string())),
+        let new_root = match (applied, failure.into_inner(), &start) {
+            (_, Some(CellError::Missing(_)), Start::Split { held }) => {
+                return Ok(StateStep::Gap {
+                    held_seqno: held.seqno,
+                })
+            }
+            (_, Some(e), _) => return Err(e.into()),
+            (Ok(root), None, _) => root,
+            (Err(e), None, _) => return Err(StateError::Update(name(), e.to_string())),
         };
+        if new_root.repr_hash() != &update.new_hash {
+            return Err(StateError::Update(name(), "new state hash differs".into()));
+        }
 
         let changed: Vec<Address> = {
             let mut seen = HashSet::new();
@@ -215,6 +303,12 @@ impl<'db> StateWork<'db> {
         };
         batch.put::<ShardStates>(&key, &record);
         self.roots.insert(key, record);
+        // The merged halves are one shard now. (A split parent's row stays:
+        // its other half may still start from it.)
+        for half in merged_halves {
+            batch.delete::<ShardStates>(&half);
+            self.roots.remove(&half);
+        }
         Ok(StateStep::Applied {
             accounts: accounts.len(),
         })
