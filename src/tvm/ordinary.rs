@@ -14,10 +14,10 @@ use tycho_executor::phase::{
     StoragePhaseContext, TransactionInput,
 };
 use tycho_executor::{ExecutorInspector, ExecutorState, TxError, TxResult};
-use tycho_types::cell::{Cell, CellFamily};
+use tycho_types::cell::{Cell, CellFamily, HashBytes};
 use tycho_types::models::{
     AccountState, AccountStatus, BounceReason, ComputePhase, ComputePhaseSkipReason,
-    NewBounceComputePhaseInfo, OrdinaryTxInfo, SkippedComputePhase,
+    NewBounceComputePhaseInfo, OrdinaryTxInfo, SkippedComputePhase, StateInit,
 };
 use tycho_types::num::{Tokens, VarUint56};
 
@@ -222,11 +222,28 @@ fn code_to_run(exec: &ExecutorState<'_>, msg: &ReceivedMessage) -> Option<Cell> 
     }
 }
 
-/// Whether that code is a library cell, which a node of global version 9
-/// or later resolves before the VM starts.
+/// Whether that code is a library cell whose library is at hand, which a
+/// node of global version 9 or later resolves before the VM starts (a
+/// missing one it enters through a wrapper cell as tycho-vm does).
 fn runs_library_code(exec: &ExecutorState<'_>, msg: &ReceivedMessage) -> bool {
-    exec.config.global.version >= 9
-        && code_to_run(exec, msg).is_some_and(|c| c.descriptor().is_library())
+    let Some(code) = code_to_run(exec, msg) else {
+        return false;
+    };
+    if exec.config.global.version < 9 || !code.descriptor().is_library() {
+        return false;
+    }
+    let Some(hash) = code
+        .data()
+        .get(1..33)
+        .and_then(|h| <[u8; 32]>::try_from(h).ok())
+    else {
+        return false;
+    };
+    let hash = HashBytes(hash);
+    let own = |init: &StateInit| init.libraries.contains_key(hash).unwrap_or(false);
+    exec.params.libraries.contains_key(hash).unwrap_or(false)
+        || matches!(&exec.state, AccountState::Active(init) if own(init))
+        || msg.init.as_ref().is_some_and(|i| own(&i.parsed))
 }
 
 /// The gas param 45 lists for the code the compute phase runs.
