@@ -276,9 +276,17 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
         .collect();
     elector_txs.sort();
     assert!(elector_txs.len() >= 2);
+    // The elector's newest transaction (lt, hash) by masterchain block `seqno`.
+    let last_by = |seqno: u32| {
+        elector_txs
+            .iter()
+            .rev()
+            .find(|(s, _, _)| *s <= seqno)
+            .map(|&(_, lt, hash)| (lt, hash))
+    };
     let mut checked = 0;
     for seqno in 2660..2690u32 {
-        let Some(&(_, lt, hash)) = elector_txs.iter().rev().find(|(s, _, _)| *s <= seqno) else {
+        let Some((lt, hash)) = last_by(seqno) else {
             continue;
         };
         let info = ok(&format!(
@@ -312,11 +320,7 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
         .clone();
     assert_eq!(run["exit_code"], 0, "{run}");
     assert_eq!(run["block_id"]["seqno"], 2670, "{run}");
-    let (_, lt, _) = elector_txs
-        .iter()
-        .rev()
-        .find(|(s, _, _)| *s <= 2670)
-        .unwrap();
+    let (lt, _) = last_by(2670).unwrap();
     assert_eq!(run["last_transaction_id"]["lt"], lt.to_string());
 
     // The raw ShardAccount cell, then and now.
@@ -334,23 +338,15 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
         "/api/v2/getShardAccountCell?address={}&seqno=2670",
         raw_upper(&elector)
     ));
-    let (_, lt, hash) = elector_txs
-        .iter()
-        .rev()
-        .find(|(s, _, _)| *s <= 2670)
-        .unwrap();
-    assert_eq!((then.last_trans_lt, then.last_trans_hash.0), (*lt, *hash));
+    let (lt, hash) = last_by(2670).unwrap();
+    assert_eq!((then.last_trans_lt, then.last_trans_hash.0), (lt, hash));
     let now = cell_at(format!(
         "/api/v2/getShardAccountCell?address={}",
         raw_upper(&elector)
     ));
     // (the held masterchain state is the replayed 2019 one, at 2690)
-    let (_, lt, _) = elector_txs
-        .iter()
-        .rev()
-        .find(|(s, _, _)| *s <= 2690)
-        .unwrap();
-    assert_eq!(now.last_trans_lt, *lt);
+    let (lt, _) = last_by(2690).unwrap();
+    assert_eq!(now.last_trans_lt, lt);
     let none = cell_at(format!("/api/v2/getShardAccountCell?address={UNKNOWN}"));
     assert!(none.load_account().unwrap().is_none());
     assert_eq!(none.last_trans_lt, 0);
