@@ -38,6 +38,8 @@ pub struct IngestSummary {
     pub elapsed: Duration,
     /// Wall time the writer spent applying units (the serial part of an import).
     pub write_time: Duration,
+    /// Wall time the decoder spent reading and decoding files.
+    pub decode_time: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -144,19 +146,23 @@ pub fn import_files(
         }
         Ok(())
     };
-    std::thread::scope(|scope| {
+    let decode_time = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        scope.spawn(move || {
+        let decoder = scope.spawn(move || {
+            let mut busy = Duration::ZERO;
             for chunk in paths.chunks(opts.chunk_size.max(1)) {
+                let t = Instant::now();
                 let decoded = match &opts.decode_pool {
                     Some(pool) => pool.install(|| decode_files(chunk)),
                     None => decode_files(chunk),
                 };
+                busy += t.elapsed();
                 let failed = decoded.is_err();
                 if tx.send(decoded).is_err() || failed {
-                    return;
+                    break;
                 }
             }
+            busy
         });
         for decoded in rx {
             // States first: a chunk's blocks may be the ones that advance them.
@@ -175,8 +181,10 @@ pub fn import_files(
         apply(
             std::mem::replace(&mut planner, Planner::new(0)).finish(),
             &mut summary,
-        )
+        )?;
+        Ok::<_, IngestError>(decoder.join().unwrap_or_default())
     })?;
+    summary.decode_time = decode_time;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }

@@ -34,6 +34,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         &cfg.db,
         &DbOptions {
             sync_writes: cfg.sync_writes,
+            write_only_memtables: true,
         },
     )?;
     let bar = ProgressBar::new(paths.len() as u64).with_style(

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use rocksdb::{
-    ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, Options, ReadOptions,
+    ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MemtableFactory, Options, ReadOptions,
     Snapshot, WriteBatch, WriteOptions, DB,
 };
 
@@ -23,6 +23,13 @@ pub const SCHEMA_VERSION: u32 = 8;
 pub struct DbOptions {
     /// fsync the WAL on every batch (survives power loss, not only crashes).
     pub sync_writes: bool,
+    /// Give the tables the importer never reads back append-only (vector)
+    /// memtables: an insert is an append instead of a skiplist search, and
+    /// the sort happens once per memtable, in the background flush. A point
+    /// read on such a memtable sorts a copy of it, so only the importer
+    /// sets this; the API reads through a follower, which replays the WAL
+    /// into ordinary memtables of its own.
+    pub write_only_memtables: bool,
 }
 
 /// The open database. Writes go through [`Batch`]; reads through [`Reader`].
@@ -47,9 +54,15 @@ impl Db {
         opts.increase_parallelism(cores);
         opts.set_max_background_jobs(cores.clamp(2, 8));
         opts.set_bytes_per_sync(1 << 20);
-        let cfs = tables::all()
-            .into_iter()
-            .map(|(name, o)| ColumnFamilyDescriptor::new(name, o));
+        // One writer: nothing to gain from concurrent memtable inserts, and
+        // vector memtables do not support them.
+        opts.set_allow_concurrent_memtable_write(!options.write_only_memtables);
+        let cfs = tables::all().into_iter().map(|mut t| {
+            if options.write_only_memtables && !t.importer_reads {
+                t.options.set_memtable_factory(MemtableFactory::Vector);
+            }
+            ColumnFamilyDescriptor::new(t.name, t.options)
+        });
         let db = DB::open_cf_descriptors(&opts, path, cfs)?;
         let mut write_opts = WriteOptions::default();
         write_opts.set_sync(options.sync_writes);
@@ -77,7 +90,7 @@ impl Db {
         opts.set_max_open_files(-1);
         let cfs = tables::all()
             .into_iter()
-            .map(|(name, o)| ColumnFamilyDescriptor::new(name, o));
+            .map(|t| ColumnFamilyDescriptor::new(t.name, t.options));
         let db = DB::open_cf_descriptors_as_secondary(&opts, path, scratch, cfs)?;
         let this = Db {
             db,
@@ -202,7 +215,7 @@ impl Db {
 
     /// Compacts every table (after a bulk import, before measuring size).
     pub fn compact(&self) {
-        for (name, _) in tables::all() {
+        for name in tables::all().into_iter().map(|t| t.name) {
             if let Some(cf) = self.db.cf_handle(name) {
                 self.db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
             }
@@ -211,7 +224,7 @@ impl Db {
 
     /// Flushes memtables to SST files so that on-disk sizes are meaningful.
     pub fn flush(&self) -> Result<(), Error> {
-        for (name, _) in tables::all() {
+        for name in tables::all().into_iter().map(|t| t.name) {
             if let Some(cf) = self.db.cf_handle(name) {
                 self.db.flush_cf(cf)?;
             }
@@ -223,7 +236,7 @@ impl Db {
     pub fn stats(&self) -> Result<Vec<TableStats>, Error> {
         let snapshot = self.db.snapshot();
         let mut out = Vec::new();
-        for (name, _) in tables::all() {
+        for name in tables::all().into_iter().map(|t| t.name) {
             let cf = self.db.cf_handle(name).expect("table exists");
             let mut ro = ReadOptions::default();
             ro.set_snapshot(&snapshot);

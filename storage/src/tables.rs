@@ -32,6 +32,11 @@ pub trait Table {
     type Value: Value;
     /// Per-table options; the default suits small, range-scanned index rows.
     fn options(_opts: &mut Options) {}
+    /// Whether the importer reads this table while it writes (lookups,
+    /// adoption, state tracking). The others are write-only during an
+    /// import, which lets [`crate::DbOptions::write_only_memtables`] give
+    /// them append-only memtables.
+    const IMPORTER_READS: bool = false;
 }
 
 /// Point-lookup tables (hash → something): bloom filters and hash index hints.
@@ -49,7 +54,7 @@ fn blob_values(opts: &mut Options) {
 }
 
 macro_rules! table {
-    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:path)?) => {
+    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:path)? $(; $reads:ident)?) => {
         $(#[$doc])*
         pub struct $name;
         impl Table for $name {
@@ -57,17 +62,25 @@ macro_rules! table {
             type Key = $key;
             type Value = $value;
             $(fn options(opts: &mut Options) { $opts(opts) })?
+            $(const IMPORTER_READS: bool = importer_reads!($reads);)?
         }
+    };
+}
+
+/// The marker `; importer_reads` after a table's declaration.
+macro_rules! importer_reads {
+    (importer_reads) => {
+        true
     };
 }
 
 table!(
     /// Schema version and ingest cursor. key: ASCII name → value: see [`MetaKey`].
-    Meta, "meta", MetaKey => Vec<u8>
+    Meta, "meta", MetaKey => Vec<u8>; importer_reads
 );
 table!(
     /// key: `block` → bincode [`BlockRecord`].
-    Blocks, "blocks", BlockId => BlockRecord
+    Blocks, "blocks", BlockId => BlockRecord; importer_reads
 );
 /// Prefix of the [`Blocks`] rows of one shard (all seqnos, ascending).
 pub fn shard_blocks_prefix(workchain: i32, shard: u64) -> Vec<u8> {
@@ -95,7 +108,7 @@ table!(
     /// The first masterchain block that lists a shard block as its shard's
     /// top, so that a shard block imported after that masterchain block is
     /// still linked to it. key: `block` → `mc_seqno u32`.
-    McByTopShard, "mc_by_top_shard", BlockId => u32, point_lookup
+    McByTopShard, "mc_by_top_shard", BlockId => u32, point_lookup; importer_reads
 );
 table!(
     /// Blocks a masterchain block commits (itself and the shard blocks new
@@ -110,7 +123,7 @@ table!(
     /// key: `tx_id u64` → bincode [`TransactionRecord`]. The BoC lives in
     /// [`TxBocs`]: v3 and every filter scan read records only, and the
     /// masterchain link rewrites a record without moving its BoC.
-    Transactions, "transactions", u64 => TransactionRecord
+    Transactions, "transactions", u64 => TransactionRecord; importer_reads
 );
 table!(
     /// key: `tx_id u64` → lz4(transaction BoC), exactly as in the block.
@@ -131,7 +144,7 @@ table!(
 table!(
     /// key: `block | tx_id u64` → (). Ids are allocated per block in
     /// `(account, lt)` order, so this is also the v2 `getBlockTransactions` order.
-    TxByBlock, "tx_by_block", BlockTxKey => ()
+    TxByBlock, "tx_by_block", BlockTxKey => (); importer_reads
 );
 table!(
     /// key: `mc_seqno u32 | lt u64 | account` → `tx_id u64`.
@@ -188,7 +201,7 @@ table!(
 );
 table!(
     /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
-    LatestAccounts, "latest_accounts", Address => LatestAccount
+    LatestAccounts, "latest_accounts", Address => LatestAccount; importer_reads
 );
 
 table!(
@@ -199,26 +212,38 @@ table!(
     /// representation hashes); the layout belongs to the main crate's
     /// `state::cells`, which alone reads and writes it. Cells no newer state
     /// references are not collected yet.
-    Cells, "cells", Hash => RawBytes, point_lookup
+    Cells, "cells", Hash => RawBytes, point_lookup; importer_reads
 );
 table!(
     /// The newest full state held per shard: the root of its tree in
     /// [`Cells`]. key: `wc i32 | shard u64` → bincode [`ShardStateRecord`].
-    ShardStates, "shard_states", ShardKey => ShardStateRecord
+    ShardStates, "shard_states", ShardKey => ShardStateRecord; importer_reads
 );
 table!(
     /// Exact current state per account, from an imported state and every
     /// Merkle update applied since. key: `account` → bincode
     /// [`AccountStateRecord`] (the ShardAccount BoC inside).
-    AccountStates, "account_states", Address => AccountStateRecord, blob_values
+    AccountStates, "account_states", Address => AccountStateRecord, blob_values; importer_reads
 );
 
+/// A column family as the database opens it.
+pub struct TableSpec {
+    pub name: &'static str,
+    pub options: Options,
+    /// See [`Table::IMPORTER_READS`].
+    pub importer_reads: bool,
+}
+
 /// Every column family, for opening the database and for statistics.
-pub fn all() -> Vec<(&'static str, Options)> {
-    fn entry<T: Table>() -> (&'static str, Options) {
-        let mut opts = Options::default();
-        T::options(&mut opts);
-        (T::NAME, opts)
+pub fn all() -> Vec<TableSpec> {
+    fn entry<T: Table>() -> TableSpec {
+        let mut options = Options::default();
+        T::options(&mut options);
+        TableSpec {
+            name: T::NAME,
+            options,
+            importer_reads: T::IMPORTER_READS,
+        }
     }
     vec![
         entry::<Meta>(),
