@@ -130,7 +130,7 @@ pub fn masterchain_extra(
             .as_dict()
             .root()
             .as_ref()
-            .map(tycho_types::boc::Boc::encode)
+            .map(|c| super::boc::encode(c.as_ref()))
     });
     (shards, config_boc)
 }

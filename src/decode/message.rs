@@ -60,7 +60,7 @@ pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord,
             CellBuilder::build_from(used).map_err(ctx)?
         };
         rec.init_state_hash = Some(*init_cell.repr_hash().as_array());
-        rec.init_state_boc = Some(tycho_types::boc::Boc::encode(&init_cell));
+        rec.init_state_boc = Some(super::boc::encode(init_cell.as_ref()));
     }
 
     // body:(Either X ^X)
@@ -74,7 +74,7 @@ pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord,
         rec.opcode = body_slice.load_u32().ok();
     }
     rec.body_hash = *body.repr_hash().as_array();
-    rec.body_boc = tycho_types::boc::Boc::encode(&body);
+    rec.body_boc = super::boc::encode(body.as_ref());
     if rec.kind == MsgKind::ExternalIn {
         if let Some(dest) = &rec.destination {
             rec.hash_norm = Some(normalized_hash(dest, &body).map_err(ctx)?);

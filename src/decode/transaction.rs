@@ -73,7 +73,7 @@ pub fn decode_transaction(
         record,
         in_msg,
         out_msgs,
-        boc: tycho_types::boc::Boc::encode(cell),
+        boc: super::boc::encode(cell.as_ref()),
     })
 }
 
