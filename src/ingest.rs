@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::chain::files::{read_boc_file, FileError};
 use crate::decode::{decode_block, decode_chain_boc, ChainItem, DecodeError, DecodedBlock};
-use crate::index::{Applied, IndexError, Indexer, Planner, Unit};
+use crate::index::{Applied, IndexError, Indexer, Planner, RowEncoding, Unit};
 use tonindex_storage::Db;
 
 /// Import settings.
@@ -104,53 +104,45 @@ pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<ChainItem>, IngestError> {
 
 /// Imports `paths` (already expanded into files) into `db`.
 ///
-/// Decoding runs one chunk ahead on a rayon pool (the global one unless
-/// `opts.decode_pool` is set) while the calling thread indexes the previous
-/// chunk, so decode and index overlap. `on_unit` is called after every
+/// Decoding runs ahead on a rayon pool (the global one unless
+/// `opts.decode_pool` is set) while the calling thread indexes what is
+/// decoded, so decode and index overlap. `on_unit` is called after every
 /// committed unit (for progress display).
 pub fn import_files(
     db: &Db,
     paths: &[PathBuf],
     opts: &IngestOptions,
-    mut on_unit: impl FnMut(&Unit, &Applied),
+    on_unit: impl FnMut(&Unit, &Applied),
 ) -> Result<IngestSummary, IngestError> {
     let start = Instant::now();
-    // A big unit's rows are encoded in parallel on the decode pool.
-    let indexer = Indexer::new(db).with_pool(opts.decode_pool.clone());
-    let mut planner = Planner::new(opts.chunk_size * 4);
-    let mut summary = IngestSummary {
-        files: paths.len() as u64,
-        ..Default::default()
-    };
-    let mut apply = |units: Vec<Unit>, summary: &mut IngestSummary| -> Result<(), IngestError> {
-        for unit in units {
-            let t = Instant::now();
-            let a = indexer.apply(&unit)?;
-            summary.write_time += t.elapsed();
-            summary.units += 1;
-            summary.transactions_seen += unit
-                .blocks
-                .iter()
-                .map(|b| b.transactions.len() as u64)
-                .sum::<u64>();
-            add(&mut summary.applied, &a);
-            tracing::debug!(
-                blocks = unit.blocks.len(),
-                written = a.blocks,
-                "unit committed"
-            );
-            on_unit(&unit, &a);
-            if let Some(d) = opts.unit_delay {
-                std::thread::sleep(d);
-            }
-        }
-        Ok(())
-    };
-    let decode_time = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let mut writer = ImportWriter::new(db, opts, on_unit);
+    let chunks = paths.chunks(opts.chunk_size.max(1));
+    let decode_time = decode_ahead(chunks, opts, |_, items| writer.push(items))?;
+    let mut summary = writer.finish()?;
+    summary.files = paths.len() as u64;
+    summary.decode_time = decode_time;
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+/// Decoded chunks waiting for the writer, at most. More than one evens out
+/// chunks of very different sizes.
+const DECODED_AHEAD: usize = 2;
+
+/// Decodes `chunks` in order on the decode pool, on a thread of its own,
+/// and hands each decoded chunk (with its position) to `consume` on the
+/// calling thread. Stops at the first failure. Returns how long the decoder
+/// was busy.
+pub fn decode_ahead<'p>(
+    chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
+    opts: &IngestOptions,
+    mut consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
+) -> Result<Duration, IngestError> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(DECODED_AHEAD);
         let decoder = scope.spawn(move || {
             let mut busy = Duration::ZERO;
-            for chunk in paths.chunks(opts.chunk_size.max(1)) {
+            for chunk in chunks {
                 let t = Instant::now();
                 let decoded = match &opts.decode_pool {
                     Some(pool) => pool.install(|| decode_files(chunk)),
@@ -164,29 +156,100 @@ pub fn import_files(
             }
             busy
         });
-        for decoded in rx {
-            // States first: a chunk's blocks may be the ones that advance them.
-            let mut blocks = Vec::new();
-            for item in decoded? {
-                match item {
-                    ChainItem::Block(b) => blocks.push(*b),
-                    ChainItem::State(s) => {
-                        indexer.apply_state_file(&s)?;
-                        summary.states += 1;
-                    }
+        for (i, decoded) in rx.into_iter().enumerate() {
+            consume(i, decoded?)?;
+        }
+        Ok(decoder.join().unwrap_or_default())
+    })
+}
+
+/// Decode threads from which a big unit's rows are encoded on the decode
+/// pool. With fewer, its threads are busy decoding, and the writer
+/// encoding by itself beats waiting behind them (measured on 2 cores).
+const PARALLEL_ENCODING_THREADS: usize = 3;
+
+fn row_encoding(opts: &IngestOptions) -> RowEncoding {
+    let threads = opts
+        .decode_pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+    if threads >= PARALLEL_ENCODING_THREADS {
+        RowEncoding::Parallel(opts.decode_pool.clone())
+    } else {
+        RowEncoding::Serial
+    }
+}
+
+/// The writing half of an import into one database: groups decoded blocks
+/// into units and applies them, one batch each.
+pub struct ImportWriter<'a, F> {
+    indexer: Indexer<'a>,
+    planner: Planner,
+    summary: IngestSummary,
+    unit_delay: Option<Duration>,
+    on_unit: F,
+}
+
+impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
+    pub fn new(db: &'a Db, opts: &IngestOptions, on_unit: F) -> Self {
+        Self {
+            indexer: Indexer::new(db).with_encoding(row_encoding(opts)),
+            planner: Planner::new(opts.chunk_size * 4),
+            summary: IngestSummary::default(),
+            unit_delay: opts.unit_delay,
+            on_unit,
+        }
+    }
+
+    /// Indexes a decoded chunk: its states first (a chunk's blocks may be
+    /// the ones that advance them), then every unit its blocks complete.
+    pub fn push(&mut self, items: Vec<ChainItem>) -> Result<(), IngestError> {
+        let mut blocks = Vec::new();
+        for item in items {
+            match item {
+                ChainItem::Block(b) => blocks.push(*b),
+                ChainItem::State(s) => {
+                    self.indexer.apply_state_file(&s)?;
+                    self.summary.states += 1;
                 }
             }
-            apply(planner.push(blocks), &mut summary)?;
         }
-        apply(
-            std::mem::replace(&mut planner, Planner::new(0)).finish(),
-            &mut summary,
-        )?;
-        Ok::<_, IngestError>(decoder.join().unwrap_or_default())
-    })?;
-    summary.decode_time = decode_time;
-    summary.elapsed = start.elapsed();
-    Ok(summary)
+        let units = self.planner.push(blocks);
+        self.apply(units)
+    }
+
+    /// Applies the blocks still waiting for a masterchain block, one unit each.
+    pub fn finish(mut self) -> Result<IngestSummary, IngestError> {
+        let rest = std::mem::replace(&mut self.planner, Planner::new(0)).finish();
+        self.apply(rest)?;
+        Ok(self.summary)
+    }
+
+    fn apply(&mut self, units: Vec<Unit>) -> Result<(), IngestError> {
+        for unit in units {
+            let t = Instant::now();
+            let a = self.indexer.apply(&unit)?;
+            let summary = &mut self.summary;
+            summary.write_time += t.elapsed();
+            summary.units += 1;
+            summary.transactions_seen += unit
+                .blocks
+                .iter()
+                .map(|b| b.transactions.len() as u64)
+                .sum::<u64>();
+            add(&mut summary.applied, &a);
+            tracing::debug!(
+                blocks = unit.blocks.len(),
+                written = a.blocks,
+                "unit committed"
+            );
+            (self.on_unit)(&unit, &a);
+            if let Some(d) = self.unit_delay {
+                std::thread::sleep(d);
+            }
+        }
+        Ok(())
+    }
 }
 
 fn add(total: &mut Applied, a: &Applied) {

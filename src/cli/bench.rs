@@ -5,8 +5,11 @@
 //!   parse, and every `Transaction` parsed from the account blocks;
 //! - **decode**: our full decode (`decode::decode_block`: transactions with
 //!   all phases, messages with bodies, descriptor envelopes, BoCs);
-//! - **decode+index**: `ingest::import_files` into a fresh database (decode
-//!   on the pool, one writer thread applying WriteBatches).
+//! - **decode+index**: the import pipeline (`ingest::decode_ahead` on the
+//!   pool, one writer applying WriteBatches through `ingest::ImportWriter`)
+//!   in steady state: the set imported `--index-rounds` times, each into a
+//!   fresh database with the importer's options, the next round decoding
+//!   while the previous one is written.
 //!
 //! Rates are transactions per second, also per decode thread, and as ratios
 //! to the raw rate at the same thread count.
@@ -22,7 +25,9 @@ use tycho_types::models::{Block, BlockExtra};
 
 use crate::chain::files::{collect_paths, read_boc_file};
 use crate::decode::decode_block;
-use crate::ingest::{import_files, IngestOptions};
+use crate::config::Config;
+use crate::index::{Applied, Unit};
+use crate::ingest::{decode_ahead, import_files, ImportWriter, IngestError, IngestOptions, IngestSummary};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -146,30 +151,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             secs: t.elapsed().as_secs_f64(),
         });
 
-        let (mut tx, mut secs, mut write, mut decode) = (0u64, 0f64, 0f64, 0f64);
-        for _ in 0..args.index_rounds {
-            let dir = scratch_dir()?;
-            let db = Db::open(&dir, &IMPORTER)?;
-            // Small chunks so that decoding overlaps indexing from the start.
-            let opts = IngestOptions {
-                chunk_size: 8,
-                unit_delay: None,
-                decode_pool: Some(pool.clone()),
-            };
-            let s = import_files(&db, &files, &opts, |_, _| {})?;
-            tx += s.applied.transactions;
-            secs += s.elapsed.as_secs_f64();
-            write += s.write_time.as_secs_f64();
-            decode += s.decode_time.as_secs_f64();
-            drop(db);
-            std::fs::remove_dir_all(&dir)?;
-        }
+        let steady = steady_import(&files, &pool, args.index_rounds)?;
         println!(
             "threads {threads}: of the decode+index wall time the decoder was busy {:.0}%, \
              the writer {:.0}%",
-            100.0 * decode / secs,
-            100.0 * write / secs
+            100.0 * steady.decode_time.as_secs_f64() / steady.elapsed.as_secs_f64(),
+            100.0 * steady.write_time.as_secs_f64() / steady.elapsed.as_secs_f64()
         );
+        let (tx, secs) = (steady.applied.transactions, steady.elapsed.as_secs_f64());
         rates.push(Rate {
             phase: "decode+index",
             threads,
@@ -248,6 +237,66 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     drop(db);
     std::fs::remove_dir_all(&dir)?;
     Ok(())
+}
+
+/// decode+index in steady state: the block set imported `rounds` times,
+/// each time into a fresh database, through one pipeline, so that the next
+/// round's blocks decode while the previous round's are written, as in a
+/// long import. (One import of a small set is mostly pipeline fill and
+/// drain: its biggest blocks come last, and standalone shard blocks wait
+/// for a masterchain block until the end.)
+fn steady_import(
+    files: &[PathBuf],
+    pool: &Arc<rayon::ThreadPool>,
+    rounds: u32,
+) -> anyhow::Result<IngestSummary> {
+    fn ignore(_: &Unit, _: &Applied) {}
+    let opts = IngestOptions {
+        chunk_size: Config::default().import.chunk_size,
+        unit_delay: None,
+        decode_pool: Some(pool.clone()),
+    };
+    let mut dirs = Vec::new();
+    let mut dbs = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let dir = scratch_dir()?;
+        dbs.push(Db::open(&dir, &IMPORTER)?);
+        dirs.push(dir);
+    }
+    let per_round: Vec<&[PathBuf]> = files.chunks(opts.chunk_size).collect();
+    let chunks = (0..dbs.len()).flat_map(|_| per_round.iter().copied());
+    let mut writers: Vec<_> = dbs
+        .iter()
+        .map(|db| Some(ImportWriter::new(db, &opts, ignore as fn(&Unit, &Applied))))
+        .collect();
+    let mut total = IngestSummary::default();
+    let mut finish = |writer: Option<ImportWriter<'_, _>>| -> Result<(), IngestError> {
+        let s = writer.expect("each round finishes once").finish()?;
+        total.applied.transactions += s.applied.transactions;
+        total.write_time += s.write_time;
+        Ok(())
+    };
+    let start = Instant::now();
+    let mut finished = 0;
+    let decode_time = decode_ahead(chunks, &opts, |i, items| {
+        let round = i / per_round.len();
+        while finished < round {
+            finish(writers[finished].take())?;
+            finished += 1;
+        }
+        writers[round].as_mut().expect("a round in progress").push(items)
+    })?;
+    for writer in &mut writers[finished..] {
+        finish(writer.take())?;
+    }
+    total.elapsed = start.elapsed();
+    total.decode_time = decode_time;
+    drop(writers);
+    drop(dbs);
+    for dir in dirs {
+        std::fs::remove_dir_all(dir)?;
+    }
+    Ok(total)
 }
 
 fn scratch_dir() -> anyhow::Result<PathBuf> {

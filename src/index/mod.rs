@@ -67,21 +67,33 @@ pub enum IndexError {
     State(#[from] StateError),
 }
 
+/// Where the writer encodes a unit's rows (bincode, lz4) before committing them.
+pub enum RowEncoding {
+    /// On the writer's own thread.
+    Serial,
+    /// In chunks across a rayon pool (`None`: the global one); pays off when
+    /// the pool has threads to spare, since the writer waits for it.
+    Parallel(Option<Arc<rayon::ThreadPool>>),
+}
+
 /// Writes units into the database. One writer at a time.
 pub struct Indexer<'a> {
     db: &'a Db,
-    /// Where a big unit's rows are encoded; `None` = rayon's global pool.
-    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Where a big unit's rows are encoded.
+    encoding: RowEncoding,
 }
 
 impl<'a> Indexer<'a> {
     pub fn new(db: &'a Db) -> Self {
-        Self { db, pool: None }
+        Self {
+            db,
+            encoding: RowEncoding::Serial,
+        }
     }
 
-    /// Encodes big units on `pool` (the import's decode pool) instead of the global one.
-    pub fn with_pool(self, pool: Option<Arc<rayon::ThreadPool>>) -> Self {
-        Self { pool, ..self }
+    /// Sets where a big unit's rows are encoded (serially by default).
+    pub fn with_encoding(self, encoding: RowEncoding) -> Self {
+        Self { encoding, ..self }
     }
 
     /// Applies one unit as one atomic batch. A unit fully present already is a no-op.
@@ -160,7 +172,7 @@ impl<'a> Indexer<'a> {
             });
         }
         let mut latest = LatestStates::default();
-        for (rows, offers) in tx_rows(&new_blocks, self.pool.as_deref()) {
+        for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
             batch.append(rows);
             for (account, state) in offers {
                 latest.offer(account, state);
@@ -354,12 +366,10 @@ fn block_rows(block: &DecodedBlock, mc_seqno: Option<u32>) -> EncodedRows {
 const TX_CHUNK: usize = 32;
 
 /// The rows of the new blocks' transactions and messages, with each
-/// account's newest state offered. Encoding (bincode, lz4) is most of a
-/// writer's own work, so a big unit is encoded in chunks on the rayon pool;
-/// the writer then only appends and commits.
+/// account's newest state offered, encoded in chunks as `encoding` says.
 fn tx_rows(
     blocks: &[NewBlock<'_>],
-    pool: Option<&rayon::ThreadPool>,
+    encoding: &RowEncoding,
 ) -> Vec<(EncodedRows, Vec<(Address, LatestAccount)>)> {
     // A message seen from both ends within the unit is written once, where
     // it first appears.
@@ -396,10 +406,11 @@ fn tx_rows(
         (rows, offers)
     };
     let parallel = || tasks.par_iter().map(encode).collect();
-    match pool {
+    match encoding {
         _ if tx_index < 2 * TX_CHUNK => tasks.iter().map(encode).collect(),
-        Some(pool) => pool.install(parallel),
-        None => parallel(),
+        RowEncoding::Serial => tasks.iter().map(encode).collect(),
+        RowEncoding::Parallel(Some(pool)) => pool.install(parallel),
+        RowEncoding::Parallel(None) => parallel(),
     }
 }
 
