@@ -24,10 +24,12 @@ use tonindex_storage::{Db, DbOptions};
 use tycho_types::models::{Block, BlockExtra};
 
 use crate::chain::files::{collect_paths, read_boc_file};
-use crate::decode::decode_block;
 use crate::config::Config;
+use crate::decode::decode_block;
 use crate::index::{Applied, Unit};
-use crate::ingest::{decode_ahead, import_files, ImportWriter, IngestError, IngestOptions, IngestSummary};
+use crate::ingest::{
+    decode_ahead, import_files, ImportWriter, IngestError, IngestOptions, IngestSummary,
+};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -284,7 +286,10 @@ fn steady_import(
             finish(writers[finished].take())?;
             finished += 1;
         }
-        writers[round].as_mut().expect("a round in progress").push(items)
+        writers[round]
+            .as_mut()
+            .expect("a round in progress")
+            .push(items)
     })?;
     for writer in &mut writers[finished..] {
         finish(writer.take())?;

@@ -67,7 +67,7 @@ pub enum IndexError {
     State(#[from] StateError),
 }
 
-/// Where the writer encodes a unit's rows (bincode, lz4) before committing them.
+/// Where the writer encodes a unit's rows before committing them.
 pub enum RowEncoding {
     /// On the writer's own thread.
     Serial,
@@ -478,7 +478,7 @@ fn tx_rows_one(
         state_hash: rec.account_state_hash_after,
     };
     rows.put::<Transactions>(&tx_id, &rec);
-    rows.put::<TxBocs>(&tx_id, &Lz4Bytes(tx.boc.clone()));
+    rows.put_raw::<TxBocs>(&tx_id, &tx.boc);
     (account, state)
 }
 

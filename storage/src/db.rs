@@ -6,17 +6,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use rocksdb::{
-    ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MemtableFactory, Options, ReadOptions,
-    Snapshot, WriteBatch, WriteOptions, DB,
+    ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MemtableFactory, Options,
+    ReadOptions, Snapshot, WriteBatch, WriteOptions, DB,
 };
 
-use crate::codec::{Key, Value};
+use crate::codec::{Key, RawBytes, Value};
 use crate::rows::IngestCursor;
 use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// How to open the database.
 #[derive(Debug, Clone, Default)]
@@ -319,21 +319,23 @@ impl Batch<'_> {
 
     /// Adds rows encoded elsewhere (see [`EncodedRows`]).
     pub fn append(&mut self, rows: EncodedRows) {
-        let mut cf: Option<(&str, &ColumnFamily)> = None;
-        for (name, key, value) in rows.rows {
-            let handle = match cf {
-                Some((n, h)) if n == name => h,
-                _ => {
-                    let h = self
-                        .db
-                        .db
-                        .cf_handle(name)
-                        .expect("every table is created at open");
-                    cf = Some((name, h));
-                    h
-                }
-            };
-            self.wb.put_cf(handle, key, value);
+        for table in &rows.tables {
+            let cf = self
+                .db
+                .db
+                .cf_handle(table.name)
+                .expect("every table is created at open");
+            let mut at = 0;
+            for &(key_len, value_len) in &table.rows {
+                let key_end = at + key_len as usize;
+                let value_end = key_end + value_len as usize;
+                self.wb.put_cf(
+                    cf,
+                    &table.bytes[at..key_end],
+                    &table.bytes[key_end..value_end],
+                );
+                at = value_end;
+            }
         }
     }
 
@@ -344,15 +346,64 @@ impl Batch<'_> {
 
 /// Rows encoded ahead of their batch, on any thread and without the
 /// database, so that the encoding of a big unit can run in parallel while
-/// the one writer only appends and commits ([`Batch::append`]).
+/// the one writer only appends and commits ([`Batch::append`]). Rows are
+/// kept per table, back to back in one buffer each, so that appending looks
+/// each column family up once and inserts a table's rows together; a
+/// table's rows keep their order.
 #[derive(Debug, Default)]
 pub struct EncodedRows {
-    rows: Vec<(&'static str, Vec<u8>, Vec<u8>)>,
+    tables: Vec<TableRows>,
+    /// The table of the latest put: rows come in a repeating table order,
+    /// so the next put most often goes to it or to the one after it.
+    last: usize,
+}
+
+#[derive(Debug)]
+struct TableRows {
+    name: &'static str,
+    /// Key and value bytes of every row, back to back.
+    bytes: Vec<u8>,
+    /// Key and value length of every row.
+    rows: Vec<(u32, u32)>,
 }
 
 impl EncodedRows {
     pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
-        self.rows.push((T::NAME, key.encode(), value.encode()));
+        self.put_encoded::<T>(&key.encode(), &value.encode());
+    }
+
+    /// A row of a table whose values are stored as they are, from borrowed bytes.
+    pub fn put_raw<T: Table<Value = RawBytes>>(&mut self, key: &T::Key, value: &[u8]) {
+        self.put_encoded::<T>(&key.encode(), value);
+    }
+
+    fn put_encoded<T: Table>(&mut self, key: &[u8], value: &[u8]) {
+        let table = self.table(T::NAME);
+        table.bytes.extend_from_slice(key);
+        table.bytes.extend_from_slice(value);
+        table.rows.push((key.len() as u32, value.len() as u32));
+    }
+
+    fn table(&mut self, name: &'static str) -> &mut TableRows {
+        let same = |t: &TableRows| std::ptr::eq(t.name, name) || t.name == name;
+        let next = self.last + 1;
+        let at = match (self.tables.get(self.last), self.tables.get(next)) {
+            (Some(t), _) if same(t) => self.last,
+            (_, Some(t)) if same(t) => next,
+            _ => match self.tables.iter().position(same) {
+                Some(i) => i,
+                None => {
+                    self.tables.push(TableRows {
+                        name,
+                        bytes: Vec::new(),
+                        rows: Vec::new(),
+                    });
+                    self.tables.len() - 1
+                }
+            },
+        };
+        self.last = at;
+        &mut self.tables[at]
     }
 }
 

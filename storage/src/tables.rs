@@ -126,8 +126,10 @@ table!(
     Transactions, "transactions", u64 => TransactionRecord; importer_reads
 );
 table!(
-    /// key: `tx_id u64` → lz4(transaction BoC), exactly as in the block.
-    TxBocs, "tx_bocs", u64 => Lz4Bytes, blob_values
+    /// key: `tx_id u64` → transaction BoC, exactly as in the block. Not
+    /// compressed per row: the table's SST blocks are (LZ4), which packs
+    /// neighbouring transactions together and costs the writer nothing.
+    TxBocs, "tx_bocs", u64 => RawBytes, blob_values
 );
 table!(
     /// An account's history. key: `account | lt u64` → `tx_id u64`.
