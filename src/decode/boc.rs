@@ -31,6 +31,9 @@ impl Hasher for ReprHashHasher {
     }
 }
 
+/// Cells a kept map may have room for; typical trees have a few dozen.
+const KEPT_CAPACITY: usize = 256;
+
 type Cache = BocHeaderCache<BuildHasherDefault<ReprHashHasher>>;
 
 thread_local! {
@@ -47,7 +50,12 @@ pub fn encode(root: &DynCell) -> Vec<u8> {
         let header = BocHeader::with_root_and_cache(root, cache);
         let mut out = Vec::new();
         header.encode(&mut out);
-        *slot.borrow_mut() = Some(header.into_cache());
+        // Emptying a map costs its capacity: keep only small ones (a big
+        // tree, a config say, is rare).
+        let cache = header.into_cache();
+        if cache.rev_indices_capacity() <= KEPT_CAPACITY {
+            *slot.borrow_mut() = Some(cache);
+        }
         out
     })
 }
