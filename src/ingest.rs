@@ -76,17 +76,30 @@ pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
     decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
 }
 
-/// Decodes files in parallel; any failure is reported with every failing file.
+/// Reads and decodes files, decoding in parallel; any failure is reported
+/// with every failing file.
 pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<ChainItem>, IngestError> {
-    let results: Vec<Result<ChainItem, IngestError>> =
-        paths.par_iter().map(|p| decode_file(p)).collect();
+    decode_bocs(paths, read_files(paths)?)
+}
+
+/// Reads files; the first that cannot be read stops it.
+fn read_files(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, IngestError> {
+    paths
+        .iter()
+        .map(|p| read_boc_file(p).map_err(IngestError::from))
+        .collect()
+}
+
+/// Decodes the BoCs read from `paths`, in parallel.
+fn decode_bocs(paths: &[PathBuf], bocs: Vec<Vec<u8>>) -> Result<Vec<ChainItem>, IngestError> {
+    let results: Vec<Result<ChainItem, DecodeError>> =
+        bocs.par_iter().map(|boc| decode_chain_boc(boc)).collect();
     let mut blocks = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
-    for r in results {
+    for (r, path) in results.into_iter().zip(paths) {
         match r {
             Ok(b) => blocks.push(b),
-            Err(IngestError::Decode(mut f)) => failures.append(&mut f),
-            Err(e) => return Err(e),
+            Err(e) => failures.push((path.clone(), e)),
         }
     }
     if !failures.is_empty() {
@@ -129,10 +142,11 @@ pub fn import_files(
 /// chunks of very different sizes.
 const DECODED_AHEAD: usize = 2;
 
-/// Decodes `chunks` in order on the decode pool, on a thread of its own,
-/// and hands each decoded chunk (with its position) to `consume` on the
-/// calling thread. Stops at the first failure. Returns how long the decoder
-/// was busy.
+/// Decodes `chunks` in order on the decode pool and hands each decoded
+/// chunk (with its position) to `consume` on the calling thread. A thread
+/// of its own reads the files of the next chunk while the pool decodes the
+/// current one, so disk reads and text decoding stay off the pool. Stops at
+/// the first failure. Returns how long decoding took (the pool's wall time).
 pub fn decode_ahead<'p>(
     chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
     opts: &IngestOptions,
@@ -142,13 +156,17 @@ pub fn decode_ahead<'p>(
         let (tx, rx) = std::sync::mpsc::sync_channel(DECODED_AHEAD);
         let decoder = scope.spawn(move || {
             let mut busy = Duration::ZERO;
-            for chunk in chunks {
+            let mut chunks = chunks.map(|c| (c, read_files(c)));
+            let mut current = chunks.next();
+            while let Some((paths, read)) = current.take() {
                 let t = Instant::now();
-                let decoded = match &opts.decode_pool {
-                    Some(pool) => pool.install(|| decode_files(chunk)),
-                    None => decode_files(chunk),
-                };
+                let mut decoded = None;
+                in_place_scope(opts.decode_pool.as_deref(), |s| {
+                    s.spawn(|_| decoded = Some(read.and_then(|bocs| decode_bocs(paths, bocs))));
+                    current = chunks.next();
+                });
                 busy += t.elapsed();
+                let decoded = decoded.expect("the scope ran the decode");
                 let failed = decoded.is_err();
                 if tx.send(decoded).is_err() || failed {
                     break;
@@ -161,6 +179,18 @@ pub fn decode_ahead<'p>(
         }
         Ok(decoder.join().unwrap_or_default())
     })
+}
+
+/// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
+/// the global one), and the call returns when that is done too.
+fn in_place_scope<'scope, R>(
+    pool: Option<&rayon::ThreadPool>,
+    op: impl FnOnce(&rayon::Scope<'scope>) -> R,
+) -> R {
+    match pool {
+        Some(pool) => pool.in_place_scope(op),
+        None => rayon::in_place_scope(op),
+    }
 }
 
 /// Decode threads from which a big unit's rows are encoded on the decode

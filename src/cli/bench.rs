@@ -156,11 +156,18 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let steady = steady_import(&files, &pool, args.index_rounds)?;
         println!(
             "threads {threads}: of the decode+index wall time the decoder was busy {:.0}%, \
-             the writer {:.0}%",
-            100.0 * steady.decode_time.as_secs_f64() / steady.elapsed.as_secs_f64(),
-            100.0 * steady.write_time.as_secs_f64() / steady.elapsed.as_secs_f64()
+             the writer {:.0}%{}",
+            100.0 * steady.summary.decode_time.as_secs_f64() / steady.summary.elapsed.as_secs_f64(),
+            100.0 * steady.summary.write_time.as_secs_f64() / steady.summary.elapsed.as_secs_f64(),
+            steady.cpu.map_or(String::new(), |cpu| format!(
+                "; CPU time of all threads (RocksDB's included) {:.1} us/tx",
+                cpu.as_secs_f64() * 1e6 / steady.summary.applied.transactions.max(1) as f64
+            ))
         );
-        let (tx, secs) = (steady.applied.transactions, steady.elapsed.as_secs_f64());
+        let (tx, secs) = (
+            steady.summary.applied.transactions,
+            steady.summary.elapsed.as_secs_f64(),
+        );
         rates.push(Rate {
             phase: "decode+index",
             threads,
@@ -247,11 +254,18 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 /// long import. (One import of a small set is mostly pipeline fill and
 /// drain: its biggest blocks come last, and standalone shard blocks wait
 /// for a masterchain block until the end.)
+/// What [`steady_import`] measured.
+struct Steady {
+    summary: IngestSummary,
+    /// CPU time of every thread of the process over the same wall time.
+    cpu: Option<std::time::Duration>,
+}
+
 fn steady_import(
     files: &[PathBuf],
     pool: &Arc<rayon::ThreadPool>,
     rounds: u32,
-) -> anyhow::Result<IngestSummary> {
+) -> anyhow::Result<Steady> {
     fn ignore(_: &Unit, _: &Applied) {}
     let opts = IngestOptions {
         chunk_size: Config::default().import.chunk_size,
@@ -278,6 +292,7 @@ fn steady_import(
         total.write_time += s.write_time;
         Ok(())
     };
+    let cpu_before = process_cpu_time();
     let start = Instant::now();
     let mut finished = 0;
     let decode_time = decode_ahead(chunks, &opts, |i, items| {
@@ -296,12 +311,30 @@ fn steady_import(
     }
     total.elapsed = start.elapsed();
     total.decode_time = decode_time;
+    let cpu = process_cpu_time()
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before));
     drop(writers);
     drop(dbs);
     for dir in dirs {
         std::fs::remove_dir_all(dir)?;
     }
-    Ok(total)
+    Ok(Steady {
+        summary: total,
+        cpu,
+    })
+}
+
+/// User + system CPU time of this process so far, from `/proc/self/stat`
+/// (Linux, 100 ticks per second); `None` elsewhere.
+fn process_cpu_time() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ').skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(std::time::Duration::from_millis((utime + stime) * 10))
 }
 
 fn scratch_dir() -> anyhow::Result<PathBuf> {
