@@ -12,8 +12,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use tycho_types::boc::ser::{BocHeader, BocHeaderCache};
 use tycho_types::cell::DynCell;
 
-/// Hashes a representation hash by folding its bytes, 8 at a time, with
-/// no mixing: they are SHA-256 output.
+/// Hashes a representation hash by taking its first 8 bytes: they are
+/// SHA-256 output already. (The slice length a key's `Hash` writes first
+/// is ignored.)
 #[derive(Default)]
 struct ReprHashHasher(u64);
 
@@ -23,12 +24,12 @@ impl Hasher for ReprHashHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        if let Some(word) = bytes.first_chunk::<8>() {
+            self.0 = u64::from_le_bytes(*word);
         }
     }
+
+    fn write_usize(&mut self, _len: usize) {}
 }
 
 /// Cells a kept map may have room for; typical trees have a few dozen.
