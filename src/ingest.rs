@@ -138,9 +138,10 @@ pub fn import_files(
     Ok(summary)
 }
 
-/// Decoded chunks waiting for the writer, at most. More than one evens out
-/// chunks of very different sizes.
-const DECODED_AHEAD: usize = 2;
+/// Decoded chunks waiting for the writer, at most. One keeps decoder and
+/// writer both busy when chunks are alike (a long import); each more would
+/// even out uneven chunks at the cost of a chunk of decoded blocks in memory.
+const DECODED_AHEAD: usize = 1;
 
 /// Decodes `chunks` in order on the decode pool and hands each decoded
 /// chunk (with its position) to `consume` on the calling thread. A thread
