@@ -38,7 +38,8 @@ pub struct IngestSummary {
     pub elapsed: Duration,
     /// Wall time the writer spent applying units (the serial part of an import).
     pub write_time: Duration,
-    /// Wall time the decoder spent reading and decoding files.
+    /// Wall time the decode pool spent decoding (reading the next chunk's
+    /// files overlaps it).
     pub decode_time: Duration,
 }
 
@@ -64,22 +65,10 @@ fn format_failures(f: &[(PathBuf, DecodeError)]) -> String {
     lines.join("\n")
 }
 
-/// Reads and decodes one block, shard state or account file.
-pub fn decode_file(path: &Path) -> Result<ChainItem, IngestError> {
-    let boc = read_boc_file(path)?;
-    decode_chain_boc(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
-}
-
 /// Reads and decodes a file that must hold a block.
 pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
     let boc = read_boc_file(path)?;
     decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
-}
-
-/// Reads and decodes files, decoding in parallel; any failure is reported
-/// with every failing file.
-pub fn decode_files(paths: &[PathBuf]) -> Result<Vec<ChainItem>, IngestError> {
-    decode_bocs(paths, read_files(paths)?)
 }
 
 /// Reads files; the first that cannot be read stops it.
@@ -90,7 +79,8 @@ fn read_files(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, IngestError> {
         .collect()
 }
 
-/// Decodes the BoCs read from `paths`, in parallel.
+/// Decodes the BoCs read from `paths`, in parallel; any failure is
+/// reported with every failing file.
 fn decode_bocs(paths: &[PathBuf], bocs: Vec<Vec<u8>>) -> Result<Vec<ChainItem>, IngestError> {
     let results: Vec<Result<ChainItem, DecodeError>> =
         bocs.par_iter().map(|boc| decode_chain_boc(boc)).collect();

@@ -589,7 +589,7 @@ impl<T: Table> Iterator for TableIter<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{AccountLtKey, TxByAccount};
+    use crate::tables::{AccountLtKey, LtAccountKey, TxBocs, TxByAccount, TxByHash, TxByLt};
     use tonindex_model::Address;
 
     #[test]
@@ -715,6 +715,54 @@ mod tests {
             follower.reader().get::<TxByAccount>(&key(2)).unwrap(),
             Some(20)
         );
+    }
+
+    /// Rows encoded ahead land in their tables as `put` would write them,
+    /// a key written twice keeping its later value, and likewise on a
+    /// database opened as the importer opens it (vector memtables).
+    #[test]
+    fn encoded_rows_append_like_puts() {
+        let lt_key = |lt| LtAccountKey {
+            lt,
+            account: Address {
+                workchain: -1,
+                id: [3; 32],
+            },
+        };
+        for write_only_memtables in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = Db::open(
+                dir.path(),
+                &DbOptions {
+                    sync_writes: false,
+                    write_only_memtables,
+                },
+            )
+            .unwrap();
+            let mut rows = EncodedRows::default();
+            for i in 0..10u64 {
+                rows.put::<TxByHash>(&[i as u8; 32], &i);
+                rows.put_raw::<TxBocs>(&i, &[i as u8; 5]);
+                if i % 3 == 0 {
+                    rows.put::<TxByLt>(&lt_key(i), &(i * 10));
+                }
+            }
+            rows.put::<TxByHash>(&[4; 32], &44);
+            let mut batch = db.batch();
+            batch.append(rows);
+            db.write(batch).unwrap();
+            let r = db.reader();
+            for i in 0..10u64 {
+                let want = if i == 4 { 44 } else { i };
+                assert_eq!(r.get::<TxByHash>(&[i as u8; 32]).unwrap(), Some(want));
+                assert_eq!(
+                    r.get::<TxBocs>(&i).unwrap(),
+                    Some(RawBytes(vec![i as u8; 5]))
+                );
+                let by_lt = r.get::<TxByLt>(&lt_key(i)).unwrap();
+                assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
+            }
+        }
     }
 
     #[test]
