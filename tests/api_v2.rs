@@ -441,3 +441,66 @@ fn bad_input_gets_v2_errors_never_500() {
     let put = common::api::request("PUT", "/api/v2/getMasterchainInfo");
     assert_eq!(put.status, 405);
 }
+
+/// `msg_data` is built from the message cells of the stored transaction
+/// BoC: a raw body and init state are the cells the decoder hashed.
+#[test]
+fn raw_message_data_is_the_message_cells() {
+    use std::collections::HashMap;
+    let f = fixture();
+    let msgs: HashMap<String, &tonindex_model::MessageRecord> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.transactions)
+        .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
+        .map(|m| (b64(&m.hash), m))
+        .collect();
+    let cell_hash = |s: &Value| {
+        let boc = base64_decode(s.as_str().unwrap());
+        *tycho_types::boc::Boc::decode(boc)
+            .unwrap()
+            .repr_hash()
+            .as_array()
+    };
+    // The accounts that received or sent a message with a StateInit.
+    let accounts: std::collections::BTreeSet<_> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.transactions)
+        .filter(|t| {
+            t.in_msg
+                .iter()
+                .chain(&t.out_msgs)
+                .any(|m| m.init_state_hash.is_some())
+        })
+        .map(|t| t.record.account)
+        .collect();
+    let (mut raw, mut init_states) = (0, 0);
+    for account in &accounts {
+        let addr = friendly_bounceable(account);
+        let page = result(&format!("/api/v2/getTransactions?address={addr}&limit=100"));
+        for t in page.as_array().unwrap() {
+            let out = t["out_msgs"].as_array().unwrap();
+            for m in t.get("in_msg").into_iter().chain(out) {
+                let rec = msgs[m["hash"].as_str().unwrap()];
+                let data = &m["msg_data"];
+                if data["@type"] != "msg.dataRaw" {
+                    continue;
+                }
+                assert_eq!(cell_hash(&data["body"]), rec.body_hash);
+                match rec.init_state_hash {
+                    Some(h) => {
+                        assert_eq!(cell_hash(&data["init_state"]), h);
+                        init_states += 1;
+                    }
+                    None => assert_eq!(data["init_state"], ""),
+                }
+                raw += 1;
+            }
+        }
+    }
+    assert!(
+        raw > 0 && init_states > 0,
+        "{raw} raw, {init_states} with init"
+    );
+}

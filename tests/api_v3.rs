@@ -603,3 +603,75 @@ fn messages_in_global_order() {
         sorted(&by_lt, &|m| !ext(m), true)[..100]
     );
 }
+
+/// Message bodies and init states are not stored with the messages but read
+/// back from the BoC of a transaction that holds them: each must be the
+/// cell whose hash the decoder recorded, on `/messages` (read through the
+/// sending or receiving transaction) and inside `/transactions`.
+#[test]
+fn message_contents_come_back_from_the_transaction_bocs() {
+    use std::collections::HashMap;
+    let f = fixture();
+    let msgs: HashMap<String, &tonindex_model::MessageRecord> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.transactions)
+        .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
+        .map(|m| (b64(&m.hash), m))
+        .collect();
+    let cell_hash = |boc: &Value| -> [u8; 32] {
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(boc.as_str().expect("a BoC"))
+            .unwrap();
+        *tycho_types::boc::Boc::decode(bytes)
+            .unwrap()
+            .repr_hash()
+            .as_array()
+    };
+    // Checks one message; whether it had an init state.
+    let check = |m: &Value| {
+        let rec = msgs[m["hash"].as_str().unwrap()];
+        assert_eq!(cell_hash(&m["message_content"]["body"]), rec.body_hash);
+        match rec.init_state_hash {
+            Some(h) => assert_eq!(cell_hash(&m["init_state"]["body"]), h),
+            None => assert!(m["init_state"].is_null(), "{m}"),
+        }
+        rec.init_state_hash.is_some()
+    };
+    let (mut checked, mut init_states) = (0, 0);
+    for offset in (0..).step_by(1000) {
+        let r = get(&format!(
+            "/api/v3/messages?sort=asc&limit=1000&offset={offset}"
+        ));
+        assert_eq!(r.status, 200, "{}", r.json);
+        let page = r.json["messages"].as_array().unwrap();
+        for m in page {
+            init_states += usize::from(check(m));
+            checked += 1;
+        }
+        if page.len() < 1000 {
+            break;
+        }
+    }
+    assert_eq!(checked, msgs.len(), "every message once");
+    let account = raw_upper(&f.busiest_account());
+    let r = get(&format!(
+        "/api/v3/transactions?account={account}&limit=1000"
+    ));
+    assert_eq!(r.status, 200, "{}", r.json);
+    for t in r.json["transactions"].as_array().unwrap() {
+        let out = t["out_msgs"].as_array().unwrap();
+        for m in t
+            .get("in_msg")
+            .filter(|m| !m.is_null())
+            .into_iter()
+            .chain(out)
+        {
+            init_states += usize::from(check(m));
+            checked += 1;
+        }
+    }
+    assert!(checked > msgs.len(), "the account's transactions add some");
+    assert!(init_states > 0, "the fixture has messages with a StateInit");
+}

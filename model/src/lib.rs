@@ -310,7 +310,9 @@ pub struct MsgMetadata {
     pub initiator_lt: u64,
 }
 
-/// One message with its body and init state as standalone cells.
+/// One message: its header fields and the hashes of its body and init
+/// state. The body and init state themselves are read from the BoC of a
+/// transaction that holds the message, which stores them already.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRecord {
     pub hash: Hash,
@@ -330,13 +332,9 @@ pub struct MessageRecord {
     pub bounced: Option<bool>,
     /// First 32 bits of the body, when it has them.
     pub opcode: Option<u32>,
+    /// Hash of the body as a standalone cell.
     pub body_hash: Hash,
-    /// The body as a standalone cell, serialized as a BoC.
-    #[serde(with = "serde_bytes")]
-    pub body_boc: Vec<u8>,
     pub init_state_hash: Option<Hash>,
-    #[serde(with = "serde_bytes")]
-    pub init_state_boc: Option<Vec<u8>>,
     /// From a v2 envelope in this block's in/out message descriptions, when present.
     pub metadata: Option<MsgMetadata>,
     /// TEP-467 normalized hash, for external-in messages.

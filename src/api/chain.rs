@@ -1,6 +1,8 @@
 //! Reads of chain records that both APIs make: blocks, transactions with
 //! their messages, account histories, shard states and config.
 
+use std::collections::HashMap;
+
 use tonindex_model::{
     Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
 };
@@ -9,25 +11,29 @@ use tonindex_storage::tables::{
     MsgByHashNorm, MsgByOpcode, OpcodeLtHashKey, Transactions, TxBocs, TxByAccount, TxByHash,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
+use tycho_types::cell::Cell;
+
+use crate::decode::message::{message_contents, MessageContents};
+use crate::decode::transaction::message_cells;
 
 /// The masterchain's only shard.
 pub const MASTER_SHARD: u64 = 0x8000_0000_0000_0000;
 
-/// A transaction with its messages resolved.
-#[derive(Debug, Clone)]
-pub struct FullTx {
-    pub tx: TransactionRecord,
-    pub in_msg: Option<MessageRecord>,
-    pub out_msgs: Vec<MessageRecord>,
-    /// The transaction BoC, when asked for ([`Boc::Load`]).
-    pub boc: Option<Vec<u8>>,
+/// A message as the APIs show it: its record, and its body and init state
+/// read from the BoC of a transaction that holds it (the index stores them
+/// only there).
+pub struct Message {
+    pub record: MessageRecord,
+    pub contents: MessageContents,
 }
 
-/// Whether to load transaction BoCs: v2 returns them, v3 never does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Boc {
-    Load,
-    Skip,
+/// A transaction with its messages resolved.
+pub struct FullTx {
+    pub tx: TransactionRecord,
+    pub in_msg: Option<Message>,
+    pub out_msgs: Vec<Message>,
+    /// The transaction BoC.
+    pub boc: Vec<u8>,
 }
 
 /// The lowest and highest indexed masterchain blocks.
@@ -151,37 +157,65 @@ pub fn tx_record(r: &Reader<'_>, id: u64) -> Result<TransactionRecord, Error> {
     r.get::<Transactions>(&id)?.ok_or(MISSING_TX)
 }
 
+const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction BoC does not parse");
+const MISSING_MSG: Error = Error::Corrupt("a transaction lacks a message the index links to it");
+
 /// Loads transactions by id with their in- and out-messages.
-pub fn full_txs(r: &Reader<'_>, ids: &[u64], boc: Boc) -> Result<Vec<FullTx>, Error> {
+pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
     let records = r.multi_get::<Transactions>(ids)?;
     let loaded = ids
         .iter()
         .zip(records)
         .map(|(&id, rec)| rec.map(|rec| (id, rec)).ok_or(MISSING_TX))
         .collect::<Result<Vec<_>, _>>()?;
-    with_messages(r, loaded, boc)
+    with_messages(r, loaded)
 }
 
-/// Resolves the in- and out-messages (out-messages by `created_lt`) and,
-/// when asked, the BoCs of loaded `(tx_id, record)` pairs.
+/// The message cells of a stored transaction BoC, by hash.
+fn tx_message_cells(boc: &[u8]) -> Result<HashMap<Hash, Cell>, Error> {
+    let root = tycho_types::boc::Boc::decode(boc).map_err(|_| CORRUPT_TX_BOC)?;
+    let cells = message_cells(&root).map_err(|_| CORRUPT_TX_BOC)?;
+    Ok(cells
+        .into_iter()
+        .map(|c| (*c.repr_hash().as_array(), c))
+        .collect())
+}
+
+/// A record with the contents of its message cell.
+fn with_contents(record: MessageRecord, cell: Option<&Cell>) -> Result<Message, Error> {
+    let contents = message_contents(cell.ok_or(MISSING_MSG)?).map_err(|_| CORRUPT_TX_BOC)?;
+    Ok(Message { record, contents })
+}
+
+/// Resolves the BoCs and the in- and out-messages (out-messages by
+/// `created_lt`) of loaded `(tx_id, record)` pairs.
 pub fn with_messages(
     r: &Reader<'_>,
     records: impl IntoIterator<Item = (u64, TransactionRecord)>,
-    boc: Boc,
 ) -> Result<Vec<FullTx>, Error> {
+    let records: Vec<_> = records.into_iter().collect();
+    let ids: Vec<u64> = records.iter().map(|(id, _)| *id).collect();
+    let bocs = r.multi_get::<TxBocs>(&ids)?;
     records
         .into_iter()
-        .map(|(id, tx)| {
+        .zip(bocs)
+        .map(|((_, tx), boc)| {
+            let boc = boc.ok_or(MISSING_TX)?.0;
+            let cells = tx_message_cells(&boc)?;
             let in_msg = match &tx.in_msg {
-                Some(h) => message(r, h)?,
+                Some(h) => message(r, h)?
+                    .map(|m| with_contents(m, cells.get(h)))
+                    .transpose()?,
                 None => None,
             };
-            let mut out_msgs = messages(r, &tx.out_msgs)?;
-            out_msgs.sort_by_key(|m| m.created_lt);
-            let boc = match boc {
-                Boc::Load => Some(r.get::<TxBocs>(&id)?.ok_or(MISSING_TX)?.0),
-                Boc::Skip => None,
-            };
+            let mut out_msgs = messages(r, &tx.out_msgs)?
+                .into_iter()
+                .map(|m| {
+                    let cell = cells.get(&m.hash);
+                    with_contents(m, cell)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            out_msgs.sort_by_key(|m| m.record.created_lt);
             Ok(FullTx {
                 tx,
                 in_msg,
@@ -190,6 +224,19 @@ pub fn with_messages(
             })
         })
         .collect()
+}
+
+/// A message record with its contents, read from the BoC of transaction
+/// `holder`, one that sent or received it.
+pub fn message_with_contents(
+    r: &Reader<'_>,
+    record: MessageRecord,
+    holder: u64,
+) -> Result<Message, Error> {
+    let boc = r.get::<TxBocs>(&holder)?.ok_or(MISSING_TX)?.0;
+    let cells = tx_message_cells(&boc)?;
+    let cell = cells.get(&record.hash);
+    with_contents(record, cell)
 }
 
 pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {

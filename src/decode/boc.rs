@@ -1,5 +1,6 @@
-//! BoC encoding for the many small trees a block decode writes out:
-//! transactions, message bodies, StateInits.
+//! BoC encoding for the many small trees a block decode writes out: one
+//! per transaction (message bodies and StateInits are read back from
+//! those, not stored again).
 //!
 //! `Boc::encode` builds a new hash map with a randomly seeded hasher for
 //! every tree. Here each thread keeps one map and reuses it, keyed with

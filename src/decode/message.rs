@@ -21,8 +21,71 @@ const EXTRA_FLAGS_VERSION: u32 = 12;
 pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord, DecodeError> {
     let ctx = |e| DecodeError::Message(hex::encode(cell.repr_hash().as_array()), e);
     let mut s = cell.as_slice().map_err(ctx)?;
-    let mut rec = MessageRecord {
-        hash: *cell.repr_hash().as_array(),
+    let mut rec = blank(*cell.repr_hash().as_array());
+    load_header(&mut s, &mut rec, global_version).map_err(ctx)?;
+    let contents = load_contents(&mut s).map_err(ctx)?;
+    rec.init_state_hash = contents
+        .init_state
+        .as_ref()
+        .map(|c| *c.repr_hash().as_array());
+    let body = contents.body;
+    let mut body_slice = body.as_slice_allow_exotic();
+    if body_slice.size_bits() >= 32 {
+        rec.opcode = body_slice.load_u32().ok();
+    }
+    rec.body_hash = *body.repr_hash().as_array();
+    if rec.kind == MsgKind::ExternalIn {
+        if let Some(dest) = &rec.destination {
+            rec.hash_norm = Some(normalized_hash(dest, &body).map_err(ctx)?);
+        }
+    }
+    Ok(rec)
+}
+
+/// A message's init state and body as standalone cells: what the index
+/// does not store on its own, since the transaction BoC holds them.
+pub struct MessageContents {
+    pub init_state: Option<Cell>,
+    pub body: Cell,
+}
+
+/// The init state and body of a message cell.
+pub fn message_contents(cell: &Cell) -> Result<MessageContents, tycho_types::error::Error> {
+    let mut s = cell.as_slice()?;
+    let mut scratch = blank([0; 32]);
+    load_header(&mut s, &mut scratch, EXTRA_FLAGS_VERSION)?;
+    load_contents(&mut s)
+}
+
+/// `init:(Maybe (Either StateInit ^StateInit)) body:(Either X ^X)`, after the header.
+fn load_contents(s: &mut CellSlice<'_>) -> Result<MessageContents, tycho_types::error::Error> {
+    let init_state = if s.load_bit()? {
+        Some(if s.load_bit()? {
+            s.load_reference_cloned()?
+        } else {
+            let before = *s;
+            StateInit::load_from(s)?;
+            let used = before.get_prefix(
+                before.size_bits() - s.size_bits(),
+                before.size_refs() - s.size_refs(),
+            );
+            CellBuilder::build_from(used)?
+        })
+    } else {
+        None
+    };
+    let body = if s.load_bit()? {
+        s.load_reference_cloned()?
+    } else {
+        CellBuilder::build_from(*s)?
+    };
+    Ok(MessageContents { init_state, body })
+}
+
+/// A record with only the hash set, for [`load_header`] to fill.
+fn blank(hash: [u8; 32]) -> MessageRecord {
+    MessageRecord {
+        hash,
         kind: MsgKind::Internal,
         source: None,
         destination: None,
@@ -38,49 +101,10 @@ pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord,
         bounced: None,
         opcode: None,
         body_hash: [0; 32],
-        body_boc: Vec::new(),
         init_state_hash: None,
-        init_state_boc: None,
         metadata: None,
         hash_norm: None,
-    };
-    load_header(&mut s, &mut rec, global_version).map_err(ctx)?;
-
-    // init:(Maybe (Either StateInit ^StateInit))
-    if s.load_bit().map_err(ctx)? {
-        let init_cell = if s.load_bit().map_err(ctx)? {
-            s.load_reference_cloned().map_err(ctx)?
-        } else {
-            let before = s;
-            StateInit::load_from(&mut s).map_err(ctx)?;
-            let used = before.get_prefix(
-                before.size_bits() - s.size_bits(),
-                before.size_refs() - s.size_refs(),
-            );
-            CellBuilder::build_from(used).map_err(ctx)?
-        };
-        rec.init_state_hash = Some(*init_cell.repr_hash().as_array());
-        rec.init_state_boc = Some(super::boc::encode(init_cell.as_ref()));
     }
-
-    // body:(Either X ^X)
-    let body = if s.load_bit().map_err(ctx)? {
-        s.load_reference_cloned().map_err(ctx)?
-    } else {
-        CellBuilder::build_from(s).map_err(ctx)?
-    };
-    let mut body_slice = body.as_slice_allow_exotic();
-    if body_slice.size_bits() >= 32 {
-        rec.opcode = body_slice.load_u32().ok();
-    }
-    rec.body_hash = *body.repr_hash().as_array();
-    rec.body_boc = super::boc::encode(body.as_ref());
-    if rec.kind == MsgKind::ExternalIn {
-        if let Some(dest) = &rec.destination {
-            rec.hash_norm = Some(normalized_hash(dest, &body).map_err(ctx)?);
-        }
-    }
-    Ok(rec)
 }
 
 fn load_header(

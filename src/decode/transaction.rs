@@ -77,6 +77,17 @@ pub fn decode_transaction(
     })
 }
 
+/// The cells of a transaction's in-message and out-messages, for readers
+/// that need the messages' contents from a stored transaction BoC.
+pub fn message_cells(tx: &Cell) -> Result<Vec<Cell>, tycho_types::error::Error> {
+    let tx: Transaction = tx.parse()?;
+    let mut cells: Vec<Cell> = tx.in_msg.into_iter().collect();
+    for msg in tx.out_msgs.values() {
+        cells.push(msg?);
+    }
+    Ok(cells)
+}
+
 fn status(s: tm::AccountStatus) -> AccountStatus {
     match s {
         tm::AccountStatus::Uninit => AccountStatus::Uninit,

@@ -153,7 +153,10 @@ table!(
     TxByMcBlock, "tx_by_mc_block", McLtAccountKey => u64
 );
 table!(
-    /// key: message hash `[32]` → bincode [`MessageRecord`] (body/init BoCs inside).
+    /// key: message hash `[32]` → bincode [`MessageRecord`]. The body and
+    /// init state are not repeated here: a transaction BoC in [`TxBocs`]
+    /// that sent or received the message ([`TxByOutMsg`], [`TxByInMsg`])
+    /// holds them, and readers take them from there.
     Messages, "messages", Hash => MessageRecord, blob_values
 );
 table!(

@@ -2,10 +2,11 @@
 //! transactions and messages in their tonlib shapes.
 
 use serde::Serialize;
-use tonindex_model::{Address, BlockIdExt, Coins, MessageRecord};
+use tonindex_model::{Address, BlockIdExt, Coins};
+use tycho_types::boc::Boc;
 use tycho_types::cell::CellSlice;
 
-use crate::api::chain::FullTx;
+use crate::api::chain::{FullTx, Message};
 use crate::api::encoding::{b64, friendly_bounceable, raw_upper, shard_signed, Dec, B64};
 
 #[derive(Debug, Serialize)]
@@ -117,20 +118,23 @@ fn snake_bytes(body: &CellSlice<'_>) -> Option<Vec<u8>> {
 }
 
 /// `msg_data` and the decoded `message` convenience string (tonlib rules).
-fn msg_data(m: &MessageRecord) -> (MsgData, Option<String>) {
-    let init_state = m.init_state_boc.as_deref().map(b64).unwrap_or_default();
+fn msg_data(m: &Message) -> (MsgData, Option<String>) {
+    let init_state = m
+        .contents
+        .init_state
+        .as_ref()
+        .map(|c| b64(&Boc::encode(c)))
+        .unwrap_or_default();
+    let cell = &m.contents.body;
     let raw = || MsgData::Raw {
-        body: b64(&m.body_boc),
+        body: b64(&Boc::encode(cell)),
         init_state: init_state.clone(),
-    };
-    let Ok(cell) = tycho_types::boc::Boc::decode(&m.body_boc) else {
-        return (raw(), None);
     };
     let Ok(slice) = cell.as_slice() else {
         return (raw(), None);
     };
     if init_state.is_empty() {
-        match m.opcode {
+        match m.record.opcode {
             Some(OP_TEXT) => {
                 if let Some(text) = snake_bytes(&slice).and_then(|b| String::from_utf8(b).ok()) {
                     let encoded = b64(text.as_bytes());
@@ -159,8 +163,9 @@ fn msg_data(m: &MessageRecord) -> (MsgData, Option<String>) {
 
 /// A message as tonlib shows it; `ext` selects the C++ `ext.message` form
 /// (plain string addresses, `message`) over `raw.message`.
-pub fn message_json(m: &MessageRecord, ext: bool) -> serde_json::Value {
-    let (data, decoded) = msg_data(m);
+pub fn message_json(message: &Message, ext: bool) -> serde_json::Value {
+    let (data, decoded) = msg_data(message);
+    let m = &message.record;
     let zero = || "0".to_string();
     let mut o = serde_json::json!({
         "@type": if ext { "ext.message" } else { "raw.message" },
@@ -218,7 +223,7 @@ pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
         .and_then(|d| d.storage_ph.as_ref())
         .map_or(0, |s| s.storage_fees_collected);
     let ext = shape == TxShape::Ext;
-    let data = t.boc.as_deref().map(b64).unwrap_or_default();
+    let data = b64(&t.boc);
     let mut o = serde_json::json!({
         "@type": if ext { "ext.transaction" } else { "raw.transaction" },
         "address": AccountAddress::new(Some(&r.account)),

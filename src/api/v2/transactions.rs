@@ -11,7 +11,7 @@ use tonindex_storage::Key;
 use super::blocks::block_from_params;
 use super::models::{transaction_json, TonBlockIdExt, TxShape};
 use super::{required, to_json, V2Error, V2Result};
-use crate::api::chain::{self, Boc, FullTx};
+use crate::api::chain::{self, FullTx};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_lower};
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -61,7 +61,7 @@ fn block_page(
         }
         page.push((id, t));
     }
-    let txs = chain::with_messages(r, page, Boc::Load)?;
+    let txs = chain::with_messages(r, page)?;
     Ok((block, count, txs, more))
 }
 
@@ -165,7 +165,7 @@ fn account_history(
     )
     .take(limit)
     .collect::<Result<_, _>>()?;
-    let txs = chain::full_txs(r, &ids, Boc::Load)?;
+    let txs = chain::full_txs(r, &ids)?;
     if let (Some(lt), Some(hash)) = (lt, hash) {
         match txs.first() {
             Some(t) if t.tx.lt == lt && t.tx.hash == hash => {}
@@ -244,7 +244,7 @@ where
             .prefix::<T>(&HashTxKey::prefix(&hash), false)
             .next()
         {
-            let txs = chain::full_txs(&ctx.reader, &[x?.0.tx_id], Boc::Load)?;
+            let txs = chain::full_txs(&ctx.reader, &[x?.0.tx_id])?;
             if let Some(t) = txs.first() {
                 return to_json(&transaction_json(t, TxShape::Ext));
             }

@@ -81,20 +81,17 @@ where
         .collect::<Result<_, _>>()?)
 }
 
-/// The hash of the first transaction on one side of a message.
-fn linked_tx_hash<T>(ctx: &Ctx<'_>, msg: &Hash) -> Result<Option<Hash>, V3Error>
+/// The id of the first transaction on one side of a message.
+fn linked_tx<T>(ctx: &Ctx<'_>, msg: &Hash) -> Result<Option<u64>, V3Error>
 where
     T: tonindex_storage::tables::Table<Key = HashTxKey, Value = ()>,
 {
-    match ctx
+    let first = ctx
         .reader
         .prefix::<T>(&HashTxKey::prefix(msg), false)
         .next()
-        .transpose()?
-    {
-        Some((k, ())) => Ok(Some(chain::tx_record(&ctx.reader, k.tx_id)?.hash)),
-        None => Ok(None),
-    }
+        .transpose()?;
+    Ok(first.map(|(k, ())| k.tx_id))
 }
 
 /// The filters of one `/messages` request that every candidate must pass.
@@ -142,8 +139,8 @@ impl MessageFilter {
         }
         Ok(match self.direction {
             None => true,
-            Some(true) => linked_tx_hash::<TxByInMsg>(ctx, &m.hash)?.is_some(),
-            Some(false) => linked_tx_hash::<TxByOutMsg>(ctx, &m.hash)?.is_some(),
+            Some(true) => linked_tx::<TxByInMsg>(ctx, &m.hash)?.is_some(),
+            Some(false) => linked_tx::<TxByOutMsg>(ctx, &m.hash)?.is_some(),
         })
     }
 }
@@ -294,17 +291,29 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             paging.page(kept)
         }
     };
-    let mut out = Vec::with_capacity(page.len());
-    for m in &page {
-        let mut json = Message::from(m);
-        json.in_msg_tx_hash = linked_tx_hash::<TxByInMsg>(ctx, &m.hash)?.map(B64);
-        json.out_msg_tx_hash = linked_tx_hash::<TxByOutMsg>(ctx, &m.hash)?.map(B64);
-        out.push(json);
-    }
     let addresses: Vec<Address> = page
         .iter()
         .flat_map(|m| m.source.into_iter().chain(m.destination))
         .collect();
+    let mut out = Vec::with_capacity(page.len());
+    for m in page {
+        let received = linked_tx::<TxByInMsg>(ctx, &m.hash)?;
+        let sent = linked_tx::<TxByOutMsg>(ctx, &m.hash)?;
+        let tx_hash = |id| chain::tx_record(r, id).map(|t| B64(t.hash));
+        let (in_msg_tx_hash, out_msg_tx_hash) = (
+            received.map(tx_hash).transpose()?,
+            sent.map(tx_hash).transpose()?,
+        );
+        // Every indexed message was indexed from a transaction that holds it.
+        let holder = sent.or(received).ok_or(tonindex_storage::Error::Corrupt(
+            "a message no transaction links to",
+        ))?;
+        out.push(Message {
+            in_msg_tx_hash,
+            out_msg_tx_hash,
+            ..Message::from(&chain::message_with_contents(r, m, holder)?)
+        });
+    }
     let address_book = address_book::build(ctx, p, addresses)?;
     to_json(&MessagesResponse {
         messages: out,

@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tonindex_model::{
-    AccountStatus, BlockId, BlockRecord, BouncePhase, Coins, ComputePhase, MessageRecord, MsgKind,
-    MsgSize, SkipReason, StatusChange, TxDescription, TxKind,
+    AccountStatus, BlockId, BlockRecord, BouncePhase, Coins, ComputePhase, MsgKind, MsgSize,
+    SkipReason, StatusChange, TxDescription, TxKind,
 };
+use tycho_types::boc::Boc;
+use tycho_types::cell::Cell;
 
-use crate::api::chain::{FullTx, MASTER_SHARD};
+use crate::api::chain::{self, FullTx, MASTER_SHARD};
 use crate::api::encoding::{boc_with_crc, shard_hex, B64Bytes, Dec, RawAddr, B64};
 
 #[derive(Debug, Serialize)]
@@ -179,8 +181,10 @@ pub fn opcode_str(op: u32) -> String {
     format!("0x{op:08x}")
 }
 
-impl From<&MessageRecord> for Message {
-    fn from(m: &MessageRecord) -> Self {
+impl From<&chain::Message> for Message {
+    fn from(message: &chain::Message) -> Self {
+        let m = &message.record;
+        let boc = |c: &Cell| boc_with_crc(&Boc::encode(c)).map(B64Bytes);
         let internal = m.kind == MsgKind::Internal;
         Self {
             hash: B64(m.hash),
@@ -208,16 +212,12 @@ impl From<&MessageRecord> for Message {
             out_msg_tx_hash: None,
             message_content: Some(MessageContent {
                 hash: B64(m.body_hash),
-                body: boc_with_crc(&m.body_boc).map(B64Bytes),
+                body: boc(&message.contents.body),
                 decoded: None,
             }),
             init_state: m.init_state_hash.map(|hash| MessageContent {
                 hash: B64(hash),
-                body: m
-                    .init_state_boc
-                    .as_deref()
-                    .and_then(boc_with_crc)
-                    .map(B64Bytes),
+                body: message.contents.init_state.as_ref().and_then(boc),
                 decoded: None,
             }),
             hash_norm: m.hash_norm.map(B64),

@@ -16,7 +16,7 @@ use super::models::Transaction;
 use super::{
     parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
 };
-use crate::api::chain::{self, Boc, FullTx};
+use crate::api::chain::{self, FullTx};
 use crate::api::encoding::parse_address;
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -30,11 +30,11 @@ struct TransactionsResponse {
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
 fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TransactionRecord)>) -> V3Result {
-    let txs = chain::with_messages(&ctx.reader, rows, Boc::Skip)?;
+    let txs = chain::with_messages(&ctx.reader, rows)?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
         std::iter::once(t.tx.account)
-            .chain(t.in_msg.as_ref().and_then(|m| m.source))
-            .chain(t.out_msgs.iter().filter_map(|m| m.destination))
+            .chain(t.in_msg.as_ref().and_then(|m| m.record.source))
+            .chain(t.out_msgs.iter().filter_map(|m| m.record.destination))
     });
     let address_book = address_book::build(ctx, p, addresses.collect::<Vec<_>>())?;
     to_json(&TransactionsResponse {
