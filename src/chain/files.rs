@@ -84,6 +84,10 @@ pub fn read_boc_file(path: &Path) -> Result<Vec<u8>, FileError> {
         path: path.to_path_buf(),
         source,
     })?;
+    if is_boc(&bytes) {
+        // A binary BoC is taken as read, without a copy.
+        return Ok(bytes);
+    }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(FileError::Empty {
             path: path.to_path_buf(),
@@ -96,7 +100,6 @@ pub fn read_boc_file(path: &Path) -> Result<Vec<u8>, FileError> {
 
 /// Binary BoC as is; otherwise hex or base64 text that decodes to one.
 pub fn boc_from_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
-    let is_boc = |b: &[u8]| b.len() >= 4 && BOC_MAGICS.iter().any(|m| b[..4] == *m);
     if is_boc(bytes) {
         return Some(bytes.to_vec());
     }
@@ -129,6 +132,11 @@ pub fn boc_from_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
         .iter()
         .filter_map(|e| e.decode(&text).ok())
         .find(|d| is_boc(d))
+}
+
+/// Whether `b` starts with a BoC magic.
+fn is_boc(b: &[u8]) -> bool {
+    b.len() >= 4 && BOC_MAGICS.iter().any(|m| b[..4] == *m)
 }
 
 #[cfg(test)]
