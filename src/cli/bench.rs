@@ -12,7 +12,9 @@
 //!   while the previous one is written.
 //!
 //! Rates are transactions per second, also per decode thread, and as ratios
-//! to the raw rate at the same thread count.
+//! to the raw rate at the same thread count. The writer and RocksDB's
+//! threads are not counted as decode threads; for per-core rates, run the
+//! process on as many cores as decode threads (`taskset`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
