@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::api::{b64, fixture, get, post, q};
+use common::api::{b64, boc_root_hash, fixture, get, post, q};
 use serde_json::{json, Value};
 use tonindex::api::encoding::{friendly_bounceable, raw_lower, raw_upper};
 
@@ -446,22 +446,8 @@ fn bad_input_gets_v2_errors_never_500() {
 /// BoC: a raw body and init state are the cells the decoder hashed.
 #[test]
 fn raw_message_data_is_the_message_cells() {
-    use std::collections::HashMap;
     let f = fixture();
-    let msgs: HashMap<String, &tonindex_model::MessageRecord> = f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.transactions)
-        .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
-        .map(|m| (b64(&m.hash), m))
-        .collect();
-    let cell_hash = |s: &Value| {
-        let boc = base64_decode(s.as_str().unwrap());
-        *tycho_types::boc::Boc::decode(boc)
-            .unwrap()
-            .repr_hash()
-            .as_array()
-    };
+    let msgs = f.messages_by_b64();
     // The accounts that received or sent a message with a StateInit.
     let accounts: std::collections::BTreeSet<_> = f
         .blocks
@@ -487,10 +473,10 @@ fn raw_message_data_is_the_message_cells() {
                 if data["@type"] != "msg.dataRaw" {
                     continue;
                 }
-                assert_eq!(cell_hash(&data["body"]), rec.body_hash);
+                assert_eq!(boc_root_hash(&data["body"]), rec.body_hash);
                 match rec.init_state_hash {
                     Some(h) => {
-                        assert_eq!(cell_hash(&data["init_state"]), h);
+                        assert_eq!(boc_root_hash(&data["init_state"]), h);
                         init_states += 1;
                     }
                     None => assert_eq!(data["init_state"], ""),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::api::{b64, fixture, get, q};
+use common::api::{b64, boc_root_hash, fixture, get, q};
 use serde_json::Value;
 use tonindex::api::encoding::raw_upper;
 
@@ -610,31 +610,14 @@ fn messages_in_global_order() {
 /// sending or receiving transaction) and inside `/transactions`.
 #[test]
 fn message_contents_come_back_from_the_transaction_bocs() {
-    use std::collections::HashMap;
     let f = fixture();
-    let msgs: HashMap<String, &tonindex_model::MessageRecord> = f
-        .blocks
-        .iter()
-        .flat_map(|b| &b.transactions)
-        .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
-        .map(|m| (b64(&m.hash), m))
-        .collect();
-    let cell_hash = |boc: &Value| -> [u8; 32] {
-        use base64::Engine as _;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(boc.as_str().expect("a BoC"))
-            .unwrap();
-        *tycho_types::boc::Boc::decode(bytes)
-            .unwrap()
-            .repr_hash()
-            .as_array()
-    };
+    let msgs = f.messages_by_b64();
     // Checks one message; whether it had an init state.
     let check = |m: &Value| {
         let rec = msgs[m["hash"].as_str().unwrap()];
-        assert_eq!(cell_hash(&m["message_content"]["body"]), rec.body_hash);
+        assert_eq!(boc_root_hash(&m["message_content"]["body"]), rec.body_hash);
         match rec.init_state_hash {
-            Some(h) => assert_eq!(cell_hash(&m["init_state"]["body"]), h),
+            Some(h) => assert_eq!(boc_root_hash(&m["init_state"]["body"]), h),
             None => assert!(m["init_state"].is_null(), "{m}"),
         }
         rec.init_state_hash.is_some()

@@ -121,6 +121,16 @@ impl Fixture {
             .collect()
     }
 
+    /// Every decoded message by its base64 hash, the form both APIs print.
+    pub fn messages_by_b64(&self) -> HashMap<String, &MessageRecord> {
+        self.blocks
+            .iter()
+            .flat_map(|b| &b.transactions)
+            .flat_map(|t| t.in_msg.iter().chain(&t.out_msgs))
+            .map(|m| (b64(&m.hash), m))
+            .collect()
+    }
+
     /// Transactions of `account` newest first.
     pub fn account_txs(&self, account: &tonindex_model::Address) -> Vec<&DecodedTransaction> {
         let mut v: Vec<_> = self
@@ -216,6 +226,18 @@ pub fn request(method: &str, uri: &str) -> Reply {
 pub fn b64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The root cell hash of a base64 BoC in an answer.
+pub fn boc_root_hash(boc: &Value) -> [u8; 32] {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(boc.as_str().expect("a base64 BoC"))
+        .unwrap();
+    *tycho_types::boc::Boc::decode(bytes)
+        .unwrap()
+        .repr_hash()
+        .as_array()
 }
 
 /// Percent-encodes a query value.
