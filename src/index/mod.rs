@@ -407,10 +407,9 @@ fn tx_rows(
     };
     let parallel = || tasks.par_iter().map(encode).collect();
     match encoding {
-        _ if tx_index < 2 * TX_CHUNK => tasks.iter().map(encode).collect(),
-        RowEncoding::Serial => tasks.iter().map(encode).collect(),
-        RowEncoding::Parallel(Some(pool)) => pool.install(parallel),
-        RowEncoding::Parallel(None) => parallel(),
+        RowEncoding::Parallel(Some(pool)) if tx_index >= 2 * TX_CHUNK => pool.install(parallel),
+        RowEncoding::Parallel(None) if tx_index >= 2 * TX_CHUNK => parallel(),
+        _ => tasks.iter().map(encode).collect(),
     }
 }
 
