@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use crate::chain::files::{read_boc_file, FileError};
 use crate::decode::{decode_block, decode_chain_boc, ChainItem, DecodeError, DecodedBlock};
+use crate::index::state::StateWork;
 use crate::index::{Applied, IndexError, Indexer, Planner, RowEncoding, Unit};
 use tonindex_storage::Db;
 
@@ -81,9 +82,27 @@ fn read_files(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, IngestError> {
 
 /// Decodes the BoCs read from `paths`, in parallel; any failure is
 /// reported with every failing file.
-fn decode_bocs(paths: &[PathBuf], bocs: Vec<Vec<u8>>) -> Result<Vec<ChainItem>, IngestError> {
-    let results: Vec<Result<ChainItem, DecodeError>> =
-        bocs.par_iter().map(|boc| decode_chain_boc(boc)).collect();
+///
+/// Blocks keep their state update once `keep_state_updates` is set: the
+/// database held a shard state when the import began, or a state file came
+/// in this chunk or an earlier one (the chunk's blocks are then decoded
+/// again, keeping it: the writer imports a chunk's states before its
+/// blocks).
+fn decode_bocs(
+    paths: &[PathBuf],
+    bocs: Vec<Vec<u8>>,
+    keep_state_updates: &mut bool,
+) -> Result<Vec<ChainItem>, IngestError> {
+    let decode = |keep| -> Vec<Result<ChainItem, DecodeError>> {
+        bocs.par_iter()
+            .map(|boc| decode_chain_boc(boc, keep))
+            .collect()
+    };
+    let mut results = decode(*keep_state_updates);
+    if !*keep_state_updates && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
+        *keep_state_updates = true;
+        results = decode(true);
+    }
     let mut blocks = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
     for (r, path) in results.into_iter().zip(paths) {
@@ -120,7 +139,8 @@ pub fn import_files(
     let start = Instant::now();
     let mut writer = ImportWriter::new(db, opts, on_unit);
     let chunks = paths.chunks(opts.chunk_size.max(1));
-    let decode_time = decode_ahead(chunks, opts, |_, items| writer.push(items))?;
+    let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
+    let decode_time = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
     let mut summary = writer.finish()?;
     summary.files = paths.len() as u64;
     summary.decode_time = decode_time;
@@ -138,22 +158,30 @@ const DECODED_AHEAD: usize = 1;
 /// of its own reads the files of the next chunk while the pool decodes the
 /// current one, so disk reads and text decoding stay off the pool. Stops at
 /// the first failure. Returns how long decoding took (the pool's wall time).
+/// `states_held`: whether the database holds a shard state, so that blocks
+/// must keep their state updates from the start.
 pub fn decode_ahead<'p>(
     chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
     opts: &IngestOptions,
+    states_held: bool,
     mut consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
 ) -> Result<Duration, IngestError> {
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(DECODED_AHEAD);
         let decoder = scope.spawn(move || {
             let mut busy = Duration::ZERO;
+            let mut keep_state_updates = states_held;
             let mut chunks = chunks.map(|c| (c, read_files(c)));
             let mut current = chunks.next();
             while let Some((paths, read)) = current.take() {
                 let t = Instant::now();
                 let mut decoded = None;
                 in_place_scope(opts.decode_pool.as_deref(), |s| {
-                    s.spawn(|_| decoded = Some(read.and_then(|bocs| decode_bocs(paths, bocs))));
+                    s.spawn(|_| {
+                        decoded = Some(
+                            read.and_then(|bocs| decode_bocs(paths, bocs, &mut keep_state_updates)),
+                        )
+                    });
                     current = chunks.next();
                 });
                 busy += t.elapsed();

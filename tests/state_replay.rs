@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use tonindex::chain::files::{collect_paths, read_boc_file};
 use tonindex::decode::state::{decode_state_file, StateFile};
+use tonindex::decode::StateUpdate;
 use tonindex::ingest::{import_files, IngestOptions};
 use tonindex::state::cells::CellError;
 use tonindex::state::history;
@@ -201,6 +202,60 @@ fn a_block_that_does_not_follow_the_held_state_leaves_it_alone() {
     assert_eq!(held.seqno, 571524);
 }
 
+/// A block decoded without its state update (an import that held no state
+/// yet) and applied once its shard's state is held leaves the state where
+/// it is; importing the block again, now that a state is held, keeps the
+/// update and advances the state.
+#[test]
+fn a_block_decoded_without_its_update_advances_the_state_when_imported_again() {
+    use tonindex::decode::{decode_chain_boc, ChainItem};
+    use tonindex::index::{state::StateStep, Indexer, Unit};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let shard = ShardKey {
+        workchain: 0,
+        shard: 0x2000_0000_0000_0000,
+    };
+    let held_seqno = || db.get::<ShardStates>(&shard).unwrap().unwrap().seqno;
+    let block_path = common::fixture("blocks/ever-block-mainnet-2019/shard/571525.boc");
+    let boc = read_boc_file(&block_path).unwrap();
+    let ChainItem::Block(skipped) = decode_chain_boc(&boc, false).unwrap() else {
+        panic!("571525 is a block");
+    };
+    assert!(matches!(skipped.state_update, StateUpdate::Skipped));
+    let ChainItem::Block(kept) = decode_chain_boc(&boc, true).unwrap() else {
+        panic!("571525 is a block");
+    };
+    assert!(matches!(kept.state_update, StateUpdate::Kept(_)));
+
+    let state = common::fixture("accounts/ever-block-mainnet-2019/state_571524.boc");
+    assert_eq!(
+        import_files(&db, &[state], &opts(), |_, _| {})
+            .unwrap()
+            .states,
+        1
+    );
+    let mut work = tonindex::index::state::StateWork::new(&db);
+    let mut batch = db.batch();
+    assert_eq!(
+        work.apply_block(&mut batch, &skipped).unwrap(),
+        StateStep::UpdateSkipped
+    );
+    drop(batch);
+    let a = Indexer::new(&db)
+        .apply(&Unit {
+            blocks: vec![*skipped],
+        })
+        .unwrap();
+    assert_eq!((a.blocks, a.state_updates), (1, 0));
+    assert_eq!(held_seqno(), 571524);
+
+    let s = import_files(&db, &[block_path], &opts(), |_, _| {}).unwrap();
+    assert_eq!((s.applied.blocks, s.applied.state_updates), (0, 1));
+    assert_eq!(held_seqno(), 571525);
+}
+
 #[test]
 fn single_account_states_import() {
     let dir = tempfile::tempdir().unwrap();
@@ -318,7 +373,7 @@ fn states_follow_shard_splits_and_merges() {
         b.transactions.clear();
         b.in_msg_descr.clear();
         b.out_msg_descr.clear();
-        b.state_update = Some(update(old, new));
+        b.state_update = StateUpdate::Kept(update(old, new));
         b
     };
     let held = |db: &Db, shard| {

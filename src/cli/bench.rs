@@ -297,7 +297,7 @@ fn steady_import(
     let cpu_before = process_cpu_time();
     let start = Instant::now();
     let mut finished = 0;
-    let decode_time = decode_ahead(chunks, &opts, |i, items| {
+    let decode_time = decode_ahead(chunks, &opts, false, |i, items| {
         let round = i / per_round.len();
         while finished < round {
             finish(writers[finished].take())?;

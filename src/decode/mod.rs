@@ -52,19 +52,35 @@ pub struct DecodedBlock {
     pub in_msg_descr: Vec<DescrEntry>,
     pub out_msg_descr: Vec<DescrEntry>,
     /// The state update (old state → new state), for shards whose state is held.
-    pub state_update: Option<MerkleUpdate>,
+    pub state_update: StateUpdate,
     /// Optional structures that could not be read; the block is indexed regardless.
     pub warnings: Vec<String>,
+}
+
+/// A block's state update, as far as the decode kept it.
+///
+/// Only a shard whose state is held uses the update, and holding it keeps a
+/// large part of the block's cells (the changed accounts' paths) alive
+/// until the unit is written: a decode for an import that holds no state
+/// skips it.
+#[derive(Debug, Clone)]
+pub enum StateUpdate {
+    Kept(MerkleUpdate),
+    /// Not kept: no shard state was held when the block was decoded.
+    Skipped,
+    /// Present but unreadable; the block's warnings say why.
+    Unreadable,
 }
 
 /// Below this many transactions a block is decoded on the calling thread.
 const PARALLEL_TX_THRESHOLD: usize = 64;
 
-/// Decodes a block from its BoC bytes. The file hash is the SHA-256 of `boc`.
+/// Decodes a block from its BoC bytes, state update kept. The file hash is
+/// the SHA-256 of `boc`.
 pub fn decode_block(boc: &[u8]) -> Result<DecodedBlock, DecodeError> {
     let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
     let file_hash: Hash = Sha256::digest(boc).into();
-    decode_block_cell(&root, file_hash)
+    decode_block_cell(&root, file_hash, true)
 }
 
 /// What a chain file holds.
@@ -74,19 +90,26 @@ pub enum ChainItem {
     State(Box<state::StateFile>),
 }
 
-/// Decodes a block, shard state or account BoC, told apart by its root.
-pub fn decode_chain_boc(boc: &[u8]) -> Result<ChainItem, DecodeError> {
+/// Decodes a block, shard state or account BoC, told apart by its root;
+/// a block keeps its state update if `keep_state_update`.
+pub fn decode_chain_boc(boc: &[u8], keep_state_update: bool) -> Result<ChainItem, DecodeError> {
     let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
     if state::is_block(&root) {
         let file_hash: Hash = Sha256::digest(boc).into();
-        decode_block_cell(&root, file_hash).map(|b| ChainItem::Block(Box::new(b)))
+        decode_block_cell(&root, file_hash, keep_state_update)
+            .map(|b| ChainItem::Block(Box::new(b)))
     } else {
         state::decode_state_file(&root).map(|s| ChainItem::State(Box::new(s)))
     }
 }
 
-/// Decodes a block from its root cell and known file hash.
-pub fn decode_block_cell(root: &Cell, file_hash: Hash) -> Result<DecodedBlock, DecodeError> {
+/// Decodes a block from its root cell and known file hash; see
+/// [`StateUpdate`] for when to keep the state update.
+pub fn decode_block_cell(
+    root: &Cell,
+    file_hash: Hash,
+    keep_state_update: bool,
+) -> Result<DecodedBlock, DecodeError> {
     let block: Block = root.parse().map_err(DecodeError::NotABlock)?;
     let info = block.load_info().map_err(DecodeError::NotABlock)?;
     let extra: BlockExtra = block.load_extra().map_err(DecodeError::NotABlock)?;
@@ -137,10 +160,17 @@ pub fn decode_block_cell(root: &Cell, file_hash: Hash) -> Result<DecodedBlock, D
     attach_metadata(&mut transactions, &in_msg_descr, &out_msg_descr);
 
     let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
-    let state_update = block
-        .load_state_update()
-        .map_err(|e| warnings.push(format!("state update unreadable: {e}")))
-        .ok();
+    let state_update = if keep_state_update {
+        match block.load_state_update() {
+            Ok(update) => StateUpdate::Kept(update),
+            Err(e) => {
+                warnings.push(format!("state update unreadable: {e}"));
+                StateUpdate::Unreadable
+            }
+        }
+    } else {
+        StateUpdate::Skipped
+    };
     Ok(DecodedBlock {
         record,
         shards,

@@ -123,6 +123,11 @@ impl<'a> Indexer<'a> {
                     held_seqno,
                     "shard state not advanced: the held state is not this block's predecessor"
                 ),
+                StateStep::UpdateSkipped => tracing::warn!(
+                    block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                    "shard state not advanced: the block was decoded before its shard's \
+                     state was imported; importing the blocks again advances it"
+                ),
                 StateStep::NotTracked | StateStep::AlreadyApplied => {}
             }
             if self.db.contains::<Blocks>(&id)? {

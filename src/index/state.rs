@@ -20,7 +20,7 @@ use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey,
 use tonindex_storage::{AccountStateRecord, Batch, Db, RawBytes, ShardStateRecord};
 
 use crate::decode::state::{DecodedAccount, DecodedState};
-use crate::decode::DecodedBlock;
+use crate::decode::{DecodedBlock, StateUpdate};
 use crate::state::cells::{new_rows, CellError, CellRows, Loader};
 
 /// Why a state could not be imported or advanced.
@@ -44,6 +44,9 @@ pub enum StateStep {
     /// The held state is older than the block's predecessor, or another
     /// chain: the state stays where it is.
     Gap { held_seqno: u32 },
+    /// The block was decoded without its state update (no state was held
+    /// yet when it was decoded): the state stays where it is.
+    UpdateSkipped,
     /// The state advanced to this block; `accounts` rows were rewritten.
     Applied { accounts: usize },
 }
@@ -85,6 +88,13 @@ impl<'db> StateWork<'db> {
             cells: HashMap::new(),
             roots: HashMap::new(),
         }
+    }
+
+    /// Whether the database holds any shard state, so that blocks applied
+    /// to it need their state updates.
+    pub fn holds_any_state(db: &Db) -> Result<bool, tonindex_storage::Error> {
+        let first = db.reader().prefix::<ShardStates>(&[], false).next();
+        Ok(first.transpose()?.is_some())
     }
 
     fn put_cells(&mut self, batch: &mut Batch<'_>, rows: Vec<(HashBytes, Vec<u8>)>) {
@@ -193,11 +203,20 @@ impl<'db> StateWork<'db> {
             return Ok(StateStep::NotTracked);
         };
         let name = || format!("({},{:016x},{})", id.workchain, id.shard, id.seqno);
-        let Some(update) = &block.state_update else {
-            return Err(StateError::Update(
-                name(),
-                "the block has no readable state update".into(),
-            ));
+        let update = match &block.state_update {
+            StateUpdate::Kept(update) => update,
+            StateUpdate::Skipped => {
+                return Ok(match &start {
+                    Start::Same(held) if id.seqno <= held.seqno => StateStep::AlreadyApplied,
+                    _ => StateStep::UpdateSkipped,
+                })
+            }
+            StateUpdate::Unreadable => {
+                return Err(StateError::Update(
+                    name(),
+                    "the block has no readable state update".into(),
+                ))
+            }
         };
         let mut merged_halves = Vec::new();
         match &start {
