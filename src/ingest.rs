@@ -11,9 +11,12 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::chain::files::{read_boc_file, FileError};
-use crate::decode::{decode_block, decode_chain_boc, ChainItem, DecodeError, DecodedBlock};
+use crate::decode::{
+    decode_block, decode_chain_boc, file_hash, ChainItem, DecodeError, DecodedBlock,
+};
 use crate::index::state::StateWork;
 use crate::index::{Applied, IndexError, Indexer, Planner, RowEncoding, Unit};
+use tonindex_model::Hash;
 use tonindex_storage::Db;
 
 /// Import settings.
@@ -72,11 +75,20 @@ pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
     decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
 }
 
-/// Reads files; the first that cannot be read stops it.
-fn read_files(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, IngestError> {
+/// A chain file's BoC bytes with their SHA-256 (a block's file hash).
+type ReadFile = (Vec<u8>, Hash);
+
+/// Reads files, hashing each as it comes: the reading thread has the time
+/// the decode pool would otherwise spend on it. The first file that cannot
+/// be read stops it.
+fn read_files(paths: &[PathBuf]) -> Result<Vec<ReadFile>, IngestError> {
     paths
         .iter()
-        .map(|p| read_boc_file(p).map_err(IngestError::from))
+        .map(|p| {
+            let boc = read_boc_file(p)?;
+            let hash = file_hash(&boc);
+            Ok((boc, hash))
+        })
         .collect()
 }
 
@@ -90,12 +102,13 @@ fn read_files(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, IngestError> {
 /// blocks).
 fn decode_bocs(
     paths: &[PathBuf],
-    bocs: Vec<Vec<u8>>,
+    files: Vec<ReadFile>,
     keep_state_updates: &mut bool,
 ) -> Result<Vec<ChainItem>, IngestError> {
     let decode = |keep| -> Vec<Result<ChainItem, DecodeError>> {
-        bocs.par_iter()
-            .map(|boc| decode_chain_boc(boc, keep))
+        files
+            .par_iter()
+            .map(|(boc, hash)| decode_chain_boc(boc, *hash, keep))
             .collect()
     };
     let mut results = decode(*keep_state_updates);
@@ -178,9 +191,10 @@ pub fn decode_ahead<'p>(
                 let mut decoded = None;
                 in_place_scope(opts.decode_pool.as_deref(), |s| {
                     s.spawn(|_| {
-                        decoded = Some(
-                            read.and_then(|bocs| decode_bocs(paths, bocs, &mut keep_state_updates)),
-                        )
+                        decoded =
+                            Some(read.and_then(|files| {
+                                decode_bocs(paths, files, &mut keep_state_updates)
+                            }))
                     });
                     current = chunks.next();
                 });

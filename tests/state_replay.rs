@@ -208,7 +208,7 @@ fn a_block_that_does_not_follow_the_held_state_leaves_it_alone() {
 /// update and advances the state.
 #[test]
 fn a_block_decoded_without_its_update_advances_the_state_when_imported_again() {
-    use tonindex::decode::{decode_chain_boc, ChainItem};
+    use tonindex::decode::{decode_chain_boc, file_hash, ChainItem};
     use tonindex::index::{state::StateStep, Indexer, Unit};
 
     let dir = tempfile::tempdir().unwrap();
@@ -220,11 +220,11 @@ fn a_block_decoded_without_its_update_advances_the_state_when_imported_again() {
     let held_seqno = || db.get::<ShardStates>(&shard).unwrap().unwrap().seqno;
     let block_path = common::fixture("blocks/ever-block-mainnet-2019/shard/571525.boc");
     let boc = read_boc_file(&block_path).unwrap();
-    let ChainItem::Block(skipped) = decode_chain_boc(&boc, false).unwrap() else {
+    let ChainItem::Block(skipped) = decode_chain_boc(&boc, file_hash(&boc), false).unwrap() else {
         panic!("571525 is a block");
     };
     assert!(matches!(skipped.state_update, StateUpdate::Skipped));
-    let ChainItem::Block(kept) = decode_chain_boc(&boc, true).unwrap() else {
+    let ChainItem::Block(kept) = decode_chain_boc(&boc, file_hash(&boc), true).unwrap() else {
         panic!("571525 is a block");
     };
     assert!(matches!(kept.state_update, StateUpdate::Kept(_)));

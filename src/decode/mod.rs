@@ -79,8 +79,12 @@ const PARALLEL_TX_THRESHOLD: usize = 64;
 /// the SHA-256 of `boc`.
 pub fn decode_block(boc: &[u8]) -> Result<DecodedBlock, DecodeError> {
     let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
-    let file_hash: Hash = Sha256::digest(boc).into();
-    decode_block_cell(&root, file_hash, true)
+    decode_block_cell(&root, file_hash(boc), true)
+}
+
+/// A block's file hash: the SHA-256 of its BoC file.
+pub fn file_hash(boc: &[u8]) -> Hash {
+    Sha256::digest(boc).into()
 }
 
 /// What a chain file holds.
@@ -90,12 +94,17 @@ pub enum ChainItem {
     State(Box<state::StateFile>),
 }
 
-/// Decodes a block, shard state or account BoC, told apart by its root;
-/// a block keeps its state update if `keep_state_update`.
-pub fn decode_chain_boc(boc: &[u8], keep_state_update: bool) -> Result<ChainItem, DecodeError> {
+/// Decodes a block, shard state or account BoC, told apart by its root.
+/// `file_hash` is [`file_hash`] of `boc` (an import computes it while it
+/// reads the file, off the decode pool); a block keeps its state update if
+/// `keep_state_update`.
+pub fn decode_chain_boc(
+    boc: &[u8],
+    file_hash: Hash,
+    keep_state_update: bool,
+) -> Result<ChainItem, DecodeError> {
     let root = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
     if state::is_block(&root) {
-        let file_hash: Hash = Sha256::digest(boc).into();
         decode_block_cell(&root, file_hash, keep_state_update)
             .map(|b| ChainItem::Block(Box::new(b)))
     } else {
