@@ -9,7 +9,8 @@
 //!   pool, one writer applying WriteBatches through `ingest::ImportWriter`)
 //!   in steady state: the set imported `--index-rounds` times, each into a
 //!   fresh database with the importer's options, the next round decoding
-//!   while the previous one is written.
+//!   while the previous one is written. No shard state is held, so blocks
+//!   do not keep their state updates, as in an import of blocks alone.
 //!
 //! Rates are transactions per second, also per decode thread, and as ratios
 //! to the raw rate at the same thread count. The writer and RocksDB's
