@@ -105,16 +105,19 @@ fn decode_bocs(
     files: Vec<ReadFile>,
     keep_state_updates: &mut bool,
 ) -> Result<Vec<ChainItem>, IngestError> {
-    let decode = |keep| -> Vec<Result<ChainItem, DecodeError>> {
-        files
-            .par_iter()
-            .map(|(boc, hash)| decode_chain_boc(boc, *hash, keep))
-            .collect()
-    };
-    let mut results = decode(*keep_state_updates);
-    if !*keep_state_updates && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
+    let keep = *keep_state_updates;
+    let mut results: Vec<Result<ChainItem, DecodeError>> = files
+        .par_iter()
+        .map(|(boc, hash)| decode_chain_boc(boc, *hash, keep))
+        .collect();
+    if !keep && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
         *keep_state_updates = true;
-        results = decode(true);
+        // Only the blocks again: a state file decodes the same either way.
+        results
+            .par_iter_mut()
+            .zip(&files)
+            .filter(|(r, _)| matches!(r, Ok(ChainItem::Block(_))))
+            .for_each(|(r, (boc, hash))| *r = decode_chain_boc(boc, *hash, true));
     }
     let mut blocks = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
