@@ -16,6 +16,11 @@
 //! to the raw rate at the same thread count. The writer and RocksDB's
 //! threads are not counted as decode threads; for per-core rates, run the
 //! process on as many cores as decode threads (`taskset`).
+//!
+//! Each rate is the median of `--samples` measurements, the phases taking
+//! turns (raw, decode, decode+index, raw, …), so that a slow spell of the
+//! machine spreads over all three instead of landing on one; the spread of
+//! the samples is printed beside it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,12 +47,15 @@ pub struct BenchArgs {
     /// Thread counts to measure, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
-    /// Transactions per decode measurement (the block set is repeated to reach it).
-    #[arg(long, default_value_t = 300_000)]
+    /// Transactions per raw or decode sample (the block set is repeated to reach it).
+    #[arg(long, default_value_t = 60_000)]
     pub min_tx: u64,
-    /// Fresh-database imports per decode+index measurement.
+    /// Fresh-database imports per decode+index sample.
     #[arg(long, default_value_t = 20)]
     pub index_rounds: u32,
+    /// Samples per phase and thread count; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub samples: u32,
 }
 
 /// What tycho-types does on its own: decode the BoC and parse every transaction.
@@ -74,16 +82,32 @@ const IMPORTER: DbOptions = DbOptions {
     write_only_memtables: true,
 };
 
+/// One phase at one thread count: the rate (tx/s) of every sample.
 struct Rate {
     phase: &'static str,
     threads: usize,
-    tx: u64,
-    secs: f64,
+    samples: Vec<f64>,
 }
 
 impl Rate {
     fn per_sec(&self) -> f64 {
-        self.tx as f64 / self.secs
+        median(&self.samples)
+    }
+
+    fn spread(&self) -> (f64, f64) {
+        let min = self.samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.samples.iter().copied().fold(0.0, f64::max);
+        (min, max)
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 
@@ -112,11 +136,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         .flat_map(|_| bocs.iter().map(Vec::as_slice))
         .collect();
     println!(
-        "tonindex bench: {} blocks, {} transactions per set; decode phases repeat the set {}x; \
-         machine: {} cores",
+        "tonindex bench: {} blocks, {} transactions per set; a raw or decode sample decodes the \
+         set {}x, a decode+index sample imports it {}x; {} samples per phase; machine: {} cores",
         bocs.len(),
         set_tx,
         repeat,
+        args.index_rounds.max(1),
+        args.samples,
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
 
@@ -134,72 +160,82 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 .for_each(|b| drop(decode_block(b)))
         });
 
-        let t = Instant::now();
-        let tx: u64 = pool.install(|| work.par_iter().map(|b| raw_decode(b).unwrap_or(0)).sum());
-        rates.push(Rate {
-            phase: "raw",
-            threads,
-            tx,
-            secs: t.elapsed().as_secs_f64(),
-        });
+        let mut raw = Vec::new();
+        let mut decode = Vec::new();
+        let mut indexed = Vec::new();
+        let (mut decoder_busy, mut writer_busy, mut cpu_per_tx) =
+            (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..args.samples {
+            let t = Instant::now();
+            let tx: u64 =
+                pool.install(|| work.par_iter().map(|b| raw_decode(b).unwrap_or(0)).sum());
+            raw.push(tx as f64 / t.elapsed().as_secs_f64());
 
-        let t = Instant::now();
-        let tx: u64 = pool.install(|| {
-            work.par_iter()
-                .map(|b| decode_block(b).map_or(0, |d| d.transactions.len() as u64))
-                .sum()
-        });
-        rates.push(Rate {
-            phase: "decode",
-            threads,
-            tx,
-            secs: t.elapsed().as_secs_f64(),
-        });
+            let t = Instant::now();
+            let tx: u64 = pool.install(|| {
+                work.par_iter()
+                    .map(|b| decode_block(b).map_or(0, |d| d.transactions.len() as u64))
+                    .sum()
+            });
+            decode.push(tx as f64 / t.elapsed().as_secs_f64());
 
-        let steady = steady_import(&files, &pool, args.index_rounds)?;
+            let steady = steady_import(&files, &pool, args.index_rounds)?;
+            let s = &steady.summary;
+            let elapsed = s.elapsed.as_secs_f64();
+            let tx = s.applied.transactions;
+            indexed.push(tx as f64 / elapsed);
+            decoder_busy.push(100.0 * s.decode_time.as_secs_f64() / elapsed);
+            writer_busy.push(100.0 * s.write_time.as_secs_f64() / elapsed);
+            if let Some(cpu) = steady.cpu {
+                cpu_per_tx.push(cpu.as_secs_f64() * 1e6 / tx.max(1) as f64);
+            }
+        }
         println!(
             "threads {threads}: of the decode+index wall time the decoder was busy {:.0}%, \
-             the writer {:.0}%{}",
-            100.0 * steady.summary.decode_time.as_secs_f64() / steady.summary.elapsed.as_secs_f64(),
-            100.0 * steady.summary.write_time.as_secs_f64() / steady.summary.elapsed.as_secs_f64(),
-            steady.cpu.map_or(String::new(), |cpu| format!(
-                "; CPU time of all threads (RocksDB's included) {:.1} us/tx",
-                cpu.as_secs_f64() * 1e6 / steady.summary.applied.transactions.max(1) as f64
-            ))
+             the writer {:.0}%{} (medians)",
+            median(&decoder_busy),
+            median(&writer_busy),
+            if cpu_per_tx.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; CPU time of all threads (RocksDB's included) {:.1} us/tx",
+                    median(&cpu_per_tx)
+                )
+            }
         );
-        let (tx, secs) = (
-            steady.summary.applied.transactions,
-            steady.summary.elapsed.as_secs_f64(),
-        );
-        rates.push(Rate {
-            phase: "decode+index",
-            threads,
-            tx,
-            secs,
-        });
+        for (phase, samples) in [("raw", raw), ("decode", decode), ("decode+index", indexed)] {
+            rates.push(Rate {
+                phase,
+                threads,
+                samples,
+            });
+        }
     }
 
     println!(
-        "\n{:<14}{:>8}{:>14}{:>16}{:>12}",
-        "phase", "threads", "tx/s", "tx/s/thread", "vs raw"
+        "\n{:<14}{:>8}{:>14}{:>22}{:>16}{:>12}",
+        "phase", "threads", "tx/s", "samples min-max", "tx/s/thread", "vs raw"
     );
     for r in &rates {
         let raw = rates
             .iter()
             .find(|x| x.phase == "raw" && x.threads == r.threads)
             .map_or(f64::NAN, Rate::per_sec);
+        let (min, max) = r.spread();
         println!(
-            "{:<14}{:>8}{:>14.0}{:>16.0}{:>12.2}",
+            "{:<14}{:>8}{:>14.0}{:>22}{:>16.0}{:>12.2}",
             r.phase,
             r.threads,
             r.per_sec(),
+            format!("{min:.0}-{max:.0}"),
             r.per_sec() / r.threads as f64,
             r.per_sec() / raw
         );
     }
     if let (Some(&lo), Some(&hi)) = (args.threads.iter().min(), args.threads.iter().max()) {
         if hi > lo {
-            println!("\nscaling {lo} -> {hi} threads:");
+            println!("\nscaling {lo} -> {hi} threads (medians):");
             for phase in ["raw", "decode", "decode+index"] {
                 let at = |n| {
                     rates
@@ -351,4 +387,16 @@ fn scratch_dir() -> anyhow::Result<PathBuf> {
         std::fs::remove_dir_all(&dir)?;
     }
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
 }
