@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use rocksdb::{
@@ -42,6 +42,9 @@ pub struct Db {
     /// one committed state for its whole life either way.
     catch_up_lock: RwLock<()>,
     follower: bool,
+    /// Bytes of the latest batch written: the next one reserves as much,
+    /// instead of growing (copying, and touching fresh pages) step by step.
+    last_batch_bytes: AtomicUsize,
 }
 
 impl Db {
@@ -72,6 +75,7 @@ impl Db {
             write_opts,
             catch_up_lock: RwLock::new(()),
             follower: false,
+            last_batch_bytes: AtomicUsize::new(0),
         };
         this.check_schema()?;
         Ok(this)
@@ -98,6 +102,7 @@ impl Db {
             write_opts: WriteOptions::default(),
             catch_up_lock: RwLock::new(()),
             follower: true,
+            last_batch_bytes: AtomicUsize::new(0),
         };
         match this.get::<Meta>(&MetaKey::SchemaVersion)? {
             Some(bytes) if <u32 as Value>::decode(&bytes)? == SCHEMA_VERSION => Ok(this),
@@ -153,12 +158,14 @@ impl Db {
     pub fn batch(&self) -> Batch<'_> {
         Batch {
             db: self,
-            wb: WriteBatch::default(),
+            wb: WriteBatch::with_capacity_bytes(self.last_batch_bytes.load(Ordering::Relaxed)),
         }
     }
 
     /// Commits a batch atomically across all column families.
     pub fn write(&self, batch: Batch<'_>) -> Result<(), Error> {
+        self.last_batch_bytes
+            .store(batch.wb.size_in_bytes(), Ordering::Relaxed);
         self.db.write_opt(batch.wb, &self.write_opts)?;
         Ok(())
     }
