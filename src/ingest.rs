@@ -106,10 +106,19 @@ fn decode_bocs(
     keep_state_updates: &mut bool,
 ) -> Result<Vec<ChainItem>, IngestError> {
     let keep = *keep_state_updates;
-    let mut results: Vec<Result<ChainItem, DecodeError>> = files
-        .par_iter()
-        .map(|(boc, hash)| decode_chain_boc(boc, *hash, keep))
+    // Biggest files first, each thread taking the next one as it gets free:
+    // a chunk is done when its last file is, and a big block decoded last
+    // would leave the other threads idle meanwhile.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(files[i].0.len()));
+    let mut decoded: Vec<(usize, Result<ChainItem, DecodeError>)> = order
+        .into_iter()
+        .par_bridge()
+        .map(|i| (i, decode_chain_boc(&files[i].0, files[i].1, keep)))
         .collect();
+    decoded.sort_unstable_by_key(|(i, _)| *i);
+    let mut results: Vec<Result<ChainItem, DecodeError>> =
+        decoded.into_iter().map(|(_, r)| r).collect();
     if !keep && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
         *keep_state_updates = true;
         // Only the blocks again: a state file decodes the same either way.
