@@ -18,6 +18,10 @@ use crate::Error;
 /// Bumped whenever a key layout or value encoding changes.
 pub const SCHEMA_VERSION: u32 = 10;
 
+/// The most a new batch reserves up front: a state import's batch can be
+/// far bigger than the block batches that follow it.
+const BATCH_RESERVE_MAX: usize = 64 << 20;
+
 /// How to open the database.
 #[derive(Debug, Clone, Default)]
 pub struct DbOptions {
@@ -42,8 +46,9 @@ pub struct Db {
     /// one committed state for its whole life either way.
     catch_up_lock: RwLock<()>,
     follower: bool,
-    /// Bytes of the latest batch written: the next one reserves as much,
-    /// instead of growing (copying, and touching fresh pages) step by step.
+    /// Bytes of the latest batch written: the next one reserves as much (up
+    /// to [`BATCH_RESERVE_MAX`]) instead of growing, a copy onto fresh pages
+    /// at each step.
     last_batch_bytes: AtomicUsize,
 }
 
@@ -158,7 +163,11 @@ impl Db {
     pub fn batch(&self) -> Batch<'_> {
         Batch {
             db: self,
-            wb: WriteBatch::with_capacity_bytes(self.last_batch_bytes.load(Ordering::Relaxed)),
+            wb: WriteBatch::with_capacity_bytes(
+                self.last_batch_bytes
+                    .load(Ordering::Relaxed)
+                    .min(BATCH_RESERVE_MAX),
+            ),
         }
     }
 
