@@ -287,12 +287,6 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// decode+index in steady state: the block set imported `rounds` times,
-/// each time into a fresh database, through one pipeline, so that the next
-/// round's blocks decode while the previous round's are written, as in a
-/// long import. (One import of a small set is mostly pipeline fill and
-/// drain: its biggest blocks come last, and standalone shard blocks wait
-/// for a masterchain block until the end.)
 /// What [`steady_import`] measured.
 struct Steady {
     summary: IngestSummary,
@@ -300,6 +294,12 @@ struct Steady {
     cpu: Option<std::time::Duration>,
 }
 
+/// decode+index in steady state: the block set imported `rounds` times,
+/// each time into a fresh database, through one pipeline, so that the next
+/// round's blocks decode while the previous round's are written, as in a
+/// long import. (One import of a small set is mostly pipeline fill and
+/// drain: its biggest blocks come last, and standalone shard blocks wait
+/// for a masterchain block until the end.)
 fn steady_import(
     files: &[PathBuf],
     pool: &Arc<rayon::ThreadPool>,
