@@ -5,7 +5,10 @@
 //! before it stay committed (each is whole), and re-running the import
 //! skips them.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -45,6 +48,8 @@ pub struct IngestSummary {
     /// Wall time the decode pool spent decoding (reading the next chunk's
     /// files overlaps it).
     pub decode_time: Duration,
+    /// Wall time the writer spent decoding while it had nothing to write.
+    pub writer_decode_time: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,41 +97,120 @@ fn read_files(paths: &[PathBuf]) -> Result<Vec<ReadFile>, IngestError> {
         .collect()
 }
 
-/// Decodes the BoCs read from `paths`, in parallel; any failure is
-/// reported with every failing file.
+/// One chunk's files while they are decoded. The decode pool's threads
+/// take files from it one at a time, biggest first, and so does the writer
+/// whenever it has nothing to write (see [`decode_ahead`]).
+///
+/// Biggest first: a chunk is done when its last file is, and a big block
+/// decoded last would leave the other threads idle meanwhile.
+struct ChunkDecode {
+    files: Vec<ReadFile>,
+    keep_state_updates: bool,
+    /// File positions, biggest file first.
+    order: Vec<usize>,
+    /// The next position in `order` to take.
+    next: AtomicUsize,
+    /// Results by file position, and how many are in.
+    results: Mutex<(Vec<Option<Decoded>>, usize)>,
+    all_in: Condvar,
+}
+
+type Decoded = Result<ChainItem, DecodeError>;
+
+impl ChunkDecode {
+    fn new(files: Vec<ReadFile>, keep_state_updates: bool) -> Self {
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(files[i].0.len()));
+        let results = (files.iter().map(|_| None).collect(), 0);
+        Self {
+            files,
+            keep_state_updates,
+            order,
+            next: AtomicUsize::new(0),
+            results: Mutex::new(results),
+            all_in: Condvar::new(),
+        }
+    }
+
+    /// Decodes files until every one is taken.
+    fn decode_all(&self) {
+        while self.decode_one() {}
+    }
+
+    /// Decodes the next file nobody has taken; `false` if there was none.
+    /// A panic in the decoder becomes that file's error, so that the
+    /// chunk still completes.
+    fn decode_one(&self) -> bool {
+        let Some(&i) = self.order.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
+            return false;
+        };
+        let (boc, hash) = &self.files[i];
+        let result =
+            std::panic::catch_unwind(|| decode_chain_boc(boc, *hash, self.keep_state_updates))
+                .unwrap_or_else(|panic| Err(DecodeError::from_panic(panic)));
+        let mut results = lock(&self.results);
+        results.0[i] = Some(result);
+        results.1 += 1;
+        if results.1 == self.files.len() {
+            self.all_in.notify_all();
+        }
+        true
+    }
+
+    /// Whether a file is left for a thread to take.
+    fn has_untaken(&self) -> bool {
+        self.next.load(Ordering::Relaxed) < self.order.len()
+    }
+
+    /// Waits until every file is decoded; the results in file order.
+    fn wait(&self) -> Vec<Decoded> {
+        let mut results = lock(&self.results);
+        while results.1 < self.files.len() {
+            results = self
+                .all_in
+                .wait(results)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        std::mem::take(&mut results.0)
+            .into_iter()
+            .map(|r| r.expect("every file has a result"))
+            .collect()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Finishes a decoded chunk; any failure is reported with every failing
+/// file. Blocks decoded again run on `pool` (`None`: the global one).
 ///
 /// Blocks keep their state update once `keep_state_updates` is set: the
 /// database held a shard state when the import began, or a state file came
 /// in this chunk or an earlier one (the chunk's blocks are then decoded
 /// again, keeping it: the writer imports a chunk's states before its
 /// blocks).
-fn decode_bocs(
+fn finish_chunk(
     paths: &[PathBuf],
-    files: Vec<ReadFile>,
+    chunk: &ChunkDecode,
     keep_state_updates: &mut bool,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<Vec<ChainItem>, IngestError> {
-    let keep = *keep_state_updates;
-    // Biggest files first, each thread taking the next one as it gets free:
-    // a chunk is done when its last file is, and a big block decoded last
-    // would leave the other threads idle meanwhile.
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(files[i].0.len()));
-    let mut decoded: Vec<(usize, Result<ChainItem, DecodeError>)> = order
-        .into_iter()
-        .par_bridge()
-        .map(|i| (i, decode_chain_boc(&files[i].0, files[i].1, keep)))
-        .collect();
-    decoded.sort_unstable_by_key(|(i, _)| *i);
-    let mut results: Vec<Result<ChainItem, DecodeError>> =
-        decoded.into_iter().map(|(_, r)| r).collect();
-    if !keep && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
+    let mut results = chunk.wait();
+    if !*keep_state_updates && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
         *keep_state_updates = true;
         // Only the blocks again: a state file decodes the same either way.
-        results
-            .par_iter_mut()
-            .zip(&files)
-            .filter(|(r, _)| matches!(r, Ok(ChainItem::Block(_))))
-            .for_each(|(r, (boc, hash))| *r = decode_chain_boc(boc, *hash, true));
+        let mut redecode = || {
+            results
+                .par_iter_mut()
+                .zip(&chunk.files)
+                .filter(|(r, _)| matches!(r, Ok(ChainItem::Block(_))))
+                .for_each(|(r, (boc, hash))| *r = decode_chain_boc(boc, *hash, true))
+        };
+        match pool {
+            Some(pool) => pool.install(redecode),
+            None => redecode(),
+        }
     }
     let mut blocks = Vec::with_capacity(results.len());
     let mut failures = Vec::new();
@@ -165,10 +249,11 @@ pub fn import_files(
     let mut writer = ImportWriter::new(db, opts, on_unit);
     let chunks = paths.chunks(opts.chunk_size.max(1));
     let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
-    let decode_time = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
+    let decode = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
     let mut summary = writer.finish()?;
     summary.files = paths.len() as u64;
-    summary.decode_time = decode_time;
+    summary.decode_time = decode.pool;
+    summary.writer_decode_time = decode.writer;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }
@@ -178,51 +263,211 @@ pub fn import_files(
 /// even out uneven chunks at the cost of a chunk of decoded blocks in memory.
 const DECODED_AHEAD: usize = 1;
 
+/// Wall time spent decoding, as [`decode_ahead`] measured it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DecodeTimes {
+    /// From a chunk's start on the pool to its last file decoded, summed.
+    pub pool: Duration,
+    /// What the writer spent decoding files while it had nothing to write.
+    pub writer: Duration,
+}
+
+/// Between the decode side and the writer: decoded chunks in order, and
+/// the chunk being decoded, which the writer helps with while it waits.
+#[derive(Default)]
+struct Handoff {
+    state: Mutex<HandoffState>,
+    changed: Condvar,
+    /// Whether the writer decodes while it waits: only where a core is left
+    /// over by the decode threads. Where there is none, its decoding only
+    /// takes turns with theirs on the same cores (measured slower on one).
+    writer_decodes: bool,
+}
+
+#[derive(Default)]
+struct HandoffState {
+    decoded: VecDeque<Result<Vec<ChainItem>, IngestError>>,
+    decoding: Option<Arc<ChunkDecode>>,
+    /// No more chunks will come (the decode side ended or failed).
+    decode_ended: bool,
+    /// The writer stopped (done or failed): the decode side stops too.
+    writer_ended: bool,
+}
+
+/// What the writer is to do next.
+enum Next {
+    Write(Result<Vec<ChainItem>, IngestError>),
+    Decode(Arc<ChunkDecode>),
+    End,
+}
+
+impl Handoff {
+    /// Offers the chunk the pool starts on to the writer.
+    fn start(&self, chunk: Arc<ChunkDecode>) {
+        lock(&self.state).decoding = Some(chunk);
+        self.changed.notify_all();
+    }
+
+    /// Queues a decoded chunk, waiting while [`DECODED_AHEAD`] already
+    /// wait; `false` if the writer has stopped.
+    fn push(&self, decoded: Result<Vec<ChainItem>, IngestError>) -> bool {
+        let mut state = lock(&self.state);
+        state.decoding = None;
+        while state.decoded.len() >= DECODED_AHEAD && !state.writer_ended {
+            state = self.wait(state);
+        }
+        if state.writer_ended {
+            return false;
+        }
+        state.decoded.push_back(decoded);
+        self.changed.notify_all();
+        true
+    }
+
+    /// The writer's next task: a decoded chunk if one waits, else a file of
+    /// the chunk being decoded, else it waits for either.
+    fn next(&self) -> Next {
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(decoded) = state.decoded.pop_front() {
+                self.changed.notify_all();
+                return Next::Write(decoded);
+            }
+            if let Some(chunk) = state.decoding.as_ref().filter(|c| c.has_untaken()) {
+                if self.writer_decodes {
+                    return Next::Decode(chunk.clone());
+                }
+            }
+            if state.decode_ended {
+                return Next::End;
+            }
+            state = self.wait(state);
+        }
+    }
+
+    fn end(&self, side: impl FnOnce(&mut HandoffState)) {
+        side(&mut lock(&self.state));
+        self.changed.notify_all();
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, HandoffState>) -> MutexGuard<'a, HandoffState> {
+        self.changed
+            .wait(guard)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Marks its side of a [`Handoff`] ended when dropped, a panic or an
+/// early return included, so that the other side never waits for it.
+struct EndOnDrop<'a, F: Fn(&mut HandoffState)>(&'a Handoff, F);
+
+impl<F: Fn(&mut HandoffState)> Drop for EndOnDrop<'_, F> {
+    fn drop(&mut self) {
+        self.0.end(&self.1);
+    }
+}
+
 /// Decodes `chunks` in order on the decode pool and hands each decoded
 /// chunk (with its position) to `consume` on the calling thread. A thread
 /// of its own reads the files of the next chunk while the pool decodes the
 /// current one, so disk reads and text decoding stay off the pool. Stops at
-/// the first failure. Returns how long decoding took (the pool's wall time).
-/// `states_held`: whether the database holds a shard state, so that blocks
-/// must keep their state updates from the start.
+/// the first failure. `states_held`: whether the database holds a shard
+/// state, so that blocks must keep their state updates from the start.
+///
+/// The calling thread (the writer) decodes too when the machine has more
+/// cores than the pool has threads: when no decoded chunk waits for it, it
+/// takes files of the chunk being decoded instead of idling. With few decode
+/// threads they are what limits an import, and the writer's idle time is
+/// theirs to use; when the writer is the limit, a decoded chunk is always
+/// waiting and it never decodes.
 pub fn decode_ahead<'p>(
     chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
     opts: &IngestOptions,
     states_held: bool,
+    consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
+) -> Result<DecodeTimes, IngestError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let writer_decodes = decode_threads(opts) < cores;
+    decode_ahead_with(chunks, opts, states_held, writer_decodes, consume)
+}
+
+fn decode_threads(opts: &IngestOptions) -> usize {
+    opts.decode_pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+}
+
+/// [`decode_ahead`], told whether the writer decodes.
+fn decode_ahead_with<'p>(
+    chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
+    opts: &IngestOptions,
+    states_held: bool,
+    writer_decodes: bool,
     mut consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
-) -> Result<Duration, IngestError> {
+) -> Result<DecodeTimes, IngestError> {
+    let threads = decode_threads(opts);
+    let handoff = Handoff {
+        writer_decodes,
+        ..Handoff::default()
+    };
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(DECODED_AHEAD);
+        let handoff = &handoff;
         let decoder = scope.spawn(move || {
+            let _ended = EndOnDrop(handoff, |s: &mut HandoffState| s.decode_ended = true);
             let mut busy = Duration::ZERO;
             let mut keep_state_updates = states_held;
             let mut chunks = chunks.map(|c| (c, read_files(c)));
             let mut current = chunks.next();
             while let Some((paths, read)) = current.take() {
                 let t = Instant::now();
-                let mut decoded = None;
-                in_place_scope(opts.decode_pool.as_deref(), |s| {
-                    s.spawn(|_| {
-                        decoded =
-                            Some(read.and_then(|files| {
-                                decode_bocs(paths, files, &mut keep_state_updates)
-                            }))
+                let decoded = read.and_then(|files| {
+                    let chunk = Arc::new(ChunkDecode::new(files, keep_state_updates));
+                    handoff.start(chunk.clone());
+                    in_place_scope(opts.decode_pool.as_deref(), |s| {
+                        for _ in 0..threads.min(chunk.files.len()) {
+                            s.spawn(|_| chunk.decode_all());
+                        }
+                        current = chunks.next();
                     });
-                    current = chunks.next();
+                    finish_chunk(
+                        paths,
+                        &chunk,
+                        &mut keep_state_updates,
+                        opts.decode_pool.as_deref(),
+                    )
                 });
                 busy += t.elapsed();
-                let decoded = decoded.expect("the scope ran the decode");
                 let failed = decoded.is_err();
-                if tx.send(decoded).is_err() || failed {
+                if !handoff.push(decoded) || failed {
                     break;
                 }
             }
             busy
         });
-        for (i, decoded) in rx.into_iter().enumerate() {
-            consume(i, decoded?)?;
+        let _ended = EndOnDrop(handoff, |s: &mut HandoffState| s.writer_ended = true);
+        let mut helped = Duration::ZERO;
+        let mut position = 0;
+        loop {
+            match handoff.next() {
+                Next::Write(decoded) => {
+                    consume(position, decoded?)?;
+                    position += 1;
+                }
+                Next::Decode(chunk) => {
+                    let t = Instant::now();
+                    chunk.decode_one();
+                    helped += t.elapsed();
+                }
+                Next::End => break,
+            }
         }
-        Ok(decoder.join().unwrap_or_default())
+        let pool = decoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(DecodeTimes {
+            pool,
+            writer: helped,
+        })
     })
 }
 
@@ -244,11 +489,7 @@ fn in_place_scope<'scope, R>(
 const PARALLEL_ENCODING_THREADS: usize = 3;
 
 fn row_encoding(opts: &IngestOptions) -> RowEncoding {
-    let threads = opts
-        .decode_pool
-        .as_ref()
-        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    if threads >= PARALLEL_ENCODING_THREADS {
+    if decode_threads(opts) >= PARALLEL_ENCODING_THREADS {
         RowEncoding::Parallel(opts.decode_pool.clone())
     } else {
         RowEncoding::Serial
@@ -334,4 +575,105 @@ fn add(total: &mut Applied, a: &Applied) {
     total.skipped_blocks += a.skipped_blocks;
     total.adopted_blocks += a.adopted_blocks;
     total.state_updates += a.state_updates;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chain::files::collect_paths;
+    use tonindex_model::BlockIdExt;
+
+    fn series() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/fixtures/blocks/ever-block-mainnet-2019");
+        collect_paths(&[root.join("mc"), root.join("shard")]).unwrap()
+    }
+
+    fn ids(items: &[ChainItem]) -> Vec<BlockIdExt> {
+        items
+            .iter()
+            .map(|item| match item {
+                ChainItem::Block(b) => b.record.id,
+                ChainItem::State(_) => panic!("the series holds blocks only"),
+            })
+            .collect()
+    }
+
+    fn expected_ids(paths: &[PathBuf]) -> Vec<BlockIdExt> {
+        paths
+            .iter()
+            .map(|p| decode_block_file(p).unwrap().record.id)
+            .collect()
+    }
+
+    #[test]
+    fn a_chunk_keeps_file_order_whoever_decodes_its_files() {
+        let paths = series();
+        let chunk = ChunkDecode::new(read_files(&paths).unwrap(), false);
+        // The writer takes the three biggest files, another thread the rest.
+        for _ in 0..3 {
+            assert!(chunk.decode_one());
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| chunk.decode_all());
+        });
+        assert!(!chunk.has_untaken() && !chunk.decode_one());
+        let items = finish_chunk(&paths, &chunk, &mut false, None).unwrap();
+        assert_eq!(ids(&items), expected_ids(&paths));
+    }
+
+    fn one_thread() -> IngestOptions {
+        IngestOptions {
+            chunk_size: 5,
+            unit_delay: None,
+            decode_pool: Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .unwrap(),
+            )),
+        }
+    }
+
+    #[test]
+    fn with_the_writer_decoding_chunks_arrive_whole_and_in_order() {
+        let paths = series();
+        let opts = one_thread();
+        for writer_decodes in [true, false] {
+            let mut got = Vec::new();
+            let mut positions = Vec::new();
+            let chunks = paths.chunks(opts.chunk_size);
+            decode_ahead_with(chunks, &opts, false, writer_decodes, |i, items| {
+                positions.push(i);
+                got.extend(ids(&items));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(positions, (0..paths.len().div_ceil(5)).collect::<Vec<_>>());
+            assert_eq!(got, expected_ids(&paths));
+        }
+    }
+
+    #[test]
+    fn a_failing_writer_stops_the_decoders() {
+        let paths = series();
+        let opts = one_thread();
+        let mut calls = 0;
+        let r = decode_ahead_with(paths.chunks(5), &opts, false, true, |_, _| {
+            calls += 1;
+            Err(IngestError::Decode(Vec::new()))
+        });
+        assert!(matches!(r, Err(IngestError::Decode(f)) if f.is_empty()));
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn a_panic_in_the_decoder_becomes_an_error_with_its_message() {
+        let e = std::panic::catch_unwind(|| panic!("bad cell {}", 7)).unwrap_err();
+        assert!(DecodeError::from_panic(e)
+            .to_string()
+            .contains("bad cell 7"));
+        let e = std::panic::catch_unwind(|| std::panic::panic_any("plain")).unwrap_err();
+        assert!(DecodeError::from_panic(e).to_string().contains("plain"));
+    }
 }

@@ -6,8 +6,9 @@
 //! - **decode**: our full decode (`decode::decode_block`: transactions with
 //!   all phases, messages with bodies, descriptor envelopes, BoCs);
 //! - **decode+index**: the import pipeline (`ingest::decode_ahead` on the
-//!   pool, one writer applying WriteBatches through `ingest::ImportWriter`)
-//!   in steady state: the set imported `--index-rounds` times, each into a
+//!   pool, one writer applying WriteBatches through `ingest::ImportWriter`
+//!   and decoding while it waits, where a core is left over) in steady
+//!   state: the set imported `--index-rounds` times, each into a
 //!   fresh database with the importer's options, the next round decoding
 //!   while the previous one is written. No shard state is held, so blocks
 //!   do not keep their state updates, as in an import of blocks alone.
@@ -15,7 +16,8 @@
 //! Rates are transactions per second, also per decode thread, and as ratios
 //! to the raw rate at the same thread count. The writer and RocksDB's
 //! threads are not counted as decode threads; for per-core rates, run the
-//! process on as many cores as decode threads (`taskset`).
+//! process on as many cores as decode threads (`taskset`), so that the
+//! writer only writes.
 //!
 //! Each rate is the median of `--samples` measurements, the phases taking
 //! turns (raw, decode, decode+index, raw, …), so that a slow spell of the
@@ -163,8 +165,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let mut raw = Vec::new();
         let mut decode = Vec::new();
         let mut indexed = Vec::new();
-        let (mut decoder_busy, mut writer_busy, mut cpu_per_tx) =
-            (Vec::new(), Vec::new(), Vec::new());
+        let (mut decoder_busy, mut writer_busy, mut writer_decoding, mut cpu_per_tx) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..args.samples {
             let t = Instant::now();
             let tx: u64 =
@@ -186,15 +188,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             indexed.push(tx as f64 / elapsed);
             decoder_busy.push(100.0 * s.decode_time.as_secs_f64() / elapsed);
             writer_busy.push(100.0 * s.write_time.as_secs_f64() / elapsed);
+            writer_decoding.push(100.0 * s.writer_decode_time.as_secs_f64() / elapsed);
             if let Some(cpu) = steady.cpu {
                 cpu_per_tx.push(cpu.as_secs_f64() * 1e6 / tx.max(1) as f64);
             }
         }
         println!(
-            "threads {threads}: of the decode+index wall time the decoder was busy {:.0}%, \
-             the writer {:.0}%{} (medians)",
+            "threads {threads}: of the decode+index wall time the decode pool was busy {:.0}%, \
+             the writer writing {:.0}% and decoding {:.0}%{} (medians)",
             median(&decoder_busy),
             median(&writer_busy),
+            median(&writer_decoding),
             if cpu_per_tx.is_empty() {
                 String::new()
             } else {
@@ -334,7 +338,7 @@ fn steady_import(
     let cpu_before = process_cpu_time();
     let start = Instant::now();
     let mut finished = 0;
-    let decode_time = decode_ahead(chunks, &opts, false, |i, items| {
+    let decode = decode_ahead(chunks, &opts, false, |i, items| {
         let round = i / per_round.len();
         while finished < round {
             finish(writers[finished].take())?;
@@ -349,7 +353,8 @@ fn steady_import(
         finish(writer.take())?;
     }
     total.elapsed = start.elapsed();
-    total.decode_time = decode_time;
+    total.decode_time = decode.pool;
+    total.writer_decode_time = decode.writer;
     let cpu = process_cpu_time()
         .zip(cpu_before)
         .map(|(after, before)| after.saturating_sub(before));

@@ -37,6 +37,22 @@ pub enum DecodeError {
     Message(String, tycho_types::error::Error),
     #[error("{0}")]
     State(String),
+    /// The decoder panicked on the input: a bug of ours or of tycho-types,
+    /// reported as this file's error instead of taking the import down.
+    #[error("the decoder failed unexpectedly: {0}")]
+    Panic(String),
+}
+
+impl DecodeError {
+    /// The error for a caught panic, with its message when it has one.
+    pub fn from_panic(panic: Box<dyn std::any::Any + Send>) -> Self {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Self::Panic(message)
+    }
 }
 
 /// Everything the index needs from one block.
