@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -45,8 +45,7 @@ pub struct IngestSummary {
     pub elapsed: Duration,
     /// Wall time the writer spent applying units (the serial part of an import).
     pub write_time: Duration,
-    /// Wall time the decode pool spent decoding (reading the next chunk's
-    /// files overlaps it).
+    /// Time the decode pool's threads spent decoding, summed over threads.
     pub decode_time: Duration,
     /// Wall time the writer spent decoding while it had nothing to write.
     pub writer_decode_time: Duration,
@@ -157,6 +156,12 @@ impl ChunkDecode {
         true
     }
 
+    /// Leaves the files nobody has taken undecoded, for an import that
+    /// stops; nobody may [`Self::wait`] for this chunk after.
+    fn abandon(&self) {
+        self.next.store(self.order.len(), Ordering::Relaxed);
+    }
+
     /// Whether a file is left for a thread to take.
     fn has_untaken(&self) -> bool {
         self.next.load(Ordering::Relaxed) < self.order.len()
@@ -187,9 +192,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 ///
 /// Blocks keep their state update once `keep_state_updates` is set: the
 /// database held a shard state when the import began, or a state file came
-/// in this chunk or an earlier one (the chunk's blocks are then decoded
-/// again, keeping it: the writer imports a chunk's states before its
-/// blocks).
+/// in this chunk or an earlier one. A chunk whose blocks were decoded
+/// without it (the state file came in this chunk, or in the one before,
+/// decoded alongside) has its blocks decoded again, keeping it: the writer
+/// imports a chunk's states before its blocks.
 fn finish_chunk(
     paths: &[PathBuf],
     chunk: &ChunkDecode,
@@ -197,8 +203,10 @@ fn finish_chunk(
     pool: Option<&rayon::ThreadPool>,
 ) -> Result<Vec<ChainItem>, IngestError> {
     let mut results = chunk.wait();
-    if !*keep_state_updates && results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
+    if results.iter().any(|r| matches!(r, Ok(ChainItem::State(_)))) {
         *keep_state_updates = true;
+    }
+    if *keep_state_updates && !chunk.keep_state_updates {
         // Only the blocks again: a state file decodes the same either way.
         let mut redecode = || {
             results
@@ -263,17 +271,17 @@ pub fn import_files(
 /// even out uneven chunks at the cost of a chunk of decoded blocks in memory.
 const DECODED_AHEAD: usize = 1;
 
-/// Wall time spent decoding, as [`decode_ahead`] measured it.
+/// Time spent decoding, as [`decode_ahead`] measured it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DecodeTimes {
-    /// From a chunk's start on the pool to its last file decoded, summed.
+    /// What the pool's threads spent decoding files, summed over threads.
     pub pool: Duration,
     /// What the writer spent decoding files while it had nothing to write.
     pub writer: Duration,
 }
 
 /// Between the decode side and the writer: decoded chunks in order, and
-/// the chunk being decoded, which the writer helps with while it waits.
+/// the chunks being decoded, which the writer helps with while it waits.
 #[derive(Default)]
 struct Handoff {
     state: Mutex<HandoffState>,
@@ -287,7 +295,8 @@ struct Handoff {
 #[derive(Default)]
 struct HandoffState {
     decoded: VecDeque<Result<Vec<ChainItem>, IngestError>>,
-    decoding: Option<Arc<ChunkDecode>>,
+    /// Oldest first.
+    decoding: VecDeque<Arc<ChunkDecode>>,
     /// No more chunks will come (the decode side ended or failed).
     decode_ended: bool,
     /// The writer stopped (done or failed): the decode side stops too.
@@ -302,17 +311,17 @@ enum Next {
 }
 
 impl Handoff {
-    /// Offers the chunk the pool starts on to the writer.
+    /// Offers a chunk the pool starts on to the writer.
     fn start(&self, chunk: Arc<ChunkDecode>) {
-        lock(&self.state).decoding = Some(chunk);
+        lock(&self.state).decoding.push_back(chunk);
         self.changed.notify_all();
     }
 
-    /// Queues a decoded chunk, waiting while [`DECODED_AHEAD`] already
-    /// wait; `false` if the writer has stopped.
+    /// Queues the oldest chunk, decoded, waiting while [`DECODED_AHEAD`]
+    /// already wait; `false` if the writer has stopped.
     fn push(&self, decoded: Result<Vec<ChainItem>, IngestError>) -> bool {
         let mut state = lock(&self.state);
-        state.decoding = None;
+        state.decoding.pop_front();
         while state.decoded.len() >= DECODED_AHEAD && !state.writer_ended {
             state = self.wait(state);
         }
@@ -325,7 +334,7 @@ impl Handoff {
     }
 
     /// The writer's next task: a decoded chunk if one waits, else a file of
-    /// the chunk being decoded, else it waits for either.
+    /// a chunk being decoded, else it waits for either.
     fn next(&self) -> Next {
         let mut state = lock(&self.state);
         loop {
@@ -333,8 +342,8 @@ impl Handoff {
                 self.changed.notify_all();
                 return Next::Write(decoded);
             }
-            if let Some(chunk) = state.decoding.as_ref().filter(|c| c.has_untaken()) {
-                if self.writer_decodes {
+            if self.writer_decodes {
+                if let Some(chunk) = state.decoding.iter().find(|c| c.has_untaken()) {
                     return Next::Decode(chunk.clone());
                 }
             }
@@ -368,15 +377,19 @@ impl<F: Fn(&mut HandoffState)> Drop for EndOnDrop<'_, F> {
 }
 
 /// Decodes `chunks` in order on the decode pool and hands each decoded
-/// chunk (with its position) to `consume` on the calling thread. A thread
-/// of its own reads the files of the next chunk while the pool decodes the
-/// current one, so disk reads and text decoding stay off the pool. Stops at
+/// chunk (with its position) to `consume` on the calling thread. Stops at
 /// the first failure. `states_held`: whether the database holds a shard
 /// state, so that blocks must keep their state updates from the start.
 ///
+/// A thread of its own reads the files of the next chunk while the pool
+/// decodes the current one, so disk reads and text decoding stay off the
+/// pool, and queues the next chunk's files behind the current one's: a
+/// pool thread that finds no file left in the current chunk goes on with
+/// the next instead of waiting for the current one's last file.
+///
 /// The calling thread (the writer) decodes too when the machine has more
 /// cores than the pool has threads: when no decoded chunk waits for it, it
-/// takes files of the chunk being decoded instead of idling. With few decode
+/// takes files of a chunk being decoded instead of idling. With few decode
 /// threads they are what limits an import, and the writer's idle time is
 /// theirs to use; when the writer is the limit, a decoded chunk is always
 /// waiting and it never decodes.
@@ -406,43 +419,60 @@ fn decode_ahead_with<'p>(
     mut consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
 ) -> Result<DecodeTimes, IngestError> {
     let threads = decode_threads(opts);
+    let pool = opts.decode_pool.as_deref();
     let handoff = Handoff {
         writer_decodes,
         ..Handoff::default()
     };
+    // Microseconds the pool's threads spent decoding.
+    let pool_busy = AtomicU64::new(0);
     std::thread::scope(|scope| {
-        let handoff = &handoff;
+        let (handoff, pool_busy) = (&handoff, &pool_busy);
         let decoder = scope.spawn(move || {
             let _ended = EndOnDrop(handoff, |s: &mut HandoffState| s.decode_ended = true);
-            let mut busy = Duration::ZERO;
             let mut keep_state_updates = states_held;
-            let mut chunks = chunks.map(|c| (c, read_files(c)));
-            let mut current = chunks.next();
-            while let Some((paths, read)) = current.take() {
-                let t = Instant::now();
-                let decoded = read.and_then(|files| {
+            // Finishes the oldest chunk and hands it on; whether to go on.
+            let finish = |paths: &[PathBuf], chunk: &ChunkDecode, keep: &mut bool| {
+                let decoded = finish_chunk(paths, chunk, keep, pool);
+                let failed = decoded.is_err();
+                handoff.push(decoded) && !failed
+            };
+            in_place_scope(pool, |s| {
+                let mut in_flight: Option<(&[PathBuf], Arc<ChunkDecode>)> = None;
+                for paths in chunks {
+                    let files = match read_files(paths) {
+                        Ok(files) => files,
+                        Err(e) => {
+                            if let Some((paths, chunk)) = in_flight.take() {
+                                if !finish(paths, &chunk, &mut keep_state_updates) {
+                                    return;
+                                }
+                            }
+                            handoff.push(Err(e));
+                            return;
+                        }
+                    };
                     let chunk = Arc::new(ChunkDecode::new(files, keep_state_updates));
                     handoff.start(chunk.clone());
-                    in_place_scope(opts.decode_pool.as_deref(), |s| {
-                        for _ in 0..threads.min(chunk.files.len()) {
-                            s.spawn(|_| chunk.decode_all());
+                    for _ in 0..threads.min(chunk.files.len()) {
+                        let chunk = chunk.clone();
+                        s.spawn(move |_| {
+                            let t = Instant::now();
+                            chunk.decode_all();
+                            pool_busy.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+                        });
+                    }
+                    if let Some((paths, previous)) = in_flight.replace((paths, chunk)) {
+                        if !finish(paths, &previous, &mut keep_state_updates) {
+                            in_flight.iter().for_each(|(_, c)| c.abandon());
+                            return;
                         }
-                        current = chunks.next();
-                    });
-                    finish_chunk(
-                        paths,
-                        &chunk,
-                        &mut keep_state_updates,
-                        opts.decode_pool.as_deref(),
-                    )
-                });
-                busy += t.elapsed();
-                let failed = decoded.is_err();
-                if !handoff.push(decoded) || failed {
-                    break;
+                    }
                 }
-            }
-            busy
+                if let Some((paths, chunk)) = in_flight {
+                    finish(paths, &chunk, &mut keep_state_updates);
+                }
+            });
         });
         let _ended = EndOnDrop(handoff, |s: &mut HandoffState| s.writer_ended = true);
         let mut helped = Duration::ZERO;
@@ -461,11 +491,11 @@ fn decode_ahead_with<'p>(
                 Next::End => break,
             }
         }
-        let pool = decoder
+        decoder
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         Ok(DecodeTimes {
-            pool,
+            pool: Duration::from_micros(pool_busy.load(Ordering::Relaxed)),
             writer: helped,
         })
     })

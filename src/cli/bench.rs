@@ -186,7 +186,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             let elapsed = s.elapsed.as_secs_f64();
             let tx = s.applied.transactions;
             indexed.push(tx as f64 / elapsed);
-            decoder_busy.push(100.0 * s.decode_time.as_secs_f64() / elapsed);
+            decoder_busy.push(100.0 * s.decode_time.as_secs_f64() / elapsed / threads as f64);
             writer_busy.push(100.0 * s.write_time.as_secs_f64() / elapsed);
             writer_decoding.push(100.0 * s.writer_decode_time.as_secs_f64() / elapsed);
             if let Some(cpu) = steady.cpu {
@@ -194,7 +194,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             }
         }
         println!(
-            "threads {threads}: of the decode+index wall time the decode pool was busy {:.0}%, \
+            "threads {threads}: of the decode+index wall time each decode thread decoded {:.0}%, \
              the writer writing {:.0}% and decoding {:.0}%{} (medians)",
             median(&decoder_busy),
             median(&writer_busy),
