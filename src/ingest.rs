@@ -698,6 +698,27 @@ mod tests {
     }
 
     #[test]
+    fn chunks_before_an_unreadable_file_are_written_and_the_error_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("garbage.boc");
+        std::fs::write(&garbage, b"not a bag of cells").unwrap();
+        let mut paths = series()[..10].to_vec();
+        paths.push(garbage.clone());
+        paths.extend_from_slice(&series()[10..15]);
+        let mut got = Vec::new();
+        let r = decode_ahead_with(paths.chunks(5), &one_thread(), false, true, |i, items| {
+            got.push((i, ids(&items)));
+            Ok(())
+        });
+        assert!(matches!(r, Err(IngestError::File(FileError::NotBoc { path })) if path == garbage));
+        let expected = expected_ids(&paths[..10]);
+        assert_eq!(
+            got,
+            vec![(0, expected[..5].to_vec()), (1, expected[5..].to_vec())]
+        );
+    }
+
+    #[test]
     fn a_panic_in_the_decoder_becomes_an_error_with_its_message() {
         let e = std::panic::catch_unwind(|| panic!("bad cell {}", 7)).unwrap_err();
         assert!(DecodeError::from_panic(e)
