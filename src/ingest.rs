@@ -288,7 +288,7 @@ struct Handoff {
     changed: Condvar,
     /// Whether the writer decodes while it waits: only where a core is left
     /// over by the decode threads. Where there is none, its decoding only
-    /// takes turns with theirs on the same cores (measured slower on one).
+    /// takes turns with theirs on the same cores.
     writer_decodes: bool,
 }
 
