@@ -15,9 +15,9 @@
 //!
 //! Rates are transactions per second, also per decode thread, and as ratios
 //! to the raw rate at the same thread count. The writer and RocksDB's
-//! threads are not counted as decode threads; for per-core rates, run the
-//! process on as many cores as decode threads (`taskset`), so that the
-//! writer only writes.
+//! threads are not counted as decode threads. Per-core rates (Linux): the
+//! process pinned to as many cores as decode threads, for the lowest and
+//! the highest thread count in turns; the writer then only writes.
 //!
 //! Each rate is the median of `--samples` measurements, the phases taking
 //! turns (raw, decode, decode+index, raw, …), so that a slow spell of the
@@ -251,6 +251,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                     println!("  {phase:<14}{:.2}x", b / a);
                 }
             }
+            println!(
+                "  (unpinned: beside {lo} decode thread(s) the writer and RocksDB use the other \
+                 cores, the writer decoding too while it waits)"
+            );
+            #[cfg(target_os = "linux")]
+            per_core(&files, lo, hi, args)?;
         }
     }
 
@@ -288,6 +294,70 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     }
     drop(db);
     std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+/// decode+index per core: the process pinned to `lo` cores with `lo`
+/// decode threads, then to `hi` cores with `hi`, in turns. The writer and
+/// RocksDB share those cores, and the writer never decodes (no core is
+/// left over), so the two rates compare the work one core and `hi` cores
+/// get done.
+#[cfg(target_os = "linux")]
+fn per_core(files: &[PathBuf], lo: usize, hi: usize, args: &BenchArgs) -> anyhow::Result<()> {
+    use super::affinity::Cpus;
+    let all = Cpus::current()?;
+    if all.count() < hi {
+        println!(
+            "\nper core: not measured, the process may use {} CPUs and {hi} threads need {hi}",
+            all.count()
+        );
+        return Ok(());
+    }
+    let pools = [lo, hi]
+        .into_iter()
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map(Arc::new)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rates = [lo, hi].map(|threads| Rate {
+        phase: "decode+index",
+        threads,
+        samples: Vec::new(),
+    });
+    let measured = (|| -> anyhow::Result<()> {
+        for _ in 0..args.samples {
+            for (rate, pool) in rates.iter_mut().zip(&pools) {
+                all.first(rate.threads).apply_to_process()?;
+                let s = steady_import(files, pool, args.index_rounds)?.summary;
+                rate.samples
+                    .push(s.applied.transactions as f64 / s.elapsed.as_secs_f64());
+            }
+        }
+        Ok(())
+    })();
+    all.apply_to_process()?;
+    measured?;
+    println!(
+        "\nper core: decode+index with the process pinned to as many cores as decode threads \
+         (medians):"
+    );
+    for r in &rates {
+        let (min, max) = r.spread();
+        println!(
+            "  {} core(s), {} thread(s){:>12.0} tx/s{:>22}",
+            r.threads,
+            r.threads,
+            r.per_sec(),
+            format!("{min:.0}-{max:.0}")
+        );
+    }
+    println!(
+        "  scaling {lo} -> {hi} cores  {:.2}x",
+        rates[1].per_sec() / rates[0].per_sec()
+    );
     Ok(())
 }
 

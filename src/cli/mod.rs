@@ -1,5 +1,7 @@
 //! Command line: `import`, `serve`, `stats`, `bench`, `bench-serve`, `tvm`.
 
+#[cfg(target_os = "linux")]
+mod affinity;
 pub mod bench;
 pub mod bench_serve;
 pub mod import;
