@@ -65,3 +65,20 @@ impl Cpus {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cpus;
+
+    #[test]
+    fn first_takes_at_most_the_cpus_the_set_holds() {
+        let all = Cpus::current().unwrap();
+        assert!(all.count() >= 1);
+        assert_eq!(all.first(1).count(), 1);
+        assert_eq!(all.first(0).count(), 0);
+        assert_eq!(all.first(all.count() + 5).count(), all.count());
+        // Pinning the process to what it has already changes nothing and works.
+        all.apply_to_process().unwrap();
+        assert_eq!(Cpus::current().unwrap().count(), all.count());
+    }
+}
