@@ -501,6 +501,35 @@ fn decode_ahead_with<'p>(
     })
 }
 
+/// How much lower than the writer's the decode threads' scheduling priority
+/// is (Linux nice levels).
+const DECODE_NICE: i32 = 10;
+
+/// A decode pool of `threads` threads (0: one per core) whose threads run
+/// at a lower scheduling priority than the writer. The writer is the one
+/// serial stage: when it shares a core with decode threads, it should get
+/// the time it needs, the decode threads the rest, rather than falling
+/// behind while they fill the queue and then stall.
+pub fn decode_pool(threads: usize) -> rayon::ThreadPoolBuilder {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| lower_priority())
+}
+
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: plain syscalls on the calling thread's own id; a failure
+    // leaves its priority as it was.
+    unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+        libc::setpriority(libc::PRIO_PROCESS, tid, (current + DECODE_NICE).min(19));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
+
 /// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
 /// the global one), and the call returns when that is done too.
 fn in_place_scope<'scope, R>(
@@ -656,12 +685,7 @@ mod tests {
         IngestOptions {
             chunk_size: 5,
             unit_delay: None,
-            decode_pool: Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .unwrap(),
-            )),
+            decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
         }
     }
 
@@ -716,6 +740,17 @@ mod tests {
             got,
             vec![(0, expected[..5].to_vec()), (1, expected[5..].to_vec())]
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn decode_threads_run_at_a_lower_priority_than_the_writer() {
+        // SAFETY: reads the calling thread's own priority.
+        let nice =
+            || unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
+        let writer = nice();
+        let decoder = decode_pool(1).build().unwrap().install(nice);
+        assert_eq!(decoder, (writer + DECODE_NICE).min(19));
     }
 
     #[test]

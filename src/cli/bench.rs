@@ -150,11 +150,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 
     let mut rates = Vec::new();
     for &threads in &args.threads {
-        let pool = Arc::new(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()?,
-        );
+        let pool = Arc::new(crate::ingest::decode_pool(threads).build()?);
         // Warm up caches and the allocator once per pool.
         pool.install(|| {
             work.par_iter()
@@ -315,12 +311,7 @@ fn per_core(files: &[PathBuf], lo: usize, hi: usize, args: &BenchArgs) -> anyhow
     }
     let pools = [lo, hi]
         .into_iter()
-        .map(|n| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map(Arc::new)
-        })
+        .map(|n| crate::ingest::decode_pool(n).build().map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
     let mut rates = [lo, hi].map(|threads| Rate {
         phase: "decode+index",

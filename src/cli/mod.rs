@@ -92,8 +92,7 @@ impl Cli {
 
 /// Sizes the global rayon pool (0 = one thread per core).
 pub fn init_threads(threads: usize) -> anyhow::Result<()> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+    crate::ingest::decode_pool(threads)
         .build_global()
         .map_err(|e| anyhow::anyhow!("thread pool: {e}"))
 }
