@@ -1,0 +1,195 @@
+//! The import pipeline: block files → decode (rayon) → units → index.
+//!
+//! Files are decoded a chunk at a time, in parallel. A file that fails stops
+//! the import before anything of its chunk is written; units committed
+//! before it stay committed (each is whole), and re-running the import
+//! skips them.
+
+mod decode_ahead;
+
+pub use decode_ahead::{decode_ahead, decode_pool, DecodeTimes};
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::chain::files::{read_boc_file, FileError};
+use crate::decode::{decode_block, ChainItem, DecodeError, DecodedBlock};
+use crate::index::state::StateWork;
+use crate::index::{Applied, IndexError, Indexer, Planner, RowEncoding, Unit};
+use tonindex_storage::Db;
+
+/// Import settings.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    pub chunk_size: usize,
+    /// Pause after each committed unit; a testing aid for crash tests.
+    pub unit_delay: Option<Duration>,
+    /// Pool that decodes; `None` = rayon's global pool.
+    pub decode_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// Totals of one import run.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IngestSummary {
+    pub files: u64,
+    pub units: u64,
+    pub applied: Applied,
+    /// Shard states and account states imported.
+    pub states: u64,
+    /// Decoded transactions (including those of blocks already stored).
+    pub transactions_seen: u64,
+    pub elapsed: Duration,
+    /// Wall time the writer spent applying units (the serial part of an import).
+    pub write_time: Duration,
+    /// Time the decode pool's threads spent decoding, summed over threads.
+    pub decode_time: Duration,
+    /// Wall time the writer spent decoding while it had nothing to write.
+    pub writer_decode_time: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("{} file(s) could not be imported:\n{}", .0.len(), format_failures(.0))]
+    Decode(Vec<(PathBuf, DecodeError)>),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+}
+
+fn format_failures(f: &[(PathBuf, DecodeError)]) -> String {
+    let mut lines: Vec<String> = f
+        .iter()
+        .take(20)
+        .map(|(p, e)| format!("  {}: {e}", p.display()))
+        .collect();
+    if f.len() > 20 {
+        lines.push(format!("  … and {} more", f.len() - 20));
+    }
+    lines.join("\n")
+}
+
+/// Reads and decodes a file that must hold a block.
+pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
+    let boc = read_boc_file(path)?;
+    decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
+}
+
+/// Imports `paths` (already expanded into files) into `db`.
+///
+/// Decoding runs ahead on a rayon pool (the global one unless
+/// `opts.decode_pool` is set) while the calling thread indexes what is
+/// decoded, so decode and index overlap. `on_unit` is called after every
+/// committed unit (for progress display).
+pub fn import_files(
+    db: &Db,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    on_unit: impl FnMut(&Unit, &Applied),
+) -> Result<IngestSummary, IngestError> {
+    let start = Instant::now();
+    let mut writer = ImportWriter::new(db, opts, on_unit);
+    let chunks = paths.chunks(opts.chunk_size.max(1));
+    let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
+    let decode = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
+    let mut summary = writer.finish()?;
+    summary.files = paths.len() as u64;
+    summary.decode_time = decode.pool;
+    summary.writer_decode_time = decode.writer;
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+/// Decode threads from which a big unit's rows are encoded on the decode
+/// pool. With fewer, its threads are busy decoding, and the writer
+/// encoding by itself beats waiting behind them (measured on 2 cores).
+const PARALLEL_ENCODING_THREADS: usize = 3;
+
+fn row_encoding(opts: &IngestOptions) -> RowEncoding {
+    if decode_ahead::decode_threads(opts) >= PARALLEL_ENCODING_THREADS {
+        RowEncoding::Parallel(opts.decode_pool.clone())
+    } else {
+        RowEncoding::Serial
+    }
+}
+
+/// The writing half of an import into one database: groups decoded blocks
+/// into units and applies them, one batch each.
+pub struct ImportWriter<'a, F> {
+    indexer: Indexer<'a>,
+    planner: Planner,
+    summary: IngestSummary,
+    unit_delay: Option<Duration>,
+    on_unit: F,
+}
+
+impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
+    pub fn new(db: &'a Db, opts: &IngestOptions, on_unit: F) -> Self {
+        Self {
+            indexer: Indexer::new(db).with_encoding(row_encoding(opts)),
+            planner: Planner::new(opts.chunk_size * 4),
+            summary: IngestSummary::default(),
+            unit_delay: opts.unit_delay,
+            on_unit,
+        }
+    }
+
+    /// Indexes a decoded chunk: its states first (a chunk's blocks may be
+    /// the ones that advance them), then every unit its blocks complete.
+    pub fn push(&mut self, items: Vec<ChainItem>) -> Result<(), IngestError> {
+        let mut blocks = Vec::new();
+        for item in items {
+            match item {
+                ChainItem::Block(b) => blocks.push(*b),
+                ChainItem::State(s) => {
+                    self.indexer.apply_state_file(&s)?;
+                    self.summary.states += 1;
+                }
+            }
+        }
+        let units = self.planner.push(blocks);
+        self.apply(units)
+    }
+
+    /// Applies the blocks still waiting for a masterchain block, one unit each.
+    pub fn finish(mut self) -> Result<IngestSummary, IngestError> {
+        let rest = std::mem::replace(&mut self.planner, Planner::new(0)).finish();
+        self.apply(rest)?;
+        Ok(self.summary)
+    }
+
+    fn apply(&mut self, units: Vec<Unit>) -> Result<(), IngestError> {
+        for unit in units {
+            let t = Instant::now();
+            let a = self.indexer.apply(&unit)?;
+            let summary = &mut self.summary;
+            summary.write_time += t.elapsed();
+            summary.units += 1;
+            summary.transactions_seen += unit
+                .blocks
+                .iter()
+                .map(|b| b.transactions.len() as u64)
+                .sum::<u64>();
+            add(&mut summary.applied, &a);
+            tracing::debug!(
+                blocks = unit.blocks.len(),
+                written = a.blocks,
+                "unit committed"
+            );
+            (self.on_unit)(&unit, &a);
+            if let Some(d) = self.unit_delay {
+                std::thread::sleep(d);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn add(total: &mut Applied, a: &Applied) {
+    total.blocks += a.blocks;
+    total.transactions += a.transactions;
+    total.messages += a.messages;
+    total.skipped_blocks += a.skipped_blocks;
+    total.adopted_blocks += a.adopted_blocks;
+    total.state_updates += a.state_updates;
+}
