@@ -52,8 +52,11 @@ pub struct BenchArgs {
     /// Transactions per raw or decode sample (the block set is repeated to reach it).
     #[arg(long, default_value_t = 60_000)]
     pub min_tx: u64,
-    /// Fresh-database imports per decode+index sample.
-    #[arg(long, default_value_t = 20)]
+    /// Fresh-database imports per decode+index sample. A sample starts
+    /// with the writer waiting for the first round and ends with it writing
+    /// the last one alone: more rounds, less of that fill and drain, which a
+    /// long import does not have.
+    #[arg(long, default_value_t = 40)]
     pub index_rounds: u32,
     /// Samples per phase and thread count; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
