@@ -90,7 +90,8 @@ impl Cli {
     }
 }
 
-/// Sizes the global rayon pool (0 = one thread per core).
+/// Makes the global rayon pool the import's decode pool: `threads` threads
+/// (0 = one per core) at a lower priority than the writer.
 pub fn init_threads(threads: usize) -> anyhow::Result<()> {
     crate::ingest::decode_pool(threads)
         .build_global()
