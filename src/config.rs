@@ -29,6 +29,13 @@ const ENV_KEYS: &[&str] = &[
     "serve__getmethod_time_limit_ms",
     "serve__catch_up_interval_ms",
     "serve__testnet",
+    "serve__max_connections",
+    "serve__header_timeout_ms",
+    "serve__body_timeout_ms",
+    "serve__max_body_bytes",
+    "serve__max_concurrent_reads",
+    "serve__max_queued_reads",
+    "serve__max_response_bytes",
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
 ];
@@ -126,6 +133,19 @@ impl Config {
                 "serve.getmethod_time_limit_ms must be at least 1 and at most serve.request_timeout_ms"
                     .into(),
             ));
+        }
+        for (name, v) in [
+            ("max_connections", s.max_connections as u64),
+            ("header_timeout_ms", s.header_timeout_ms),
+            ("body_timeout_ms", s.body_timeout_ms),
+            ("max_body_bytes", s.max_body_bytes as u64),
+            ("max_response_bytes", s.max_response_bytes as u64),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::Value(format!(
+                    "serve.{name} must be at least 1"
+                )));
+            }
         }
         for h in [&s.zerostate.root_hash, &s.zerostate.file_hash] {
             if crate::api::encoding::parse_hash(h).is_none() {

@@ -116,7 +116,10 @@ pub enum TvmError {
 
 impl From<tonindex_storage::Error> for TvmError {
     fn from(e: tonindex_storage::Error) -> Self {
-        Self::Internal(e.to_string())
+        match e {
+            tonindex_storage::Error::DeadlineExceeded => Self::TimeLimit(e.to_string()),
+            e => Self::Internal(e.to_string()),
+        }
     }
 }
 
@@ -186,16 +189,26 @@ pub fn run(
         address: StdAddr::new(workchain, HashBytes(account.address.id)),
         balance: currency(account),
     };
-    let context = Context {
+    let mut context = Context {
         config: blockchain_config(ctx, at.map(|a| a.mc_seqno))?,
         libraries: masterchain_libraries(ctx)?,
         now,
         lt: account.last_tx_lt,
         rand_seed: HashBytes::ZERO,
         gas_limit: DEFAULT_GAS_LIMIT,
-        time_limit: Some(Duration::from_millis(ctx.cfg.getmethod_time_limit_ms)),
+        time_limit: None,
     };
     let _slot = slot(ctx)?;
+    // The run stops at its own limit or the request's deadline, whichever
+    // comes first (the wait for a slot counts against the deadline).
+    let own = Duration::from_millis(ctx.cfg.getmethod_time_limit_ms);
+    let left = ctx.reader.deadline().map_or(own, |d| {
+        d.saturating_duration_since(std::time::Instant::now())
+    });
+    if left.is_zero() {
+        return Err(TvmError::TimeLimit("request timed out".into()));
+    }
+    context.time_limit = Some(own.min(left));
     getmethod::run(&contract, &context, method, stack).map_err(|e| match e {
         RunError::TimeLimit(_) => TvmError::TimeLimit(e.to_string()),
         RunError::Config(_) => TvmError::Internal(e.to_string()),
@@ -220,7 +233,12 @@ pub fn slot<'a>(ctx: &'a Ctx<'_>) -> Result<TvmSlot<'a>, TvmError> {
     if ctx.reader.exhaust_budget() {
         return Err(TvmError::Internal("moved to the blocking pool".into()));
     }
-    let wait = Duration::from_millis(ctx.cfg.request_timeout_ms);
+    let wait = ctx
+        .reader
+        .deadline()
+        .map_or(Duration::from_millis(ctx.cfg.request_timeout_ms), |d| {
+            d.saturating_duration_since(std::time::Instant::now())
+        });
     ctx.tvm.slots.acquire(wait).ok_or(TvmError::Busy)
 }
 

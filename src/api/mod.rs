@@ -1,13 +1,17 @@
 //! The HTTP API: toncenter v2 under `/api/v2`, v3 under `/api/v3`, served by
 //! one axum router over the index. The API only reads: every request runs on
-//! one storage [`Reader`] (one consistent state) on the blocking pool, under
-//! the configured time budget.
+//! one storage [`Reader`] (one consistent state) under the request's
+//! deadline; reads too big for the async worker queue for a bounded number
+//! of slots on the blocking pool.
 
+pub mod admission;
 pub mod chain;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
 pub mod params;
+pub mod response;
+pub mod server;
 pub mod v2;
 pub mod v3;
 
@@ -47,6 +51,25 @@ pub struct ApiConfig {
     pub testnet: bool,
     /// The network's zero state, reported by v2 `getMasterchainInfo` as `init`.
     pub zerostate: ZeroState,
+    /// Open client connections at most; one more is answered 503 and closed.
+    /// Lowered at start-up when the open-file limit cannot hold this many
+    /// beside what RocksDB keeps open.
+    pub max_connections: usize,
+    /// Time a client has to send a request's headers, in milliseconds; an
+    /// idle keep-alive connection is closed after the same time.
+    pub header_timeout_ms: u64,
+    /// Time a client has to send a request's body, in milliseconds (408).
+    pub body_timeout_ms: u64,
+    /// Largest request body, in bytes (413).
+    pub max_body_bytes: usize,
+    /// Reads that run on the blocking pool at once (those too big for the
+    /// async worker, and every get-method); 0 = two per core.
+    pub max_concurrent_reads: usize,
+    /// Reads that may wait for one of those slots; one more is answered 503.
+    pub max_queued_reads: usize,
+    /// Largest response body one request may build, in bytes; past it the
+    /// request is answered 503 and asked for a smaller page.
+    pub max_response_bytes: usize,
 }
 
 /// Hashes of the masterchain zero state (from the network's global config).
@@ -72,6 +95,13 @@ impl Default for ApiConfig {
                 root_hash: "F6OpKZKqvqeFp6CQmFomXNMfMj2EnaUSOXN+Mh+wVWk=".into(),
                 file_hash: "XplPz01CXAps5qeSWUtxcyBfdAo5zVb1N979KLSKD24=".into(),
             },
+            max_connections: 1024,
+            header_timeout_ms: 10_000,
+            body_timeout_ms: 10_000,
+            max_body_bytes: 2 << 20,
+            max_concurrent_reads: 0,
+            max_queued_reads: 256,
+            max_response_bytes: 64 << 20,
         }
     }
 }
@@ -89,6 +119,10 @@ pub struct Api {
     db: Arc<Db>,
     cfg: ApiConfig,
     tvm: getmethod::Tvm,
+    heavy: admission::Admission,
+    /// Deadlines, admission, body and response limits in force (always,
+    /// except in `bench-serve`'s measurement of what they cost).
+    guards: bool,
 }
 
 /// Why a read produced no answer.
@@ -96,59 +130,117 @@ pub struct Api {
 pub enum ReadFailure {
     /// The request's time budget ran out.
     TimedOut,
+    /// Every slot for big reads is taken and the queue for them is full.
+    Busy,
     /// The handler panicked (a bug); the message is logged.
     Crashed,
 }
 
 impl Api {
     pub fn new(db: Arc<Db>, cfg: ApiConfig) -> Arc<Self> {
+        Self::build(db, cfg, true)
+    }
+
+    /// The API without its guards against hostile clients (no deadline in
+    /// reads, no admission of big reads, no body or response limits): only
+    /// for `bench-serve`, to measure what the guards cost.
+    pub fn without_guards(db: Arc<Db>, cfg: ApiConfig) -> Arc<Self> {
+        Self::build(db, cfg, false)
+    }
+
+    fn build(db: Arc<Db>, cfg: ApiConfig, guards: bool) -> Arc<Self> {
         // One get-method per core: the rest of the blocking pool stays free for reads.
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let concurrent = match cfg.max_concurrent_reads {
+            0 => 2 * cores,
+            n => n,
+        };
+        let heavy = admission::Admission::new(concurrent, cfg.max_queued_reads);
         Arc::new(Self {
             db,
             cfg,
             tvm: getmethod::Tvm::new(cores),
+            heavy,
+            guards,
         })
     }
 
-    /// Runs `f` on one reader. First on the async worker with a small row
-    /// budget: a point lookup or a short page costs less than handing it to
-    /// another thread, so it answers there. Work that outgrows the budget
-    /// (or asks for a TVM slot) is discarded and run again on the blocking
-    /// pool, unbounded in rows but within the request's time budget.
+    /// The settings the server runs with.
+    pub fn config(&self) -> &ApiConfig {
+        &self.cfg
+    }
+
+    /// Runs `f` on one reader, within the request's time budget. First on
+    /// the async worker with a small row budget: a point lookup or a short
+    /// page costs less than handing it to another thread, so it answers
+    /// there. Work that outgrows the budget (or asks for a TVM slot) is
+    /// discarded and run again on the blocking pool, unbounded in rows.
     pub async fn read<T: Send + 'static>(
         self: &Arc<Self>,
         f: impl Fn(&Ctx<'_>) -> T + Send + 'static,
     ) -> Result<T, ReadFailure> {
-        let inline = {
+        self.read_with(false, f).await
+    }
+
+    /// [`Api::read`]; `big_input` skips the try on the async worker, for
+    /// requests whose input alone is costly to parse (a large body).
+    ///
+    /// On the blocking pool a read first takes one of a bounded number of
+    /// slots (waiting in a bounded queue, else [`ReadFailure::Busy`]) and
+    /// holds it until it has really finished: its reader fails every read
+    /// after the deadline, so a read whose caller was told 504 stops at its
+    /// next row instead of running on with its CPU and memory.
+    pub async fn read_with<T: Send + 'static>(
+        self: &Arc<Self>,
+        big_input: bool,
+        f: impl Fn(&Ctx<'_>) -> T + Send + 'static,
+    ) -> Result<T, ReadFailure> {
+        let budget = Duration::from_millis(self.cfg.request_timeout_ms);
+        let deadline = Instant::now() + budget;
+        let read_deadline = self.guards.then_some(deadline);
+        let max_response = if self.guards {
+            self.cfg.max_response_bytes
+        } else {
+            usize::MAX
+        };
+        if !big_input {
             let ctx = Ctx {
-                reader: self.db.reader_with_row_budget(INLINE_ROW_BUDGET),
+                reader: self
+                    .db
+                    .reader_limited(Some(INLINE_ROW_BUDGET), read_deadline),
                 cfg: &self.cfg,
                 tvm: &self.tvm,
             };
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&ctx))) {
-                Ok(v) if !ctx.reader.over_budget() => Some(v),
-                Ok(_) => None,
+            let run = || response::with_limit(max_response, || f(&ctx));
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                Ok(v) if !ctx.reader.over_budget() => return Ok(v),
+                Ok(_) => {}
                 Err(_) => {
                     tracing::error!("request handler panicked");
                     return Err(ReadFailure::Crashed);
                 }
             }
-        };
-        if let Some(v) = inline {
-            return Ok(v);
         }
+        let slot = if self.guards {
+            match self.heavy.enter(deadline).await {
+                Ok(slot) => Some(slot),
+                Err(admission::Refused::QueueFull) => return Err(ReadFailure::Busy),
+                Err(admission::Refused::TimedOut) => return Err(ReadFailure::TimedOut),
+            }
+        } else {
+            None
+        };
         let api = Arc::clone(self);
-        let budget = Duration::from_millis(self.cfg.request_timeout_ms);
         let task = tokio::task::spawn_blocking(move || {
+            let _slot = slot;
             let ctx = Ctx {
-                reader: api.db.reader(),
+                reader: api.db.reader_limited(None, read_deadline),
                 cfg: &api.cfg,
                 tvm: &api.tvm,
             };
-            f(&ctx)
+            response::with_limit(max_response, || f(&ctx))
         });
-        match tokio::time::timeout(budget, task).await {
+        match tokio::time::timeout_at(deadline.into(), task).await {
             Err(_) => Err(ReadFailure::TimedOut),
             Ok(Err(join)) => {
                 tracing::error!("request handler failed: {join}");
@@ -159,19 +251,35 @@ impl Api {
     }
 }
 
+/// Request bodies larger than this are parsed and run on the blocking pool
+/// (a big BoC or stack costs real CPU to parse), never on the async worker.
+const INLINE_BODY_BYTES: usize = 16 << 10;
+
 /// Rows a request may read on the async worker before it moves to the
 /// blocking pool: a transaction with its messages and address book fits,
 /// an account page of 100 does not.
 const INLINE_ROW_BUDGET: u64 = 64;
 
 /// The whole HTTP surface: `/healthcheck`, `/api/v2/*`, `/api/v3/*`.
+/// Request bodies are read whole, within `serve.max_body_bytes` and
+/// `serve.body_timeout_ms`, before any handler runs.
 pub fn router(api: Arc<Api>) -> Router {
-    Router::new()
+    let body_limits = server::BodyLimits::from_config(&api.cfg);
+    let guards = api.guards;
+    let app = Router::new()
         .route("/healthcheck", get(healthcheck))
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
-        .with_state(api)
+        .with_state(api);
+    if !guards {
+        return app;
+    }
+    app.layer(axum::middleware::from_fn_with_state(
+        body_limits,
+        server::bound_body,
+    ))
+    .layer(axum::extract::DefaultBodyLimit::disable())
 }
 
 /// `200 OK` while storage answers reads; `503` otherwise.
@@ -234,10 +342,12 @@ pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<
             }
         });
     }
+    let limits = server::ConnLimits {
+        max_connections: server::connection_cap(cfg.max_connections, db.path()),
+        header_timeout: Duration::from_millis(cfg.header_timeout_ms),
+    };
     let app = router(Api::new(db, cfg));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    server::serve(listener, app, limits, shutdown_signal()).await?;
     Ok(())
 }
 

@@ -18,12 +18,17 @@ pub struct ParamError {
     pub value: String,
     /// What was expected ("an integer", "a hash", …).
     pub expected: &'static str,
+    /// Whether the parameters came in a JSON body (POST, JSON-RPC) rather
+    /// than a query string: v2 words the two differently.
+    pub in_body: bool,
 }
 
 /// Parameters of one request as ordered `(key, value)` pairs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Params {
     pairs: Vec<(String, String)>,
+    /// Read from a JSON body rather than a query string.
+    in_body: bool,
 }
 
 /// A JSON value that cannot be a parameter (a nested object, or a non-object body).
@@ -39,7 +44,10 @@ impl Params {
                 (k, v.into_owned())
             })
             .collect();
-        Self { pairs }
+        Self {
+            pairs,
+            in_body: false,
+        }
     }
 
     /// Reads a JSON object body: strings as given, numbers and booleans in
@@ -65,7 +73,10 @@ impl Params {
                 }
             }
         }
-        Ok(Self { pairs })
+        Ok(Self {
+            pairs,
+            in_body: true,
+        })
     }
 
     /// The values of a list parameter as JSON: nested entries parsed back,
@@ -115,11 +126,9 @@ impl Params {
     ) -> Result<Option<T>, ParamError> {
         match self.get(name) {
             None => Ok(None),
-            Some(v) => parse(v).map(Some).ok_or_else(|| ParamError {
-                name: name.to_string(),
-                value: v.to_string(),
-                expected,
-            }),
+            Some(v) => parse(v)
+                .map(Some)
+                .ok_or_else(|| self.error(name, v, expected)),
         }
     }
 
@@ -132,14 +141,19 @@ impl Params {
     ) -> Result<Vec<T>, ParamError> {
         self.all(name)
             .into_iter()
-            .map(|v| {
-                parse(v).ok_or_else(|| ParamError {
-                    name: name.to_string(),
-                    value: v.to_string(),
-                    expected,
-                })
-            })
+            .map(|v| parse(v).ok_or_else(|| self.error(name, v, expected)))
             .collect()
+    }
+
+    /// Why `name` = `value` was refused; the value is cut short, since an
+    /// error must not echo unbounded input.
+    pub fn error(&self, name: &str, value: &str, expected: &'static str) -> ParamError {
+        ParamError {
+            name: crate::tvm::stack::cut(name),
+            value: crate::tvm::stack::cut(value),
+            expected,
+            in_body: self.in_body,
+        }
     }
 
     /// A decimal integer of type `T`.
@@ -204,5 +218,10 @@ mod tests {
         assert_eq!(nested.json_list("s").unwrap(), vec![serde_json::json!("t")]);
         let err = q.int::<u32>("c").unwrap_err();
         assert_eq!((err.name.as_str(), err.expected), ("c", "an integer"));
+        assert!(!err.in_body);
+        assert!(j.int::<u32>("c").unwrap_err().in_body);
+        let long = Params::from_query(Some(&format!("n={}", "9".repeat(100_000))));
+        let err = long.int::<u32>("n").unwrap_err();
+        assert!(err.value.len() < 100, "{}", err.value);
     }
 }

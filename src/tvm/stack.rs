@@ -4,12 +4,14 @@
 //! tuples and lists). One parser and one printer per form, over tycho-vm's
 //! stack values.
 
+use std::collections::HashMap;
+
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use num_bigint::BigInt;
 use serde_json::{json, Value};
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder, CellFamily, CellSlice, DynCell};
+use tycho_types::cell::{Cell, CellBuilder, CellFamily, CellSlice, DynCell, HashBytes};
 use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc, Stack, StackValueType};
 
 /// Nesting depth of tuples and lists a result may have (the C++ server's
@@ -35,33 +37,98 @@ impl StackError {
 
 /// An integer as the APIs accept it: a JSON integer, or a string in decimal
 /// or `0x` hex with an optional `-`; TVM range (257-bit signed).
+///
+/// A string is checked for length before it is parsed: a TVM integer has
+/// at most 78 decimal or 65 hex digits (leading zeros aside), and parsing
+/// a longer one costs time quadratic in its length for nothing.
 pub fn parse_int(v: &Value) -> Result<BigInt, StackError> {
     let parsed = match v {
-        Value::Number(n) => n.as_i64().map(BigInt::from),
+        Value::Number(n) => n.as_i64().map(BigInt::from).ok_or(IntError::Invalid),
         Value::String(s) => parse_int_str(s),
-        _ => None,
+        _ => Err(IntError::Invalid),
     };
-    let n = parsed.ok_or_else(|| StackError::invalid(format!("invalid number: {v}")))?;
+    let n = match parsed {
+        Ok(n) => n,
+        Err(IntError::Invalid) => {
+            return Err(StackError::invalid(format!("invalid number: {}", echo(v))))
+        }
+        Err(IntError::OutOfRange) => {
+            return Err(StackError::invalid(format!(
+                "number out of TVM range: {}",
+                echo(v)
+            )))
+        }
+    };
     if !fits_257(&n) {
-        return Err(StackError::invalid(format!("number out of TVM range: {v}")));
+        return Err(StackError::invalid(format!(
+            "number out of TVM range: {}",
+            echo(v)
+        )));
     }
     Ok(n)
 }
 
-fn parse_int_str(s: &str) -> Option<BigInt> {
+/// Why a number string was refused.
+enum IntError {
+    Invalid,
+    OutOfRange,
+}
+
+/// Most significant digits a TVM integer can have: 2^256 has 78 decimal
+/// digits and 65 hex digits.
+const MAX_DEC_DIGITS: usize = 78;
+const MAX_HEX_DIGITS: usize = 65;
+
+fn parse_int_str(s: &str) -> Result<BigInt, IntError> {
     let (neg, rest) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s),
     };
-    let (radix, digits) = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-        Some(h) => (16, h),
-        None => (10, rest),
+    let (radix, digits, max) = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+        Some(h) => (16, h, MAX_HEX_DIGITS),
+        None => (10, rest, MAX_DEC_DIGITS),
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
+    let valid = |b: u8| {
+        if radix == 16 {
+            b.is_ascii_hexdigit()
+        } else {
+            b.is_ascii_digit()
+        }
+    };
+    if digits.is_empty() || !digits.bytes().all(valid) {
+        return Err(IntError::Invalid);
     }
-    let n = BigInt::parse_bytes(digits.as_bytes(), radix)?;
-    Some(if neg { -n } else { n })
+    let significant = digits.trim_start_matches('0');
+    if significant.len() > max {
+        return Err(IntError::OutOfRange);
+    }
+    if significant.is_empty() {
+        return Ok(BigInt::from(0));
+    }
+    let n = BigInt::parse_bytes(significant.as_bytes(), radix).ok_or(IntError::Invalid)?;
+    Ok(if neg { -n } else { n })
+}
+
+/// At most this many characters of a client's input are quoted back in an
+/// error message.
+const ECHO_CHARS: usize = 64;
+
+/// A client's value for an error message, cut to [`ECHO_CHARS`] characters
+/// with the full length noted: an error must not echo unbounded input.
+pub fn echo(v: &Value) -> String {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    cut(&text)
+}
+
+/// `text` cut to [`ECHO_CHARS`] characters, noting the length it had.
+pub fn cut(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
+    }
 }
 
 fn fits_257(n: &BigInt) -> bool {
@@ -83,7 +150,22 @@ pub fn decode_boc_b64(s: &str) -> Result<Cell, StackError> {
     if bytes.is_empty() {
         return Err(StackError::invalid("empty BoC"));
     }
-    Boc::decode(&bytes).map_err(|e| StackError::invalid(format!("invalid BoC: {e}")))
+    let cell = Boc::decode(&bytes).map_err(|e| StackError::invalid(format!("invalid BoC: {e}")))?;
+    check_depth(cell.as_ref())?;
+    Ok(cell)
+}
+
+/// Deepest cell tree TON accepts (a node refuses to build a deeper cell).
+pub const MAX_CELL_DEPTH: u16 = 1024;
+
+fn check_depth(cell: &DynCell) -> Result<(), StackError> {
+    let depth = cell.repr_depth();
+    if depth > MAX_CELL_DEPTH {
+        return Err(StackError::invalid(format!(
+            "invalid BoC: cell depth {depth} exceeds {MAX_CELL_DEPTH}"
+        )));
+    }
+    Ok(())
 }
 
 /// A cell object of the Python server: `{"data":{"b64","len"},"refs":[…],"special"}`.
@@ -96,7 +178,12 @@ fn cell_from_object(v: &Value, depth: usize) -> Result<Cell, StackError> {
     let bytes = STANDARD
         .decode(data.get("b64").and_then(Value::as_str).ok_or_else(bad)?)
         .map_err(|_| bad())?;
-    let len = data.get("len").and_then(Value::as_u64).ok_or_else(bad)? as u16;
+    let len = data
+        .get("len")
+        .and_then(Value::as_u64)
+        .and_then(|l| u16::try_from(l).ok())
+        .filter(|&l| l <= MAX_BIT_LEN)
+        .ok_or_else(bad)?;
     let mut b = CellBuilder::new();
     if usize::from(len) > bytes.len() * 8 {
         return Err(bad());
@@ -111,8 +198,13 @@ fn cell_from_object(v: &Value, depth: usize) -> Result<Cell, StackError> {
     if v.get("special").and_then(Value::as_bool).unwrap_or(false) {
         b.set_exotic(true);
     }
-    b.build().map_err(|_| bad())
+    let cell = b.build().map_err(|_| bad())?;
+    check_depth(cell.as_ref())?;
+    Ok(cell)
 }
+
+/// Data bits a cell holds at most.
+const MAX_BIT_LEN: u16 = 1023;
 
 /// The cell of a legacy `cell`/`slice` value: `{"bytes": b64}` (C++) or a
 /// JSON string holding a cell object (Python).
@@ -266,7 +358,55 @@ fn slice_to_cell(s: &CellSlice<'_>) -> Result<Cell, StackError> {
         })
 }
 
-/// The Python server's cell object, recursively.
+/// Cells a legacy `object` may expand to. The object form writes a cell
+/// tree with no sharing, so a BoC of a few cells that reference each other
+/// many times (a "DAG bomb") would expand exponentially; the size is known
+/// before anything is written, each distinct cell visited once.
+pub const MAX_OBJECT_CELLS: u64 = 1 << 16;
+/// Deepest cell tree written as an `object`: each level nests two JSON
+/// values, and the envelope around it five more, so this keeps a response
+/// within the 128 levels common JSON parsers accept.
+pub const MAX_OBJECT_DEPTH: u16 = 56;
+
+/// How many cells the tree under `cell` has when every reference is
+/// written out in full (saturating), each distinct cell computed once.
+fn expanded_cells(cell: &DynCell, memo: &mut HashMap<HashBytes, u64>) -> u64 {
+    if let Some(&n) = memo.get(cell.repr_hash()) {
+        return n;
+    }
+    let mut n = 1u64;
+    for child in cell.references() {
+        n = n.saturating_add(expanded_cells(child, memo));
+    }
+    memo.insert(*cell.repr_hash(), n);
+    n
+}
+
+/// The Python server's cell object of `cell`, or a 533 when it would be
+/// deeper than [`MAX_OBJECT_DEPTH`] or larger than [`MAX_OBJECT_CELLS`]
+/// (the `bytes` form has no such limit; `runGetMethodStd` returns only it).
+fn bounded_cell_object(cell: &DynCell) -> Result<Value, StackError> {
+    let too_large = |what: String| StackError {
+        code: 533,
+        message: format!(
+            "Result cell too large for the object form: {what}; runGetMethodStd returns it as a BoC"
+        ),
+    };
+    let depth = cell.repr_depth();
+    if depth > MAX_OBJECT_DEPTH {
+        return Err(too_large(format!("depth {depth} > {MAX_OBJECT_DEPTH}")));
+    }
+    // The depth bound keeps this recursion shallow.
+    let cells = expanded_cells(cell, &mut HashMap::new());
+    if cells > MAX_OBJECT_CELLS {
+        return Err(too_large(format!(
+            "{cells} cells written out > {MAX_OBJECT_CELLS}"
+        )));
+    }
+    Ok(cell_object(cell))
+}
+
+/// The Python server's cell object, recursively (callers bound the size).
 fn cell_object(cell: &DynCell) -> Value {
     let bits = cell.bit_len();
     let data = &cell.data()[..usize::from(bits).div_ceil(8)];
@@ -357,7 +497,7 @@ pub fn legacy_stack(stack: &[RcStackValue]) -> Result<Vec<Value>, StackError> {
                 Entry::Int(n) => json!(["num", hex_int(n)]),
                 Entry::NaN => json!(["num", "NaN"]),
                 Entry::Cell(c) | Entry::Slice(c) => {
-                    json!(["cell", {"bytes": boc_b64(c.as_ref()), "object": cell_object(c.as_ref())}])
+                    json!(["cell", {"bytes": boc_b64(c.as_ref()), "object": bounded_cell_object(c.as_ref())?}])
                 }
                 Entry::List(items) => json!(["list", {
                     "@type": "tvm.list",
@@ -571,5 +711,97 @@ mod tests {
                 "{input}"
             );
         }
+    }
+    /// A BoC of `levels` cells, each referencing the one below four times.
+    fn dag_bomb(levels: usize) -> Cell {
+        let mut cell = Cell::empty_cell();
+        for _ in 1..levels {
+            let mut b = CellBuilder::new();
+            for _ in 0..4 {
+                b.store_reference(cell.clone()).unwrap();
+            }
+            cell = b.build().unwrap();
+        }
+        cell
+    }
+
+    #[test]
+    fn a_cell_dag_bomb_is_refused_in_the_object_form_at_once() {
+        for levels in [12, 24] {
+            let bomb = dag_bomb(levels);
+            let value = SafeRc::new_dyn_value(bomb.clone());
+            let start = std::time::Instant::now();
+            let err = legacy_stack(std::slice::from_ref(&value)).unwrap_err();
+            assert!(start.elapsed() < std::time::Duration::from_millis(100));
+            assert_eq!(err.code, 533, "{}", err.message);
+            assert!(err.message.contains("cells written out"), "{}", err.message);
+            // The BoC forms are linear in distinct cells and stay available.
+            let std = std_stack(std::slice::from_ref(&value)).unwrap();
+            assert_eq!(std[0]["cell"]["bytes"], boc_b64(bomb.as_ref()));
+            assert!(v3_stack(std::slice::from_ref(&value)).is_ok());
+        }
+        // A small DAG (4^5 = 1024 cells written out) still has its object.
+        let small = dag_bomb(6);
+        let out = legacy_stack(&[SafeRc::new_dyn_value(small)]).unwrap();
+        assert_eq!(out[0][1]["object"]["refs"].as_array().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn deep_cells_are_refused_in_the_object_form_and_as_input() {
+        let chain = |depth: usize| {
+            let mut cell = Cell::empty_cell();
+            for _ in 0..depth {
+                let mut b = CellBuilder::new();
+                b.store_reference(cell).unwrap();
+                cell = b.build().unwrap();
+            }
+            cell
+        };
+        let ok = chain(usize::from(MAX_OBJECT_DEPTH));
+        assert!(legacy_stack(&[SafeRc::new_dyn_value(ok)]).is_ok());
+        let deep = chain(usize::from(MAX_OBJECT_DEPTH) + 1);
+        let err = legacy_stack(&[SafeRc::new_dyn_value(deep)]).unwrap_err();
+        assert_eq!(err.code, 533);
+        assert!(err.message.contains("depth"), "{}", err.message);
+
+        let too_deep = boc_b64(chain(usize::from(MAX_CELL_DEPTH) + 1).as_ref());
+        let err = parse_legacy_stack(&json!([["tvm.Cell", too_deep]])).unwrap_err();
+        assert_eq!(err.code, 422);
+        assert!(err.message.contains("depth"), "{}", err.message);
+        let deepest = boc_b64(chain(usize::from(MAX_CELL_DEPTH)).as_ref());
+        assert!(parse_legacy_stack(&json!([["tvm.Cell", deepest]])).is_ok());
+    }
+
+    #[test]
+    fn huge_numbers_are_refused_before_parsing_and_not_echoed() {
+        let digits = "7".repeat(2_000_000);
+        let start = std::time::Instant::now();
+        let err = parse_int(&json!(digits)).unwrap_err();
+        assert!(start.elapsed() < std::time::Duration::from_millis(100));
+        assert_eq!(err.code, 422);
+        assert!(err.message.len() < 200, "{}", err.message);
+        assert!(err.message.contains("2000000 bytes"), "{}", err.message);
+        // Leading zeros do not count against the length.
+        let padded = format!("0x{}1", "0".repeat(1000));
+        assert_eq!(parse_int(&json!(padded)).unwrap(), BigInt::from(1));
+        assert_eq!(parse_int(&json!("-000")).unwrap(), BigInt::from(0));
+        // The longest numbers in range still parse; one digit more does not.
+        let max_dec = format!("{}", (BigInt::from(1) << 256u32) - 1);
+        assert_eq!(max_dec.len(), 78);
+        assert!(parse_int(&json!(max_dec)).is_ok());
+        assert!(parse_int(&json!(format!("{max_dec}0"))).is_err());
+        assert!(parse_int(&json!(format!("-0x1{}", "0".repeat(64)))).is_ok());
+        assert!(parse_int(&json!(format!("-0x10{}", "0".repeat(64)))).is_err());
+    }
+
+    #[test]
+    fn a_cell_object_length_does_not_wrap() {
+        let obj = json!({"data": {"b64": STANDARD.encode([0u8; 8193]), "len": 65544}, "refs": []});
+        let err = parse_legacy_stack(&json!([["cell", obj.to_string()]])).unwrap_err();
+        assert_eq!(err.code, 422);
+        let obj = json!({"data": {"b64": STANDARD.encode([0u8; 128]), "len": 1024}, "refs": []});
+        assert!(parse_legacy_stack(&json!([["cell", obj.to_string()]])).is_err());
+        let obj = json!({"data": {"b64": STANDARD.encode([0xffu8; 128]), "len": 1023}, "refs": []});
+        assert!(parse_legacy_stack(&json!([["cell", obj.to_string()]])).is_ok());
     }
 }

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::time::Instant;
 
 use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, DBRawIteratorWithThreadMode, MemtableFactory, Options,
@@ -195,6 +196,11 @@ impl Db {
             .is_some())
     }
 
+    /// The directory the database lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// A consistent view of one committed state; every API request uses one.
     pub fn reader(&self) -> Reader<'_> {
         self.reader_with(None)
@@ -205,10 +211,22 @@ impl Db {
     /// [`Error::OverBudget`]. For callers that try small work where it is
     /// cheapest and move anything bigger elsewhere.
     pub fn reader_with_row_budget(&self, rows: u64) -> Reader<'_> {
-        self.reader_with(Some(Arc::new(RowBudget {
-            limit: rows,
-            used: AtomicU64::new(0),
-        })))
+        self.reader_limited(Some(rows), None)
+    }
+
+    /// A reader with an optional row budget (see
+    /// [`Db::reader_with_row_budget`]) and an optional deadline: past the
+    /// deadline every read fails with [`Error::DeadlineExceeded`], so work
+    /// whose caller has given up stops at its next read.
+    pub fn reader_limited(&self, rows: Option<u64>, deadline: Option<Instant>) -> Reader<'_> {
+        let budget = (rows.is_some() || deadline.is_some()).then(|| {
+            Arc::new(RowBudget {
+                limit: rows.unwrap_or(u64::MAX),
+                used: AtomicU64::new(0),
+                deadline,
+            })
+        });
+        self.reader_with(budget)
     }
 
     fn reader_with(&self, budget: Option<Arc<RowBudget>>) -> Reader<'_> {
@@ -432,18 +450,28 @@ pub struct Reader<'a> {
     _guard: RwLockReadGuard<'a, ()>,
 }
 
-/// Rows a budgeted reader may still touch (shared with its iterators).
+/// Rows a budgeted reader may still touch, and the time it may read until
+/// (shared with its iterators).
 #[derive(Debug)]
 struct RowBudget {
     limit: u64,
     used: AtomicU64,
+    deadline: Option<Instant>,
 }
 
 fn charge(budget: &Option<Arc<RowBudget>>, rows: u64) -> Result<(), Error> {
-    match budget {
-        Some(b) if b.used.fetch_add(rows, Ordering::Relaxed) + rows > b.limit => {
-            Err(Error::OverBudget)
-        }
+    let Some(b) = budget else {
+        return Ok(());
+    };
+    if b.used
+        .fetch_add(rows, Ordering::Relaxed)
+        .saturating_add(rows)
+        > b.limit
+    {
+        return Err(Error::OverBudget);
+    }
+    match b.deadline {
+        Some(d) if Instant::now() >= d => Err(Error::DeadlineExceeded),
         _ => Ok(()),
     }
 }
@@ -457,14 +485,28 @@ impl<'a> Reader<'a> {
     }
 
     /// Spends the rest of the budget: for work that must not run where the
-    /// budgeted reader is used. Returns whether the reader was budgeted.
+    /// budgeted reader is used. Returns whether the reader had a row budget.
     pub fn exhaust_budget(&self) -> bool {
         match &self.budget {
-            Some(b) => {
-                b.used.store(b.limit + 1, Ordering::Relaxed);
+            Some(b) if b.limit != u64::MAX => {
+                b.used.store(b.limit.saturating_add(1), Ordering::Relaxed);
                 true
             }
-            None => false,
+            _ => false,
+        }
+    }
+
+    /// The time after which this reader's reads fail, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.budget.as_ref().and_then(|b| b.deadline)
+    }
+
+    /// [`Error::DeadlineExceeded`] once the deadline has passed: for work
+    /// between reads (decoding, serialising) that must stop in time too.
+    pub fn check_deadline(&self) -> Result<(), Error> {
+        match self.deadline() {
+            Some(d) if Instant::now() >= d => Err(Error::DeadlineExceeded),
+            _ => Ok(()),
         }
     }
 
@@ -682,6 +724,24 @@ mod tests {
         let r = db.reader_with_row_budget(100);
         assert!(r.exhaust_budget() && r.over_budget());
         assert!(!db.reader().exhaust_budget());
+
+        // A deadline stops reads once it has passed, however many rows are left.
+        let soon = Instant::now() + std::time::Duration::from_millis(50);
+        let r = db.reader_limited(None, Some(soon));
+        let key = AccountLtKey { account: b, lt: 2 };
+        assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
+        assert!(r.check_deadline().is_ok() && !r.exhaust_budget());
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        assert!(matches!(
+            r.get::<TxByAccount>(&key),
+            Err(Error::DeadlineExceeded)
+        ));
+        let rows: Vec<_> = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+            .collect();
+        assert!(matches!(rows[..], [Err(Error::DeadlineExceeded)]));
+        assert!(matches!(r.check_deadline(), Err(Error::DeadlineExceeded)));
+        assert_eq!(r.deadline(), Some(soon));
     }
 
     #[test]

@@ -30,4 +30,6 @@ pub enum Error {
     Corrupt(&'static str),
     #[error("the reader's row budget is spent")]
     OverBudget,
+    #[error("the request's deadline has passed")]
+    DeadlineExceeded,
 }

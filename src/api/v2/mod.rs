@@ -49,6 +49,14 @@ impl V2Error {
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(404, message)
     }
+    /// The request's time budget ran out (504).
+    pub fn timed_out() -> Self {
+        Self::new(504, "request timed out")
+    }
+    /// Too many big reads are running and waiting (503).
+    pub fn busy() -> Self {
+        Self::new(503, "server busy: too many requests are running; try again")
+    }
 }
 
 impl From<ParamError> for V2Error {
@@ -63,22 +71,35 @@ impl From<ParamError> for V2Error {
                 e.name, e.value, e.expected
             )
         };
-        Self::new(422, format!("failed to parse request: {inner}"))
+        let how = if e.in_body { "post" } else { "get" };
+        Self::new(422, format!("failed to parse {how} request: {inner}"))
     }
 }
 
 impl From<tonindex_storage::Error> for V2Error {
     fn from(e: tonindex_storage::Error) -> Self {
-        Self::new(500, format!("internal error: {e}"))
+        match e {
+            tonindex_storage::Error::DeadlineExceeded => Self::timed_out(),
+            e => Self::new(500, format!("internal error: {e}")),
+        }
+    }
+}
+
+impl From<crate::api::response::BodyError> for V2Error {
+    fn from(e: crate::api::response::BodyError) -> Self {
+        match e {
+            crate::api::response::BodyError::TooLarge(_) => Self::new(503, e.to_string()),
+            crate::api::response::BodyError::Serialize(_) => Self::new(500, e.to_string()),
+        }
     }
 }
 
 /// The JSON of `result` on success.
 pub type V2Result = Result<String, V2Error>;
 
-/// Serializes a result model.
+/// Serializes a result model, within the response budget.
 pub fn to_json<T: Serialize>(v: &T) -> V2Result {
-    serde_json::to_string(v).map_err(|e| V2Error::new(500, format!("internal error: {e}")))
+    Ok(crate::api::response::json(v)?)
 }
 
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
@@ -178,8 +199,14 @@ fn reply(result: V2Result, rpc: Option<&RpcEcho>, start: Instant) -> Response {
     }
 }
 
-/// Runs one method on the blocking pool within the time budget.
-async fn call(api: &Arc<Api>, method: &str, params: Params) -> V2Result {
+/// An error response in v2's envelope (for layers outside the handlers).
+pub(crate) fn error_response(e: V2Error) -> Response {
+    reply(Err(e), None, Instant::now())
+}
+
+/// Runs one method within the time budget; `big_input` when the request
+/// body is large enough that parsing it belongs off the async worker.
+async fn call(api: &Arc<Api>, method: &str, params: Params, big_input: bool) -> V2Result {
     let Some(handler) = handler_for(method) else {
         if NOT_YET.contains(&method) {
             return Err(V2Error::new(
@@ -187,11 +214,18 @@ async fn call(api: &Arc<Api>, method: &str, params: Params) -> V2Result {
                 format!("{method} is not implemented by tonindex yet"),
             ));
         }
-        return Err(V2Error::not_found(format!("unknown method: {method}")));
+        return Err(V2Error::not_found(format!(
+            "unknown method: {}",
+            crate::tvm::stack::cut(method)
+        )));
     };
-    match api.read(move |ctx| handler(ctx, &params)).await {
+    match api
+        .read_with(big_input, move |ctx| handler(ctx, &params))
+        .await
+    {
         Ok(r) => r,
-        Err(ReadFailure::TimedOut) => Err(V2Error::new(504, "request timed out")),
+        Err(ReadFailure::TimedOut) => Err(V2Error::timed_out()),
+        Err(ReadFailure::Busy) => Err(V2Error::busy()),
         Err(ReadFailure::Crashed) => Err(V2Error::new(500, "internal error")),
     }
 }
@@ -205,7 +239,7 @@ async fn rest(
 ) -> Response {
     let start = Instant::now();
     let params = match http_method {
-        Method::GET => Params::from_query(query.as_deref()),
+        Method::GET | Method::HEAD => Params::from_query(query.as_deref()),
         Method::POST => {
             let parsed = if body.iter().all(u8::is_ascii_whitespace) {
                 Ok(Json::Object(Default::default()))
@@ -228,7 +262,8 @@ async fn rest(
             return reply(Err(err), None, start);
         }
     };
-    let result = call(&api, &method, params).await;
+    let big = body.len() > super::INLINE_BODY_BYTES;
+    let result = call(&api, &method, params, big).await;
     reply(result, None, start)
 }
 
@@ -270,7 +305,7 @@ async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
             drop(params);
             Err(V2Error::new(422, "jsonRPC cannot call itself"))
         }
-        Ok(params) => call(&api, method, params).await,
+        Ok(params) => call(&api, method, params, body.len() > super::INLINE_BODY_BYTES).await,
         Err(e) => Err(V2Error::new(422, e)),
     };
     reply(result, Some(&echo), start)

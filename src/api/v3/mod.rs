@@ -41,6 +41,20 @@ impl V3Error {
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, message)
     }
+    /// The request's time budget ran out (504).
+    pub fn timed_out() -> Self {
+        Self::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout: the request exceeded its time budget",
+        )
+    }
+    /// Too many big reads are running and waiting (503).
+    pub fn busy() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server busy: too many requests are running; try again",
+        )
+    }
 }
 
 impl From<ParamError> for V3Error {
@@ -54,10 +68,23 @@ impl From<ParamError> for V3Error {
 
 impl From<tonindex_storage::Error> for V3Error {
     fn from(e: tonindex_storage::Error) -> Self {
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal server error: {e}"),
-        )
+        match e {
+            tonindex_storage::Error::DeadlineExceeded => Self::timed_out(),
+            e => Self::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal server error: {e}"),
+            ),
+        }
+    }
+}
+
+impl From<crate::api::response::BodyError> for V3Error {
+    fn from(e: crate::api::response::BodyError) -> Self {
+        let status = match e {
+            crate::api::response::BodyError::TooLarge(_) => StatusCode::SERVICE_UNAVAILABLE,
+            crate::api::response::BodyError::Serialize(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Self::new(status, e.to_string())
     }
 }
 
@@ -71,14 +98,9 @@ impl IntoResponse for V3Error {
 /// The JSON body of a successful response.
 pub type V3Result = Result<String, V3Error>;
 
-/// Serializes a response model.
+/// Serializes a response model, within the response budget.
 pub fn to_json<T: Serialize>(v: &T) -> V3Result {
-    serde_json::to_string(v).map_err(|e| {
-        V3Error::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal server error: {e}"),
-        )
-    })
+    Ok(crate::api::response::json(v)?)
 }
 
 type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
@@ -155,7 +177,11 @@ async fn dispatch(
             )
             .into_response();
         }
-        return V3Error::not_found(format!("no such endpoint: /api/v3/{endpoint}")).into_response();
+        return V3Error::not_found(format!(
+            "no such endpoint: /api/v3/{}",
+            crate::tvm::stack::cut(&endpoint)
+        ))
+        .into_response();
     };
     let post = POST_ENDPOINTS.contains(&endpoint.as_str());
     let expected = if post {
@@ -163,7 +189,9 @@ async fn dispatch(
     } else {
         axum::http::Method::GET
     };
-    if method != expected {
+    // HEAD is a GET without the body (hyper leaves the body out).
+    let head_of_get = method == axum::http::Method::HEAD && !post;
+    if method != expected && !head_of_get {
         return V3Error::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!("method {method} is not allowed on /api/v3/{endpoint}"),
@@ -192,14 +220,12 @@ async fn dispatch(
             params.push(key, v);
         }
     }
-    match api.read(move |ctx| handler(ctx, &params)).await {
+    let big = body.len() > super::INLINE_BODY_BYTES;
+    match api.read_with(big, move |ctx| handler(ctx, &params)).await {
         Ok(Ok(body)) => json_response(StatusCode::OK, body, V3_API_VERSION),
         Ok(Err(e)) => e.into_response(),
-        Err(ReadFailure::TimedOut) => V3Error::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            "timeout: the request exceeded its time budget",
-        )
-        .into_response(),
+        Err(ReadFailure::TimedOut) => V3Error::timed_out().into_response(),
+        Err(ReadFailure::Busy) => V3Error::busy().into_response(),
         Err(ReadFailure::Crashed) => {
             V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
         }

@@ -1,0 +1,519 @@
+//! The HTTP server around the router: accepting connections up to a cap,
+//! timeouts for slow clients, request bodies read within a size and time
+//! limit, and the errors of the HTTP layer itself in the APIs' shapes.
+//!
+//! axum's own `serve` has no header or body timeouts and no connection cap;
+//! a few hundred slow sockets used to exhaust the process's descriptors
+//! (RocksDB's included). Here every connection is HTTP/1.1 on hyper with
+//! a header-read timeout (which also closes idle keep-alive connections),
+//! bodies are read by [`bound_body`], and connections past
+//! `serve.max_connections` are answered 503 and closed at once.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+use super::v2::V2Error;
+use super::v3::V3Error;
+use super::ApiConfig;
+
+/// An error in the shape of the API the path belongs to: v2's envelope
+/// under `/api/v2`, v3's `{"error"}` elsewhere.
+pub fn api_error(v2: bool, status: StatusCode, message: impl Into<String>) -> Response {
+    if v2 {
+        super::v2::error_response(V2Error::new(status.as_u16(), message))
+    } else {
+        V3Error::new(status, message).into_response()
+    }
+}
+
+fn is_v2_path(path: &str) -> bool {
+    path == "/api/v2" || path.starts_with("/api/v2/")
+}
+
+/// Limits of request bodies (the `[serve]` settings).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimits {
+    pub max_bytes: usize,
+    pub timeout: Duration,
+}
+
+impl BodyLimits {
+    pub fn from_config(cfg: &ApiConfig) -> Self {
+        Self {
+            max_bytes: cfg.max_body_bytes,
+            timeout: Duration::from_millis(cfg.body_timeout_ms),
+        }
+    }
+}
+
+/// Reads a request's whole body before the handler runs: at most
+/// `max_bytes` (413 otherwise, also when `Content-Length` says so up
+/// front) within `timeout` (408, and the connection is closed).
+pub async fn bound_body(State(limits): State<BodyLimits>, req: Request, next: Next) -> Response {
+    let v2 = is_v2_path(req.uri().path());
+    let too_large = || {
+        closing(api_error(
+            v2,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body too large: at most {} bytes", limits.max_bytes),
+        ))
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_bytes as u64) {
+        return too_large();
+    }
+    let (parts, body) = req.into_parts();
+    let limited = http_body_util::Limited::new(body, limits.max_bytes);
+    match tokio::time::timeout(limits.timeout, limited.collect()).await {
+        Err(_) => closing(api_error(
+            v2,
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "request body not received within {} ms",
+                limits.timeout.as_millis()
+            ),
+        )),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => too_large(),
+        Ok(Err(e)) => closing(api_error(
+            v2,
+            StatusCode::BAD_REQUEST,
+            format!("cannot read the request body: {e}"),
+        )),
+        Ok(Ok(collected)) => {
+            let req = Request::from_parts(parts, Body::from(collected.to_bytes()));
+            next.run(req).await
+        }
+    }
+}
+
+/// The response, with the connection closed after it.
+fn closing(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    resp
+}
+
+/// Connection settings (the `[serve]` settings).
+#[derive(Debug, Clone, Copy)]
+pub struct ConnLimits {
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Time to send a request's headers; idle keep-alive connections too.
+    pub header_timeout: Duration,
+}
+
+/// Connections refused at once beyond the cap that are still sent a 503
+/// (each holds a descriptor for at most [`REFUSE_TIME`]); past these,
+/// surplus connections are closed without a word.
+const MAX_REFUSING: usize = 64;
+const REFUSE_TIME: Duration = Duration::from_millis(200);
+/// How long open connections may finish their requests after shutdown
+/// begins.
+const DRAIN_TIME: Duration = Duration::from_secs(5);
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets open
+/// requests finish for a few seconds.
+pub async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: ConnLimits,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of descriptors or a transient error: back off
+                    // rather than spin.
+                    tracing::warn!("accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            if let Ok(refusal) = Arc::clone(&refusing).try_acquire_owned() {
+                tokio::spawn(async move {
+                    let _refusal = refusal;
+                    let _ = tokio::time::timeout(REFUSE_TIME, refuse(stream)).await;
+                });
+            }
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let io = TokioIo::new(ShapedErrors::new(stream));
+        let conn = builder.serve_connection(io, TowerToHyperService::new(app.clone()));
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _permit = permit;
+            if let Err(e) = conn.await {
+                tracing::debug!("connection: {e}");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(DRAIN_TIME, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("open connections did not finish within {DRAIN_TIME:?}");
+    }
+    Ok(())
+}
+
+/// Answers a connection over the cap with a 503 in the shape of the API
+/// its request line names (read for a moment), then closes it.
+async fn refuse(mut stream: TcpStream) {
+    let mut head = [0u8; 64];
+    let n = tokio::time::timeout(Duration::from_millis(50), async {
+        tokio::io::AsyncReadExt::read(&mut stream, &mut head).await
+    })
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .unwrap_or(0);
+    let v2 = request_family(&head[..n]).unwrap_or(false);
+    let body = error_body(v2, 503, "too many open connections; try again");
+    let resp = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(resp.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// The JSON error body of the API a path belongs to.
+fn error_body(v2: bool, code: u16, message: &str) -> String {
+    let message = serde_json::Value::String(message.to_string());
+    if v2 {
+        format!(
+            "{{\"ok\":false,\"error\":{message},\"code\":{code},\"@extra\":\"{}:_:0.000\"}}",
+            super::unix_now()
+        )
+    } else {
+        format!("{{\"error\":{message}}}")
+    }
+}
+
+/// Whether the request line at the start of `chunk` is for v2 (`Some(true)`),
+/// another path (`Some(false)`), or `chunk` does not start a request.
+fn request_family(chunk: &[u8]) -> Option<bool> {
+    let space = chunk.iter().take(16).position(|&b| b == b' ')?;
+    if space == 0 || !chunk[..space].iter().all(u8::is_ascii_uppercase) {
+        return None;
+    }
+    let path = &chunk[space + 1..];
+    if !path.starts_with(b"/") {
+        return None;
+    }
+    Some(path.starts_with(b"/api/v2/") || path.starts_with(b"/api/v2?") || path == b"/api/v2")
+}
+
+/// A connection whose automatic error responses from the HTTP parser (400
+/// for a malformed request, 414 for a URI over 64 KiB, 431 for headers
+/// too large; hyper writes them with no body) get a JSON body in the shape
+/// of the API the request was for. Everything else passes through.
+pub struct ShapedErrors<S> {
+    inner: S,
+    /// The request most recently started on this connection was for v2.
+    v2: bool,
+    /// A rewritten response being written in place of hyper's.
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    bytes: Vec<u8>,
+    written: usize,
+    /// Bytes of hyper's response it replaces.
+    replaces: usize,
+}
+
+impl<S> ShapedErrors<S> {
+    pub fn new(inner: S) -> Self {
+        Self {
+            inner,
+            v2: false,
+            pending: None,
+        }
+    }
+}
+
+/// hyper's bodiless error response `head`, rewritten with a JSON body.
+fn shape_parser_error(head: &[u8], v2: bool) -> Option<Vec<u8>> {
+    let rest = head.strip_prefix(b"HTTP/1.1 ")?;
+    let (code, message) = match rest.get(..3)? {
+        b"400" => (400, "malformed HTTP request"),
+        b"414" => (414, "URI too long: at most 65534 bytes"),
+        b"431" => (431, "request header fields too large"),
+        _ => return None,
+    };
+    let text = std::str::from_utf8(head).ok()?;
+    let (head_text, after) = text.split_once("\r\n\r\n")?;
+    if !after.is_empty() {
+        return None;
+    }
+    let mut lines = head_text.split("\r\n");
+    let status_line = lines.next()?;
+    let mut headers = Vec::new();
+    let mut empty_body = false;
+    for line in lines {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("content-type:") {
+            return None;
+        }
+        if let Some(len) = lower.strip_prefix("content-length:") {
+            empty_body = len.trim() == "0";
+            continue;
+        }
+        headers.push(line);
+    }
+    if !empty_body {
+        return None;
+    }
+    let body = error_body(v2, code, message);
+    let mut out = format!("{status_line}\r\n");
+    for h in headers {
+        out.push_str(h);
+        out.push_str("\r\n");
+    }
+    out.push_str(&format!(
+        "content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    Some(out.into_bytes())
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for ShapedErrors<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut self.inner).poll_read(cx, buf))?;
+        if let Some(v2) = request_family(&buf.filled()[before..]) {
+            self.v2 = v2;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncWrite + Unpin> ShapedErrors<S> {
+    /// Writes the rest of a rewritten response; ready with the length of
+    /// the response it replaces once all of it is out.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        loop {
+            let Some(p) = self.pending.as_mut() else {
+                return Poll::Ready(Ok(0));
+            };
+            if p.written == p.bytes.len() {
+                let n = p.replaces;
+                self.pending = None;
+                return Poll::Ready(Ok(n));
+            }
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &p.bytes[p.written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            p.written += n;
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for ShapedErrors<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if this.pending.is_none() && buf.starts_with(b"HTTP/1.1 4") {
+            if let Some(bytes) = shape_parser_error(buf, this.v2) {
+                this.pending = Some(Pending {
+                    bytes,
+                    written: 0,
+                    replaces: buf.len(),
+                });
+            }
+        }
+        if this.pending.is_some() {
+            return this.poll_pending(cx);
+        }
+        Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let first = bufs.iter().find(|b| !b.is_empty());
+        let maybe_error = first.is_some_and(|b| b.starts_with(b"HTTP/1.1 4"));
+        if self.pending.is_some() || maybe_error {
+            // Errors are written one buffer at a time, which a vectored
+            // write may always do.
+            let first: &[u8] = first.map_or(&[], |b| b);
+            return self.poll_write(cx, first);
+        }
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.pending.is_some() {
+            ready!(self.poll_pending(cx))?;
+        }
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Raises the soft open-file limit to the hard one and returns how many
+/// connections fit beside what RocksDB holds open: the follower keeps
+/// every table file of `db_dir` open, so twice their count (room to grow)
+/// plus a margin is set aside first. Never more than `wanted`.
+pub fn connection_cap(wanted: usize, db_dir: &std::path::Path) -> usize {
+    let Some(limit) = raise_nofile_limit() else {
+        return wanted;
+    };
+    let tables = std::fs::read_dir(db_dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "sst"))
+                .count()
+        })
+        .unwrap_or(0);
+    let reserved = 2 * tables as u64 + 256;
+    let fit = limit.saturating_sub(reserved).max(16) as usize;
+    if fit < wanted {
+        tracing::warn!(
+            "open-file limit {limit}: serving at most {fit} connections (serve.max_connections = {wanted}); {reserved} descriptors are kept for the database"
+        );
+        fit
+    } else {
+        wanted
+    }
+}
+
+/// The soft `RLIMIT_NOFILE` after raising it as far as allowed.
+#[cfg(target_os = "linux")]
+fn raise_nofile_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit write and read the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return None;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim = raised;
+            }
+        }
+    }
+    Some(lim.rlim_cur)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn raise_nofile_limit() -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_lines_tell_the_api() {
+        assert_eq!(
+            request_family(b"GET /api/v2/getMasterchainInfo HTTP/1.1"),
+            Some(true)
+        );
+        assert_eq!(request_family(b"POST /api/v2/jsonRPC HTTP/1.1"), Some(true));
+        assert_eq!(
+            request_family(b"GET /api/v3/blocks?x HTTP/1.1"),
+            Some(false)
+        );
+        assert_eq!(request_family(b"GET /api/v20 HTTP/1.1"), Some(false));
+        assert_eq!(request_family(b"aaaa=bbbb&cccc"), None);
+        assert_eq!(request_family(b" /api/v2/"), None);
+    }
+
+    #[test]
+    fn parser_errors_get_a_json_body() {
+        let head = b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\ndate: Wed, 25 Nov 2026 00:00:00 GMT\r\n\r\n";
+        let out = String::from_utf8(shape_parser_error(head, false).unwrap()).unwrap();
+        let (h, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(h.starts_with("HTTP/1.1 414 URI Too Long\r\n"));
+        assert!(h.contains("date: Wed"));
+        assert!(h.contains(&format!("content-length: {}", body.len())));
+        let j: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert!(j["error"].as_str().unwrap().contains("URI too long"));
+        let out = shape_parser_error(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n\r\n",
+            true,
+        )
+        .unwrap();
+        let body = String::from_utf8(out).unwrap();
+        let j: serde_json::Value =
+            serde_json::from_str(body.split_once("\r\n\r\n").unwrap().1).unwrap();
+        assert_eq!(
+            (j["ok"].as_bool(), j["code"].as_u64()),
+            (Some(false), Some(431))
+        );
+        // Our own responses (a body, a content type) pass untouched.
+        assert!(shape_parser_error(
+            b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n",
+            false
+        )
+        .is_none());
+        assert!(shape_parser_error(
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+            false
+        )
+        .is_none());
+    }
+}
