@@ -10,5 +10,6 @@ pub mod config;
 pub mod decode;
 pub mod index;
 pub mod ingest;
+pub mod priority;
 pub mod state;
 pub mod tvm;

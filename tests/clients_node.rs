@@ -33,7 +33,19 @@ fn ton_and_tonweb_clients_read_the_index() {
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let router = f.router.clone();
-    rt.spawn(async move { axum::serve(listener, router).await.unwrap() });
+    // Through the server's own connection layer (cap, timeouts, parser
+    // errors), as `tonindex serve` runs it.
+    let limits = tonindex::api::server::ConnLimits {
+        max_connections: 64,
+        max_refusing: 8,
+        header_timeout: std::time::Duration::from_secs(10),
+    };
+    rt.spawn(tonindex::api::server::serve(
+        listener,
+        router,
+        limits,
+        std::future::pending(),
+    ));
 
     // What the clients must see, from the decoder.
     let mc = f.newest_mc(|_| true);

@@ -55,8 +55,9 @@ pub struct ApiConfig {
     /// Lowered at start-up when the open-file limit cannot hold this many
     /// beside what RocksDB keeps open.
     pub max_connections: usize,
-    /// Time a client has to send a request's headers, in milliseconds; an
-    /// idle keep-alive connection is closed after the same time.
+    /// A connection with no request running that has not completed a
+    /// request head for this long (milliseconds) is closed: slow headers,
+    /// idle keep-alive, an answer the client does not read.
     pub header_timeout_ms: u64,
     /// Time a client has to send a request's body, in milliseconds (408).
     pub body_timeout_ms: u64,
@@ -120,6 +121,10 @@ pub struct Api {
     cfg: ApiConfig,
     tvm: getmethod::Tvm,
     heavy: admission::Admission,
+    /// The threads big reads run on, one per admission slot, at a lower
+    /// priority than the async workers: a flood of big pages must not
+    /// starve accepting connections, health checks and point lookups.
+    reads: rayon::ThreadPool,
     /// Deadlines, admission, body and response limits in force (always,
     /// except in `bench-serve`'s measurement of what they cost).
     guards: bool,
@@ -156,11 +161,18 @@ impl Api {
             n => n,
         };
         let heavy = admission::Admission::new(concurrent, cfg.max_queued_reads);
+        let reads = rayon::ThreadPoolBuilder::new()
+            .num_threads(concurrent.max(1))
+            .thread_name(|i| format!("tonindex-read-{i}"))
+            .start_handler(|_| crate::priority::lower_current_thread(READ_NICE))
+            .build()
+            .expect("the read thread pool starts");
         Arc::new(Self {
             db,
             cfg,
             tvm: getmethod::Tvm::new(cores),
             heavy,
+            reads,
             guards,
         })
     }
@@ -231,25 +243,49 @@ impl Api {
             None
         };
         let api = Arc::clone(self);
-        let task = tokio::task::spawn_blocking(move || {
-            let _slot = slot;
+        let run = move || {
             let ctx = Ctx {
                 reader: api.db.reader_limited(None, read_deadline),
                 cfg: &api.cfg,
                 tvm: &api.tvm,
             };
             response::with_limit(max_response, || f(&ctx))
-        });
-        match tokio::time::timeout_at(deadline.into(), task).await {
-            Err(_) => Err(ReadFailure::TimedOut),
-            Ok(Err(join)) => {
-                tracing::error!("request handler failed: {join}");
-                Err(ReadFailure::Crashed)
+        };
+        let result = match slot {
+            // The guarded way: on the read pool, holding the slot until the
+            // closure has really returned.
+            Some(slot) => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                self.reads.spawn(move || {
+                    let _slot = slot;
+                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+                    let _ = tx.send(out);
+                });
+                match tokio::time::timeout_at(deadline.into(), rx).await {
+                    Err(_) => return Err(ReadFailure::TimedOut),
+                    Ok(Ok(Ok(v))) => Ok(v),
+                    Ok(Ok(Err(_))) | Ok(Err(_)) => Err("panicked".to_string()),
+                }
             }
-            Ok(Ok(v)) => Ok(v),
-        }
+            None => {
+                let task = tokio::task::spawn_blocking(run);
+                match tokio::time::timeout_at(deadline.into(), task).await {
+                    Err(_) => return Err(ReadFailure::TimedOut),
+                    Ok(Ok(v)) => Ok(v),
+                    Ok(Err(join)) => Err(join.to_string()),
+                }
+            }
+        };
+        result.map_err(|e| {
+            tracing::error!("request handler failed: {e}");
+            ReadFailure::Crashed
+        })
     }
 }
+
+/// How much lower than the async workers' the read pool's priority is
+/// (Linux nice levels).
+const READ_NICE: i32 = 5;
 
 /// Request bodies larger than this are parsed and run on the blocking pool
 /// (a big BoC or stack costs real CPU to parse), never on the async worker.
@@ -342,10 +378,7 @@ pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<
             }
         });
     }
-    let limits = server::ConnLimits {
-        max_connections: server::connection_cap(cfg.max_connections, db.path()),
-        header_timeout: Duration::from_millis(cfg.header_timeout_ms),
-    };
+    let limits = server::connection_limits(&cfg, db.path());
     let app = router(Api::new(db, cfg));
     server::serve(listener, app, limits, shutdown_signal()).await?;
     Ok(())

@@ -4,14 +4,16 @@
 //!
 //! axum's own `serve` has no header or body timeouts and no connection cap;
 //! a few hundred slow sockets used to exhaust the process's descriptors
-//! (RocksDB's included). Here every connection is HTTP/1.1 on hyper with
-//! a header-read timeout (which also closes idle keep-alive connections),
-//! bodies are read by [`bound_body`], and connections past
+//! (RocksDB's included). Here every connection is HTTP/1.1 on hyper, and
+//! one that has no request running and has not completed a request head
+//! within the header timeout is closed (slow headers, idle keep-alive,
+//! answers not read); bodies are read by [`bound_body`]; connections past
 //! `serve.max_connections` are answered 503 and closed at once.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
@@ -66,6 +68,10 @@ impl BodyLimits {
 /// `max_bytes` (413 otherwise, also when `Content-Length` says so up
 /// front) within `timeout` (408, and the connection is closed).
 pub async fn bound_body(State(limits): State<BodyLimits>, req: Request, next: Next) -> Response {
+    // A request without a body (every GET) passes as it is.
+    if axum::body::HttpBody::is_end_stream(req.body()) {
+        return next.run(req).await;
+    }
     let v2 = is_v2_path(req.uri().path());
     let too_large = || {
         closing(api_error(
@@ -113,20 +119,25 @@ fn closing(mut resp: Response) -> Response {
     resp
 }
 
-/// Connection settings (the `[serve]` settings).
+/// Connection settings (the `[serve]` settings, fitted to the open-file
+/// limit by [`connection_limits`]).
 #[derive(Debug, Clone, Copy)]
 pub struct ConnLimits {
     /// Open connections at most.
     pub max_connections: usize,
+    /// Connections over the cap looked at (a health check served, the
+    /// rest answered 503) at once; past these, accepting waits.
+    pub max_refusing: usize,
     /// Time to send a request's headers; idle keep-alive connections too.
     pub header_timeout: Duration,
 }
 
-/// Connections refused at once beyond the cap that are still sent a 503
-/// (each holds a descriptor for at most [`REFUSE_TIME`]); past these,
-/// surplus connections are closed without a word.
-const MAX_REFUSING: usize = 64;
-const REFUSE_TIME: Duration = Duration::from_millis(200);
+/// Connections over the cap that are looked at at once (each holds a
+/// descriptor for at most [`REFUSE_TIME`], a health check a little longer):
+/// a health check among them is served, the rest are answered 503. While
+/// all of these are busy, no connection is accepted.
+pub const MAX_REFUSING: usize = 256;
+const REFUSE_TIME: Duration = Duration::from_millis(300);
 /// How long open connections may finish their requests after shutdown
 /// begins.
 const DRAIN_TIME: Duration = Duration::from_secs(5);
@@ -140,12 +151,15 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let refusing = Arc::new(Semaphore::new(MAX_REFUSING));
+    let refusing = Arc::new(Semaphore::new(limits.max_refusing));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    // hyper's own header timeout arms a timer for every request head (a
+    // few per cent of a small request's cost); the watchdog below checks
+    // each connection a few times per timeout instead.
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
+        .header_read_timeout(None)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
@@ -162,23 +176,58 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let _ = stream.set_nodelay(true);
         let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
-            if let Ok(refusal) = Arc::clone(&refusing).try_acquire_owned() {
-                tokio::spawn(async move {
-                    let _refusal = refusal;
+            // While every refusal slot is busy the loop waits here, and new
+            // clients wait in the kernel's accept queue instead of being
+            // closed unanswered.
+            let Ok(refusal) = Arc::clone(&refusing).acquire_owned().await else {
+                continue;
+            };
+            // Over the cap: a health check is still served (a monitor must
+            // see a busy server as alive), anything else gets a 503.
+            let app = app.clone();
+            let mut builder = builder.clone();
+            tokio::spawn(async move {
+                let _refusal = refusal;
+                if is_health_check(&stream).await {
+                    let io = TokioIo::new(ShapedErrors::new(stream));
+                    builder.keep_alive(false);
+                    let conn = builder.serve_connection(io, TowerToHyperService::new(app));
+                    let _ = tokio::time::timeout(limits.header_timeout, conn).await;
+                } else {
                     let _ = tokio::time::timeout(REFUSE_TIME, refuse(stream)).await;
-                });
-            }
+                }
+            });
             continue;
         };
-        let _ = stream.set_nodelay(true);
         let io = TokioIo::new(ShapedErrors::new(stream));
-        let conn = builder.serve_connection(io, TowerToHyperService::new(app.clone()));
+        let activity = Arc::new(Activity::new());
+        let service = Tracked {
+            app: app.clone(),
+            activity: Arc::clone(&activity),
+        };
+        let conn = builder.serve_connection(io, TowerToHyperService::new(service));
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _permit = permit;
-            if let Err(e) = conn.await {
-                tracing::debug!("connection: {e}");
+            tokio::pin!(conn);
+            let mut check = tokio::time::interval(limits.header_timeout / 4);
+            loop {
+                tokio::select! {
+                    done = &mut conn => {
+                        if let Err(e) = done {
+                            tracing::debug!("connection: {e}");
+                        }
+                        break;
+                    }
+                    _ = check.tick() => {
+                        if activity.idle_for() >= limits.header_timeout {
+                            // Dropping the connection closes the socket.
+                            break;
+                        }
+                    }
+                }
             }
         });
     }
@@ -192,25 +241,118 @@ pub async fn serve(
     Ok(())
 }
 
-/// Answers a connection over the cap with a 503 in the shape of the API
-/// its request line names (read for a moment), then closes it.
-async fn refuse(mut stream: TcpStream) {
-    let mut head = [0u8; 64];
-    let n = tokio::time::timeout(Duration::from_millis(50), async {
-        tokio::io::AsyncReadExt::read(&mut stream, &mut head).await
+/// When a connection last did something that counts: a request head
+/// arrived (the handler was called) or a handler finished. A connection
+/// with no request in flight and nothing of the kind for the header
+/// timeout is closed: a client still sending its headers (slowloris), an
+/// idle keep-alive socket, or one that will not read its answer.
+struct Activity {
+    start: std::time::Instant,
+    /// Milliseconds after `start`.
+    last_ms: AtomicU64,
+    in_flight: AtomicUsize,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Self {
+            start: std::time::Instant::now(),
+            last_ms: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+
+    fn touch(&self) {
+        let now = self.start.elapsed().as_millis() as u64;
+        self.last_ms.store(now, Ordering::Relaxed);
+    }
+
+    /// How long the connection has been idle (zero while a request runs).
+    fn idle_for(&self) -> Duration {
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return Duration::ZERO;
+        }
+        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(last)
+    }
+}
+
+/// The router as one connection's service, noting its activity.
+#[derive(Clone)]
+struct Tracked {
+    app: axum::Router,
+    activity: Arc<Activity>,
+}
+
+impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<hyper::body::Incoming>) -> Self::Future {
+        self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
+        self.activity.touch();
+        let call = tower_service::Service::call(&mut self.app.clone(), req);
+        let activity = Arc::clone(&self.activity);
+        Box::pin(async move {
+            let resp = call.await;
+            activity.touch();
+            activity.in_flight.fetch_sub(1, Ordering::Relaxed);
+            resp
+        })
+    }
+}
+
+/// Whether the request waiting on `stream` (looked at for a moment, not
+/// consumed) is `GET` or `HEAD /healthcheck`.
+async fn is_health_check(stream: &TcpStream) -> bool {
+    let mut head = [0u8; 24];
+    let n = tokio::time::timeout(Duration::from_millis(200), stream.peek(&mut head))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or(0);
+    let head = &head[..n];
+    ["GET /healthcheck", "HEAD /healthcheck"].iter().any(|p| {
+        head.strip_prefix(p.as_bytes())
+            .is_some_and(|rest| matches!(rest.first(), Some(b' ' | b'?')))
     })
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .unwrap_or(0);
-    let v2 = request_family(&head[..n]).unwrap_or(false);
+}
+
+/// Answers a connection over the cap with a 503 in the shape of the API
+/// its request line names, then closes it. The request head is read first,
+/// and what else arrived is discarded after the answer: closing a socket
+/// with unread data resets it, and the client would lose the answer.
+async fn refuse(mut stream: TcpStream) {
+    use tokio::io::AsyncReadExt;
+    let mut head = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    let _ = tokio::time::timeout(Duration::from_millis(100), async {
+        while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
+    let v2 = request_family(&head).unwrap_or(false);
     let body = error_body(v2, 503, "too many open connections; try again");
     let resp = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
-    let _ = stream.write_all(resp.as_bytes()).await;
+    if stream.write_all(resp.as_bytes()).await.is_err() {
+        return;
+    }
     let _ = stream.shutdown().await;
+    // Discard what already arrived past the head (a body), without waiting
+    // for more: the client has its answer.
+    while matches!(stream.try_read(&mut chunk), Ok(n) if n > 0) {}
 }
 
 /// The JSON error body of the API a path belongs to.
@@ -405,11 +547,17 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for ShapedErrors<S> {
     }
 }
 
-/// Raises the soft open-file limit to the hard one and returns how many
-/// connections fit beside what RocksDB holds open: the follower keeps
-/// every table file of `db_dir` open, so twice their count (room to grow)
-/// plus a margin is set aside first. Never more than `wanted`.
-pub fn connection_cap(wanted: usize, db_dir: &std::path::Path) -> usize {
+/// Raises the soft open-file limit to the hard one and fits the
+/// connection settings under it beside what RocksDB holds open: the
+/// follower keeps every table file of `db_dir` open, so twice their count
+/// (room to grow) plus a margin is set aside first. Never more than
+/// `cfg.max_connections` connections.
+pub fn connection_limits(cfg: &ApiConfig, db_dir: &std::path::Path) -> ConnLimits {
+    let wanted = ConnLimits {
+        max_connections: cfg.max_connections,
+        max_refusing: MAX_REFUSING,
+        header_timeout: Duration::from_millis(cfg.header_timeout_ms),
+    };
     let Some(limit) = raise_nofile_limit() else {
         return wanted;
     };
@@ -421,14 +569,20 @@ pub fn connection_cap(wanted: usize, db_dir: &std::path::Path) -> usize {
         })
         .unwrap_or(0);
     let reserved = 2 * tables as u64 + 256;
-    let fit = limit.saturating_sub(reserved).max(16) as usize;
-    if fit < wanted {
-        tracing::warn!(
-            "open-file limit {limit}: serving at most {fit} connections (serve.max_connections = {wanted}); {reserved} descriptors are kept for the database"
-        );
-        fit
-    } else {
-        wanted
+    let available = limit.saturating_sub(reserved) as usize;
+    if available >= wanted.max_connections + wanted.max_refusing {
+        return wanted;
+    }
+    let max_refusing = (available / 4).min(MAX_REFUSING);
+    let max_connections = available.saturating_sub(max_refusing).max(16);
+    tracing::warn!(
+        "open-file limit {limit}: serving at most {max_connections} connections (serve.max_connections = {}); {reserved} descriptors are kept for the database",
+        cfg.max_connections
+    );
+    ConnLimits {
+        max_connections,
+        max_refusing,
+        ..wanted
     }
 }
 

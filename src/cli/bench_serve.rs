@@ -170,6 +170,7 @@ fn start_guarded(
     let port = listener.local_addr()?.port();
     let limits = crate::api::server::ConnLimits {
         max_connections: cfg.max_connections,
+        max_refusing: crate::api::server::MAX_REFUSING,
         header_timeout: Duration::from_millis(cfg.header_timeout_ms),
     };
     rt.spawn(crate::api::server::serve(

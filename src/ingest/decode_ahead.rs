@@ -425,22 +425,8 @@ const DECODE_NICE: i32 = 10;
 pub fn decode_pool(threads: usize) -> rayon::ThreadPoolBuilder {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .start_handler(|_| lower_priority())
+        .start_handler(|_| crate::priority::lower_current_thread(DECODE_NICE))
 }
-
-#[cfg(target_os = "linux")]
-fn lower_priority() {
-    // SAFETY: plain syscalls on the calling thread's own id; a failure
-    // leaves its priority as it was.
-    unsafe {
-        let tid = libc::gettid() as libc::id_t;
-        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
-        libc::setpriority(libc::PRIO_PROCESS, tid, (current + DECODE_NICE).min(19));
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn lower_priority() {}
 
 /// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
 /// the global one), and the call returns when that is done too.

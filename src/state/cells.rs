@@ -156,6 +156,10 @@ fn is_shallow(cell: &DynCell) -> bool {
 pub struct Loader<'a> {
     rows: &'a dyn CellRows,
     loaded: HashMap<HashBytes, Cell>,
+    /// Cells [`Loader::deepen`] found with nothing shallow below them: a
+    /// tree is a DAG (a contract may reference one cell many times), and
+    /// without this each cell would be walked once per path to it.
+    whole_already: std::collections::HashSet<HashBytes>,
 }
 
 impl<'a> Loader<'a> {
@@ -163,6 +167,7 @@ impl<'a> Loader<'a> {
         Self {
             rows,
             loaded: HashMap::new(),
+            whole_already: std::collections::HashSet::new(),
         }
     }
 
@@ -209,6 +214,9 @@ impl<'a> Loader<'a> {
         if let Some(c) = self.loaded.get(cell.repr_hash()) {
             return Ok((c.clone(), true));
         }
+        if self.whole_already.contains(cell.repr_hash()) {
+            return Ok((cell.clone(), false));
+        }
         let mut children = Vec::with_capacity(cell.reference_count() as usize);
         let mut changed = false;
         for child in cell.references().cloned() {
@@ -217,6 +225,7 @@ impl<'a> Loader<'a> {
             children.push(c);
         }
         if !changed {
+            self.whole_already.insert(*cell.repr_hash());
             return Ok((cell.clone(), false));
         }
         let hash = *cell.repr_hash();
@@ -264,4 +273,49 @@ pub fn new_rows(root: &DynCell) -> Vec<(HashBytes, Vec<u8>)> {
         stack.extend(cell.references());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tycho_types::cell::{CellBuilder, CellFamily};
+
+    /// Rows of the given cells, as the cell table holds them.
+    struct Rows(HashMap<HashBytes, Vec<u8>>);
+
+    impl CellRows for Rows {
+        fn row(&self, hash: &HashBytes) -> Result<Option<Vec<u8>>, CellError> {
+            Ok(self.0.get(hash).cloned())
+        }
+    }
+
+    #[test]
+    fn deepening_a_dag_visits_each_cell_once() {
+        // 40 levels, each cell referencing the one below four times: 4^39
+        // paths, 40 distinct cells. A shallow cell at the bottom makes the
+        // walk rebuild the whole tree; without one it only looks.
+        let leaf = {
+            let mut b = CellBuilder::new();
+            b.store_u32(7).unwrap();
+            b.store_reference(Cell::empty_cell()).unwrap();
+            b.build().unwrap()
+        };
+        let rows = Rows(new_rows(leaf.as_ref()).into_iter().collect());
+        let loader_leaf = Loader::new(&rows).shallow(leaf.repr_hash()).unwrap();
+        assert!(is_shallow(loader_leaf.as_ref()));
+        for bottom in [leaf.clone(), loader_leaf] {
+            let mut cell = bottom;
+            for _ in 0..40 {
+                let mut b = CellBuilder::new();
+                for _ in 0..4 {
+                    b.store_reference(cell.clone()).unwrap();
+                }
+                cell = b.build().unwrap();
+            }
+            let start = std::time::Instant::now();
+            let whole = Loader::new(&rows).deepen(&cell).unwrap();
+            assert!(start.elapsed() < std::time::Duration::from_secs(1));
+            assert_eq!(whole.repr_hash(), cell.repr_hash());
+        }
+    }
 }

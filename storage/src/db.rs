@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 use std::time::Instant;
 
@@ -216,14 +216,15 @@ impl Db {
 
     /// A reader with an optional row budget (see
     /// [`Db::reader_with_row_budget`]) and an optional deadline: past the
-    /// deadline every read fails with [`Error::DeadlineExceeded`], so work
-    /// whose caller has given up stops at its next read.
+    /// deadline reads fail with [`Error::DeadlineExceeded`] (the clock is
+    /// looked at every few rows), so work whose caller has given up stops.
     pub fn reader_limited(&self, rows: Option<u64>, deadline: Option<Instant>) -> Reader<'_> {
         let budget = (rows.is_some() || deadline.is_some()).then(|| {
             Arc::new(RowBudget {
                 limit: rows.unwrap_or(u64::MAX),
                 used: AtomicU64::new(0),
                 deadline,
+                expired: AtomicBool::new(false),
             })
         });
         self.reader_with(budget)
@@ -457,21 +458,32 @@ struct RowBudget {
     limit: u64,
     used: AtomicU64,
     deadline: Option<Instant>,
+    /// The deadline was seen passed: every read from now on fails.
+    expired: AtomicBool,
 }
+
+/// Rows read between two looks at the clock: a row costs a microsecond or
+/// more, so a read stops within a few tens of microseconds of its deadline
+/// at a sixteenth of the clock reads.
+const DEADLINE_STRIDE: u64 = 16;
 
 fn charge(budget: &Option<Arc<RowBudget>>, rows: u64) -> Result<(), Error> {
     let Some(b) = budget else {
         return Ok(());
     };
-    if b.used
-        .fetch_add(rows, Ordering::Relaxed)
-        .saturating_add(rows)
-        > b.limit
-    {
+    let before = b.used.fetch_add(rows, Ordering::Relaxed);
+    if before.saturating_add(rows) > b.limit {
         return Err(Error::OverBudget);
     }
+    if b.expired.load(Ordering::Relaxed) {
+        return Err(Error::DeadlineExceeded);
+    }
+    let crossed = before / DEADLINE_STRIDE != before.saturating_add(rows) / DEADLINE_STRIDE;
     match b.deadline {
-        Some(d) if Instant::now() >= d => Err(Error::DeadlineExceeded),
+        Some(d) if crossed && Instant::now() >= d => {
+            b.expired.store(true, Ordering::Relaxed);
+            Err(Error::DeadlineExceeded)
+        }
         _ => Ok(()),
     }
 }
@@ -732,6 +744,12 @@ mod tests {
         assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
         assert!(r.check_deadline().is_ok() && !r.exhaust_budget());
         std::thread::sleep(std::time::Duration::from_millis(60));
+        // The clock is read every DEADLINE_STRIDE rows: one of the next
+        // that many reads fails, and every read after it.
+        let failed_at = (0..DEADLINE_STRIDE)
+            .position(|_| r.get::<TxByAccount>(&key).is_err())
+            .expect("a read past the deadline fails");
+        assert!(failed_at < DEADLINE_STRIDE as usize);
         assert!(matches!(
             r.get::<TxByAccount>(&key),
             Err(Error::DeadlineExceeded)
