@@ -4,17 +4,9 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// A plain HTTP/1.1 GET; returns (status, body).
 fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
@@ -79,7 +71,7 @@ fn serve_follows_a_concurrent_import_and_stops_on_sigterm() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("tonindex import"));
 
     import(&db, "blocks/ever-block-mainnet-2019/shard");
-    let port = free_port();
+    let port = common::free_port();
     let mut server = Server(
         Command::new(common::tonindex_bin())
             .args(["serve", "--db"])

@@ -8,7 +8,7 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -474,14 +474,6 @@ fn http_layer_errors_and_head_in_the_api_shapes() {
 
 // ---- the server as a process: slow clients, floods, descriptors ----
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 struct Server {
     child: Child,
     port: u16,
@@ -498,7 +490,7 @@ impl Drop for Server {
 /// `tonindex serve` over the index, with `env` settings and, when given,
 /// an open-file limit set before it starts.
 fn start(db: &Path, env: &[(&str, &str)], nofile: Option<u32>) -> Server {
-    let port = free_port();
+    let port = common::free_port();
     let log = tempfile::NamedTempFile::new()
         .unwrap()
         .into_temp_path()

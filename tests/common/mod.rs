@@ -46,6 +46,15 @@ pub fn pytoniq_blocks() -> serde_json::Map<String, serde_json::Value> {
         .clone()
 }
 
+/// A loopback port free at the moment of asking.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 pub fn tonindex_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tonindex"))
 }
