@@ -426,7 +426,7 @@ fn bad_input_gets_v2_errors_never_500() {
         ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N&method=seqno&stack=x", 422),
         ("/api/v2/runGetMethod?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 422),
         ("/api/v2/estimateFee?address=EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", 422),
-        ("/api/v2/sendBoc?boc=te6c", 501),
+        ("/api/v2/sendBoc?boc=te6c", 422),
         ("/api/v2/noSuchMethod", 404),
     ];
     for (uri, status) in cases {
@@ -489,4 +489,106 @@ fn raw_message_data_is_the_message_cells() {
         raw > 0 && init_states > 0,
         "{raw} raw, {init_states} with init"
     );
+}
+
+/// An external-in message to `0:0707…07` with a small body, as base64.
+fn external_message(workchain: i8, internal: bool) -> String {
+    use tycho_types::cell::{CellBuilder, HashBytes};
+    use tycho_types::models::{
+        ExtInMsgInfo, IntAddr, IntMsgInfo, Message, MessageLayout, MsgInfo, StdAddr,
+    };
+    let mut body = CellBuilder::new();
+    body.store_u32(0x7369_676e).unwrap();
+    let body = body.build().unwrap();
+    let dst = IntAddr::Std(StdAddr::new(workchain, HashBytes([7; 32])));
+    let info = if internal {
+        MsgInfo::Int(IntMsgInfo {
+            dst,
+            ..Default::default()
+        })
+    } else {
+        MsgInfo::ExtIn(ExtInMsgInfo {
+            src: None,
+            dst,
+            import_fee: Default::default(),
+        })
+    };
+    let msg = Message {
+        info,
+        init: None,
+        body: body.as_slice().unwrap(),
+        layout: Some(MessageLayout {
+            init_to_cell: false,
+            body_to_cell: true,
+        }),
+    };
+    b64(&tycho_types::boc::Boc::encode(
+        CellBuilder::build_from(msg).unwrap(),
+    ))
+}
+
+#[test]
+fn sending_to_an_imported_index_checks_the_message_then_says_there_is_no_network() {
+    let good = external_message(0, false);
+    for method in ["sendBoc", "sendBocReturnHash", "sendBocReturnHashNoError"] {
+        let r = post(&format!("/api/v2/{method}"), &json!({ "boc": good }));
+        let code: u64 = if method.ends_with("NoError") {
+            400
+        } else {
+            503
+        };
+        assert_eq!(u64::from(r.status.as_u16()), code, "{method}: {}", r.json);
+        assert_eq!(
+            (r.json["ok"].as_bool(), r.json["code"].as_u64()),
+            (Some(false), Some(code))
+        );
+        assert!(
+            r.json["error"]
+                .as_str()
+                .unwrap()
+                .contains("no network to send to"),
+            "{}",
+            r.json
+        );
+        // JSON-RPC the same.
+        let rpc = json!({"id": 1, "jsonrpc": "2.0", "method": method, "params": {"boc": good}});
+        assert_eq!(post("/api/v2/jsonRPC", &rpc).json["code"], code);
+    }
+    // What could never be sent is the client's mistake: 422, whatever the node.
+    for (boc, why) in [
+        (json!({}), "boc required"),
+        (json!({"boc": ""}), "empty boc"),
+        (json!({"boc": "!!"}), "base64"),
+        (
+            json!({"boc": external_message(0, true)}),
+            "not an external inbound message",
+        ),
+        (
+            json!({"boc": external_message(3, false)}),
+            "unknown workchain 3",
+        ),
+    ] {
+        let r = post("/api/v2/sendBocReturnHash", &boc);
+        assert_eq!(r.status.as_u16(), 422, "{boc}: {}", r.json);
+        assert!(
+            r.json["error"].as_str().unwrap().contains(why),
+            "{boc}: {}",
+            r.json
+        );
+    }
+    // v3 POST /message: the same checks, then 503.
+    let r = post("/api/v3/message", &json!({ "boc": good }));
+    assert_eq!(r.status.as_u16(), 503, "{}", r.json);
+    assert!(r.json["error"]
+        .as_str()
+        .unwrap()
+        .contains("no network to send to"));
+    let r = post(
+        "/api/v3/message",
+        &json!({ "boc": external_message(0, true) }),
+    );
+    assert_eq!(r.status.as_u16(), 422, "{}", r.json);
+    let r = post("/api/v3/message", &json!({}));
+    assert_eq!(r.status.as_u16(), 401, "{}", r.json);
+    assert_eq!(r.json["error"], "boc is required");
 }

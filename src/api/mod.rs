@@ -11,6 +11,7 @@ pub mod fees;
 pub mod getmethod;
 pub mod params;
 pub mod response;
+pub mod send;
 pub mod server;
 pub mod v2;
 pub mod v3;

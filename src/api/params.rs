@@ -108,6 +108,11 @@ impl Params {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether `name` was given at all, even empty.
+    pub fn contains(&self, name: &str) -> bool {
+        self.pairs.iter().any(|(k, _)| k == name)
+    }
+
     /// Every non-empty value of `name`, in order.
     pub fn all(&self, name: &str) -> Vec<&str> {
         self.pairs

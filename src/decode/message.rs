@@ -181,7 +181,7 @@ pub fn int_addr(addr: &IntAddr) -> Option<Address> {
 
 /// TEP-467: the hash of the external-in message with `src = addr_none`,
 /// `import_fee = 0`, no init, and the body in a reference.
-fn normalized_hash(dest: &Address, body: &Cell) -> Result<[u8; 32], tycho_types::error::Error> {
+pub fn normalized_hash(dest: &Address, body: &Cell) -> Result<[u8; 32], tycho_types::error::Error> {
     let mut b = CellBuilder::new();
     b.store_bit_one()?; // ext_in_msg_info$10
     b.store_bit_zero()?;

@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod blocks;
 pub mod config;
 pub mod models;
+pub mod send;
 pub mod transactions;
 pub mod utils;
 
@@ -104,14 +105,8 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
-/// v2 methods tonindex does not serve yet (token detection, DNS, sending): a clear 501 rather than "unknown method".
-const NOT_YET: &[&str] = &[
-    "getTokenData",
-    "dnsResolve",
-    "sendBoc",
-    "sendBocReturnHash",
-    "sendBocReturnHashNoError",
-];
+/// v2 methods tonindex does not serve yet (token detection, DNS): a clear 501 rather than "unknown method".
+const NOT_YET: &[&str] = &["getTokenData", "dnsResolve"];
 
 fn handler_for(method: &str) -> Option<Handler> {
     Some(match method {
@@ -124,6 +119,9 @@ fn handler_for(method: &str) -> Option<Handler> {
         "runGetMethodStd" => accounts::run_get_method_std,
         "getShardAccountCell" => accounts::get_shard_account_cell,
         "estimateFee" => accounts::estimate_fee,
+        "sendBoc" => send::send_boc,
+        "sendBocReturnHash" => send::send_boc_return_hash,
+        "sendBocReturnHashNoError" => send::send_boc_return_hash_no_error,
         "getMasterchainInfo" => blocks::get_masterchain_info,
         "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
         "getShardBlockProof" => blocks::get_shard_block_proof,

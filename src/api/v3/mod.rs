@@ -6,6 +6,7 @@ pub mod address_book;
 pub mod blocks;
 pub mod messages;
 pub mod models;
+pub mod send;
 pub mod transactions;
 
 use std::sync::Arc;
@@ -129,7 +130,6 @@ const NOT_YET: &[&str] = &[
     "pendingTraces",
     "pendingActions",
     "pendingTransactions",
-    "message",
 ];
 
 fn handler_for(endpoint: &str) -> Option<Handler> {
@@ -150,12 +150,13 @@ fn handler_for(endpoint: &str) -> Option<Handler> {
         "walletInformation" | "wallet" => accounts::wallet_information,
         "runGetMethod" => accounts::run_get_method,
         "estimateFee" => accounts::estimate_fee,
+        "message" => send::message,
         _ => return None,
     })
 }
 
 /// Endpoints read from a POST JSON body; every other endpoint is GET only.
-const POST_ENDPOINTS: &[&str] = &["runGetMethod", "estimateFee"];
+const POST_ENDPOINTS: &[&str] = &["runGetMethod", "estimateFee", "message"];
 
 pub fn router() -> Router<Arc<Api>> {
     Router::new().route("/{*endpoint}", any(dispatch))

@@ -1,0 +1,200 @@
+//! Sending an external message, for both APIs: v2 `sendBoc`,
+//! `sendBocReturnHash`, `sendBocReturnHashNoError` and v3 `POST /message`.
+//!
+//! A message is checked before anything else — it must parse, be an
+//! external-in message to a standard address in a workchain this node
+//! knows, and keep within a liteserver's size limits — and its hash and
+//! normalized hash (TEP-467) are computed. A node serving an index imported
+//! from files has no network to hand it to: it answers 503 saying so. (The
+//! local chain of `tonindex dev` will accept messages here.)
+
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellBuilder, CellSlice, HashBytes};
+use tycho_types::models::{IntAddr, MsgInfo, OwnedMessage, StdAddr};
+
+use crate::decode::message::normalized_hash;
+use crate::tvm::stack;
+
+/// Largest external message BoC a liteserver takes, in bytes.
+pub const MAX_EXTERNAL_BYTES: usize = 65_535;
+/// Deepest external message a liteserver takes.
+pub const MAX_EXTERNAL_DEPTH: u16 = 512;
+
+/// Workchains a message may be sent to: the masterchain and the basechain.
+const KNOWN_WORKCHAINS: [i8; 2] = [-1, 0];
+
+/// Why this node sends nothing: it follows no network (for the error text).
+pub const NO_NETWORK: &str = "this node has no network to send to: it serves an index imported from files (`tonindex serve`); `tonindex dev` runs a local chain that accepts messages";
+
+/// A checked external-in message.
+#[derive(Debug, Clone)]
+pub struct ExternalMessage {
+    pub cell: Cell,
+    /// The destination account.
+    pub dst: StdAddr,
+    /// The message cell's hash.
+    pub hash: HashBytes,
+    /// The normalized hash of TEP-467, the same for every copy of the
+    /// message whatever its source, import fee, state init or body layout.
+    pub hash_norm: HashBytes,
+}
+
+/// Checks the base64 BoC of an external message; the error says why it
+/// cannot be sent (a 422 in both APIs).
+pub fn check_external(boc_b64: &str) -> Result<ExternalMessage, String> {
+    if boc_b64.trim().is_empty() {
+        return Err("empty boc".into());
+    }
+    let cell = stack::decode_boc_b64(boc_b64).map_err(|e| e.message)?;
+    let size = Boc::encode(cell.as_ref()).len();
+    if size > MAX_EXTERNAL_BYTES {
+        return Err(format!(
+            "external message too large: {size} bytes > {MAX_EXTERNAL_BYTES}"
+        ));
+    }
+    let depth = cell.repr_depth();
+    if depth > MAX_EXTERNAL_DEPTH {
+        return Err(format!(
+            "external message too deep: depth {depth} > {MAX_EXTERNAL_DEPTH}"
+        ));
+    }
+    let msg: OwnedMessage = cell
+        .parse()
+        .map_err(|e| format!("failed to parse external message: {e}"))?;
+    let MsgInfo::ExtIn(info) = &msg.info else {
+        return Err("not an external inbound message".into());
+    };
+    let dst = match &info.dst {
+        IntAddr::Std(a) => a.clone(),
+        IntAddr::Var(_) => {
+            return Err("the destination is not a standard address".into());
+        }
+    };
+    if !KNOWN_WORKCHAINS.contains(&dst.workchain) {
+        return Err(format!("unknown workchain {}", dst.workchain));
+    }
+    let body = CellBuilder::build_from(CellSlice::apply_allow_exotic(&msg.body))
+        .map_err(|e| format!("failed to rebuild the message body: {e}"))?;
+    let dest = tonindex_model::Address {
+        workchain: i32::from(dst.workchain),
+        id: dst.address.0,
+    };
+    let hash_norm = normalized_hash(&dest, &body)
+        .map(HashBytes)
+        .map_err(|e| format!("failed to normalize the message: {e}"))?;
+    Ok(ExternalMessage {
+        hash: *cell.repr_hash(),
+        cell,
+        dst,
+        hash_norm,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use tycho_types::cell::CellFamily;
+    use tycho_types::models::{ExtAddr, ExtInMsgInfo, MessageLayout, StateInit};
+    use tycho_types::num::Tokens;
+
+    fn b64(cell: &Cell) -> String {
+        base64::engine::general_purpose::STANDARD.encode(Boc::encode(cell.as_ref()))
+    }
+
+    fn external(src: Option<ExtAddr>, fee: u64, init: bool, body_to_cell: bool) -> Cell {
+        let mut body = CellBuilder::new();
+        body.store_u32(0xdead_beef).unwrap();
+        body.store_u64(42).unwrap();
+        let body = body.build().unwrap();
+        let msg = tycho_types::models::Message {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src,
+                dst: IntAddr::Std(StdAddr::new(0, HashBytes([7; 32]))),
+                import_fee: Tokens::new(fee.into()),
+            }),
+            init: init.then(StateInit::default),
+            body: body.as_slice().unwrap(),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell,
+            }),
+        };
+        CellBuilder::build_from(msg).unwrap()
+    }
+
+    #[test]
+    fn the_normalized_hash_ignores_source_fee_init_and_body_layout() {
+        let plain = check_external(&b64(&external(None, 0, false, true))).unwrap();
+        // Already normal: the normalized hash is the hash.
+        assert_eq!(plain.hash, plain.hash_norm);
+        for variant in [
+            external(Some(ExtAddr::new(8, vec![0xab]).unwrap()), 0, false, true),
+            external(None, 1000, false, true),
+            external(None, 0, true, true),
+            external(None, 0, false, false),
+        ] {
+            let m = check_external(&b64(&variant)).unwrap();
+            assert_ne!(m.hash, plain.hash);
+            assert_eq!(m.hash_norm, plain.hash_norm);
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_sent_says_why() {
+        let internal = {
+            let mut b = CellBuilder::new();
+            b.store_bit_zero().unwrap(); // int_msg_info$0
+            b.build().unwrap()
+        };
+        let other_wc = {
+            let msg = tycho_types::models::Message {
+                info: MsgInfo::ExtIn(ExtInMsgInfo {
+                    src: None,
+                    dst: IntAddr::Std(StdAddr::new(5, HashBytes([1; 32]))),
+                    import_fee: Tokens::ZERO,
+                }),
+                init: None,
+                body: Cell::empty_cell_ref().as_slice().unwrap(),
+                layout: None,
+            };
+            CellBuilder::build_from(msg).unwrap()
+        };
+        for (boc, why) in [
+            (String::new(), "empty boc"),
+            ("!!!".to_string(), "base64"),
+            (b64(&Cell::empty_cell()), "failed to parse external message"),
+            (b64(&internal), "failed to parse"),
+            (b64(&other_wc), "unknown workchain 5"),
+        ] {
+            let err = check_external(&boc).unwrap_err();
+            assert!(err.contains(why), "{boc:?}: {err}");
+        }
+        // A body far over the size limit.
+        let mut big = Cell::empty_cell();
+        for _ in 0..600 {
+            let mut b = CellBuilder::new();
+            b.store_raw(&[0x5a; 127], 1016).unwrap();
+            b.store_reference(big).unwrap();
+            big = b.build().unwrap();
+        }
+        let msg = tycho_types::models::Message {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(StdAddr::new(0, HashBytes([1; 32]))),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: big.as_slice().unwrap(),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        let err = check_external(&b64(&CellBuilder::build_from(msg).unwrap())).unwrap_err();
+        assert!(
+            err.contains("too deep") || err.contains("too large"),
+            "{err}"
+        );
+    }
+}
