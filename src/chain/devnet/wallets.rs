@@ -1,0 +1,156 @@
+//! The devnet's genesis wallets: standard wallet contracts (v4r2, v5r1) of
+//! one key, told apart by their wallet ids, with their addresses as every
+//! TON client computes them (the hash of the state init).
+//!
+//! The code is the public code BoC of each contract, as deployed on
+//! mainnet (code hashes checked by a test).
+
+use base64::Engine as _;
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellBuilder, HashBytes};
+use tycho_types::models::{StateInit, StdAddr};
+
+use super::mnemonic::Keys;
+
+/// Wallet v4r2's code (code hash feb5ff68…d5c0).
+const V4R2_CODE: &str = "te6cckECFAEAAtQAART/APSkE/S88sgLAQIBIAIDAgFIBAUE+PKDCNcYINMf0x/THwL4I7vyZO1E0NMf0x/T//QE0VFDuvKhUVG68qIF+QFUEGT5EPKj+AAkpMjLH1JAyx9SMMv/UhD0AMntVPgPAdMHIcAAn2xRkyDXSpbTB9QC+wDoMOAhwAHjACHAAuMAAcADkTDjDQOkyMsfEssfy/8QERITAubQAdDTAyFxsJJfBOAi10nBIJJfBOAC0x8hghBwbHVnvSKCEGRzdHK9sJJfBeAD+kAwIPpEAcjKB8v/ydDtRNCBAUDXIfQEMFyBAQj0Cm+hMbOSXwfgBdM/yCWCEHBsdWe6kjgw4w0DghBkc3RyupJfBuMNBgcCASAICQB4AfoA9AQw+CdvIjBQCqEhvvLgUIIQcGx1Z4MesXCAGFAEywUmzxZY+gIZ9ADLaRfLH1Jgyz8gyYBA+wAGAIpQBIEBCPRZMO1E0IEBQNcgyAHPFvQAye1UAXKwjiOCEGRzdHKDHrFwgBhQBcsFUAPPFiP6AhPLassfyz/JgED7AJJfA+ICASAKCwBZvSQrb2omhAgKBrkPoCGEcNQICEekk30pkQzmkD6f+YN4EoAbeBAUiYcVnzGEAgFYDA0AEbjJftRNDXCx+AA9sp37UTQgQFA1yH0BDACyMoHy//J0AGBAQj0Cm+hMYAIBIA4PABmtznaiaEAga5Drhf/AABmvHfaiaEAQa5DrhY/AAG7SB/oA1NQi+QAFyMoHFcv/ydB3dIAYyMsFywIizxZQBfoCFMtrEszMyXP7AMhAFIEBCPRR8qcCAHCBAQjXGPoA0z/IVCBHgQEI9FHyp4IQbm90ZXB0gBjIywXLAlAGzxZQBPoCFMtqEssfyz/Jc/sAAgBsgQEI1xj6ANM/MFIkgQEI9Fnyp4IQZHN0cnB0gBjIywXLAlAFzxZQA/oCE8tqyx8Syz/Jc/sAAAr0AMntVGliJeU=";
+/// Wallet v5r1's code (code hash 20834b7b…b72f).
+const V5R1_CODE: &str = "te6cckECFAEAAoEAART/APSkE/S88sgLAQIBIAINAgFIAwQC3NAg10nBIJFbj2Mg1wsfIIIQZXh0br0hghBzaW50vbCSXwPgghBleHRuuo60gCDXIQHQdNch+kAw+kT4KPpEMFi9kVvg7UTQgQFB1yH0BYMH9A5voTGRMOGAQNchcH/bPOAxINdJgQKAuZEw4HDiEA8CASAFDAIBIAYJAgFuBwgAGa3OdqJoQCDrkOuF/8AAGa8d9qJoQBDrkOuFj8ACAUgKCwAXsyX7UTQcdch1wsfgABGyYvtRNDXCgCAAGb5fD2omhAgKDrkPoCwBAvIOAR4g1wsfghBzaWduuvLgin8PAeaO8O2i7fshgwjXIgKDCNcjIIAg1yHTH9Mf0x/tRNDSANMfINMf0//XCgAK+QFAzPkQmiiUXwrbMeHywIffArNQB7Dy0IRRJbry4IVQNrry4Ib4I7vy0IgikvgA3gGkf8jKAMsfAc8Wye1UIJL4D95w2zzYEAP27aLt+wL0BCFukmwhjkwCIdc5MHCUIccAs44tAdcoIHYeQ2wg10nACPLgkyDXSsAC8uCTINcdBscSwgBSMLDy0InXTNc5MAGk6GwShAe78uCT10rAAPLgk+1V4tIAAcAAkVvg69csCBQgkXCWAdcsCBwS4lIQseMPINdKERITAJYB+kAB+kT4KPpEMFi68uCR7UTQgQFB1xj0BQSdf8jKAEAEgwf0U/Lgi44UA4MH9Fvy4Iwi1woAIW4Bs7Dy0JDiyFADzxYS9ADJ7VQAcjDXLAgkji0h8uCS0gDtRNDSAFETuvLQj1RQMJExnAGBAUDXIdcKAPLgjuLIygBYzxbJ7VST8sCN4gAQk1vbMeHXTNC01sNe";
+
+/// The default wallet id of v4r2 (and v3) wallets in the basechain.
+pub const V4_DEFAULT_WALLET_ID: u32 = 698_983_191;
+
+/// A standard wallet contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V4R2,
+    V5R1,
+}
+
+impl Version {
+    /// The name clients and the APIs use (`wallet_v4r2`, `wallet_v5r1`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Version::V4R2 => "wallet_v4r2",
+            Version::V5R1 => "wallet_v5r1",
+        }
+    }
+
+    /// The contract's code.
+    pub fn code(self) -> Cell {
+        let b64 = match self {
+            Version::V4R2 => V4R2_CODE,
+            Version::V5R1 => V5R1_CODE,
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .expect("embedded wallet code is base64");
+        Boc::decode(bytes).expect("embedded wallet code is a BoC")
+    }
+}
+
+/// One wallet: its contract, key and wallet id.
+#[derive(Debug, Clone)]
+pub struct Wallet {
+    pub version: Version,
+    pub public_key: [u8; 32],
+    /// The 32-bit wallet id stored in the data (v5r1: the network's global
+    /// id mixed with the wallet's context, as @ton/ton computes it).
+    pub wallet_id: u32,
+    pub workchain: i8,
+}
+
+/// v5r1's wallet id for a client wallet: the context (a client flag, the
+/// workchain, version 0, a 15-bit subwallet number) XOR the network's
+/// global id.
+pub fn v5r1_wallet_id(global_id: i32, workchain: i8, subwallet: u16) -> u32 {
+    let context: u32 =
+        (1 << 31) | (u32::from(workchain as u8) << 23) | (u32::from(subwallet & 0x7fff));
+    context ^ (global_id as u32)
+}
+
+impl Wallet {
+    /// The `n`-th wallet of `version` for `keys` in the basechain:
+    /// v4r2 with wallet id 698983191 + n, v5r1 with subwallet number n of
+    /// the network `global_id` (n = 0 is each client's default wallet).
+    pub fn nth(version: Version, keys: &Keys, n: u16, global_id: i32) -> Self {
+        let wallet_id = match version {
+            Version::V4R2 => V4_DEFAULT_WALLET_ID + u32::from(n),
+            Version::V5R1 => v5r1_wallet_id(global_id, 0, n),
+        };
+        Self {
+            version,
+            public_key: keys.public,
+            wallet_id,
+            workchain: 0,
+        }
+    }
+
+    /// The contract's initial data: seqno 0, the wallet id, the key, no
+    /// plugins or extensions.
+    pub fn data(&self) -> Cell {
+        let mut b = CellBuilder::new();
+        let built = (|| {
+            if self.version == Version::V5R1 {
+                b.store_bit_one()?; // signature allowed
+            }
+            b.store_u32(0)?; // seqno
+            b.store_u32(self.wallet_id)?;
+            b.store_u256(&HashBytes(self.public_key))?;
+            b.store_bit_zero()?; // empty plugins / extensions dictionary
+            b.build()
+        })();
+        built.expect("wallet data fits in one cell")
+    }
+
+    /// The state init a deploy carries.
+    pub fn state_init(&self) -> StateInit {
+        StateInit {
+            code: Some(self.version.code()),
+            data: Some(self.data()),
+            ..Default::default()
+        }
+    }
+
+    /// The wallet's address: the hash of its state init.
+    pub fn address(&self) -> StdAddr {
+        let init = CellBuilder::build_from(self.state_init()).expect("a state init fits");
+        StdAddr::new(self.workchain, *init.repr_hash())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_code_is_the_public_code() {
+        assert!(Version::V4R2
+            .code()
+            .repr_hash()
+            .to_string()
+            .starts_with("feb5ff68"));
+        assert!(Version::V4R2
+            .code()
+            .repr_hash()
+            .to_string()
+            .ends_with("d5c0"));
+        assert!(Version::V5R1
+            .code()
+            .repr_hash()
+            .to_string()
+            .starts_with("20834b7b"));
+        assert!(Version::V5R1
+            .code()
+            .repr_hash()
+            .to_string()
+            .ends_with("b72f"));
+    }
+
+    #[test]
+    fn v5r1_wallet_ids_as_clients_compute_them() {
+        // @ton/ton's default v5r1 wallet on mainnet and on testnet.
+        assert_eq!(v5r1_wallet_id(-239, 0, 0), 2_147_483_409);
+        assert_eq!(v5r1_wallet_id(-3, 0, 0), 2_147_483_645);
+    }
+}
