@@ -39,6 +39,13 @@ struct Index {
     echo: Echo,
 }
 
+/// These tests run one at a time: each floods or times the server, and a
+/// latency bound must not measure the flood of another test.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn index() -> &'static Index {
     static I: OnceLock<Index> = OnceLock::new();
     I.get_or_init(|| {
@@ -182,6 +189,7 @@ fn assert_v3_error(r: &Reply, code: u16) {
 
 #[test]
 fn a_cell_dag_bomb_is_a_quick_533_and_the_boc_forms_still_answer() {
+    let _serial = serial();
     let ix = index();
     let (router, _) = ix.router(ApiConfig::default());
     for levels in [10, 12, 24] {
@@ -226,6 +234,7 @@ fn a_cell_dag_bomb_is_a_quick_533_and_the_boc_forms_still_answer() {
 
 #[test]
 fn huge_numbers_and_deep_cells_are_refused_fast_without_echoing_them() {
+    let _serial = serial();
     let ix = index();
     let (router, _) = ix.router(ApiConfig::default());
     let digits = "7".repeat(1_990_000);
@@ -306,6 +315,7 @@ fn huge_numbers_and_deep_cells_are_refused_fast_without_echoing_them() {
 
 #[test]
 fn a_read_past_its_deadline_stops_and_frees_its_slot() {
+    let _serial = serial();
     let ix = index();
     let cfg = ApiConfig {
         request_timeout_ms: 200,
@@ -359,6 +369,7 @@ fn a_read_past_its_deadline_stops_and_frees_its_slot() {
 
 #[test]
 fn floods_of_big_pages_are_bounded_and_refused_in_the_api_shape() {
+    let _serial = serial();
     let ix = index();
     let cfg = ApiConfig {
         max_concurrent_reads: 1,
@@ -442,6 +453,7 @@ fn floods_of_big_pages_are_bounded_and_refused_in_the_api_shape() {
 
 #[test]
 fn http_layer_errors_and_head_in_the_api_shapes() {
+    let _serial = serial();
     let ix = index();
     let cfg = ApiConfig {
         max_body_bytes: 1000,
@@ -591,6 +603,7 @@ fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
 
 #[test]
 fn slow_and_idle_clients_are_cut_off_and_the_server_stays_healthy() {
+    let _serial = serial();
     let ix = index();
     let server = start(
         &ix.db_path(),
@@ -673,6 +686,7 @@ fn slow_and_idle_clients_are_cut_off_and_the_server_stays_healthy() {
 
 #[test]
 fn parser_errors_are_json_in_the_api_shape() {
+    let _serial = serial();
     let ix = index();
     let server = start(&ix.db_path(), &[], None);
     let port = server.port;
@@ -717,6 +731,7 @@ fn parser_errors_are_json_in_the_api_shape() {
 
 #[test]
 fn a_connection_flood_under_a_small_descriptor_limit_leaves_the_database_alone() {
+    let _serial = serial();
     let ix = index();
     // 300 descriptors for everything: the server lowers its connection cap
     // so that RocksDB keeps its share.

@@ -284,6 +284,17 @@ impl Api {
     }
 }
 
+/// A request body parsed as JSON; a large one on the blocking pool, so that
+/// a 2 MB body does not hold an async worker for milliseconds.
+pub(crate) async fn parse_json_body(body: axum::body::Bytes) -> Result<serde_json::Value, String> {
+    if body.len() <= INLINE_BODY_BYTES {
+        return serde_json::from_slice(&body).map_err(|e| e.to_string());
+    }
+    tokio::task::spawn_blocking(move || serde_json::from_slice(&body).map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| format!("internal error: {e}"))?
+}
+
 /// How much lower than the async workers' the read pool's priority is
 /// (Linux nice levels).
 const READ_NICE: i32 = 5;

@@ -242,12 +242,9 @@ async fn rest(
             let parsed = if body.iter().all(u8::is_ascii_whitespace) {
                 Ok(Json::Object(Default::default()))
             } else {
-                serde_json::from_slice::<Json>(&body)
+                super::parse_json_body(body.clone()).await
             };
-            match parsed
-                .map_err(|e| e.to_string())
-                .and_then(|j| Params::from_json(&j).map_err(|e| e.0))
-            {
+            match parsed.and_then(|j| Params::from_json(&j).map_err(|e| e.0)) {
                 Ok(p) => p,
                 Err(e) => {
                     let err = V2Error::new(422, format!("failed to parse post request: {e}"));
@@ -267,7 +264,7 @@ async fn rest(
 
 async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
     let start = Instant::now();
-    let request: Json = match serde_json::from_slice(&body) {
+    let request: Json = match super::parse_json_body(body.clone()).await {
         Ok(j) => j,
         Err(e) => {
             let err = V2Error::new(422, format!("invalid JSON-RPC request: {e}"));

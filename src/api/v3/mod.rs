@@ -200,8 +200,8 @@ async fn dispatch(
         .into_response();
     }
     let mut params = if post {
-        let parsed = serde_json::from_slice::<serde_json::Value>(&body)
-            .map_err(|e| e.to_string())
+        let parsed = super::parse_json_body(body.clone())
+            .await
             .and_then(|j| Params::from_json(&j).map_err(|e| e.0));
         match parsed {
             Ok(p) => p,
