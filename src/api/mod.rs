@@ -155,7 +155,7 @@ impl Api {
     }
 
     fn build(db: Arc<Db>, cfg: ApiConfig, guards: bool) -> Arc<Self> {
-        // One get-method per core: the rest of the blocking pool stays free for reads.
+        // One get-method per core: the rest of the read pool stays free for reads.
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let concurrent = match cfg.max_concurrent_reads {
             0 => 2 * cores,
@@ -178,16 +178,11 @@ impl Api {
         })
     }
 
-    /// The settings the server runs with.
-    pub fn config(&self) -> &ApiConfig {
-        &self.cfg
-    }
-
     /// Runs `f` on one reader, within the request's time budget. First on
     /// the async worker with a small row budget: a point lookup or a short
     /// page costs less than handing it to another thread, so it answers
     /// there. Work that outgrows the budget (or asks for a TVM slot) is
-    /// discarded and run again on the blocking pool, unbounded in rows.
+    /// discarded and run again on the read pool, unbounded in rows.
     pub async fn read<T: Send + 'static>(
         self: &Arc<Self>,
         f: impl Fn(&Ctx<'_>) -> T + Send + 'static,
@@ -198,11 +193,12 @@ impl Api {
     /// [`Api::read`]; `big_input` skips the try on the async worker, for
     /// requests whose input alone is costly to parse (a large body).
     ///
-    /// On the blocking pool a read first takes one of a bounded number of
-    /// slots (waiting in a bounded queue, else [`ReadFailure::Busy`]) and
-    /// holds it until it has really finished: its reader fails every read
-    /// after the deadline, so a read whose caller was told 504 stops at its
-    /// next row instead of running on with its CPU and memory.
+    /// Off the async worker, a read first takes one of a bounded number of
+    /// slots (waiting in a bounded queue, else [`ReadFailure::Busy`]), runs
+    /// on the read pool, and holds its slot until it has really finished:
+    /// its reader fails reads once the deadline has passed, so a read whose
+    /// caller was told 504 stops within a few rows instead of running on
+    /// with its CPU and memory.
     pub async fn read_with<T: Send + 'static>(
         self: &Arc<Self>,
         big_input: bool,
@@ -299,8 +295,9 @@ pub(crate) async fn parse_json_body(body: axum::body::Bytes) -> Result<serde_jso
 /// (Linux nice levels).
 const READ_NICE: i32 = 5;
 
-/// Request bodies larger than this are parsed and run on the blocking pool
-/// (a big BoC or stack costs real CPU to parse), never on the async worker.
+/// Request bodies larger than this are parsed off the async workers (a big
+/// BoC or stack costs real CPU to parse): JSON on the blocking pool, the
+/// handler on the read pool.
 const INLINE_BODY_BYTES: usize = 16 << 10;
 
 /// Rows a request may read on the async worker before it moves to the

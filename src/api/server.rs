@@ -212,7 +212,8 @@ pub async fn serve(
         tokio::spawn(async move {
             let _permit = permit;
             tokio::pin!(conn);
-            let mut check = tokio::time::interval(limits.header_timeout / 4);
+            let mut check =
+                tokio::time::interval((limits.header_timeout / 4).max(Duration::from_millis(1)));
             loop {
                 tokio::select! {
                     done = &mut conn => {
