@@ -123,6 +123,24 @@ mod tests {
         CellBuilder::build_from(msg).unwrap()
     }
 
+    /// A plain external-in message to `wc:0101…01` with `body` in a reference.
+    fn ext_in(workchain: i8, body: &Cell) -> Cell {
+        let msg = tycho_types::models::Message {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(StdAddr::new(workchain, HashBytes([1; 32]))),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: body.as_slice().unwrap(),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        CellBuilder::build_from(msg).unwrap()
+    }
+
     #[test]
     fn the_normalized_hash_ignores_source_fee_init_and_body_layout() {
         let plain = check_external(&b64(&external(None, 0, false, true))).unwrap();
@@ -147,19 +165,7 @@ mod tests {
             b.store_bit_zero().unwrap(); // int_msg_info$0
             b.build().unwrap()
         };
-        let other_wc = {
-            let msg = tycho_types::models::Message {
-                info: MsgInfo::ExtIn(ExtInMsgInfo {
-                    src: None,
-                    dst: IntAddr::Std(StdAddr::new(5, HashBytes([1; 32]))),
-                    import_fee: Tokens::ZERO,
-                }),
-                init: None,
-                body: Cell::empty_cell_ref().as_slice().unwrap(),
-                layout: None,
-            };
-            CellBuilder::build_from(msg).unwrap()
-        };
+        let other_wc = ext_in(5, &Cell::empty_cell());
         for (boc, why) in [
             (String::new(), "empty boc"),
             ("!!!".to_string(), "base64"),
@@ -178,20 +184,7 @@ mod tests {
             b.store_reference(big).unwrap();
             big = b.build().unwrap();
         }
-        let msg = tycho_types::models::Message {
-            info: MsgInfo::ExtIn(ExtInMsgInfo {
-                src: None,
-                dst: IntAddr::Std(StdAddr::new(0, HashBytes([1; 32]))),
-                import_fee: Tokens::ZERO,
-            }),
-            init: None,
-            body: big.as_slice().unwrap(),
-            layout: Some(MessageLayout {
-                init_to_cell: false,
-                body_to_cell: true,
-            }),
-        };
-        let err = check_external(&b64(&CellBuilder::build_from(msg).unwrap())).unwrap_err();
+        let err = check_external(&b64(&ext_in(0, &big))).unwrap_err();
         assert!(
             err.contains("too deep") || err.contains("too large"),
             "{err}"
