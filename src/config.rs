@@ -38,6 +38,11 @@ const ENV_KEYS: &[&str] = &[
     "serve__max_response_bytes",
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
+    "dev__mnemonic",
+    "dev__wallets",
+    "dev__wallet_balance",
+    "dev__global_id",
+    "dev__block_interval_ms",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +56,57 @@ pub struct Config {
     pub sync_writes: bool,
     pub import: ImportConfig,
     pub serve: ApiConfig,
+    /// `tonindex dev`'s local chain.
+    pub dev: DevConfig,
+}
+
+/// `[dev]`: the local chain of `tonindex dev` (flags override each key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DevConfig {
+    /// The 24-word TON mnemonic of the genesis wallets (and, derived from
+    /// it, the validator key). The default is public: never put real funds
+    /// on its wallets.
+    pub mnemonic: String,
+    /// Genesis wallets, alternately wallet v4r2 and v5r1.
+    pub wallets: u16,
+    /// Nanotons each genesis wallet holds (a decimal string).
+    pub wallet_balance: String,
+    /// The chain's global id (blocks, v5r1 wallet ids). -239 is mainnet's,
+    /// so that clients' default v5r1 wallets have the listed addresses.
+    pub global_id: i32,
+    /// 0 = automine (a block pair per sent message); else a block pair
+    /// every so many milliseconds, sent messages waiting for it.
+    pub block_interval_ms: u64,
+    /// More genesis accounts.
+    pub accounts: Vec<DevAccount>,
+}
+
+/// A genesis account of `[[dev.accounts]]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DevAccount {
+    /// Raw (`wc:hex`) or friendly address, workchain 0 or -1.
+    pub address: String,
+    /// Nanotons (a decimal string).
+    pub balance: String,
+    /// Code and data BoCs (base64); both or neither. Without them the
+    /// account is uninit with its balance.
+    pub code: Option<String>,
+    pub data: Option<String>,
+}
+
+impl Default for DevConfig {
+    fn default() -> Self {
+        Self {
+            mnemonic: crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC.into(),
+            wallets: 10,
+            wallet_balance: (1_000_000u128 * 1_000_000_000).to_string(),
+            global_id: -239,
+            block_interval_ms: 0,
+            accounts: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +129,7 @@ impl Default for Config {
                 chunk_size: 512,
             },
             serve: ApiConfig::default(),
+            dev: DevConfig::default(),
         }
     }
 }

@@ -15,6 +15,7 @@ fn main() {
             .with_writer(std::io::stderr)
             .init();
         match &cli.command {
+            Command::Dev(args) => tonindex::cli::dev::run(&cfg, args),
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
             Command::Serve(_) => tonindex::cli::serve::run(&cfg),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),

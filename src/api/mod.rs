@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod chain;
+pub mod dev;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
@@ -25,6 +26,8 @@ use axum::routing::get;
 use axum::Router;
 use serde::{Deserialize, Serialize};
 use tonindex_storage::{Db, Reader};
+
+use crate::chain::link::ChainLink;
 
 /// `X-API-Version` of v2: minor 2 = this Rust implementation (0 was Python, 1 C++).
 pub const V2_API_VERSION: &str = "2.2.0";
@@ -114,6 +117,9 @@ pub struct Ctx<'a> {
     pub cfg: &'a ApiConfig,
     /// Slots bounding concurrent TVM runs, and the decoded config they use.
     pub tvm: &'a getmethod::Tvm,
+    /// The chain this process runs (`tonindex dev`), if any: where sent
+    /// messages go.
+    pub chain: Option<&'a dyn ChainLink>,
 }
 
 /// The shared state of the server.
@@ -129,6 +135,8 @@ pub struct Api {
     /// Deadlines, admission, body and response limits in force (always,
     /// except in `bench-serve`'s measurement of what they cost).
     guards: bool,
+    /// The chain this process runs, if any.
+    chain: Option<Arc<dyn ChainLink>>,
 }
 
 /// Why a read produced no answer.
@@ -154,6 +162,15 @@ impl Api {
         Self::build(db, cfg, false)
     }
 
+    /// The API of a process that runs a chain: sends go to `chain`, and
+    /// the devnet's `/dev/` routes answer when it has them.
+    pub fn with_chain(db: Arc<Db>, cfg: ApiConfig, chain: Arc<dyn ChainLink>) -> Arc<Self> {
+        let api = Self::build(db, cfg, true);
+        let mut api = Arc::try_unwrap(api).unwrap_or_else(|_| unreachable!("just built"));
+        api.chain = Some(chain);
+        Arc::new(api)
+    }
+
     fn build(db: Arc<Db>, cfg: ApiConfig, guards: bool) -> Arc<Self> {
         // One get-method per core: the rest of the read pool stays free for reads.
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -175,6 +192,7 @@ impl Api {
             heavy,
             reads,
             guards,
+            chain: None,
         })
     }
 
@@ -219,6 +237,7 @@ impl Api {
                     .reader_limited(Some(INLINE_ROW_BUDGET), read_deadline),
                 cfg: &self.cfg,
                 tvm: &self.tvm,
+                chain: self.chain.as_deref(),
             };
             let run = || response::with_limit(max_response, || f(&ctx));
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
@@ -245,6 +264,7 @@ impl Api {
                 reader: api.db.reader_limited(None, read_deadline),
                 cfg: &api.cfg,
                 tvm: &api.tvm,
+                chain: api.chain.as_deref(),
             };
             response::with_limit(max_response, || f(&ctx))
         };
@@ -315,6 +335,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/healthcheck", get(healthcheck))
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
+        .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);
     if !guards {
@@ -367,6 +388,16 @@ pub(crate) fn elapsed_ms(start: Instant) -> f64 {
 /// set the database is a follower and catches up with the writer
 /// periodically.
 pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<()> {
+    serve_api(db, cfg, follow, None).await
+}
+
+/// [`serve`], with the chain this process runs (`tonindex dev`) if any.
+pub async fn serve_api(
+    db: Arc<Db>,
+    cfg: ApiConfig,
+    follow: bool,
+    chain: Option<Arc<dyn ChainLink>>,
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&cfg.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", cfg.listen))?;
@@ -388,7 +419,11 @@ pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<
         });
     }
     let limits = server::connection_limits(&cfg, db.path());
-    let app = router(Api::new(db, cfg));
+    let api = match chain {
+        Some(chain) => Api::with_chain(db, cfg, chain),
+        None => Api::new(db, cfg),
+    };
+    let app = router(api);
     server::serve(listener, app, limits, shutdown_signal()).await?;
     Ok(())
 }

@@ -4,14 +4,16 @@
 //! A message is checked before anything else — it must parse, be an
 //! external-in message to a standard address in a workchain this node
 //! knows, and keep within a liteserver's size limits — and its hash and
-//! normalized hash (TEP-467) are computed. A node serving an index imported
-//! from files has no network to hand it to: it answers 503 saying so. (The
-//! local chain of `tonindex dev` will accept messages here.)
+//! normalized hash (TEP-467) are computed. Then it goes to the chain this
+//! process runs (`tonindex dev`); a node serving an index imported from
+//! files has no network to hand it to and answers 503 saying so.
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, CellSlice, HashBytes};
 use tycho_types::models::{IntAddr, MsgInfo, OwnedMessage, StdAddr};
 
+use crate::api::Ctx;
+use crate::chain::link::Refused;
 use crate::decode::message::normalized_hash;
 use crate::tvm::stack;
 
@@ -25,6 +27,20 @@ const KNOWN_WORKCHAINS: [i8; 2] = [-1, 0];
 
 /// Why this node sends nothing: it follows no network (for the error text).
 pub const NO_NETWORK: &str = "this node has no network to send to: it serves an index imported from files (`tonindex serve`); `tonindex dev` runs a local chain that accepts messages";
+
+/// Hands a checked message to the chain, waiting for its answer (with
+/// automine, until the blocks it causes are indexed). Never on the async
+/// worker: there the reader's budget is spent first, so the request moves
+/// to the read pool and this runs once, there.
+pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
+    let Some(chain) = ctx.chain else {
+        return Err(Refused::new(503, NO_NETWORK));
+    };
+    if ctx.reader.exhaust_budget() {
+        return Err(Refused::new(500, "moved to the read pool"));
+    }
+    chain.send(msg.cell.clone())
+}
 
 /// A checked external-in message.
 #[derive(Debug, Clone)]

@@ -2,3 +2,4 @@
 
 pub mod devnet;
 pub mod files;
+pub mod link;

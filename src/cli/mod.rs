@@ -1,9 +1,10 @@
-//! Command line: `import`, `serve`, `stats`, `bench`, `bench-serve`, `tvm`.
+//! Command line: `dev`, `import`, `serve`, `stats`, `bench`, `bench-serve`, `tvm`.
 
 #[cfg(target_os = "linux")]
 mod affinity;
 pub mod bench;
 pub mod bench_serve;
+pub mod dev;
 pub mod import;
 pub mod serve;
 pub mod stats;
@@ -35,6 +36,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run a local TON chain and serve API v2 and v3 on it (automine).
+    Dev(dev::DevArgs),
     /// Import block files (binary, hex or base64 BoC) into the database.
     Import(import::ImportArgs),
     /// Serve API v2 and v3 over HTTP from the database.
@@ -74,6 +77,11 @@ impl Cli {
                 if let Some(db) = &a.db {
                     cfg.db = db.clone();
                 }
+                if let Some(listen) = &a.listen {
+                    cfg.serve.listen = listen.clone();
+                }
+            }
+            Command::Dev(a) => {
                 if let Some(listen) = &a.listen {
                     cfg.serve.listen = listen.clone();
                 }

@@ -34,6 +34,12 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// The key pair of a 32-byte ed25519 secret.
+    pub fn from_secret(secret: [u8; 32]) -> Self {
+        let public = ed25519::PublicKey::from(&ed25519::SecretKey::from_bytes(secret)).to_bytes();
+        Self { secret, public }
+    }
+
     /// The 64-byte secret key as @ton/crypto and tweetnacl hold it:
     /// the 32-byte secret followed by the public key.
     pub fn secret_64(&self) -> [u8; 64] {
@@ -80,8 +86,7 @@ pub fn keys(words: &str) -> Result<Keys, MnemonicError> {
     let seed = pbkdf2(&entropy, KEY_SALT, KEY_ROUNDS);
     let mut secret = [0u8; 32];
     secret.copy_from_slice(&seed[..32]);
-    let public = ed25519::PublicKey::from(&ed25519::SecretKey::from_bytes(secret)).to_bytes();
-    Ok(Keys { secret, public })
+    Ok(Keys::from_secret(secret))
 }
 
 #[cfg(test)]

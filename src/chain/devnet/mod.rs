@@ -1,5 +1,9 @@
-//! `tonindex dev`'s local chain (in the making): its genesis wallets from a
-//! TON mnemonic. Block production and the send queue come next.
+//! `tonindex dev`'s local chain: its genesis wallets from a TON mnemonic,
+//! its config and zerostates, and the block producer.
 
+pub mod collator;
+pub mod config;
+pub mod genesis;
 pub mod mnemonic;
+pub mod node;
 pub mod wallets;

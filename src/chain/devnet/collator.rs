@@ -1,0 +1,688 @@
+//! The devnet's block producer: executes messages on tycho-executor through
+//! the project's transaction runner and builds real TL-B blocks — a
+//! basechain block, then the masterchain block that commits it — with the
+//! state update as a Merkle update between the real shard states.
+//!
+//! A round takes the external messages sent since the last one. Internal
+//! messages between accounts of one workchain are delivered in the same
+//! block (`msg_import_imm` / `msg_export_imm`) until none is left. A
+//! message to the other workchain leaves as `msg_export_new` and waits in
+//! the sender's outbound queue, which this version does not deliver yet.
+
+use std::collections::{HashSet, VecDeque};
+
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellBuilder, DynCell, HashBytes, Lazy};
+use tycho_types::dict::AugDict;
+use tycho_types::error::Error as TlbError;
+use tycho_types::merkle::MerkleUpdate;
+use tycho_types::models::{
+    AccountBlock, Block, BlockExtra, BlockInfo, BlockRef, CurrencyCollection, DepthBalanceInfo,
+    GlobalVersion, HashUpdate, InMsg, InMsgDescr, InMsgExternal, InMsgFinal, IntAddr,
+    IntermediateAddr, KeyBlockRef, KeyMaxLt, McBlockExtra, McStateExtra, MsgEnvelope, MsgInfo,
+    OptionalAccount, OutMsg, OutMsgDescr, OutMsgExternal, OutMsgImmediate, OutMsgNew, PrevBlockRef,
+    ShardAccount, ShardAccounts, ShardDescription, ShardFeeCreated, ShardFees, ShardHashes,
+    ShardIdent, ShardIdentFull, ShardStateUnsplit, Transaction, ValueFlow,
+};
+use tycho_types::num::Tokens;
+
+use super::genesis::sha256;
+use super::mnemonic::Keys;
+use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
+
+/// Most transactions one block executes; a chain of internal messages
+/// longer than this is cut (the rest is reported as not delivered).
+pub const MAX_BLOCK_TRANSACTIONS: usize = 20_000;
+
+/// Why a round could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum CollateError {
+    #[error("cell: {0}")]
+    Cell(#[from] TlbError),
+    #[error("execution: {0}")]
+    Execution(String),
+}
+
+/// A chain's newest block (or zerostate) and the state after it.
+#[derive(Debug, Clone)]
+pub struct Tip {
+    pub state_root: Cell,
+    pub last: BlockRef,
+}
+
+/// A produced block.
+#[derive(Debug, Clone)]
+pub struct Produced {
+    pub workchain: i32,
+    pub seqno: u32,
+    pub boc: Vec<u8>,
+    pub root_hash: HashBytes,
+    pub file_hash: HashBytes,
+    pub start_lt: u64,
+    pub end_lt: u64,
+    pub gen_utime: u32,
+    /// Fees the block collected (its value flow's).
+    pub fees_collected: Tokens,
+    /// The state after the block.
+    pub state_root: Cell,
+    /// The validator's signature of `ton.blockId root_hash file_hash`
+    /// (masterchain blocks only).
+    pub signature: Option<[u8; 64]>,
+}
+
+impl Produced {
+    fn block_ref(&self) -> BlockRef {
+        BlockRef {
+            end_lt: self.end_lt,
+            seqno: self.seqno,
+            root_hash: self.root_hash,
+            file_hash: self.file_hash,
+        }
+    }
+}
+
+/// What happened to the external messages of a round.
+#[derive(Debug, Default)]
+pub struct RoundReport {
+    /// Hashes of external messages no account accepted (dropped).
+    pub dropped: Vec<HashBytes>,
+    /// Internal messages left undelivered (queued to another workchain, or
+    /// past the block's transaction limit).
+    pub undelivered: usize,
+    pub transactions: usize,
+}
+
+/// The devnet chain: the masterchain and the basechain tips.
+pub struct Chain {
+    pub global_id: i32,
+    pub validator: Keys,
+    pub master: Tip,
+    pub base: Tip,
+    /// The masterchain zerostate (`getMasterchainInfo.init`).
+    pub zerostate: BlockRef,
+}
+
+/// Software version the blocks report: the config's global version.
+fn gen_software(extra: &McStateExtra) -> GlobalVersion {
+    extra
+        .config
+        .params
+        .get_global_version()
+        .unwrap_or(GlobalVersion {
+            version: 0,
+            capabilities: Default::default(),
+        })
+}
+
+impl Chain {
+    /// Produces one basechain block and the masterchain block committing
+    /// it, at `now`, from `externals` (checked external-in messages).
+    pub fn round(
+        &mut self,
+        externals: Vec<Cell>,
+        now: u32,
+    ) -> Result<(Vec<Produced>, RoundReport), CollateError> {
+        let mc_state: ShardStateUnsplit = self.master.state_root.parse()?;
+        let extra = mc_state.load_custom()?.ok_or(CollateError::Execution(
+            "masterchain state without extra".into(),
+        ))?;
+        let exec = ExecConfig::new(extra.config.params.clone(), now)
+            .map_err(|e| CollateError::Execution(e.to_string()))?;
+        let mut report = RoundReport::default();
+        let (mc_ext, wc_ext): (Vec<Cell>, Vec<Cell>) = externals.into_iter().partition(
+            |m| matches!(emulate::message_destination(m), Ok((a, _)) if a.is_masterchain()),
+        );
+
+        // The first masterchain block is a key block: it carries the config.
+        let is_key = self.master.last.seqno == 0;
+        let prev_key_block_seqno = if extra.after_key_block {
+            self.master.last.seqno
+        } else {
+            extra.last_key_block.as_ref().map_or(0, |b| b.seqno)
+        };
+
+        // The basechain block.
+        let base_state: ShardStateUnsplit = self.base.state_root.parse()?;
+        let start_lt = self.base.last.end_lt.max(self.master.last.end_lt) + 1;
+        let base = ShardWork::run(
+            &base_state,
+            wc_ext,
+            &exec,
+            BlockContext {
+                now,
+                block_lt: start_lt,
+                min_lt: start_lt,
+                rand_seed: rand_seed(&self.base.last, 0),
+                libraries: mc_state.libraries.clone(),
+                ignore_chksig: false,
+            },
+            &mut report,
+        )?;
+        let base_info = BlockInfo {
+            seqno: self.base.last.seqno + 1,
+            shard: ShardIdent::new_full(0),
+            gen_utime: now,
+            start_lt,
+            end_lt: base.end_lt,
+            gen_validator_list_hash_short: extra.validator_info.validator_list_hash_short,
+            min_ref_mc_seqno: self.master.last.seqno,
+            prev_key_block_seqno,
+            gen_software: gen_software(&extra),
+            flags: 1,
+            master_ref: Some(Lazy::new(&self.master.last)?),
+            ..Default::default()
+        };
+        let base_new_state = ShardStateUnsplit {
+            master_ref: Some(self.master.last.clone()),
+            custom: None,
+            ..base.next_state(&base_state, &base_info)?
+        };
+        let base_block = self.seal(
+            &self.base,
+            base_info,
+            base_new_state,
+            base,
+            None,
+            HashBytes(self.validator.public),
+        )?;
+
+        // The masterchain block committing it.
+        let start_lt = self.master.last.end_lt.max(base_block.end_lt) + 1;
+        let mc = ShardWork::run(
+            &mc_state,
+            mc_ext,
+            &exec,
+            BlockContext {
+                now,
+                block_lt: start_lt,
+                min_lt: start_lt,
+                rand_seed: rand_seed(&self.master.last, -1),
+                libraries: mc_state.libraries.clone(),
+                ignore_chksig: false,
+            },
+            &mut report,
+        )?;
+        let seqno = self.master.last.seqno + 1;
+        let base_fees = base_block.fees_collected;
+        let descr = ShardDescription {
+            seqno: base_block.seqno,
+            reg_mc_seqno: seqno,
+            start_lt: base_block.start_lt,
+            end_lt: base_block.end_lt,
+            root_hash: base_block.root_hash,
+            file_hash: base_block.file_hash,
+            before_split: false,
+            before_merge: false,
+            want_split: false,
+            want_merge: false,
+            nx_cc_updated: false,
+            next_catchain_seqno: 0,
+            next_validator_shard: ShardIdent::new_full(0).prefix(),
+            min_ref_mc_seqno: self.master.last.seqno,
+            gen_utime: now,
+            split_merge_at: None,
+            fees_collected: CurrencyCollection::new(base_fees.into_inner()),
+            funds_created: CurrencyCollection::ZERO,
+        };
+        let shards = ShardHashes::from_shards([(&ShardIdent::new_full(0), &descr)])?;
+        let mut fees = ShardFees::new();
+        let fee = ShardFeeCreated {
+            fees: descr.fees_collected.clone(),
+            create: CurrencyCollection::ZERO,
+        };
+        fees.set(
+            ShardIdentFull {
+                workchain: 0,
+                prefix: ShardIdent::new_full(0).prefix(),
+            },
+            fee.clone(),
+            fee,
+        )?;
+        let mc_block_extra = McBlockExtra {
+            shards: shards.clone(),
+            fees,
+            config: is_key.then(|| extra.config.clone()),
+            ..Default::default()
+        };
+        let mc_info = BlockInfo {
+            seqno,
+            shard: ShardIdent::MASTERCHAIN,
+            gen_utime: now,
+            start_lt,
+            end_lt: mc.end_lt,
+            gen_validator_list_hash_short: extra.validator_info.validator_list_hash_short,
+            min_ref_mc_seqno: self.master.last.seqno,
+            prev_key_block_seqno,
+            key_block: is_key,
+            gen_software: gen_software(&extra),
+            flags: 1,
+            ..Default::default()
+        };
+        let mut prev_blocks = extra.prev_blocks.clone();
+        let prev_is_key = extra.after_key_block;
+        prev_blocks.set(
+            self.master.last.seqno,
+            KeyMaxLt {
+                has_key_block: prev_is_key,
+                max_end_lt: self.master.last.end_lt,
+            },
+            KeyBlockRef {
+                is_key_block: prev_is_key,
+                block_ref: self.master.last.clone(),
+            },
+        )?;
+        let mc_base_state = mc.next_state(&mc_state, &mc_info)?;
+        let mut global_balance = mc_base_state.total_balance.clone();
+        let base_total = base_block_total(&base_block)?;
+        global_balance.tokens = global_balance
+            .tokens
+            .checked_add(base_total)
+            .ok_or(TlbError::IntOverflow)?;
+        let new_extra = McStateExtra {
+            shards,
+            prev_blocks,
+            after_key_block: is_key,
+            last_key_block: if extra.after_key_block {
+                Some(self.master.last.clone())
+            } else {
+                extra.last_key_block.clone()
+            },
+            global_balance,
+            ..extra.clone()
+        };
+        let mc_new_state = ShardStateUnsplit {
+            master_ref: None,
+            custom: Some(Lazy::new(&new_extra)?),
+            ..mc_base_state
+        };
+        let mut mc_block = self.seal(
+            &self.master,
+            mc_info,
+            mc_new_state,
+            mc,
+            Some((mc_block_extra, base_fees)),
+            HashBytes(self.validator.public),
+        )?;
+        mc_block.signature = Some(sign_block(
+            &self.validator,
+            &mc_block.root_hash,
+            &mc_block.file_hash,
+        ));
+
+        self.base = Tip {
+            state_root: base_block.state_root.clone(),
+            last: base_block.block_ref(),
+        };
+        self.master = Tip {
+            state_root: mc_block.state_root.clone(),
+            last: mc_block.block_ref(),
+        };
+        Ok((vec![base_block, mc_block], report))
+    }
+
+    /// Builds a block from a chain's work: value flow, extra, Merkle update.
+    fn seal(
+        &self,
+        tip: &Tip,
+        mut info: BlockInfo,
+        new_state: ShardStateUnsplit,
+        work: ShardWork,
+        mc_extra: Option<(McBlockExtra, Tokens)>,
+        created_by: HashBytes,
+    ) -> Result<Produced, CollateError> {
+        info.set_prev_ref(&PrevBlockRef::Single(tip.last.clone()));
+        let old_state: ShardStateUnsplit = tip.state_root.parse()?;
+        let fees_imported = mc_extra.as_ref().map_or(Tokens::ZERO, |(_, f)| *f);
+        let fees_collected = work
+            .fees_collected
+            .checked_add(fees_imported)
+            .ok_or(TlbError::IntOverflow)?;
+        let value_flow = ValueFlow {
+            from_prev_block: old_state.total_balance.clone(),
+            to_next_block: new_state.total_balance.clone(),
+            imported: CurrencyCollection::ZERO,
+            exported: CurrencyCollection::new(work.exported.into_inner()),
+            fees_collected: CurrencyCollection::new(fees_collected.into_inner()),
+            burned: CurrencyCollection::ZERO,
+            fees_imported: CurrencyCollection::new(fees_imported.into_inner()),
+            recovered: CurrencyCollection::ZERO,
+            created: CurrencyCollection::ZERO,
+            minted: CurrencyCollection::ZERO,
+        };
+        let new_state = ShardStateUnsplit {
+            total_validator_fees: {
+                let mut t = old_state.total_validator_fees.clone();
+                t.tokens = t
+                    .tokens
+                    .checked_add(fees_collected)
+                    .ok_or(TlbError::IntOverflow)?;
+                t
+            },
+            ..new_state
+        };
+        let new_root = CellBuilder::build_from(&new_state)?;
+        let update = state_update(tip.state_root.as_ref(), new_root.as_ref())?;
+        let extra = BlockExtra {
+            in_msg_description: Lazy::new(&work.in_descr)?,
+            out_msg_description: Lazy::new(&work.out_descr)?,
+            account_blocks: Lazy::new(&work.account_blocks)?,
+            rand_seed: rand_seed(&tip.last, info.shard.workchain()),
+            created_by,
+            custom: match mc_extra {
+                Some((e, _)) => Some(Lazy::new(&e)?),
+                None => None,
+            },
+        };
+        let block = Block {
+            global_id: self.global_id,
+            info: Lazy::new(&info)?,
+            value_flow: Lazy::new(&value_flow)?,
+            state_update: Lazy::new(&update)?,
+            out_msg_queue_updates: None,
+            extra: Lazy::new(&extra)?,
+        };
+        let root = CellBuilder::build_from(&block)?;
+        let boc = Boc::encode(root.as_ref());
+        Ok(Produced {
+            workchain: info.shard.workchain(),
+            seqno: info.seqno,
+            root_hash: *root.repr_hash(),
+            file_hash: HashBytes(sha256(&boc)),
+            boc,
+            start_lt: info.start_lt,
+            end_lt: info.end_lt,
+            gen_utime: info.gen_utime,
+            fees_collected,
+            state_root: new_root,
+            signature: None,
+        })
+    }
+}
+
+/// The basechain's total balance after the block.
+fn base_block_total(p: &Produced) -> Result<Tokens, TlbError> {
+    let state: ShardStateUnsplit = p.state_root.parse()?;
+    Ok(state.total_balance.tokens)
+}
+
+/// A block's random seed: derived from the previous block, so that a
+/// replayed chain is the same chain.
+fn rand_seed(prev: &BlockRef, workchain: i32) -> HashBytes {
+    let mut bytes = Vec::with_capacity(72);
+    bytes.extend_from_slice(prev.root_hash.as_array());
+    bytes.extend_from_slice(&prev.seqno.to_be_bytes());
+    bytes.extend_from_slice(&workchain.to_be_bytes());
+    bytes.extend_from_slice(b"tonindex devnet");
+    HashBytes(sha256(&bytes))
+}
+
+/// The signature of a block as TON's validators sign it: the TL
+/// `ton.blockId root_cell_hash:int256 file_hash:int256`.
+pub fn sign_block(keys: &Keys, root_hash: &HashBytes, file_hash: &HashBytes) -> [u8; 64] {
+    keys.sign(&block_id_to_sign(root_hash, file_hash))
+}
+
+/// The bytes a validator signs for a block.
+pub fn block_id_to_sign(root_hash: &HashBytes, file_hash: &HashBytes) -> Vec<u8> {
+    let mut data = Vec::with_capacity(68);
+    data.extend_from_slice(&0x706e_0bc5u32.to_le_bytes());
+    data.extend_from_slice(root_hash.as_array());
+    data.extend_from_slice(file_hash.as_array());
+    data
+}
+
+/// The Merkle update from `old` to `new`: every cell of the old state is
+/// known to the filter, so the new side prunes each one it shares with
+/// the old state and carries only new cells.
+fn state_update(old: &DynCell, new: &DynCell) -> Result<MerkleUpdate, TlbError> {
+    let mut known = HashSet::new();
+    let mut stack = vec![old];
+    while let Some(cell) = stack.pop() {
+        if known.insert(*cell.repr_hash()) {
+            stack.extend(cell.references());
+        }
+    }
+    MerkleUpdate::create(old, new, known).build()
+}
+
+/// An internal message waiting for its transaction in this block.
+struct Pending {
+    envelope: Lazy<MsgEnvelope>,
+    msg: Cell,
+    fwd_fee: Tokens,
+    /// The transaction that created it.
+    from_tx: Cell,
+}
+
+/// One chain's transactions of a block and the descriptors they fill.
+struct ShardWork {
+    accounts: ShardAccounts,
+    in_descr: InMsgDescr,
+    out_descr: OutMsgDescr,
+    account_blocks: AugDict<HashBytes, CurrencyCollection, AccountBlock>,
+    fees_collected: Tokens,
+    exported: Tokens,
+    end_lt: u64,
+}
+
+impl ShardWork {
+    /// Executes `externals`, then every internal message they cause within
+    /// this workchain.
+    fn run(
+        state: &ShardStateUnsplit,
+        externals: Vec<Cell>,
+        exec: &ExecConfig,
+        block: BlockContext,
+        report: &mut RoundReport,
+    ) -> Result<Self, CollateError> {
+        let workchain = state.shard_ident.workchain();
+        let mut work = ShardWork {
+            accounts: state.load_accounts()?,
+            in_descr: InMsgDescr::new(),
+            out_descr: OutMsgDescr::new(),
+            account_blocks: AugDict::new(),
+            fees_collected: Tokens::ZERO,
+            exported: Tokens::ZERO,
+            end_lt: block.block_lt + 1,
+        };
+        // Account → (state hash before its first transaction, its transactions).
+        let mut touched: std::collections::BTreeMap<HashBytes, (HashBytes, Vec<Cell>)> =
+            Default::default();
+        let mut queue: VecDeque<Pending> = VecDeque::new();
+        let mut executed = 0usize;
+        let mut externals = externals.into_iter();
+        loop {
+            let (msg, pending) = match queue.pop_front() {
+                Some(p) => (p.msg.clone(), Some(p)),
+                None => match externals.next() {
+                    Some(m) => (m, None),
+                    None => break,
+                },
+            };
+            if executed >= MAX_BLOCK_TRANSACTIONS {
+                report.undelivered += 1 + queue.len();
+                break;
+            }
+            let (dst, _) = emulate::message_destination(&msg)
+                .map_err(|e| CollateError::Execution(e.to_string()))?;
+            let account = match work.accounts.get(dst.address)? {
+                Some((_, a)) => a,
+                None => ShardAccount {
+                    account: Lazy::new(&OptionalAccount(None))?,
+                    last_trans_hash: HashBytes::ZERO,
+                    last_trans_lt: 0,
+                },
+            };
+            let ctx = BlockContext {
+                min_lt: block.block_lt,
+                ..block.clone()
+            };
+            let done = match emulate::emulate(exec, &ctx, &account, msg.clone()) {
+                Ok(done) => done,
+                Err(EmulateError::NotAccepted { .. }) if pending.is_none() => {
+                    report.dropped.push(*msg.repr_hash());
+                    continue;
+                }
+                Err(e) => return Err(CollateError::Execution(e.to_string())),
+            };
+            executed += 1;
+            report.transactions += 1;
+            let tx_cell = done.transaction.clone();
+            let tx: Transaction = tx_cell.parse()?;
+            touched
+                .entry(dst.address)
+                .or_insert_with(|| (*account.account.repr_hash(), Vec::new()))
+                .1
+                .push(tx_cell.clone());
+            let new_account = done.account;
+            let exists = new_account.load_account()?.is_some();
+            if exists {
+                let balance = new_account
+                    .load_account()?
+                    .map(|a| a.balance)
+                    .unwrap_or_default();
+                work.accounts.set(
+                    dst.address,
+                    DepthBalanceInfo {
+                        split_depth: 0,
+                        balance,
+                    },
+                    new_account.clone(),
+                )?;
+            } else {
+                work.accounts.remove(dst.address)?;
+            }
+            work.end_lt = work.end_lt.max(new_account.last_trans_lt + 1);
+            work.fees_collected = work
+                .fees_collected
+                .checked_add(tx.total_fees.tokens)
+                .ok_or(TlbError::IntOverflow)?;
+
+            // The inbound message's descriptors.
+            let msg_hash = *msg.repr_hash();
+            let tx_lazy: Lazy<Transaction> = Lazy::from_raw(tx_cell.clone())?;
+            let in_msg = match &pending {
+                None => InMsg::External(InMsgExternal {
+                    in_msg: Lazy::from_raw(msg.clone())?,
+                    transaction: tx_lazy.clone(),
+                }),
+                Some(p) => InMsg::Immediate(InMsgFinal {
+                    in_msg_envelope: p.envelope.clone(),
+                    transaction: tx_lazy.clone(),
+                    fwd_fee: p.fwd_fee,
+                }),
+            };
+            let import = in_msg.compute_fees()?;
+            work.fees_collected = work
+                .fees_collected
+                .checked_add(import.fees_collected)
+                .ok_or(TlbError::IntOverflow)?;
+            if let Some(p) = &pending {
+                let out = OutMsg::Immediate(OutMsgImmediate {
+                    out_msg_envelope: p.envelope.clone(),
+                    transaction: Lazy::from_raw(p.from_tx.clone())?,
+                    reimport: Lazy::new(&in_msg)?,
+                });
+                work.out_descr
+                    .set(msg_hash, CurrencyCollection::ZERO, out)?;
+            }
+            work.in_descr.set(msg_hash, import, in_msg)?;
+
+            // Its outbound messages.
+            for out in tx.out_msgs.values() {
+                let out = out?;
+                let out_hash = *out.repr_hash();
+                match out.parse::<MsgInfo>()? {
+                    MsgInfo::ExtOut(_) => {
+                        let d = OutMsg::External(OutMsgExternal {
+                            out_msg: Lazy::from_raw(out.clone())?,
+                            transaction: tx_lazy.clone(),
+                        });
+                        work.out_descr.set(out_hash, CurrencyCollection::ZERO, d)?;
+                    }
+                    MsgInfo::Int(info) => {
+                        let same = matches!(&info.dst, IntAddr::Std(a) if i32::from(a.workchain) == workchain);
+                        let envelope = Lazy::new(&MsgEnvelope {
+                            cur_addr: IntermediateAddr::FULL_DEST_SAME_WORKCHAIN,
+                            next_addr: IntermediateAddr::FULL_DEST_SAME_WORKCHAIN,
+                            fwd_fee_remaining: info.fwd_fee,
+                            message: Lazy::from_raw(out.clone())?,
+                        })?;
+                        if same {
+                            queue.push_back(Pending {
+                                envelope,
+                                msg: out,
+                                fwd_fee: info.fwd_fee,
+                                from_tx: tx_cell.clone(),
+                            });
+                        } else {
+                            let d = OutMsg::New(OutMsgNew {
+                                out_msg_envelope: envelope,
+                                transaction: tx_lazy.clone(),
+                            });
+                            let value = d.compute_exported_value()?;
+                            work.exported = work
+                                .exported
+                                .checked_add(value.tokens)
+                                .ok_or(TlbError::IntOverflow)?;
+                            work.out_descr.set(out_hash, value.clone(), d)?;
+                            report.undelivered += 1;
+                        }
+                    }
+                    MsgInfo::ExtIn(_) => {}
+                }
+            }
+        }
+
+        for (account, (old_hash, txs)) in touched {
+            let mut transactions = AugDict::<u64, CurrencyCollection, Lazy<Transaction>>::new();
+            for cell in &txs {
+                let tx: Transaction = cell.parse()?;
+                transactions.set(tx.lt, tx.total_fees.clone(), Lazy::from_raw(cell.clone())?)?;
+            }
+            let last: Transaction = txs.last().expect("touched has a tx").parse()?;
+            let new_hash = last.state_update.load()?.new;
+            let fees = transactions.root_extra().clone();
+            work.account_blocks.set(
+                account,
+                fees,
+                AccountBlock {
+                    account,
+                    transactions,
+                    state_update: Lazy::new(&HashUpdate {
+                        old: old_hash,
+                        new: new_hash,
+                    })?,
+                },
+            )?;
+        }
+        Ok(work)
+    }
+
+    /// The state after the block, as far as this chain's work sets it.
+    fn next_state(
+        &self,
+        prev: &ShardStateUnsplit,
+        info: &BlockInfo,
+    ) -> Result<ShardStateUnsplit, CollateError> {
+        Ok(ShardStateUnsplit {
+            global_id: prev.global_id,
+            shard_ident: prev.shard_ident,
+            seqno: info.seqno,
+            vert_seqno: prev.vert_seqno,
+            gen_utime: info.gen_utime,
+            gen_lt: info.end_lt,
+            min_ref_mc_seqno: info.min_ref_mc_seqno,
+            out_msg_queue_info: prev.out_msg_queue_info.clone(),
+            before_split: false,
+            accounts: Lazy::new(&self.accounts)?,
+            overload_history: 0,
+            underload_history: 0,
+            total_balance: self.accounts.root_extra().balance.clone(),
+            total_validator_fees: prev.total_validator_fees.clone(),
+            libraries: prev.libraries.clone(),
+            master_ref: prev.master_ref.clone(),
+            custom: prev.custom.clone(),
+        })
+    }
+}

@@ -1,0 +1,741 @@
+//! The running devnet: genesis or resume from the database, block
+//! production on its own thread, and every produced block handed to the
+//! index through the same decode → unit → batch path as an imported one.
+//!
+//! The devnet's identity (mnemonic, global id, genesis time and zerostate
+//! hashes) is written next to the database at genesis as `devnet.json`;
+//! the chain itself — shard states, blocks, cursor — lives in the index,
+//! so a restart continues from the last committed block pair.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context as _};
+use serde::{Deserialize, Serialize};
+use tycho_types::cell::{Cell, CellBuilder, CellFamily, HashBytes, Lazy};
+use tycho_types::models::{
+    BlockRef, ExtInMsgInfo, IntAddr, MessageLayout, MsgInfo, OwnedMessage, RelaxedIntMsgInfo,
+    RelaxedMessage, RelaxedMsgInfo, ShardAccount, ShardStateUnsplit, StdAddr,
+};
+use tycho_types::num::Tokens;
+
+use tonindex_model::BlockId;
+use tonindex_storage::tables::{Blocks, ShardKey, ShardStates};
+use tonindex_storage::Db;
+
+use super::collator::{Chain, Produced, Tip};
+use super::genesis::{self, GenesisAccount};
+use super::mnemonic::{self, Keys};
+use super::wallets::{Version, Wallet};
+use crate::chain::link::{ChainLink, DevLink, Executed, Refused};
+use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
+use crate::index::{Indexer, Unit};
+use crate::state::cells::Loader;
+use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
+
+/// The shard of a one-shard workchain.
+const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
+
+/// Wallet number of the faucet `/dev/fund` pays from (a v4r2 wallet of
+/// the devnet's key, far from the numbers of the listed wallets).
+const FAUCET_N: u16 = u16::MAX;
+/// The faucet's genesis balance: one billion TON.
+const FAUCET_BALANCE: u128 = 1_000_000_000 * 1_000_000_000;
+
+/// How `tonindex dev` starts a chain.
+#[derive(Debug, Clone)]
+pub struct DevnetOptions {
+    pub mnemonic: String,
+    /// Genesis wallets (alternately v4r2 and v5r1).
+    pub wallets: u16,
+    /// Nanotons each genesis wallet holds.
+    pub wallet_balance: u128,
+    pub global_id: i32,
+    /// More genesis accounts.
+    pub accounts: Vec<GenesisAccount>,
+    /// Produce blocks on a timer instead of on every send.
+    pub block_interval: Option<Duration>,
+    /// Write every produced block there, one BoC file each.
+    pub export_dir: Option<PathBuf>,
+}
+
+/// What is written at genesis and read back on restart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Identity {
+    mnemonic: String,
+    global_id: i32,
+    wallets: u16,
+    wallet_balance: String,
+    genesis_utime: u32,
+    mc_zerostate_root_hash: String,
+    mc_zerostate_file_hash: String,
+}
+
+/// A genesis wallet as `/dev/accounts` and the start-up banner show it.
+#[derive(Debug, Clone)]
+pub struct GenesisWallet {
+    pub wallet: Wallet,
+    pub address: StdAddr,
+    pub balance: u128,
+}
+
+/// The devnet state owned by its producer thread.
+pub struct Devnet {
+    db: Arc<Db>,
+    chain: Chain,
+    keys: Keys,
+    identity: Identity,
+    wallets: Vec<GenesisWallet>,
+    faucet: Wallet,
+    export_dir: Option<PathBuf>,
+    /// Blocks produced by this process.
+    pub produced: u64,
+}
+
+/// The genesis wallets of a mnemonic: `n` wallets, alternately v4r2 and
+/// v5r1, each version numbered from 0 (0 is each client's default wallet).
+pub fn genesis_wallets(keys: &Keys, n: u16, global_id: i32, balance: u128) -> Vec<GenesisWallet> {
+    (0..n)
+        .map(|i| {
+            let version = if i % 2 == 0 {
+                Version::V4R2
+            } else {
+                Version::V5R1
+            };
+            let wallet = Wallet::nth(version, keys, i / 2, global_id);
+            GenesisWallet {
+                address: wallet.address(),
+                wallet,
+                balance,
+            }
+        })
+        .collect()
+}
+
+/// The validator's key: derived from the wallets' key, so one mnemonic
+/// makes the same chain.
+fn validator_keys(keys: &Keys) -> Keys {
+    let mut seed = b"tonindex devnet validator".to_vec();
+    seed.extend_from_slice(&keys.secret);
+    Keys::from_secret(genesis::sha256(&seed))
+}
+
+fn hex(h: &HashBytes) -> String {
+    hex::encode(h.as_array())
+}
+
+fn unix_now() -> u32 {
+    crate::api::unix_now().min(u64::from(u32::MAX)) as u32
+}
+
+impl Devnet {
+    /// Opens the devnet in `dir` (the database directory): a new chain when
+    /// the database holds none, else the chain it holds.
+    pub fn open(db: Arc<Db>, dir: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+        let identity_path = dir.join("devnet.json");
+        if identity_path.exists() {
+            Self::resume(db, &identity_path, opts)
+        } else {
+            if db.cursor()?.units > 0
+                || db
+                    .reader()
+                    .prefix::<ShardStates>(&[], false)
+                    .next()
+                    .is_some()
+            {
+                return Err(anyhow!(
+                    "{} holds an index that is not a devnet; give `tonindex dev --db` an empty directory",
+                    dir.display()
+                ));
+            }
+            Self::genesis(db, &identity_path, opts)
+        }
+    }
+
+    fn genesis(db: Arc<Db>, identity_path: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+        let keys = mnemonic::keys(&opts.mnemonic)?;
+        let validator = validator_keys(&keys);
+        let utime = unix_now();
+        let wallets = genesis_wallets(&keys, opts.wallets, opts.global_id, opts.wallet_balance);
+        let faucet = Wallet::nth(Version::V4R2, &keys, FAUCET_N, opts.global_id);
+        let mut accounts: Vec<GenesisAccount> = wallets
+            .iter()
+            .map(|w| GenesisAccount {
+                address: w.address.clone(),
+                balance: Tokens::new(w.balance),
+                state_init: Some(w.wallet.state_init()),
+            })
+            .collect();
+        accounts.push(GenesisAccount {
+            address: faucet.address(),
+            balance: Tokens::new(FAUCET_BALANCE),
+            state_init: Some(faucet.state_init()),
+        });
+        accounts.extend(opts.accounts.iter().cloned());
+        let g = genesis::build(opts.global_id, validator.public, utime, &accounts)?;
+
+        // The zerostates enter the index as state files do.
+        let indexer = Indexer::new(&db);
+        for zs in [&g.basechain, &g.masterchain] {
+            let StateFile::State(state) = decode_state_file(&zs.root)? else {
+                return Err(anyhow!("a zerostate decoded as an account"));
+            };
+            indexer.apply_state_file(&StateFile::State(state))?;
+        }
+        let identity = Identity {
+            mnemonic: opts.mnemonic.clone(),
+            global_id: opts.global_id,
+            wallets: opts.wallets,
+            wallet_balance: opts.wallet_balance.to_string(),
+            genesis_utime: utime,
+            mc_zerostate_root_hash: hex(&g.masterchain.root_hash),
+            mc_zerostate_file_hash: hex(&g.masterchain.file_hash),
+        };
+        std::fs::write(identity_path, serde_json::to_vec_pretty(&identity)?)
+            .with_context(|| format!("writing {}", identity_path.display()))?;
+        let zs_ref = |zs: &genesis::Zerostate| BlockRef {
+            end_lt: 0,
+            seqno: 0,
+            root_hash: zs.root_hash,
+            file_hash: zs.file_hash,
+        };
+        let chain = Chain {
+            global_id: opts.global_id,
+            validator,
+            master: Tip {
+                state_root: g.masterchain.root.clone(),
+                last: zs_ref(&g.masterchain),
+            },
+            base: Tip {
+                state_root: g.basechain.root.clone(),
+                last: zs_ref(&g.basechain),
+            },
+            zerostate: zs_ref(&g.masterchain),
+        };
+        if let Some(dir) = &opts.export_dir {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(dir.join("zerostate_masterchain.boc"), &g.masterchain.boc)?;
+            std::fs::write(dir.join("zerostate_basechain.boc"), &g.basechain.boc)?;
+        }
+        let mut devnet = Self {
+            db,
+            chain,
+            keys,
+            identity,
+            wallets,
+            faucet,
+            export_dir: opts.export_dir.clone(),
+            produced: 0,
+        };
+        // The first masterchain block is a key block carrying the config.
+        devnet.produce(Vec::new())?;
+        Ok(devnet)
+    }
+
+    fn resume(db: Arc<Db>, identity_path: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+        let identity: Identity = serde_json::from_slice(&std::fs::read(identity_path)?)
+            .with_context(|| format!("reading {}", identity_path.display()))?;
+        let keys = mnemonic::keys(&identity.mnemonic)?;
+        let balance: u128 = identity.wallet_balance.parse()?;
+        let wallets = genesis_wallets(&keys, identity.wallets, identity.global_id, balance);
+        let faucet = Wallet::nth(Version::V4R2, &keys, FAUCET_N, identity.global_id);
+        let parse_hash = |s: &str| -> anyhow::Result<HashBytes> {
+            let b: [u8; 32] = hex::decode(s)?
+                .try_into()
+                .map_err(|_| anyhow!("bad hash {s}"))?;
+            Ok(HashBytes(b))
+        };
+        let zerostate = BlockRef {
+            end_lt: 0,
+            seqno: 0,
+            root_hash: parse_hash(&identity.mc_zerostate_root_hash)?,
+            file_hash: parse_hash(&identity.mc_zerostate_file_hash)?,
+        };
+        let tip = |workchain: i32| -> anyhow::Result<Tip> {
+            let held = db
+                .get::<ShardStates>(&ShardKey {
+                    workchain,
+                    shard: FULL_SHARD,
+                })?
+                .ok_or_else(|| {
+                    anyhow!("the devnet database holds no state of workchain {workchain}")
+                })?;
+            let reader = db.reader();
+            let state_root = Loader::new(&reader).whole(&HashBytes(held.root_hash))?;
+            let last = if held.seqno == 0 {
+                // Only the masterchain zerostate's file hash is kept; the
+                // basechain's is in the config's workchain description.
+                BlockRef {
+                    end_lt: 0,
+                    seqno: 0,
+                    root_hash: HashBytes(held.root_hash),
+                    file_hash: zerostate_file_hash(&db, workchain, &zerostate)?,
+                }
+            } else {
+                let rec = db
+                    .get::<Blocks>(&BlockId {
+                        workchain,
+                        shard: FULL_SHARD,
+                        seqno: held.seqno,
+                    })?
+                    .ok_or_else(|| anyhow!("the block of the held state is not indexed"))?;
+                BlockRef {
+                    end_lt: rec.end_lt,
+                    seqno: held.seqno,
+                    root_hash: HashBytes(rec.id.root_hash),
+                    file_hash: HashBytes(rec.id.file_hash),
+                }
+            };
+            Ok(Tip { state_root, last })
+        };
+        let chain = Chain {
+            global_id: identity.global_id,
+            validator: validator_keys(&keys),
+            master: tip(-1)?,
+            base: tip(0)?,
+            zerostate,
+        };
+        if opts.mnemonic != identity.mnemonic || opts.global_id != identity.global_id {
+            tracing::warn!(
+                "this database holds a devnet made from another mnemonic or global id; \
+                 continuing that chain (its own mnemonic is kept in devnet.json)"
+            );
+        }
+        Ok(Self {
+            db,
+            chain,
+            keys,
+            identity,
+            wallets,
+            faucet,
+            export_dir: opts.export_dir.clone(),
+            produced: 0,
+        })
+    }
+
+    /// The genesis wallets.
+    pub fn wallets(&self) -> &[GenesisWallet] {
+        &self.wallets
+    }
+
+    /// The mnemonic of the genesis wallets.
+    pub fn mnemonic(&self) -> &str {
+        &self.identity.mnemonic
+    }
+
+    /// The devnet's global id.
+    pub fn global_id(&self) -> i32 {
+        self.identity.global_id
+    }
+
+    /// The masterchain zerostate's root and file hashes (hex).
+    pub fn zerostate_hex(&self) -> (String, String) {
+        (
+            self.identity.mc_zerostate_root_hash.clone(),
+            self.identity.mc_zerostate_file_hash.clone(),
+        )
+    }
+
+    /// The newest masterchain seqno.
+    pub fn mc_seqno(&self) -> u32 {
+        self.chain.master.last.seqno
+    }
+
+    /// Runs `msg` against the current state: an external message the
+    /// account does not accept is refused as a liteserver refuses it.
+    pub fn precheck(&self, msg: &Cell) -> Result<(), Refused> {
+        let (dst, _) =
+            emulate::message_destination(msg).map_err(|e| Refused::new(422, e.to_string()))?;
+        let tip = if dst.is_masterchain() {
+            &self.chain.master
+        } else {
+            &self.chain.base
+        };
+        let internal = |e: String| Refused::new(500, e);
+        let state: ShardStateUnsplit = tip
+            .state_root
+            .parse()
+            .map_err(|e| internal(e.to_string()))?;
+        let account = state
+            .load_accounts()
+            .and_then(|a| a.get(dst.address))
+            .map_err(|e| internal(e.to_string()))?
+            .map(|(_, a)| a)
+            .unwrap_or_else(empty_account);
+        let mc: ShardStateUnsplit = self
+            .chain
+            .master
+            .state_root
+            .parse()
+            .map_err(|e| internal(e.to_string()))?;
+        let extra = mc
+            .load_custom()
+            .map_err(|e| internal(e.to_string()))?
+            .ok_or_else(|| internal("no masterchain extra".into()))?;
+        let now = unix_now().max(state.gen_utime);
+        let config =
+            ExecConfig::new(extra.config.params, now).map_err(|e| internal(e.to_string()))?;
+        let lt = self
+            .chain
+            .base
+            .last
+            .end_lt
+            .max(self.chain.master.last.end_lt)
+            + 1;
+        let ctx = BlockContext {
+            now,
+            block_lt: lt,
+            min_lt: lt,
+            rand_seed: HashBytes::ZERO,
+            libraries: mc.libraries.clone(),
+            ignore_chksig: false,
+        };
+        match emulate::emulate(&config, &ctx, &account, msg.clone()) {
+            Ok(_) => Ok(()),
+            Err(EmulateError::NotAccepted { exit_code }) => Err(Refused::new(
+                500,
+                format!(
+                    "LITE_SERVER_UNKNOWN: cannot apply external message to current state : \
+                     External message was not accepted\nCannot run message on account: inbound \
+                     external message rejected by account {}:\nexitcode={}",
+                    dst,
+                    exit_code.map_or("none (compute phase skipped)".to_string(), |c| c
+                        .to_string()),
+                ),
+            )),
+            Err(e) => Err(Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}"))),
+        }
+    }
+
+    /// Produces a block pair from `externals`, indexes it as one unit, and
+    /// returns what the round executed. On failure the chain stays where it
+    /// was (nothing was committed).
+    pub fn produce(&mut self, externals: Vec<Cell>) -> anyhow::Result<RoundOutcome> {
+        let before = (self.chain.master.clone(), self.chain.base.clone());
+        let result = self.produce_inner(externals);
+        if result.is_err() {
+            (self.chain.master, self.chain.base) = before;
+        }
+        result
+    }
+
+    fn produce_inner(&mut self, externals: Vec<Cell>) -> anyhow::Result<RoundOutcome> {
+        let prev_utime = {
+            let s: ShardStateUnsplit = self.chain.master.state_root.parse()?;
+            s.gen_utime
+        };
+        let now = unix_now().max(prev_utime);
+        let (blocks, report) = self.chain.round(externals, now)?;
+        let decoded = blocks
+            .iter()
+            .map(|b| decode_block(&b.boc))
+            .collect::<Result<Vec<_>, _>>()?;
+        let executed = decoded
+            .iter()
+            .flat_map(|b| {
+                let mc_seqno = blocks.last().map_or(0, |m| m.seqno);
+                b.transactions.iter().map(move |t| {
+                    (
+                        (t.record.account, t.record.in_msg),
+                        Executed {
+                            tx_hash: HashBytes(t.record.hash),
+                            lt: t.record.lt,
+                            mc_seqno,
+                        },
+                    )
+                })
+            })
+            .collect();
+        let unit = Unit { blocks: decoded };
+        Indexer::new(&self.db).apply(&unit)?;
+        if let Some(dir) = &self.export_dir {
+            export(dir, &blocks)?;
+        }
+        self.produced += blocks.len() as u64;
+        Ok(RoundOutcome {
+            mc_seqno: self.chain.master.last.seqno,
+            executed,
+            dropped: report.dropped,
+        })
+    }
+
+    /// Builds the faucet's transfer of `amount` to `to` (bounce off).
+    fn faucet_transfer(&self, to: &StdAddr, amount: u128) -> anyhow::Result<Cell> {
+        let faucet = self.faucet.address();
+        let state: ShardStateUnsplit = self.chain.base.state_root.parse()?;
+        let account = state
+            .load_accounts()?
+            .get(faucet.address)?
+            .ok_or_else(|| anyhow!("the faucet account is gone"))?
+            .1;
+        let seqno = match account.load_account()?.map(|a| a.state) {
+            Some(tycho_types::models::AccountState::Active(init)) => init
+                .data
+                .ok_or_else(|| anyhow!("the faucet has no data"))?
+                .as_slice()?
+                .load_u32()?,
+            _ => return Err(anyhow!("the faucet is not active")),
+        };
+        let internal = RelaxedMessage {
+            info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
+                ihr_disabled: true,
+                bounce: false,
+                dst: IntAddr::Std(to.clone()),
+                value: Tokens::new(amount).into(),
+                ..Default::default()
+            }),
+            init: None,
+            body: Cell::empty_cell_ref().as_slice()?,
+            layout: None,
+        };
+        let internal = CellBuilder::build_from(internal)?;
+        let mut unsigned = CellBuilder::new();
+        unsigned.store_u32(self.faucet.wallet_id)?;
+        unsigned.store_u32(unix_now() + 60)?;
+        unsigned.store_u32(seqno)?;
+        unsigned.store_u8(0)?; // simple send
+        unsigned.store_u8(3)?; // pay fees separately, ignore errors
+        unsigned.store_reference(internal)?;
+        let unsigned = unsigned.build()?;
+        let signature = self.keys.sign(unsigned.repr_hash().as_array());
+        let mut body = CellBuilder::new();
+        body.store_raw(&signature, 512)?;
+        body.store_slice(unsigned.as_slice()?)?;
+        let body = body.build()?;
+        let msg = OwnedMessage {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(faucet),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: tycho_types::cell::CellSliceParts::from(body),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        Ok(CellBuilder::build_from(msg)?)
+    }
+}
+
+/// The file hash of a workchain's zerostate: the masterchain's is kept in
+/// the identity; the basechain's is in the config (param 12).
+fn zerostate_file_hash(db: &Db, workchain: i32, mc: &BlockRef) -> anyhow::Result<HashBytes> {
+    if workchain == -1 {
+        return Ok(mc.file_hash);
+    }
+    let reader = db.reader();
+    let root = Loader::new(&reader).whole(&mc.root_hash)?;
+    let state: ShardStateUnsplit = root.parse()?;
+    let extra = state
+        .load_custom()?
+        .ok_or_else(|| anyhow!("the masterchain zerostate has no extra"))?;
+    let wcs = crate::tvm::config::with_readable_workchains(&extra.config.params)?;
+    let descr = wcs
+        .get::<tycho_types::models::ConfigParam12>()?
+        .and_then(|d| d.get(workchain).ok().flatten())
+        .ok_or_else(|| anyhow!("the config does not describe workchain {workchain}"))?;
+    Ok(descr.zerostate_file_hash)
+}
+
+fn empty_account() -> ShardAccount {
+    ShardAccount {
+        account: Lazy::new(&tycho_types::models::OptionalAccount(None)).expect("account_none fits"),
+        last_trans_hash: HashBytes::ZERO,
+        last_trans_lt: 0,
+    }
+}
+
+/// Writes produced blocks as `<workchain>_<shard>_<seqno>.boc`.
+fn export(dir: &Path, blocks: &[Produced]) -> anyhow::Result<()> {
+    for b in blocks {
+        let name = format!(
+            "{}_{:016x}_{:010}.boc",
+            if b.workchain == -1 { "mc" } else { "wc0" },
+            FULL_SHARD,
+            b.seqno
+        );
+        std::fs::write(dir.join(name), &b.boc)?;
+    }
+    Ok(())
+}
+
+/// What one round did.
+#[derive(Debug, Default)]
+pub struct RoundOutcome {
+    pub mc_seqno: u32,
+    /// (Account, in-message hash) → the transaction.
+    pub executed: Vec<(
+        (tonindex_model::Address, Option<tonindex_model::Hash>),
+        Executed,
+    )>,
+    pub dropped: Vec<HashBytes>,
+}
+
+/// A request to the producer thread.
+enum Command {
+    Send(Cell, mpsc::Sender<Result<(), Refused>>),
+    Block(mpsc::Sender<Result<u32, Refused>>),
+    Fund(StdAddr, u128, mpsc::Sender<Result<Executed, Refused>>),
+}
+
+/// The API's handle on the producer thread.
+pub struct DevnetHandle {
+    commands: std::sync::Mutex<mpsc::Sender<Command>>,
+    accounts: serde_json::Value,
+    /// How long a request waits for the producer.
+    wait: Duration,
+}
+
+impl DevnetHandle {
+    fn ask<T>(
+        &self,
+        make: impl FnOnce(mpsc::Sender<Result<T, Refused>>) -> Command,
+    ) -> Result<T, Refused> {
+        let (tx, rx) = mpsc::channel();
+        self.commands
+            .lock()
+            .map_err(|_| Refused::new(500, "the devnet stopped"))?
+            .send(make(tx))
+            .map_err(|_| Refused::new(503, "the devnet stopped"))?;
+        rx.recv_timeout(self.wait)
+            .map_err(|_| Refused::new(504, "the devnet did not answer in time"))?
+    }
+}
+
+impl ChainLink for DevnetHandle {
+    fn send(&self, msg: Cell) -> Result<(), Refused> {
+        self.ask(|tx| Command::Send(msg, tx))
+    }
+    fn dev(&self) -> Option<&dyn DevLink> {
+        Some(self)
+    }
+}
+
+impl DevLink for DevnetHandle {
+    fn accounts(&self) -> serde_json::Value {
+        self.accounts.clone()
+    }
+    fn fund(&self, to: StdAddr, amount: u128) -> Result<Executed, Refused> {
+        self.ask(|tx| Command::Fund(to, amount, tx))
+    }
+    fn produce_block(&self) -> Result<u32, Refused> {
+        self.ask(Command::Block)
+    }
+}
+
+/// `/dev/accounts`' JSON for the genesis wallets.
+pub fn accounts_json(devnet: &Devnet) -> serde_json::Value {
+    let keys = &devnet.keys;
+    serde_json::Value::Array(
+        devnet
+            .wallets
+            .iter()
+            .map(|w| {
+                serde_json::json!({
+                    "address": w.address.to_string(),
+                    "friendly": friendly(&w.address),
+                    "version": w.wallet.version.name(),
+                    "public_key": hex::encode(keys.public),
+                    "secret_key": hex::encode(keys.secret_64()),
+                    "mnemonic": devnet.identity.mnemonic,
+                    "wallet_id": w.wallet.wallet_id,
+                    "balance": w.balance.to_string(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The user-friendly form wallet apps show: non-bounceable, url-safe base64.
+pub fn friendly(a: &StdAddr) -> String {
+    a.display_base64_url(false).to_string()
+}
+
+/// Starts the producer thread; returns the API's handle.
+pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle> {
+    let (tx, rx) = mpsc::channel::<Command>();
+    let handle = Arc::new(DevnetHandle {
+        commands: std::sync::Mutex::new(tx),
+        accounts: accounts_json(&devnet),
+        wait: Duration::from_secs(60),
+    });
+    std::thread::Builder::new()
+        .name("tonindex-devnet".into())
+        .spawn(move || {
+            let mut queue: Vec<Cell> = Vec::new();
+            let mut next_block = interval.map(|i| Instant::now() + i);
+            loop {
+                let cmd = match next_block {
+                    Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now()))
+                    {
+                        Ok(c) => Some(c),
+                        Err(mpsc::RecvTimeoutError::Timeout) => None,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    },
+                    None => match rx.recv() {
+                        Ok(c) => Some(c),
+                        Err(_) => return,
+                    },
+                };
+                match cmd {
+                    None => {
+                        let msgs = std::mem::take(&mut queue);
+                        if let Err(e) = devnet.produce(msgs) {
+                            tracing::error!("producing a block: {e:#}");
+                        }
+                        next_block = interval.map(|i| Instant::now() + i);
+                    }
+                    Some(Command::Send(msg, reply)) => {
+                        let r = devnet.precheck(&msg).and_then(|()| {
+                            if interval.is_some() {
+                                queue.push(msg);
+                                Ok(())
+                            } else {
+                                devnet
+                                    .produce(vec![msg])
+                                    .map(|_| ())
+                                    .map_err(|e| Refused::new(500, format!("{e:#}")))
+                            }
+                        });
+                        let _ = reply.send(r);
+                    }
+                    Some(Command::Block(reply)) => {
+                        let msgs = std::mem::take(&mut queue);
+                        let r = devnet
+                            .produce(msgs)
+                            .map(|o| o.mc_seqno)
+                            .map_err(|e| Refused::new(500, format!("{e:#}")));
+                        let _ = reply.send(r);
+                    }
+                    Some(Command::Fund(to, amount, reply)) => {
+                        let _ = reply.send(fund(&mut devnet, &to, amount));
+                    }
+                }
+            }
+        })
+        .expect("the devnet thread starts");
+    handle
+}
+
+/// A faucet transfer, produced at once (whatever the block interval).
+fn fund(devnet: &mut Devnet, to: &StdAddr, amount: u128) -> Result<Executed, Refused> {
+    let internal = |e: anyhow::Error| Refused::new(500, format!("{e:#}"));
+    let msg = devnet.faucet_transfer(to, amount).map_err(internal)?;
+    devnet.precheck(&msg)?;
+    let outcome = devnet.produce(vec![msg]).map_err(internal)?;
+    // The receiving transaction: the last one at `to` with an inbound
+    // message (the faucet paying itself has two there; the last receives).
+    outcome
+        .executed
+        .iter()
+        .rev()
+        .find(|((a, in_msg), _)| {
+            a.workchain == i32::from(to.workchain) && a.id == to.address.0 && in_msg.is_some()
+        })
+        .map(|(_, e)| e.clone())
+        .ok_or_else(|| Refused::new(500, "the faucet transfer was not delivered"))
+}

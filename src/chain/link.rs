@@ -1,0 +1,55 @@
+//! The one narrow road from the API to a chain it can write to: sending an
+//! external message, and the devnet's own requests. The API holds a
+//! `dyn ChainLink` only when the process runs a chain (`tonindex dev`);
+//! everything else it reads from the index like any imported data.
+
+use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::models::StdAddr;
+
+/// Why a chain refused a request; `status` is the HTTP status both APIs use.
+#[derive(Debug, Clone)]
+pub struct Refused {
+    pub status: u16,
+    pub message: String,
+}
+
+impl Refused {
+    pub fn new(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+/// A transaction the chain executed and indexed for a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executed {
+    pub tx_hash: HashBytes,
+    pub lt: u64,
+    pub mc_seqno: u32,
+}
+
+/// A chain the API may hand messages to.
+pub trait ChainLink: Send + Sync {
+    /// Checks `msg` (an external-in message the API has parsed) against
+    /// the current state and queues it. With automine, returns once the
+    /// blocks it causes are indexed. A message the account does not accept
+    /// is refused, never queued.
+    fn send(&self, msg: Cell) -> Result<(), Refused>;
+    /// The devnet's `/dev/` requests; `None` for a chain without them.
+    fn dev(&self) -> Option<&dyn DevLink> {
+        None
+    }
+}
+
+/// What only `tonindex dev` answers.
+pub trait DevLink: Send + Sync {
+    /// The genesis wallets as `GET /dev/accounts` lists them (JSON array).
+    fn accounts(&self) -> serde_json::Value;
+    /// Sends `amount` nanotons from the faucet to `to` (not bounceable) and
+    /// returns the receiving transaction once it is indexed.
+    fn fund(&self, to: StdAddr, amount: u128) -> Result<Executed, Refused>;
+    /// Produces a block pair now; returns the masterchain seqno.
+    fn produce_block(&self) -> Result<u32, Refused>;
+}

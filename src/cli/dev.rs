@@ -1,0 +1,220 @@
+//! `tonindex dev`: a local TON chain in this process, served as API v2 and
+//! v3 — genesis wallets printed at start, automine by default.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context as _};
+use clap::Args;
+use tonindex_storage::{Db, DbOptions};
+use tycho_types::boc::Boc;
+use tycho_types::cell::HashBytes;
+use tycho_types::models::{StateInit, StdAddr};
+use tycho_types::num::Tokens;
+
+use crate::api::encoding::parse_address;
+use crate::chain::devnet::genesis::GenesisAccount;
+use crate::chain::devnet::node::{self, Devnet, DevnetOptions};
+use crate::config::{Config, DevAccount};
+
+#[derive(Debug, Args)]
+pub struct DevArgs {
+    /// Keep the chain in DIR (a restart continues it); default: a fresh
+    /// chain in a temporary directory, removed at exit.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Listen address (overrides `serve.listen`; default 127.0.0.1:8081).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// The genesis wallets' 24-word mnemonic (overrides `dev.mnemonic`).
+    #[arg(long, value_name = "WORDS")]
+    pub mnemonic: Option<String>,
+    /// Genesis wallets, alternately v4r2 and v5r1 (overrides `dev.wallets`).
+    #[arg(long, value_name = "N")]
+    pub wallets: Option<u16>,
+    /// Produce a block pair every MS milliseconds instead of on every send.
+    #[arg(long, value_name = "MS")]
+    pub block_interval: Option<u64>,
+    /// Write every produced block (and the zerostates) to DIR, one BoC each.
+    #[arg(long, value_name = "DIR")]
+    pub export_blocks: Option<PathBuf>,
+    /// One more genesis account: `ADDRESS:NANOTONS` or
+    /// `ADDRESS:NANOTONS:CODE_B64:DATA_B64` (repeatable).
+    #[arg(long = "account", value_name = "SPEC")]
+    pub accounts: Vec<String>,
+}
+
+/// Starts the chain and serves it until SIGINT/SIGTERM.
+pub fn run(cfg: &Config, args: &DevArgs) -> anyhow::Result<()> {
+    let scratch;
+    let dir = match &args.db {
+        Some(d) => d.clone(),
+        None => {
+            scratch = tempfile::Builder::new()
+                .prefix("tonindex-dev-")
+                .tempdir()
+                .context("creating a temporary directory")?;
+            scratch.path().join("db")
+        }
+    };
+    let db = Arc::new(Db::open(
+        &dir,
+        &DbOptions {
+            sync_writes: cfg.sync_writes,
+            write_only_memtables: false,
+        },
+    )?);
+    let opts = options(cfg, args)?;
+    let devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
+    print_banner(&devnet, &dir, args.db.is_none(), &cfg.serve.listen);
+    let mut serve = cfg.serve.clone();
+    let (root, file) = devnet.zerostate_hex();
+    serve.zerostate.root_hash = root;
+    serve.zerostate.file_hash = file;
+    let handle = node::spawn(devnet, opts.block_interval);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("tonindex-http")
+        .build()?;
+    let result = runtime.block_on(crate::api::serve_api(
+        Arc::clone(&db),
+        serve,
+        false,
+        Some(handle),
+    ));
+    db.flush()?;
+    result
+}
+
+fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
+    let d = &cfg.dev;
+    let mut accounts = d
+        .accounts
+        .iter()
+        .map(genesis_account)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for spec in &args.accounts {
+        accounts.push(parse_account_flag(spec)?);
+    }
+    let interval = args.block_interval.unwrap_or(d.block_interval_ms);
+    Ok(DevnetOptions {
+        mnemonic: args.mnemonic.clone().unwrap_or_else(|| d.mnemonic.clone()),
+        wallets: args.wallets.unwrap_or(d.wallets),
+        wallet_balance: d
+            .wallet_balance
+            .parse()
+            .map_err(|_| anyhow!("dev.wallet_balance must be nanotons, a decimal string"))?,
+        global_id: d.global_id,
+        accounts,
+        block_interval: (interval > 0).then(|| Duration::from_millis(interval)),
+        export_dir: args.export_blocks.clone(),
+    })
+}
+
+fn parse_account_flag(spec: &str) -> anyhow::Result<GenesisAccount> {
+    // A raw address has a colon of its own: `wc:hex:balance[:code:data]`.
+    let parts: Vec<&str> = spec.split(':').collect();
+    let (address, rest) = if parts.len() >= 3 && parts[1].len() == 64 {
+        (format!("{}:{}", parts[0], parts[1]), &parts[2..])
+    } else {
+        (parts[0].to_string(), &parts[1..])
+    };
+    let account = match rest {
+        [balance] => DevAccount {
+            address,
+            balance: balance.to_string(),
+            code: None,
+            data: None,
+        },
+        [balance, code, data] => DevAccount {
+            address,
+            balance: balance.to_string(),
+            code: Some(code.to_string()),
+            data: Some(data.to_string()),
+        },
+        _ => return Err(anyhow!(
+            "--account {spec:?}: expected ADDRESS:NANOTONS or ADDRESS:NANOTONS:CODE_B64:DATA_B64"
+        )),
+    };
+    genesis_account(&account)
+}
+
+fn genesis_account(a: &DevAccount) -> anyhow::Result<GenesisAccount> {
+    let parsed = parse_address(&a.address)
+        .ok_or_else(|| anyhow!("genesis account {:?}: not an address", a.address))?;
+    let workchain = match parsed.address.workchain {
+        w @ (0 | -1) => w as i8,
+        w => {
+            return Err(anyhow!(
+                "genesis account {}: unknown workchain {w}",
+                a.address
+            ))
+        }
+    };
+    let balance: u128 = a
+        .balance
+        .parse()
+        .map_err(|_| anyhow!("genesis account {}: balance must be nanotons", a.address))?;
+    let boc = |what: &str, b64: &str| -> anyhow::Result<tycho_types::cell::Cell> {
+        Boc::decode_base64(b64).map_err(|e| {
+            anyhow!(
+                "genesis account {}: {what} is not a base64 BoC: {e}",
+                a.address
+            )
+        })
+    };
+    let state_init = match (&a.code, &a.data) {
+        (Some(code), Some(data)) => Some(StateInit {
+            code: Some(boc("code", code)?),
+            data: Some(boc("data", data)?),
+            ..Default::default()
+        }),
+        (None, None) => None,
+        _ => {
+            return Err(anyhow!(
+                "genesis account {}: give both code and data, or neither",
+                a.address
+            ))
+        }
+    };
+    Ok(GenesisAccount {
+        address: StdAddr::new(workchain, HashBytes(parsed.address.id)),
+        balance: Tokens::new(balance),
+        state_init,
+    })
+}
+
+fn print_banner(devnet: &Devnet, dir: &std::path::Path, temporary: bool, listen: &str) {
+    let ton = |n: u128| format!("{}.{:09}", n / 1_000_000_000, n % 1_000_000_000);
+    println!(
+        "tonindex dev — a local TON chain (global id {})",
+        devnet.global_id()
+    );
+    println!();
+    println!("Genesis wallets (mnemonic below; GET /dev/accounts lists their keys):");
+    for (i, w) in devnet.wallets().iter().enumerate() {
+        println!(
+            "  ({i}) {}  {}  {:<11}  {} TON",
+            w.address,
+            node::friendly(&w.address),
+            w.wallet.version.name(),
+            ton(w.balance),
+        );
+    }
+    println!();
+    println!("Mnemonic: {}", devnet.mnemonic());
+    println!("(public and shared by every devnet: never send real funds to these wallets)");
+    println!();
+    println!(
+        "Chain: {} at masterchain block {}{}",
+        dir.display(),
+        devnet.mc_seqno(),
+        if temporary {
+            " (temporary: pass --db DIR to keep it)"
+        } else {
+            ""
+        }
+    );
+    println!("API: http://{listen}/api/v2/  http://{listen}/api/v3/  http://{listen}/dev/accounts");
+}
