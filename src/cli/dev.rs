@@ -133,9 +133,11 @@ fn parse_account_flag(spec: &str) -> anyhow::Result<GenesisAccount> {
             code: Some(code.to_string()),
             data: Some(data.to_string()),
         },
-        _ => return Err(anyhow!(
+        _ => {
+            return Err(anyhow!(
             "--account {spec:?}: expected ADDRESS:NANOTONS or ADDRESS:NANOTONS:CODE_B64:DATA_B64"
-        )),
+        ))
+        }
     };
     genesis_account(&account)
 }

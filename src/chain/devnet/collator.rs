@@ -12,10 +12,10 @@
 use std::collections::{HashSet, VecDeque};
 
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder, DynCell, HashBytes, Lazy};
+use tycho_types::cell::{Cell, CellBuilder, CellFamily, DynCell, HashBytes, Lazy};
 use tycho_types::dict::AugDict;
 use tycho_types::error::Error as TlbError;
-use tycho_types::merkle::MerkleUpdate;
+use tycho_types::merkle::{FilterAction, MerkleFilter, MerkleProofBuilder, MerkleUpdate};
 use tycho_types::models::{
     AccountBlock, Block, BlockExtra, BlockInfo, BlockRef, CurrencyCollection, DepthBalanceInfo,
     GlobalVersion, HashUpdate, InMsg, InMsgDescr, InMsgExternal, InMsgFinal, IntAddr,
@@ -431,9 +431,12 @@ pub fn block_id_to_sign(root_hash: &HashBytes, file_hash: &HashBytes) -> Vec<u8>
     data
 }
 
-/// The Merkle update from `old` to `new`: every cell of the old state is
-/// known to the filter, so the new side prunes each one it shares with
-/// the old state and carries only new cells.
+/// The Merkle update from `old` to `new`, laid out as a node's: the new
+/// side carries every new cell and prunes each cell it shares with the old
+/// state; the old side carries what the block changed — every old cell a
+/// new one replaced in its place (the state header, the masterchain extra,
+/// dictionary paths to touched accounts) and every ancestor of a shared
+/// cell — and prunes the rest.
 fn state_update(old: &DynCell, new: &DynCell) -> Result<MerkleUpdate, TlbError> {
     let mut known = HashSet::new();
     let mut stack = vec![old];
@@ -442,7 +445,85 @@ fn state_update(old: &DynCell, new: &DynCell) -> Result<MerkleUpdate, TlbError> 
             stack.extend(cell.references());
         }
     }
-    MerkleUpdate::create(old, new, known).build()
+    // Old cells the new state reuses, where its walk first meets them.
+    let mut reused = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![new];
+    while let Some(cell) = stack.pop() {
+        let hash = *cell.repr_hash();
+        if known.contains(&hash) {
+            reused.insert(hash);
+        } else if seen.insert(hash) {
+            stack.extend(cell.references());
+        }
+    }
+    let mut keep = HashSet::new();
+    replaced(old, new, &mut keep);
+    let mut memo = std::collections::HashMap::new();
+    above_reused(old, &reused, &mut keep, &mut memo);
+
+    let cx = Cell::empty_context();
+    let new_proof = MerkleProofBuilder::new(new, NotIn(&known))
+        .allow_different_root(true)
+        .build_raw_ext(cx)?;
+    let old_proof = MerkleProofBuilder::new(old, keep)
+        .allow_different_root(true)
+        .build_raw_ext(cx)?;
+    Ok(MerkleUpdate {
+        old_hash: *old.repr_hash(),
+        new_hash: *new.repr_hash(),
+        old_depth: old.repr_depth(),
+        new_depth: new.repr_depth(),
+        old: old_proof,
+        new: new_proof,
+    })
+}
+
+/// Marks the old cells that new cells replaced in the same place.
+fn replaced(old: &DynCell, new: &DynCell, keep: &mut HashSet<HashBytes>) {
+    if old.repr_hash() == new.repr_hash() || !keep.insert(*old.repr_hash()) {
+        return;
+    }
+    for (o, n) in old.references().zip(new.references()) {
+        replaced(o, n, keep);
+    }
+}
+
+/// Marks the old cells above a reused cell; returns whether `cell` is or
+/// holds one.
+fn above_reused(
+    cell: &DynCell,
+    reused: &HashSet<HashBytes>,
+    keep: &mut HashSet<HashBytes>,
+    memo: &mut std::collections::HashMap<HashBytes, bool>,
+) -> bool {
+    let hash = *cell.repr_hash();
+    if let Some(r) = memo.get(&hash) {
+        return *r;
+    }
+    let mut below = false;
+    for child in cell.references() {
+        below |= above_reused(child, reused, keep, memo);
+    }
+    if below {
+        keep.insert(hash);
+    }
+    let r = below || reused.contains(&hash);
+    memo.insert(hash, r);
+    r
+}
+
+/// A Merkle filter keeping the cells not in a set.
+struct NotIn<'a>(&'a HashSet<HashBytes>);
+
+impl MerkleFilter for NotIn<'_> {
+    fn check(&self, cell: &HashBytes) -> FilterAction {
+        if self.0.contains(cell) {
+            FilterAction::Skip
+        } else {
+            FilterAction::Include
+        }
+    }
 }
 
 /// An internal message waiting for its transaction in this block.

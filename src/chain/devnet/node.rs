@@ -655,6 +655,47 @@ pub fn friendly(a: &StdAddr) -> String {
     a.display_base64_url(false).to_string()
 }
 
+/// Accepted messages waiting for the next block pair (with a block
+/// interval), kept in `devnet-queue` beside the database — one base64 BoC
+/// per line, synced before the send is answered — so that a crash between
+/// the answer and the block loses none of them.
+struct Waiting {
+    path: PathBuf,
+    msgs: Vec<Cell>,
+}
+
+impl Waiting {
+    fn load(path: PathBuf) -> Self {
+        let msgs = std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| tycho_types::boc::Boc::decode_base64(l.trim()).ok())
+            .collect();
+        Self { path, msgs }
+    }
+
+    fn push(&mut self, msg: Cell) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        writeln!(f, "{}", tycho_types::boc::Boc::encode_base64(msg.as_ref()))?;
+        f.sync_data()?;
+        self.msgs.push(msg);
+        Ok(())
+    }
+
+    /// Produces a block pair from the waiting messages; they are forgotten
+    /// once it is committed.
+    fn produce(&mut self, devnet: &mut Devnet) -> anyhow::Result<RoundOutcome> {
+        let outcome = devnet.produce(self.msgs.clone())?;
+        self.msgs.clear();
+        std::fs::write(&self.path, b"")?;
+        Ok(outcome)
+    }
+}
+
 /// Starts the producer thread; returns the API's handle.
 pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle> {
     let (tx, rx) = mpsc::channel::<Command>();
@@ -663,10 +704,16 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
         accounts: accounts_json(&devnet),
         wait: Duration::from_secs(60),
     });
+    let mut waiting = Waiting::load(devnet.db.path().join("devnet-queue"));
+    if !waiting.msgs.is_empty() {
+        tracing::info!(
+            messages = waiting.msgs.len(),
+            "accepted messages from before the restart wait for the next block"
+        );
+    }
     std::thread::Builder::new()
         .name("tonindex-devnet".into())
         .spawn(move || {
-            let mut queue: Vec<Cell> = Vec::new();
             let mut next_block = interval.map(|i| Instant::now() + i);
             loop {
                 let cmd = match next_block {
@@ -683,8 +730,7 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
                 };
                 match cmd {
                     None => {
-                        let msgs = std::mem::take(&mut queue);
-                        if let Err(e) = devnet.produce(msgs) {
+                        if let Err(e) = waiting.produce(&mut devnet) {
                             tracing::error!("producing a block: {e:#}");
                         }
                         next_block = interval.map(|i| Instant::now() + i);
@@ -692,8 +738,9 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
                     Some(Command::Send(msg, reply)) => {
                         let r = devnet.precheck(&msg).and_then(|()| {
                             if interval.is_some() {
-                                queue.push(msg);
-                                Ok(())
+                                waiting.push(msg).map_err(|e| {
+                                    Refused::new(500, format!("cannot keep the message: {e}"))
+                                })
                             } else {
                                 devnet
                                     .produce(vec![msg])
@@ -704,9 +751,8 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
                         let _ = reply.send(r);
                     }
                     Some(Command::Block(reply)) => {
-                        let msgs = std::mem::take(&mut queue);
-                        let r = devnet
-                            .produce(msgs)
+                        let r = waiting
+                            .produce(&mut devnet)
                             .map(|o| o.mc_seqno)
                             .map_err(|e| Refused::new(500, format!("{e:#}")));
                         let _ = reply.send(r);

@@ -1,0 +1,487 @@
+//! `tonindex dev` as a process, driven by real clients and checked by
+//! implementations that are not ours: @ton/ton sends, deploys and reads
+//! through the APIs; pytoniq-core parses the blocks the devnet exported;
+//! `tonindex import` of those files builds the same tables; a restart (SIGTERM
+//! and kill -9) continues the chain; bad input is refused and changes nothing.
+//! Needs node (the npm packages are installed into tests/clients on first
+//! use) and python3 with pytoniq-core (installed by `.ci/run`).
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tonindex_model::BlockId;
+use tonindex_storage::tables::{
+    BlockTxKey, Blocks, ShardKey, ShardStates, Transactions, TxByBlock,
+};
+use tonindex_storage::{Db, DbOptions};
+
+const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
+
+fn clients_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
+}
+
+/// A plain HTTP/1.1 request; returns (status, body).
+fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    // A server refusing a big body answers before reading it all: the
+    // write may break off, the answer is still there to read.
+    let _ = write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut buf = String::new();
+    let _ = s.read_to_string(&mut buf);
+    let status = buf.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = buf.split_once("\r\n\r\n").unwrap().1.to_string();
+    // Bodies may come chunked; the JSON is the part between the braces.
+    let json = match (body.find(['{', '[']), body.rfind(['}', ']'])) {
+        (Some(a), Some(b)) if a <= b => body[a..=b].to_string(),
+        _ => body,
+    };
+    (status, json)
+}
+
+fn json(port: u16, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let (status, text) = http(port, method, path, body);
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"));
+    (status, v)
+}
+
+/// A running `tonindex dev`.
+struct Dev {
+    child: Child,
+    port: u16,
+}
+
+impl Dev {
+    fn start(db: &Path, extra: &[&str]) -> Dev {
+        let port = common::free_port();
+        let child = Command::new(common::tonindex_bin())
+            .args(["dev", "--db"])
+            .arg(db)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let dev = Dev { child, port };
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return dev;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("tonindex dev did not start listening");
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn mc_seqno(&self) -> u64 {
+        let (_, v) = json(self.port, "GET", "/api/v2/getMasterchainInfo", "");
+        v["result"]["last"]["seqno"].as_u64().unwrap()
+    }
+
+    /// Stops it with SIGTERM (or SIGKILL) and waits for the exit.
+    fn stop(mut self, kill: bool) {
+        let sig = if kill { libc::SIGKILL } else { libc::SIGTERM };
+        unsafe {
+            libc::kill(self.child.id() as i32, sig);
+        }
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            if self.child.try_wait().unwrap().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("tonindex dev did not stop");
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn node(script: &str, args: &[&str]) -> Value {
+    let out = Command::new("node")
+        .arg(script)
+        .args(args)
+        .current_dir(clients_dir())
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+}
+
+fn fund(dev: &Dev, address: &str, amount: u64) -> Value {
+    let body = serde_json::json!({"address": address, "amount": amount.to_string()}).to_string();
+    let (status, v) = json(dev.port, "POST", "/dev/fund", &body);
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+#[test]
+fn ton_clients_send_and_blocks_parse_independently() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let exported = dir.path().join("blocks");
+    let dev = Dev::start(&db, &["--export-blocks", exported.to_str().unwrap()]);
+
+    // @ton/ton: fund, deploy (v4r2 and v5r1), estimate, send, read, bounce.
+    for version in ["v4", "v5"] {
+        let out = node("devnet_tonton.mjs", &[&dev.url(), version]);
+        assert_eq!(out["ok"], true, "{out}");
+    }
+    // The genesis wallets are the ones @ton/ton derives from the mnemonic.
+    let (_, accounts) = json(dev.port, "GET", "/dev/accounts", "");
+    let accounts = accounts.as_array().unwrap();
+    assert_eq!(accounts.len(), 10);
+    assert_eq!(accounts[0]["version"], "wallet_v4r2");
+    assert_eq!(accounts[1]["version"], "wallet_v5r1");
+    dev.stop(false);
+
+    // pytoniq-core parses every exported block.
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_blocks.py"))
+        .arg(&exported)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pytoniq-core could not parse the blocks (is pytoniq-core installed?):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocks = parsed["blocks"].as_array().unwrap();
+    let zerostates = &parsed["zerostates"];
+
+    let index = Db::open(&db, &DbOptions::default()).unwrap();
+    let hex32 = |v: &Value| -> [u8; 32] {
+        hex::decode(v.as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap()
+    };
+    // Each chain's blocks, by seqno.
+    let mut by_chain: HashMap<i64, Vec<&Value>> = HashMap::new();
+    for b in blocks {
+        by_chain
+            .entry(b["workchain"].as_i64().unwrap())
+            .or_default()
+            .push(b);
+    }
+    let mut transactions = 0;
+    for (workchain, mut chain) in by_chain.clone() {
+        chain.sort_by_key(|b| b["seqno"].as_u64().unwrap());
+        let zs = if workchain == -1 {
+            "zerostate_masterchain.boc"
+        } else {
+            "zerostate_basechain.boc"
+        };
+        let mut prev_state = zerostates[zs].clone();
+        for (i, b) in chain.iter().enumerate() {
+            let seqno = b["seqno"].as_u64().unwrap() as u32;
+            assert_eq!(seqno as usize, i + 1, "no gap in workchain {workchain}");
+            assert_eq!(b["global_id"], -239);
+            // The Merkle update goes from the previous state to the next.
+            assert_eq!(b["old_hash"], prev_state, "{b}");
+            prev_state = b["new_hash"].clone();
+            let id = BlockId {
+                workchain: workchain as i32,
+                shard: FULL_SHARD,
+                seqno,
+            };
+            let rec = index
+                .get::<Blocks>(&id)
+                .unwrap()
+                .expect("the block is indexed");
+            assert_eq!(rec.id.root_hash, hex32(&b["root_hash"]));
+            assert_eq!(rec.id.file_hash, hex32(&b["file_hash"]));
+            assert_eq!(rec.state_root_hash, hex32(&b["new_hash"]));
+            assert_eq!(rec.key_block, b["key_block"].as_bool().unwrap());
+            // Every transaction, as pytoniq-core hashes it, is indexed in it.
+            let reader = index.reader();
+            let ids: Vec<u64> = reader
+                .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
+                .map(|r| r.unwrap().0.tx_id)
+                .collect();
+            let mut ours: Vec<[u8; 32]> = reader
+                .multi_get::<Transactions>(&ids)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.unwrap().hash)
+                .collect();
+            let mut theirs: Vec<[u8; 32]> = b["transactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| hex32(&t["hash"]))
+                .collect();
+            ours.sort();
+            theirs.sort();
+            assert_eq!(ours, theirs, "transactions of {id:?}");
+            transactions += theirs.len();
+            // The masterchain block's shard hashes point at our basechain block.
+            if workchain == -1 {
+                let shards = b["shards"].as_array().unwrap();
+                assert_eq!(shards.len(), 1);
+                let top = by_chain[&0]
+                    .iter()
+                    .find(|s| s["seqno"] == shards[0]["seqno"])
+                    .expect("the listed shard block was produced");
+                assert_eq!(shards[0]["root_hash"], top["root_hash"]);
+                assert_eq!(shards[0]["file_hash"], top["file_hash"]);
+            }
+        }
+        // The last update ends at the state the index holds.
+        let held = index
+            .get::<ShardStates>(&ShardKey {
+                workchain: workchain as i32,
+                shard: FULL_SHARD,
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(prev_state.as_str().unwrap(), hex::encode(held.root_hash));
+    }
+    // Funds, deploys, transfers and bounces of two wallet runs.
+    assert!(transactions >= 12, "{transactions} transactions");
+    drop(index);
+
+    // `tonindex import` of the exported files builds the same tables.
+    let imported = dir.path().join("imported");
+    let out = Command::new(common::tonindex_bin())
+        .args(["import", "--db"])
+        .arg(&imported)
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let digests = |db: &Path| -> Value {
+        let out = Command::new(common::tonindex_bin())
+            .args(["stats", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["tables"].clone()
+    };
+    let (a, b) = (digests(&db), digests(&imported));
+    assert!(a.as_array().is_some_and(|t| t.len() > 10), "{a}");
+    assert_eq!(
+        a, b,
+        "tables of the devnet and of its exported blocks imported"
+    );
+}
+
+#[test]
+fn tonweb_sends_and_reads_end_to_end() {
+    common::npm_install(&clients_dir(), &["tonweb"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let out = node("devnet_tonweb.mjs", &[&dev.url()]);
+    assert_eq!(out["ok"], true, "{out}");
+}
+
+#[test]
+fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // Automine builds the messages (the script's own first send goes through).
+    let dev = Dev::start(&db, &[]);
+    let msgs = node("devnet_refusals.mjs", &[&dev.url()]);
+    dev.stop(false);
+
+    // A block a minute: the accepted message waits for it.
+    let slow = ["--block-interval", "60000"];
+    let dev = Dev::start(&db, &slow);
+    let before = dev.mc_seqno();
+    let body = serde_json::json!({ "boc": msgs["good"] }).to_string();
+    let (status, v) = json(dev.port, "POST", "/api/v2/sendBocReturnHash", &body);
+    assert_eq!(status, 200, "{v}");
+    let hash = v["result"]["hash"].as_str().unwrap().to_string();
+    assert_eq!(
+        dev.mc_seqno(),
+        before,
+        "nothing produced before the interval"
+    );
+    // A refused message is not queued.
+    let bad = serde_json::json!({ "boc": msgs["wrong_signature"] }).to_string();
+    assert_eq!(json(dev.port, "POST", "/api/v2/sendBoc", &bad).0, 500);
+    dev.stop(true);
+
+    // After kill -9 the accepted message is still waiting; the next block has it.
+    let dev = Dev::start(&db, &slow);
+    let (status, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200);
+    assert_eq!(v["mc_seqno"].as_u64(), Some(before + 1));
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/transactionsByMessage?msg_hash={q}&direction=in"),
+        "",
+    );
+    assert_eq!(v["transactions"].as_array().map(Vec::len), Some(1), "{v}");
+    let (_, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(
+        v["mc_seqno"].as_u64(),
+        Some(before + 2),
+        "an empty block pair"
+    );
+}
+
+#[test]
+fn a_restarted_devnet_continues_its_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let target = "0:2222222222222222222222222222222222222222222222222222222222222222";
+
+    let dev = Dev::start(&db, &[]);
+    let first = fund(&dev, target, 1_000_000_000);
+    let seqno = dev.mc_seqno();
+    assert_eq!(first["mc_seqno"].as_u64(), Some(seqno));
+    dev.stop(false);
+
+    // SIGTERM: the chain continues where it stopped.
+    let dev = Dev::start(&db, &[]);
+    assert_eq!(dev.mc_seqno(), seqno);
+    let second = fund(&dev, target, 2_000_000_000);
+    assert_eq!(second["mc_seqno"].as_u64(), Some(seqno + 1));
+    dev.stop(true);
+
+    // kill -9 right after an answered send: nothing answered is lost.
+    let dev = Dev::start(&db, &[]);
+    assert_eq!(dev.mc_seqno(), seqno + 1);
+    for fund_answer in [&first, &second] {
+        let hash = fund_answer["tx_hash"].as_str().unwrap();
+        let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+        let (status, v) = json(
+            dev.port,
+            "GET",
+            &format!("/api/v3/transactions?hash={q}"),
+            "",
+        );
+        assert_eq!(status, 200);
+        assert_eq!(v["transactions"].as_array().unwrap().len(), 1, "{v}");
+    }
+    let (_, info) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v2/getAddressBalance?address={target}"),
+        "",
+    );
+    assert_eq!(info["result"], "3000000000");
+    let (status, block) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200);
+    assert_eq!(block["mc_seqno"].as_u64(), Some(seqno + 2));
+    dev.stop(false);
+
+    // No gap: every block of both chains is indexed.
+    let index = Db::open(&db, &DbOptions::default()).unwrap();
+    for workchain in [-1, 0] {
+        for seqno in 1..=(seqno + 2) as u32 {
+            let id = BlockId {
+                workchain,
+                shard: FULL_SHARD,
+                seqno,
+            };
+            assert!(index.contains::<Blocks>(&id).unwrap(), "{id:?} is missing");
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_and_the_chain_goes_on() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    // Messages a client could send: the node script builds them.
+    let msgs = node("devnet_refusals.mjs", &[&dev.url()]);
+    let before = dev.mc_seqno();
+    let send = |boc: &str| {
+        let body = serde_json::json!({ "boc": boc }).to_string();
+        json(dev.port, "POST", "/api/v2/sendBoc", &body)
+    };
+    // Refused by the account as a liteserver refuses: 500, nothing queued.
+    for case in ["wrong_signature", "replayed_seqno"] {
+        let (status, v) = send(msgs[case].as_str().unwrap());
+        assert_eq!(status, 500, "{case}: {v}");
+        assert_eq!(v["ok"], false);
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            error.contains("External message was not accepted"),
+            "{case}: {error}"
+        );
+        let (status, v) = json(
+            dev.port,
+            "POST",
+            "/api/v3/message",
+            &serde_json::json!({ "boc": msgs[case] }).to_string(),
+        );
+        assert_eq!(status, 500, "{case} (v3): {v}");
+        assert!(v["error"].as_str().unwrap().contains("not accepted"));
+    }
+    // Not a message to send: 422.
+    for case in ["internal", "unknown_workchain"] {
+        let (status, v) = send(msgs[case].as_str().unwrap());
+        assert_eq!(status, 422, "{case}: {v}");
+    }
+    let (status, _) = send("not base64 at all!");
+    assert_eq!(status, 422);
+    let (status, v) = send("te6ccgEBAQEAAgAAAA==");
+    assert_eq!(status, 422, "{v}");
+    // A body over the limit, and /dev/ requests that make no sense.
+    let huge = format!("{{\"boc\":\"{}\"}}", "A".repeat(2 << 20));
+    let (status, _) = http(dev.port, "POST", "/api/v2/sendBoc", &huge);
+    assert_eq!(status, 413);
+    let (status, _) = json(dev.port, "GET", "/dev/nothing", "");
+    assert_eq!(status, 404);
+    for body in [
+        r#"{"address":"0:22","amount":"1"}"#,
+        r#"{"address":"0:2222222222222222222222222222222222222222222222222222222222222222","amount":"-5"}"#,
+        r#"{"address":"0:2222222222222222222222222222222222222222222222222222222222222222"}"#,
+        r#"not json"#,
+    ] {
+        let (status, v) = json(dev.port, "POST", "/dev/fund", body);
+        assert_eq!(status, 422, "{body}: {v}");
+        assert!(v["error"].is_string());
+    }
+    // Nothing was queued or produced; the chain still produces.
+    assert_eq!(dev.mc_seqno(), before);
+    let (status, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200);
+    assert_eq!(v["mc_seqno"].as_u64(), Some(before + 1));
+    // The good message of the script still goes through afterwards.
+    let (status, v) = send(msgs["good"].as_str().unwrap());
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(dev.mc_seqno(), before + 2);
+}
