@@ -201,7 +201,9 @@ fn envelope(cell: &Cell) -> Result<Envelope, tycho_types::error::Error> {
 /// `interm_addr_ext$11 workchain_id:int32 addr_pfx:uint64`.
 ///
 /// Read here because tycho-types 0.3.6 loads `use_dest_bits` as 8 bits.
-fn skip_intermediate_addr(s: &mut CellSlice<'_>) -> Result<(), tycho_types::error::Error> {
+pub(crate) fn skip_intermediate_addr(
+    s: &mut CellSlice<'_>,
+) -> Result<(), tycho_types::error::Error> {
     if !s.load_bit()? {
         if s.load_small_uint(7)? > 96 {
             return Err(tycho_types::error::Error::InvalidData);

@@ -9,8 +9,9 @@ use tycho_executor::{
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, Lazy, StorageStat};
 use tycho_types::dict::Dict;
 use tycho_types::models::{
-    BlockchainConfig, BlockchainConfigParams, ComputePhase, HashUpdate, IntAddr, LibDescr, MsgInfo,
-    OptionalAccount, OutAction, OwnedRelaxedMessage, ShardAccount, StdAddr, Transaction, TxInfo,
+    BlockchainConfig, BlockchainConfigParams, ComputePhase, GlobalCapability, HashUpdate, IntAddr,
+    LibDescr, MsgInfo, OptionalAccount, OutAction, OwnedRelaxedMessage, ShardAccount, StdAddr,
+    Transaction, TxInfo,
 };
 use tycho_types::num::Tokens;
 use tycho_types::prelude::*;
@@ -116,14 +117,16 @@ pub fn message_destination(msg: &Cell) -> Result<(StdAddr, bool), EmulateError> 
     }
 }
 
-fn executor_params(block: &BlockContext) -> ExecutorParams {
+fn executor_params(config: &ExecConfig, block: &BlockContext) -> ExecutorParams {
+    let caps = config.0.global.capabilities;
     let mut params = ExecutorParams {
         libraries: block.libraries.clone(),
         rand_seed: block.rand_seed,
         block_unixtime: block.now,
         block_lt: block.block_lt,
-        // What TON's network runs today (global version ≥ 10).
-        full_body_in_bounced: true,
+        // A bounce carries the whole original body in a reference only
+        // where the config enables it (mainnet's does not: 256 bits inline).
+        full_body_in_bounced: caps.contains(GlobalCapability::CapFullBodyInBounced),
         strict_extra_currency: true,
         charge_action_fees_on_fail: true,
         ..Default::default()
@@ -161,7 +164,7 @@ pub fn emulate_traced(
     trace: &mut ComputeTrace,
 ) -> Result<Emulation, EmulateError> {
     let (address, external) = message_destination(&msg)?;
-    let params = executor_params(block);
+    let params = executor_params(config, block);
     let mut inspector = ExecutorInspector::default();
     let executor = Executor::new(&params, &config.0).with_min_lt(block.min_lt);
     let result = (|| {

@@ -1,6 +1,8 @@
 //! The phases of an ordinary transaction, run on tycho-executor's phase
-//! functions in a node's order, with one rule tycho-executor 0.3.7 lacks:
-//! precompiled contracts (config param 45).
+//! functions in a node's order, with what tycho-executor 0.3.7 does
+//! otherwise than a node: precompiled contracts (config param 45), library
+//! entry gas, and the compute phase's `msg_state_used`/`account_activated`
+//! flags, which a node leaves false.
 //!
 //! A node charges a contract whose code hash param 45 lists the listed gas,
 //! whatever TVM used: it skips the compute phase (`cskip_no_gas`) when the
@@ -91,6 +93,11 @@ pub fn run(
             .context("compute phase")?,
     };
     if let ComputePhase::Executed(phase) = &mut compute_phase {
+        // A node never sets these two flags (its compute phase keeps them
+        // false even when the message's state init deploys the account);
+        // tycho-executor reports the deploy in them.
+        phase.msg_state_used = false;
+        phase.account_activated = false;
         let node_gas = match precompiled {
             Some(gas) => {
                 phase.vm_steps = 0;

@@ -103,6 +103,22 @@ must(inMsg && inMsg.info.type === "internal" && inMsg.info.bounced, "the bounce 
 const there = await client.getTransactions(nowhere, { limit: 1 });
 must(there.length === 1, "the undeployed address has the bounced transaction");
 
+// 5. To the masterchain: a bounceable transfer to an address nobody deployed
+// there crosses to the masterchain, bounces, and the bounce crosses back.
+const mcNowhere = new Address(-1, Buffer.alloc(32, 0x44));
+await contract.sendTransfer({
+  seqno: 2,
+  secretKey: keys.secretKey,
+  messages: [internal({ to: mcNowhere, value: toNano("0.3"), bounce: true })],
+  sendMode: SendMode.PAY_GAS_SEPARATELY,
+});
+await waitSeqno(contract, 3);
+const mcTxs = await client.getTransactions(mcNowhere, { limit: 5 });
+must(mcTxs.length >= 1, "the masterchain address has the transaction");
+const back = (await client.getTransactions(addr, { limit: 1 }))[0];
+must(back.inMessage?.info.type === "internal" && back.inMessage.info.bounced, "the masterchain bounce came back");
+must(back.inMessage.info.src.workChain === -1, "the bounce comes from the masterchain");
+
 console.log(
   JSON.stringify({
     ok: true,

@@ -6,28 +6,35 @@
 //! A round takes the external messages sent since the last one. Internal
 //! messages between accounts of one workchain are delivered in the same
 //! block (`msg_import_imm` / `msg_export_imm`) until none is left. A
-//! message to the other workchain leaves as `msg_export_new` and waits in
-//! the sender's outbound queue, which this version does not deliver yet.
+//! message to the other workchain leaves as `msg_export_new` into the
+//! sender's outbound queue; the other chain's next block imports it
+//! (`msg_import_fin`), recording how far it imported in its own state, and
+//! the sender's next block then dequeues it (`msg_export_deq_short`). The
+//! masterchain block imports from the basechain block it commits, so a
+//! message to the masterchain arrives in the same round and its answer in
+//! the next one.
 
 use std::collections::{HashSet, VecDeque};
 
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder, CellFamily, DynCell, HashBytes, Lazy};
+use tycho_types::cell::{Cell, CellBuilder, CellFamily, DynCell, HashBytes, Lazy, Load, Store};
 use tycho_types::dict::AugDict;
 use tycho_types::error::Error as TlbError;
 use tycho_types::merkle::{FilterAction, MerkleFilter, MerkleProofBuilder, MerkleUpdate};
 use tycho_types::models::{
     AccountBlock, Block, BlockExtra, BlockInfo, BlockRef, CurrencyCollection, DepthBalanceInfo,
-    GlobalVersion, HashUpdate, InMsg, InMsgDescr, InMsgExternal, InMsgFinal, IntAddr,
-    IntermediateAddr, KeyBlockRef, KeyMaxLt, McBlockExtra, McStateExtra, MsgEnvelope, MsgInfo,
-    OptionalAccount, OutMsg, OutMsgDescr, OutMsgExternal, OutMsgImmediate, OutMsgNew, PrevBlockRef,
-    ShardAccount, ShardAccounts, ShardDescription, ShardFeeCreated, ShardFees, ShardHashes,
-    ShardIdent, ShardIdentFull, ShardStateUnsplit, Transaction, ValueFlow,
+    EnqueuedMsg, GlobalVersion, HashUpdate, ImportFees, InMsg, InMsgDescr, InMsgExternal,
+    InMsgFinal, IntAddr, KeyBlockRef, KeyMaxLt, McBlockExtra, McStateExtra, MsgEnvelope, MsgInfo,
+    OptionalAccount, OutMsg, OutMsgDequeueShort, OutMsgDescr, OutMsgExternal, OutMsgImmediate,
+    OutMsgNew, PrevBlockRef, ShardAccount, ShardAccounts, ShardDescription, ShardFeeCreated,
+    ShardFees, ShardHashes, ShardIdent, ShardIdentFull, ShardStateUnsplit, Transaction, ValueFlow,
 };
 use tycho_types::num::Tokens;
 
 use super::genesis::sha256;
 use super::mnemonic::Keys;
+use super::queue::{MinLt, QueueInfo, QueueKey};
+use crate::decode::msg_descr::skip_intermediate_addr;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
 
 /// Most transactions one block executes; a chain of internal messages
@@ -86,9 +93,11 @@ impl Produced {
 pub struct RoundReport {
     /// Hashes of external messages no account accepted (dropped).
     pub dropped: Vec<HashBytes>,
-    /// Internal messages left undelivered (queued to another workchain, or
-    /// past the block's transaction limit).
+    /// Internal messages past a block's transaction limit (not delivered).
     pub undelivered: usize,
+    /// Messages queued for the basechain by the masterchain block: the next
+    /// round delivers them.
+    pub waiting: usize,
     pub transactions: usize,
 }
 
@@ -143,9 +152,22 @@ impl Chain {
 
         // The basechain block.
         let base_state: ShardStateUnsplit = self.base.state_root.parse()?;
-        let start_lt = self.base.last.end_lt.max(self.master.last.end_lt) + 1;
+        let start_lt = next_start_lt(self.base.last.end_lt.max(self.master.last.end_lt));
+        let mc_queue =
+            QueueInfo::load(&mc_state.out_msg_queue_info, mc_state.shard_ident.prefix())?;
+        let base_queue = QueueInfo::load(
+            &base_state.out_msg_queue_info,
+            base_state.shard_ident.prefix(),
+        )?;
+        let base_q = QueueWork {
+            imports: mc_queue.waiting_for(0, base_queue.processed)?,
+            dequeues: base_queue.imported_by(-1, mc_queue.processed)?,
+            import_block_lt: self.master.last.end_lt,
+            mc_seqno: self.master.last.seqno,
+        };
         let base = ShardWork::run(
             &base_state,
+            base_q,
             wc_ext,
             &exec,
             BlockContext {
@@ -187,9 +209,19 @@ impl Chain {
         )?;
 
         // The masterchain block committing it.
-        let start_lt = self.master.last.end_lt.max(base_block.end_lt) + 1;
+        let start_lt = next_start_lt(self.master.last.end_lt.max(base_block.end_lt));
+        let base_new: ShardStateUnsplit = base_block.state_root.parse()?;
+        let base_new_queue =
+            QueueInfo::load(&base_new.out_msg_queue_info, base_new.shard_ident.prefix())?;
+        let mc_q = QueueWork {
+            imports: base_new_queue.waiting_for(-1, mc_queue.processed)?,
+            dequeues: mc_queue.imported_by(0, base_new_queue.processed)?,
+            import_block_lt: base_block.end_lt,
+            mc_seqno: self.master.last.seqno + 1,
+        };
         let mc = ShardWork::run(
             &mc_state,
+            mc_q,
             mc_ext,
             &exec,
             BlockContext {
@@ -309,6 +341,12 @@ impl Chain {
             &mc_block.file_hash,
         ));
 
+        // Messages the masterchain queued for the basechain wait for the
+        // next round.
+        let mc_new: ShardStateUnsplit = mc_block.state_root.parse()?;
+        let mc_new_queue =
+            QueueInfo::load(&mc_new.out_msg_queue_info, mc_new.shard_ident.prefix())?;
+        report.waiting = mc_new_queue.waiting_for(0, base_new_queue.processed)?.len();
         self.base = Tip {
             state_root: base_block.state_root.clone(),
             last: base_block.block_ref(),
@@ -340,7 +378,7 @@ impl Chain {
         let value_flow = ValueFlow {
             from_prev_block: old_state.total_balance.clone(),
             to_next_block: new_state.total_balance.clone(),
-            imported: CurrencyCollection::ZERO,
+            imported: CurrencyCollection::new(work.imported.into_inner()),
             exported: CurrencyCollection::new(work.exported.into_inner()),
             fees_collected: CurrencyCollection::new(fees_collected.into_inner()),
             burned: CurrencyCollection::ZERO,
@@ -399,10 +437,112 @@ impl Chain {
     }
 }
 
+/// A next hop of a message envelope (`IntermediateAddress`).
+#[derive(Clone, Copy)]
+enum Hop {
+    /// `interm_addr_regular$0 use_dest_bits:(#<= 96)`: within the workchain.
+    Regular(u8),
+    /// `interm_addr_simple$10 workchain_id:int8 addr_pfx:uint64`.
+    Simple { workchain: i8, prefix: u64 },
+}
+
+impl Hop {
+    /// Routed all the way to the destination.
+    const FULL_DEST: Hop = Hop::Regular(96);
+    /// Still at the source.
+    const FULL_SRC: Hop = Hop::Regular(0);
+
+    fn store(self, b: &mut CellBuilder) -> Result<(), TlbError> {
+        match self {
+            Hop::Regular(bits) => {
+                b.store_bit(false)?;
+                b.store_small_uint(bits, 7)
+            }
+            Hop::Simple { workchain, prefix } => {
+                b.store_small_uint(0b10, 2)?;
+                b.store_u8(workchain as u8)?;
+                b.store_u64(prefix)
+            }
+        }
+    }
+}
+
+/// `msg_envelope#4 cur_addr:IntermediateAddress next_addr:IntermediateAddress
+/// fwd_fee_remaining:Grams msg:^(Message Any)`, written here: tycho-types
+/// 0.3.6 writes (and reads) `use_dest_bits` as 8 bits instead of 7.
+fn envelope(
+    cur: Hop,
+    next: Hop,
+    fwd_fee_remaining: Tokens,
+    msg: &Cell,
+) -> Result<Lazy<MsgEnvelope>, TlbError> {
+    let mut b = CellBuilder::new();
+    b.store_small_uint(4, 4)?;
+    cur.store(&mut b)?;
+    next.store(&mut b)?;
+    fwd_fee_remaining.store_into(&mut b, Cell::empty_context())?;
+    b.store_reference(msg.clone())?;
+    Lazy::from_raw(b.build()?)
+}
+
+/// The message and remaining forwarding fee of an envelope.
+fn read_envelope(env: &Lazy<MsgEnvelope>) -> Result<(Cell, Tokens), TlbError> {
+    let mut s = env.inner().as_slice()?;
+    if s.load_small_uint(4)? != 4 {
+        return Err(TlbError::InvalidTag);
+    }
+    skip_intermediate_addr(&mut s)?;
+    skip_intermediate_addr(&mut s)?;
+    let fee = Tokens::load_from(&mut s)?;
+    Ok((s.load_reference_cloned()?, fee))
+}
+
+/// What importing a message adds to the block's fees and imported value
+/// (the `ImportFees` of its `InMsg`), computed without reading the
+/// envelope back through tycho-types.
+fn import_fees(
+    in_msg: &InMsg,
+    msg: &Cell,
+    pending: Option<&Pending>,
+) -> Result<ImportFees, TlbError> {
+    Ok(match (in_msg, pending) {
+        (InMsg::Immediate(_), Some(p)) => ImportFees {
+            fees_collected: p.fwd_fee,
+            value_imported: CurrencyCollection::ZERO,
+        },
+        (InMsg::Final(_), Some(p)) => {
+            let MsgInfo::Int(info) = msg.parse::<MsgInfo>()? else {
+                return Err(TlbError::InvalidData);
+            };
+            let mut value = info.value;
+            value.tokens = add(value.tokens, p.fwd_fee)?;
+            ImportFees {
+                fees_collected: p.fwd_fee,
+                value_imported: value,
+            }
+        }
+        _ => ImportFees::default(),
+    })
+}
+
+fn add(a: Tokens, b: Tokens) -> Result<Tokens, TlbError> {
+    a.checked_add(b).ok_or(TlbError::IntOverflow)
+}
+
 /// The basechain's total balance after the block.
 fn base_block_total(p: &Produced) -> Result<Tokens, TlbError> {
     let state: ShardStateUnsplit = p.state_root.parse()?;
     Ok(state.total_balance.tokens)
+}
+
+/// Block start lts are multiples of this, as a node aligns them (and as
+/// the official emulator assumes when it derives a block's lt from a
+/// transaction's).
+pub const LT_ALIGN: u64 = 1_000_000;
+
+/// The first lt of a block after lts up to `after` were used.
+fn next_start_lt(after: u64) -> u64 {
+    (after / LT_ALIGN + 1) * LT_ALIGN
 }
 
 /// A block's random seed: derived from the previous block, so that a
@@ -531,26 +671,45 @@ struct Pending {
     envelope: Lazy<MsgEnvelope>,
     msg: Cell,
     fwd_fee: Tokens,
-    /// The transaction that created it.
-    from_tx: Cell,
+    /// Created in this block by this transaction; `None`: imported from
+    /// the neighbour's queue.
+    from_tx: Option<Cell>,
+}
+
+/// What a chain's block takes from its neighbour's queue and its own.
+#[derive(Default)]
+struct QueueWork {
+    /// The neighbour's messages for this workchain, not yet imported.
+    imports: Vec<(QueueKey, EnqueuedMsg)>,
+    /// This chain's queued messages the neighbour has imported.
+    dequeues: Vec<(QueueKey, EnqueuedMsg)>,
+    /// The neighbour block's lt for `msg_export_deq_short`.
+    import_block_lt: u64,
+    /// The masterchain seqno the imports are recorded under.
+    mc_seqno: u32,
 }
 
 /// One chain's transactions of a block and the descriptors they fill.
 struct ShardWork {
     accounts: ShardAccounts,
+    queue: QueueInfo,
     in_descr: InMsgDescr,
     out_descr: OutMsgDescr,
     account_blocks: AugDict<HashBytes, CurrencyCollection, AccountBlock>,
     fees_collected: Tokens,
+    imported: Tokens,
     exported: Tokens,
     end_lt: u64,
 }
 
 impl ShardWork {
-    /// Executes `externals`, then every internal message they cause within
-    /// this workchain.
+    /// Dequeues what the neighbour imported, then executes the neighbour's
+    /// messages for this workchain, `externals`, and every internal message
+    /// they cause within this workchain; messages to the other workchain
+    /// join this chain's queue.
     fn run(
         state: &ShardStateUnsplit,
+        qwork: QueueWork,
         externals: Vec<Cell>,
         exec: &ExecConfig,
         block: BlockContext,
@@ -559,17 +718,43 @@ impl ShardWork {
         let workchain = state.shard_ident.workchain();
         let mut work = ShardWork {
             accounts: state.load_accounts()?,
+            queue: QueueInfo::load(&state.out_msg_queue_info, state.shard_ident.prefix())?,
             in_descr: InMsgDescr::new(),
             out_descr: OutMsgDescr::new(),
             account_blocks: AugDict::new(),
             fees_collected: Tokens::ZERO,
+            imported: Tokens::ZERO,
             exported: Tokens::ZERO,
             end_lt: block.block_lt + 1,
         };
+        for (key, enq) in &qwork.dequeues {
+            let msg_hash = *read_envelope(&enq.out_msg_envelope)?.0.repr_hash();
+            let d = OutMsg::DequeueShort(OutMsgDequeueShort {
+                msg_env_hash: *enq.out_msg_envelope.repr_hash(),
+                next_workchain: key.workchain,
+                next_addr_pfx: key.prefix,
+                import_block_lt: qwork.import_block_lt,
+            });
+            work.out_descr.set(msg_hash, CurrencyCollection::ZERO, d)?;
+            work.queue.queue.remove(*key)?;
+        }
         // Account → (state hash before its first transaction, its transactions).
         let mut touched: std::collections::BTreeMap<HashBytes, (HashBytes, Vec<Cell>)> =
             Default::default();
         let mut queue: VecDeque<Pending> = VecDeque::new();
+        if let Some((key, enq)) = qwork.imports.last() {
+            work.queue
+                .mark_processed((enq.enqueued_lt, key.hash), qwork.mc_seqno);
+        }
+        for (_, enq) in qwork.imports {
+            let (msg, fwd_fee) = read_envelope(&enq.out_msg_envelope)?;
+            queue.push_back(Pending {
+                msg,
+                fwd_fee,
+                envelope: enq.out_msg_envelope,
+                from_tx: None,
+            });
+        }
         let mut executed = 0usize;
         let mut externals = externals.into_iter();
         loop {
@@ -616,28 +801,23 @@ impl ShardWork {
                 .1
                 .push(tx_cell.clone());
             let new_account = done.account;
-            let exists = new_account.load_account()?.is_some();
-            if exists {
-                let balance = new_account
-                    .load_account()?
-                    .map(|a| a.balance)
-                    .unwrap_or_default();
-                work.accounts.set(
-                    dst.address,
-                    DepthBalanceInfo {
-                        split_depth: 0,
-                        balance,
-                    },
-                    new_account.clone(),
-                )?;
-            } else {
-                work.accounts.remove(dst.address)?;
+            match new_account.load_account()? {
+                Some(acc) => {
+                    work.accounts.set(
+                        dst.address,
+                        DepthBalanceInfo {
+                            split_depth: 0,
+                            balance: acc.balance,
+                        },
+                        new_account.clone(),
+                    )?;
+                }
+                None => {
+                    work.accounts.remove(dst.address)?;
+                }
             }
             work.end_lt = work.end_lt.max(new_account.last_trans_lt + 1);
-            work.fees_collected = work
-                .fees_collected
-                .checked_add(tx.total_fees.tokens)
-                .ok_or(TlbError::IntOverflow)?;
+            work.fees_collected = add(work.fees_collected, tx.total_fees.tokens)?;
 
             // The inbound message's descriptors.
             let msg_hash = *msg.repr_hash();
@@ -647,21 +827,29 @@ impl ShardWork {
                     in_msg: Lazy::from_raw(msg.clone())?,
                     transaction: tx_lazy.clone(),
                 }),
-                Some(p) => InMsg::Immediate(InMsgFinal {
+                Some(p) if p.from_tx.is_some() => InMsg::Immediate(InMsgFinal {
+                    in_msg_envelope: p.envelope.clone(),
+                    transaction: tx_lazy.clone(),
+                    fwd_fee: p.fwd_fee,
+                }),
+                Some(p) => InMsg::Final(InMsgFinal {
                     in_msg_envelope: p.envelope.clone(),
                     transaction: tx_lazy.clone(),
                     fwd_fee: p.fwd_fee,
                 }),
             };
-            let import = in_msg.compute_fees()?;
-            work.fees_collected = work
-                .fees_collected
-                .checked_add(import.fees_collected)
-                .ok_or(TlbError::IntOverflow)?;
-            if let Some(p) = &pending {
+            let import = import_fees(&in_msg, &msg, pending.as_ref())?;
+            work.fees_collected = add(work.fees_collected, import.fees_collected)?;
+            work.imported = add(work.imported, import.value_imported.tokens)?;
+            if let Some(Pending {
+                envelope,
+                from_tx: Some(from_tx),
+                ..
+            }) = &pending
+            {
                 let out = OutMsg::Immediate(OutMsgImmediate {
-                    out_msg_envelope: p.envelope.clone(),
-                    transaction: Lazy::from_raw(p.from_tx.clone())?,
+                    out_msg_envelope: envelope.clone(),
+                    transaction: Lazy::from_raw(from_tx.clone())?,
                     reimport: Lazy::new(&in_msg)?,
                 });
                 work.out_descr
@@ -682,33 +870,49 @@ impl ShardWork {
                         work.out_descr.set(out_hash, CurrencyCollection::ZERO, d)?;
                     }
                     MsgInfo::Int(info) => {
-                        let same = matches!(&info.dst, IntAddr::Std(a) if i32::from(a.workchain) == workchain);
-                        let envelope = Lazy::new(&MsgEnvelope {
-                            cur_addr: IntermediateAddr::FULL_DEST_SAME_WORKCHAIN,
-                            next_addr: IntermediateAddr::FULL_DEST_SAME_WORKCHAIN,
-                            fwd_fee_remaining: info.fwd_fee,
-                            message: Lazy::from_raw(out.clone())?,
-                        })?;
-                        if same {
+                        let IntAddr::Std(dst) = &info.dst else {
+                            // No such workchain here: the executor refuses
+                            // to send it, so it never comes out.
+                            continue;
+                        };
+                        let dst_wc = i32::from(dst.workchain);
+                        if dst_wc == workchain {
+                            let envelope =
+                                envelope(Hop::FULL_DEST, Hop::FULL_DEST, info.fwd_fee, &out)?;
                             queue.push_back(Pending {
                                 envelope,
                                 msg: out,
                                 fwd_fee: info.fwd_fee,
-                                from_tx: tx_cell.clone(),
+                                from_tx: Some(tx_cell.clone()),
                             });
-                        } else {
-                            let d = OutMsg::New(OutMsgNew {
-                                out_msg_envelope: envelope,
-                                transaction: tx_lazy.clone(),
-                            });
-                            let value = d.compute_exported_value()?;
-                            work.exported = work
-                                .exported
-                                .checked_add(value.tokens)
-                                .ok_or(TlbError::IntOverflow)?;
-                            work.out_descr.set(out_hash, value.clone(), d)?;
-                            report.undelivered += 1;
+                            continue;
                         }
+                        let prefix = dst.prefix();
+                        let next = Hop::Simple {
+                            workchain: dst.workchain,
+                            prefix,
+                        };
+                        let envelope = envelope(Hop::FULL_SRC, next, info.fwd_fee, &out)?;
+                        let d = OutMsg::New(OutMsgNew {
+                            out_msg_envelope: envelope.clone(),
+                            transaction: tx_lazy.clone(),
+                        });
+                        let mut value = info.value.clone();
+                        value.tokens = add(value.tokens, info.fwd_fee)?;
+                        work.exported = add(work.exported, value.tokens)?;
+                        work.out_descr.set(out_hash, value, d)?;
+                        work.queue.queue.set(
+                            QueueKey {
+                                workchain: dst_wc,
+                                prefix,
+                                hash: out_hash,
+                            },
+                            MinLt(info.created_lt),
+                            EnqueuedMsg {
+                                enqueued_lt: info.created_lt,
+                                out_msg_envelope: envelope,
+                            },
+                        )?;
                     }
                     MsgInfo::ExtIn(_) => {}
                 }
@@ -754,7 +958,7 @@ impl ShardWork {
             gen_utime: info.gen_utime,
             gen_lt: info.end_lt,
             min_ref_mc_seqno: info.min_ref_mc_seqno,
-            out_msg_queue_info: prev.out_msg_queue_info.clone(),
+            out_msg_queue_info: self.queue.build()?,
             before_split: false,
             accounts: Lazy::new(&self.accounts)?,
             overload_history: 0,

@@ -6,4 +6,5 @@ pub mod config;
 pub mod genesis;
 pub mod mnemonic;
 pub mod node;
+pub mod queue;
 pub mod wallets;
