@@ -21,6 +21,7 @@ fn main() {
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
             Command::BenchServe(args) => tonindex::cli::bench_serve::run(&cfg, args),
             Command::Bench(args) => tonindex::cli::bench::run(args),
+            Command::BenchDev(args) => tonindex::cli::bench_dev::run(args),
             Command::Tvm(args) => tonindex::cli::tvm::run(args),
         }
     });

@@ -316,111 +316,15 @@ fn ton_clients_send_and_blocks_parse_independently() {
 /// each account's last transaction of a block. Returns the transactions
 /// replayed and how many were in the masterchain.
 fn replay_in_the_emulator(exported: &Path) -> (usize, usize) {
-    use base64::Engine as _;
+    use tonindex::chain::devnet::replay::emulator_input;
     use tycho_types::boc::Boc;
-    use tycho_types::cell::{Cell, CellBuilder, HashBytes};
-    use tycho_types::models::{Block, ShardAccount, ShardStateUnsplit, Transaction};
+    use tycho_types::models::Transaction;
 
-    let b64 = |c: &Cell| base64::engine::general_purpose::STANDARD.encode(Boc::encode(c.as_ref()));
-    let read = |name: &str| Boc::decode(std::fs::read(exported.join(name)).unwrap()).unwrap();
-    let mc_zero = read("zerostate_masterchain.boc");
-    let extra = mc_zero
-        .parse::<ShardStateUnsplit>()
-        .unwrap()
-        .load_custom()
-        .unwrap()
-        .unwrap();
-    let config = b64(extra.config.params.as_dict().root().as_ref().unwrap());
-
-    let mut runs = Vec::new();
-    // (transaction hash, account hash after it where the state holds the account).
-    let mut want: Vec<(String, Option<String>)> = Vec::new();
-    let mut ours: HashMap<String, Cell> = HashMap::new();
-    let mut masterchain = 0;
-    for (prefix, zerostate) in [
-        ("mc_", "zerostate_masterchain.boc"),
-        ("wc0_", "zerostate_basechain.boc"),
-    ] {
-        let mut state = read(zerostate);
-        let mut files: Vec<_> = std::fs::read_dir(exported)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.starts_with(prefix))
-            .collect();
-        files.sort();
-        for name in files {
-            let block: Block = read(&name).parse().unwrap();
-            let info = block.load_info().unwrap();
-            let extra = block.load_extra().unwrap();
-            let next = block.state_update.load().unwrap().apply(&state).unwrap();
-            let before = state
-                .parse::<ShardStateUnsplit>()
-                .unwrap()
-                .load_accounts()
-                .unwrap();
-            let after = next
-                .parse::<ShardStateUnsplit>()
-                .unwrap()
-                .load_accounts()
-                .unwrap();
-            for entry in extra.account_blocks.load().unwrap().iter() {
-                let (account, _, ab) = entry.unwrap();
-                let account: HashBytes = account;
-                let start = match before.get(account).unwrap() {
-                    Some((_, a)) => a,
-                    None => ShardAccount {
-                        account: tycho_types::cell::Lazy::new(
-                            &tycho_types::models::OptionalAccount(None),
-                        )
-                        .unwrap(),
-                        last_trans_hash: HashBytes::ZERO,
-                        last_trans_lt: 0,
-                    },
-                };
-                let end = after
-                    .get(account)
-                    .unwrap()
-                    .map(|(_, a)| hex::encode(CellBuilder::build_from(&a).unwrap().repr_hash().0));
-                let mut txs = Vec::new();
-                let cells: Vec<Cell> = ab
-                    .transactions
-                    .iter()
-                    .map(|e| e.unwrap().2.into_inner())
-                    .collect();
-                for (i, cell) in cells.iter().enumerate() {
-                    let tx: Transaction = cell.parse().unwrap();
-                    txs.push(serde_json::json!({
-                        "message": b64(tx.in_msg.as_ref().unwrap()),
-                        "now": tx.now,
-                    }));
-                    let last = i + 1 == cells.len();
-                    ours.insert(hex::encode(cell.repr_hash().0), cell.clone());
-                    want.push((
-                        hex::encode(cell.repr_hash().0),
-                        if last { end.clone() } else { None },
-                    ));
-                    if prefix == "mc_" {
-                        masterchain += 1;
-                    }
-                }
-                runs.push(serde_json::json!({
-                    "lt": info.start_lt.to_string(),
-                    "seed_hex": hex::encode(extra.rand_seed.0),
-                    "shard_account": b64(&CellBuilder::build_from(&start).unwrap()),
-                    "txs": txs,
-                }));
-            }
-            state = next;
-        }
-    }
+    let input = emulator_input(exported, 0).unwrap();
     let emulator_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/emulator");
     common::npm_install(&emulator_dir, &["@ton/sandbox"]);
     let file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(
-        file.path(),
-        serde_json::json!({ "config": config, "runs": runs }).to_string(),
-    )
-    .unwrap();
+    std::fs::write(file.path(), input.json.to_string()).unwrap();
     let out = Command::new("node")
         .arg(emulator_dir.join("devnet_replay.mjs"))
         .arg(file.path())
@@ -432,29 +336,29 @@ fn replay_in_the_emulator(exported: &Path) -> (usize, usize) {
         String::from_utf8_lossy(&out.stderr)
     );
     let got: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got.len(), want.len(), "{got:?}");
-    for (g, (tx_hash, account_hash)) in got.iter().zip(&want) {
+    assert_eq!(got.len(), input.expected.len(), "{got:?}");
+    for (g, want) in got.iter().zip(&input.expected) {
+        let tx_hash = hex::encode(want.tx_hash.0);
         if g["tx_hash"].as_str() != Some(tx_hash.as_str()) {
             let theirs: Transaction = Boc::decode_base64(g["tx"].as_str().unwrap())
                 .unwrap()
                 .parse()
                 .unwrap();
-            let mine: Transaction = ours[tx_hash].parse().unwrap();
             panic!(
-                "transaction {tx_hash} differs: the emulator's is {theirs:?} (info {:?}), ours {mine:?} (info {:?})",
-                theirs.load_info(),
-                mine.load_info()
+                "transaction {tx_hash} differs: the emulator's is {theirs:?} (info {:?})",
+                theirs.load_info()
             );
         }
-        if let Some(account_hash) = account_hash {
+        if let Some(account_hash) = want.account_hash {
             assert_eq!(
                 g["account_hash"].as_str(),
-                Some(account_hash.as_str()),
+                Some(hex::encode(account_hash.0).as_str()),
                 "{g}"
             );
         }
     }
-    (want.len(), masterchain)
+    let masterchain = input.expected.iter().filter(|e| e.masterchain).count();
+    (input.expected.len(), masterchain)
 }
 
 #[test]
@@ -558,7 +462,10 @@ fn a_restarted_devnet_continues_its_chain() {
     // Both transfers arrived; the uninit account may have paid a few
     // nanotons of storage fee in between.
     let balance: u64 = info["result"].as_str().unwrap().parse().unwrap();
-    assert!((2_999_990_000..=3_000_000_000).contains(&balance), "{balance}");
+    assert!(
+        (2_999_990_000..=3_000_000_000).contains(&balance),
+        "{balance}"
+    );
     let (status, block) = json(dev.port, "POST", "/dev/block", "");
     assert_eq!(status, 200);
     assert_eq!(block["mc_seqno"].as_u64(), Some(seqno + 2));

@@ -3,6 +3,7 @@
 #[cfg(target_os = "linux")]
 mod affinity;
 pub mod bench;
+pub mod bench_dev;
 pub mod bench_serve;
 pub mod dev;
 pub mod import;
@@ -46,6 +47,9 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// Measure decode and index throughput on block files.
     Bench(bench::BenchArgs),
+    /// Measure the devnet's throughput (a load generator of wallet transfers),
+    /// optionally beside the official emulator's for the same transactions.
+    BenchDev(bench_dev::BenchDevArgs),
     /// Measure HTTP throughput and latency of the API against a bare axum handler.
     BenchServe(bench_serve::BenchServeArgs),
     /// Run smart-contract code (get-methods) with the built-in TVM.
@@ -91,7 +95,7 @@ impl Cli {
                     cfg.db = db.clone();
                 }
             }
-            Command::Bench(_) | Command::Tvm(_) => {}
+            Command::Bench(_) | Command::BenchDev(_) | Command::Tvm(_) => {}
         }
         cfg.validate()?;
         Ok(cfg)

@@ -5,14 +5,19 @@
 // random seed and each transaction's time. Prints, per transaction, the
 // emulator's transaction hash and the hash of the account after it.
 //
-// Usage: node devnet_replay.mjs INPUT.json, INPUT = {config, runs: [{lt, seed_hex,
-//   shard_account, txs: [{message, now}]}]} (BoCs in base64).
+// Usage: node devnet_replay.mjs INPUT.json [--timing], INPUT = {config, runs: [{lt,
+//   seed_hex, shard_account, txs: [{message, now}]}]} (BoCs in base64). With
+// --timing it prints instead {transactions, cpu_s, wall_s} of the runs alone
+// (for `tonindex bench-dev`).
 import { readFileSync } from 'node:fs';
 import { Cell } from '@ton/core';
 import { Executor } from '@ton/sandbox';
 
 const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const executor = await Executor.create();
+const timing = process.argv[3] === '--timing';
+const cpu0 = process.cpuUsage();
+const wall0 = process.hrtime.bigint();
 const out = [];
 for (const run of input.runs) {
     let shardAccount = run.shard_account;
@@ -42,4 +47,14 @@ for (const run of input.runs) {
         });
     }
 }
-process.stdout.write(JSON.stringify(out));
+if (timing) {
+    const cpu = process.cpuUsage(cpu0);
+    process.stdout.write(JSON.stringify({
+        transactions: out.filter((r) => r.tx_hash).length,
+        errors: out.filter((r) => r.error).length,
+        cpu_s: (cpu.user + cpu.system) / 1e6,
+        wall_s: Number(process.hrtime.bigint() - wall0) / 1e9,
+    }));
+} else {
+    process.stdout.write(JSON.stringify(out));
+}

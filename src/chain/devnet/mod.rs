@@ -1,5 +1,6 @@
 //! `tonindex dev`'s local chain: its genesis wallets from a TON mnemonic,
-//! its config and zerostates, and the block producer.
+//! its config and zerostates, the block producer (collator and outbound
+//! queues), the running node, and the emulator replay of its blocks.
 
 pub mod collator;
 pub mod config;
@@ -7,4 +8,5 @@ pub mod genesis;
 pub mod mnemonic;
 pub mod node;
 pub mod queue;
+pub mod replay;
 pub mod wallets;

@@ -14,11 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context as _};
 use serde::{Deserialize, Serialize};
-use tycho_types::cell::{Cell, CellBuilder, CellFamily, HashBytes, Lazy};
-use tycho_types::models::{
-    BlockRef, ExtInMsgInfo, IntAddr, MessageLayout, MsgInfo, OwnedMessage, RelaxedIntMsgInfo,
-    RelaxedMessage, RelaxedMsgInfo, ShardAccount, ShardStateUnsplit, StdAddr,
-};
+use tycho_types::cell::{Cell, HashBytes, Lazy};
+use tycho_types::models::{BlockRef, ShardAccount, ShardStateUnsplit, StdAddr};
 use tycho_types::num::Tokens;
 
 use tonindex_model::BlockId;
@@ -491,61 +488,38 @@ impl Devnet {
 
     /// Builds the faucet's transfer of `amount` to `to` (bounce off).
     fn faucet_transfer(&self, to: &StdAddr, amount: u128) -> anyhow::Result<Cell> {
-        let faucet = self.faucet.address();
-        let state: ShardStateUnsplit = self.chain.base.state_root.parse()?;
-        let account = state
-            .load_accounts()?
-            .get(faucet.address)?
-            .ok_or_else(|| anyhow!("the faucet account is gone"))?
-            .1;
-        let seqno = match account.load_account()?.map(|a| a.state) {
-            Some(tycho_types::models::AccountState::Active(init)) => init
-                .data
-                .ok_or_else(|| anyhow!("the faucet has no data"))?
-                .as_slice()?
-                .load_u32()?,
-            _ => return Err(anyhow!("the faucet is not active")),
+        let seqno = self
+            .wallet_seqno(&self.faucet.address())?
+            .ok_or_else(|| anyhow!("the faucet is not active"))?;
+        Ok(self
+            .faucet
+            .v4r2_transfer(&self.keys, seqno, unix_now() + 60, to, amount, false)?)
+    }
+
+    /// The seqno a deployed wallet holds (the first 32 bits of its data,
+    /// after v5r1's flag bit), from the current state.
+    pub fn wallet_seqno(&self, address: &StdAddr) -> anyhow::Result<Option<u32>> {
+        let tip = if address.is_masterchain() {
+            &self.chain.master
+        } else {
+            &self.chain.base
         };
-        let internal = RelaxedMessage {
-            info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
-                ihr_disabled: true,
-                bounce: false,
-                dst: IntAddr::Std(to.clone()),
-                value: Tokens::new(amount).into(),
-                ..Default::default()
-            }),
-            init: None,
-            body: Cell::empty_cell_ref().as_slice()?,
-            layout: None,
+        let state: ShardStateUnsplit = tip.state_root.parse()?;
+        let Some((_, account)) = state.load_accounts()?.get(address.address)? else {
+            return Ok(None);
         };
-        let internal = CellBuilder::build_from(internal)?;
-        let mut unsigned = CellBuilder::new();
-        unsigned.store_u32(self.faucet.wallet_id)?;
-        unsigned.store_u32(unix_now() + 60)?;
-        unsigned.store_u32(seqno)?;
-        unsigned.store_u8(0)?; // simple send
-        unsigned.store_u8(3)?; // pay fees separately, ignore errors
-        unsigned.store_reference(internal)?;
-        let unsigned = unsigned.build()?;
-        let signature = self.keys.sign(unsigned.repr_hash().as_array());
-        let mut body = CellBuilder::new();
-        body.store_raw(&signature, 512)?;
-        body.store_slice(unsigned.as_slice()?)?;
-        let body = body.build()?;
-        let msg = OwnedMessage {
-            info: MsgInfo::ExtIn(ExtInMsgInfo {
-                src: None,
-                dst: IntAddr::Std(faucet),
-                import_fee: Tokens::ZERO,
-            }),
-            init: None,
-            body: tycho_types::cell::CellSliceParts::from(body),
-            layout: Some(MessageLayout {
-                init_to_cell: false,
-                body_to_cell: true,
-            }),
-        };
-        Ok(CellBuilder::build_from(msg)?)
+        match account.load_account()?.map(|a| a.state) {
+            Some(tycho_types::models::AccountState::Active(init)) => {
+                let data = init.data.ok_or_else(|| anyhow!("the wallet has no data"))?;
+                Ok(Some(data.as_slice()?.load_u32()?))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The keys of the genesis wallets.
+    pub fn keys(&self) -> &Keys {
+        &self.keys
     }
 }
 

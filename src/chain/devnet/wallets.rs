@@ -7,8 +7,12 @@
 
 use base64::Engine as _;
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder, HashBytes};
-use tycho_types::models::{StateInit, StdAddr};
+use tycho_types::cell::{Cell, CellBuilder, CellFamily, CellSliceParts, HashBytes};
+use tycho_types::models::{
+    ExtInMsgInfo, IntAddr, MessageLayout, MsgInfo, OwnedMessage, RelaxedIntMsgInfo, RelaxedMessage,
+    RelaxedMsgInfo, StateInit, StdAddr,
+};
+use tycho_types::num::Tokens;
 
 use super::mnemonic::Keys;
 
@@ -116,6 +120,61 @@ impl Wallet {
     pub fn address(&self) -> StdAddr {
         let init = CellBuilder::build_from(self.state_init()).expect("a state init fits");
         StdAddr::new(self.workchain, *init.repr_hash())
+    }
+}
+
+impl Wallet {
+    /// A signed external message of a v4r2 wallet sending `amount`
+    /// nanotons to `to` (send mode 3: fees paid apart, errors ignored).
+    pub fn v4r2_transfer(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        to: &StdAddr,
+        amount: u128,
+        bounce: bool,
+    ) -> Result<Cell, tycho_types::error::Error> {
+        let internal = RelaxedMessage {
+            info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
+                ihr_disabled: true,
+                bounce,
+                dst: IntAddr::Std(to.clone()),
+                value: Tokens::new(amount).into(),
+                ..Default::default()
+            }),
+            init: None,
+            body: Cell::empty_cell_ref().as_slice()?,
+            layout: None,
+        };
+        let internal = CellBuilder::build_from(internal)?;
+        let mut unsigned = CellBuilder::new();
+        unsigned.store_u32(self.wallet_id)?;
+        unsigned.store_u32(valid_until)?;
+        unsigned.store_u32(seqno)?;
+        unsigned.store_u8(0)?; // simple send
+        unsigned.store_u8(3)?; // pay fees apart, ignore errors
+        unsigned.store_reference(internal)?;
+        let unsigned = unsigned.build()?;
+        let signature = keys.sign(unsigned.repr_hash().as_array());
+        let mut body = CellBuilder::new();
+        body.store_raw(&signature, 512)?;
+        body.store_slice(unsigned.as_slice()?)?;
+        let body = body.build()?;
+        let msg = OwnedMessage {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(self.address()),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: CellSliceParts::from(body),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        CellBuilder::build_from(msg)
     }
 }
 

@@ -1,0 +1,176 @@
+//! `tonindex bench-dev`: the devnet's throughput. A load generator makes
+//! `--wallets` genesis v4r2 wallets each send one transfer to the next per
+//! block pair, for `--blocks` block pairs: every transaction is executed,
+//! built into real blocks and indexed, as `tonindex dev` does. Reported per
+//! CPU second of this process (all its threads: executor, index, RocksDB).
+//! With `--emulator DIR` the same transactions are re-run on the official
+//! emulator (`DIR/devnet_replay.mjs`, @ton/sandbox) and its rate per CPU
+//! second is printed beside ours.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context as _};
+use clap::Args;
+use tonindex_storage::{Db, DbOptions};
+use tycho_types::cell::Cell;
+
+use crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC;
+use crate::chain::devnet::node::{Devnet, DevnetOptions};
+use crate::chain::devnet::replay::emulator_input;
+use crate::chain::devnet::wallets::Version;
+
+#[derive(Debug, Args)]
+pub struct BenchDevArgs {
+    /// Sending wallets (v4r2); each sends one transfer per block pair.
+    #[arg(long, default_value_t = 200)]
+    pub wallets: u16,
+    /// Block pairs to produce under measurement.
+    #[arg(long, default_value_t = 20)]
+    pub blocks: u32,
+    /// Re-run the same transactions on the official emulator: the directory
+    /// of `devnet_replay.mjs` with @ton/sandbox installed (tests/emulator).
+    #[arg(long, value_name = "DIR")]
+    pub emulator: Option<PathBuf>,
+    /// Keep the produced blocks (and zerostates) in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub export_blocks: Option<PathBuf>,
+}
+
+/// CPU time this process has used, all threads.
+fn cpu_time() -> Duration {
+    #[cfg(target_os = "linux")]
+    {
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage fills the struct it is given.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
+            let tv = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+            };
+            return tv(usage.ru_utime) + tv(usage.ru_stime);
+        }
+    }
+    Duration::ZERO
+}
+
+pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
+    if args.wallets < 2 {
+        return Err(anyhow!("--wallets must be at least 2"));
+    }
+    let scratch = tempfile::tempdir()?;
+    let dir = scratch.path().join("db");
+    let export = args
+        .export_blocks
+        .clone()
+        .unwrap_or_else(|| scratch.path().join("blocks"));
+    let db = Arc::new(Db::open(
+        &dir,
+        &DbOptions {
+            sync_writes: false,
+            write_only_memtables: false,
+        },
+    )?);
+    let opts = DevnetOptions {
+        mnemonic: DEFAULT_MNEMONIC.into(),
+        // Genesis wallets alternate v4r2 and v5r1; the v4r2 ones send.
+        wallets: args.wallets.saturating_mul(2),
+        wallet_balance: 1_000_000 * 1_000_000_000,
+        global_id: -239,
+        accounts: Vec::new(),
+        block_interval: None,
+        export_dir: Some(export.clone()),
+    };
+    let mut devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
+    let senders: Vec<_> = devnet
+        .wallets()
+        .iter()
+        .filter(|w| w.wallet.version == Version::V4R2)
+        .cloned()
+        .collect();
+    let keys = devnet.keys().clone();
+    let valid_until = u32::try_from(crate::api::unix_now())? + 24 * 3600;
+    // Every round's messages are signed before the clock starts: signing is
+    // the clients' work, not the chain's.
+    let rounds: Vec<Vec<Cell>> = (0..=args.blocks)
+        .map(|seqno| {
+            senders
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    let to = &senders[(i + 1) % senders.len()].address;
+                    w.wallet
+                        .v4r2_transfer(&keys, seqno, valid_until, to, 1_000_000, false)
+                        .map_err(anyhow::Error::from)
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut rounds = rounds.into_iter();
+    // A warm-up round (first transactions of every wallet, caches).
+    devnet.produce(rounds.next().unwrap_or_default())?;
+    let first_measured = devnet.mc_seqno() + 1;
+
+    let (cpu0, wall0) = (cpu_time(), Instant::now());
+    let mut transactions = 0usize;
+    for msgs in rounds {
+        let out = devnet.produce(msgs)?;
+        if !out.dropped.is_empty() {
+            return Err(anyhow!("{} transfers were not accepted", out.dropped.len()));
+        }
+        transactions += out.executed.len();
+    }
+    let (cpu, wall) = (cpu_time() - cpu0, wall0.elapsed());
+    let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
+    println!(
+        "devnet: {transactions} transactions ({} wallets x {} block pairs, each transfer two \
+         transactions) executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: \
+         {:.0} tx/s, {:.0} tx per CPU second",
+        senders.len(),
+        args.blocks,
+        wall.as_secs_f64(),
+        cpu.as_secs_f64(),
+        transactions as f64 / wall.as_secs_f64().max(1e-9),
+        ours_per_cpu,
+    );
+
+    let Some(emulator_dir) = &args.emulator else {
+        return Ok(());
+    };
+    let input = emulator_input(&export, first_measured)?;
+    let file = scratch.path().join("replay.json");
+    std::fs::write(&file, input.json.to_string())?;
+    let out = Command::new("node")
+        .arg(emulator_dir.join("devnet_replay.mjs"))
+        .arg(&file)
+        .arg("--timing")
+        .output()
+        .context("running node (the emulator comparison needs node and @ton/sandbox)")?;
+    if !out.status.success() {
+        return Err(anyhow!(
+            "the emulator failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let timing: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let emulated = timing["transactions"].as_u64().unwrap_or(0);
+    let emu_cpu = timing["cpu_s"].as_f64().unwrap_or(0.0);
+    if emulated as usize != input.expected.len() || emulated == 0 {
+        return Err(anyhow!(
+            "the emulator ran {emulated} of {} transactions",
+            input.expected.len()
+        ));
+    }
+    let emulator_per_cpu = emulated as f64 / emu_cpu.max(1e-9);
+    println!(
+        "@ton/sandbox emulator: the same {emulated} transactions in {:.2}s CPU: {:.0} tx per CPU \
+         second (execution only)",
+        emu_cpu, emulator_per_cpu
+    );
+    println!(
+        "ratio per CPU second: {:.1}x the emulator",
+        ours_per_cpu / emulator_per_cpu
+    );
+    Ok(())
+}
