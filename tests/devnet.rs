@@ -362,6 +362,72 @@ fn replay_in_the_emulator(exported: &Path) -> (usize, usize) {
 }
 
 #[test]
+fn masterchain_blocks_are_signed_by_the_configured_validator() {
+    use base64::Engine as _;
+    use tycho_types::boc::Boc;
+    use tycho_types::models::ValidatorSet;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let (_, v) = json(dev.port, "POST", "/dev/block", "");
+    let seqno = v["mc_seqno"].as_u64().unwrap();
+    // The validator set the config (param 34) names.
+    let (_, param) = json(dev.port, "GET", "/api/v2/getConfigParam?config_id=34", "");
+    let boc = param["result"]["config"]["bytes"].as_str().unwrap();
+    let set: ValidatorSet = Boc::decode_base64(boc).unwrap().parse().unwrap();
+    assert_eq!(set.list.len(), 1);
+    let key = set.list[0].public_key.0;
+    let b64 = |s: &Value| {
+        base64::engine::general_purpose::STANDARD
+            .decode(s.as_str().unwrap())
+            .unwrap()
+    };
+    for seqno in 1..=seqno {
+        let (status, v) = json(
+            dev.port,
+            "GET",
+            &format!("/api/v2/getMasterchainBlockSignatures?seqno={seqno}"),
+            "",
+        );
+        assert_eq!(status, 200, "{v}");
+        let r = &v["result"];
+        assert_eq!(r["@type"], "blocks.blockSignatures");
+        assert_eq!(r["id"]["seqno"].as_u64(), Some(seqno));
+        let sigs = r["signatures"].as_array().unwrap();
+        assert_eq!(sigs.len(), 1);
+        // node_id_short = sha256(pub.ed25519#4813b4c6 key), the signature
+        // over ton.blockId#706e0bc5 root_hash file_hash.
+        let mut tl = 0x4813_b4c6u32.to_le_bytes().to_vec();
+        tl.extend_from_slice(&key);
+        use sha2::Digest as _;
+        assert_eq!(
+            b64(&sigs[0]["node_id_short"]),
+            sha2::Sha256::digest(&tl).to_vec()
+        );
+        let mut signed = 0x706e_0bc5u32.to_le_bytes().to_vec();
+        signed.extend(b64(&r["id"]["root_hash"]));
+        signed.extend(b64(&r["id"]["file_hash"]));
+        let signature: [u8; 64] = b64(&sigs[0]["signature"]).try_into().unwrap();
+        let public = tycho_crypto::ed25519::PublicKey::from_bytes(key).unwrap();
+        assert!(public.verify_raw(&signed, &signature), "block {seqno}");
+    }
+    // The outbound queues of both chains' newest blocks.
+    let (status, v) = json(dev.port, "GET", "/api/v2/getOutMsgQueueSize", "");
+    assert_eq!(status, 200, "{v}");
+    let shards = v["result"]["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 2);
+    assert!(shards.iter().all(|s| s["size"] == 0), "{v}");
+    // Proofs stay unavailable, saying so.
+    let (status, _) = json(
+        dev.port,
+        "GET",
+        "/api/v2/getShardBlockProof?workchain=0&shard=-9223372036854775808&seqno=1",
+        "",
+    );
+    assert_eq!(status, 501);
+}
+
+#[test]
 fn tonweb_sends_and_reads_end_to_end() {
     common::npm_install(&clients_dir(), &["tonweb"]);
     let dir = tempfile::tempdir().unwrap();

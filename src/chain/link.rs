@@ -37,6 +37,20 @@ pub trait ChainLink: Send + Sync {
     /// blocks it causes are indexed. A message the account does not accept
     /// is refused, never queued.
     fn send(&self, msg: Cell) -> Result<(), Refused>;
+    /// The signatures of a masterchain block this chain produced, as
+    /// `(node_id_short, signature)`; `None` when it holds none.
+    fn block_signatures(
+        &self,
+        _root_hash: &HashBytes,
+        _file_hash: &HashBytes,
+    ) -> Option<Vec<(HashBytes, [u8; 64])>> {
+        None
+    }
+    /// Each shard's newest block and the messages in its outbound queue;
+    /// `None` when the chain cannot say.
+    fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
+        None
+    }
     /// The devnet's `/dev/` requests; `None` for a chain without them.
     fn dev(&self) -> Option<&dyn DevLink> {
         None

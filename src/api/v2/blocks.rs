@@ -8,9 +8,10 @@ use tonindex_storage::tables::{self, Blocks};
 use super::models::TonBlockIdExt;
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
 use crate::api::chain;
-use crate::api::encoding::{parse_hash, B64};
+use crate::api::encoding::{parse_hash, B64Bytes, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use tycho_types::cell::HashBytes;
 
 /// The network's zero state, for `getMasterchainInfo.init`.
 fn zerostate(ctx: &Ctx<'_>) -> Result<BlockIdExt, V2Error> {
@@ -64,7 +65,8 @@ pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params) -> V2Result {
     }))
 }
 
-/// What the index cannot answer because block files do not carry it.
+/// What the index cannot answer because block files do not carry it (and
+/// no chain this process runs supplies).
 fn unavailable(what: &str) -> V2Error {
     V2Error::new(
         501,
@@ -72,9 +74,31 @@ fn unavailable(what: &str) -> V2Error {
     )
 }
 
-pub fn get_masterchain_block_signatures(_: &Ctx<'_>, p: &Params) -> V2Result {
-    required(positive_seqno(p, "seqno")?, "seqno")?;
-    Err(unavailable("block signatures"))
+/// Answered where this process runs the chain (`tonindex dev`): its
+/// validator's signatures of the indexed masterchain block.
+pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+    let Some(chain) = ctx.chain else {
+        return Err(unavailable("block signatures"));
+    };
+    let block = chain::mc_block(&ctx.reader, seqno)?.ok_or_else(|| {
+        V2Error::not_found(format!("masterchain block {seqno} is not in the index"))
+    })?;
+    let signatures = chain
+        .block_signatures(
+            &HashBytes(block.id.root_hash),
+            &HashBytes(block.id.file_hash),
+        )
+        .ok_or_else(|| unavailable("block signatures"))?;
+    to_json(&serde_json::json!({
+        "@type": "blocks.blockSignatures",
+        "id": TonBlockIdExt::from(&block.id),
+        "signatures": signatures.iter().map(|(node, sig)| serde_json::json!({
+            "@type": "blocks.signature",
+            "node_id_short": B64(node.0),
+            "signature": B64Bytes(sig.to_vec()),
+        })).collect::<Vec<_>>(),
+    }))
 }
 
 pub fn get_shard_block_proof(_: &Ctx<'_>, p: &Params) -> V2Result {
@@ -84,9 +108,26 @@ pub fn get_shard_block_proof(_: &Ctx<'_>, p: &Params) -> V2Result {
     Err(unavailable("block proofs"))
 }
 
-pub fn get_out_msg_queue_size(_: &Ctx<'_>, _: &Params) -> V2Result {
-    Err(unavailable("out message queue sizes"))
+/// Answered where this process runs the chain: the outbound queue of each
+/// shard's newest block.
+pub fn get_out_msg_queue_size(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+    let sizes = ctx
+        .chain
+        .and_then(|c| c.out_msg_queue_sizes())
+        .ok_or_else(|| unavailable("out message queue sizes"))?;
+    to_json(&serde_json::json!({
+        "@type": "blocks.outMsgQueueSizes",
+        "shards": sizes.iter().map(|(id, size)| serde_json::json!({
+            "@type": "blocks.outMsgQueueSize",
+            "id": TonBlockIdExt::from(id),
+            "size": size,
+        })).collect::<Vec<_>>(),
+        "ext_msg_queue_size_limit": EXT_MSG_QUEUE_SIZE_LIMIT,
+    }))
 }
+
+/// What a node's external message queue holds at most (C++ default).
+const EXT_MSG_QUEUE_SIZE_LIMIT: u64 = 8000;
 
 /// v2 `shard`: a signed 64-bit decimal (string or JSON number).
 pub fn shard(p: &Params) -> Result<Option<u64>, V2Error> {

@@ -18,16 +18,17 @@ use std::collections::{HashSet, VecDeque};
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, CellFamily, DynCell, HashBytes, Lazy, Load, Store};
-use tycho_types::dict::AugDict;
+use tycho_types::dict::{AugDict, Dict};
 use tycho_types::error::Error as TlbError;
 use tycho_types::merkle::{FilterAction, MerkleFilter, MerkleProofBuilder, MerkleUpdate};
 use tycho_types::models::{
-    AccountBlock, Block, BlockExtra, BlockInfo, BlockRef, CurrencyCollection, DepthBalanceInfo,
-    EnqueuedMsg, GlobalVersion, HashUpdate, ImportFees, InMsg, InMsgDescr, InMsgExternal,
-    InMsgFinal, IntAddr, KeyBlockRef, KeyMaxLt, McBlockExtra, McStateExtra, MsgEnvelope, MsgInfo,
-    OptionalAccount, OutMsg, OutMsgDequeueShort, OutMsgDescr, OutMsgExternal, OutMsgImmediate,
-    OutMsgNew, PrevBlockRef, ShardAccount, ShardAccounts, ShardDescription, ShardFeeCreated,
-    ShardFees, ShardHashes, ShardIdent, ShardIdentFull, ShardStateUnsplit, Transaction, ValueFlow,
+    AccountBlock, Block, BlockExtra, BlockInfo, BlockRef, BlockSignature, CurrencyCollection,
+    DepthBalanceInfo, EnqueuedMsg, GlobalVersion, HashUpdate, ImportFees, InMsg, InMsgDescr,
+    InMsgExternal, InMsgFinal, IntAddr, KeyBlockRef, KeyMaxLt, McBlockExtra, McStateExtra,
+    MsgEnvelope, MsgInfo, OptionalAccount, OutMsg, OutMsgDequeueShort, OutMsgDescr, OutMsgExternal,
+    OutMsgImmediate, OutMsgNew, PrevBlockRef, ShardAccount, ShardAccounts, ShardDescription,
+    ShardFeeCreated, ShardFees, ShardHashes, ShardIdent, ShardIdentFull, ShardStateUnsplit,
+    Signature, Transaction, ValueFlow,
 };
 use tycho_types::num::Tokens;
 
@@ -270,9 +271,25 @@ impl Chain {
             fee.clone(),
             fee,
         )?;
+        // The previous masterchain block's signatures, as a node carries them.
+        let mut prev_block_signatures = Dict::new();
+        if self.master.last.seqno > 0 {
+            prev_block_signatures.set(
+                0u16,
+                BlockSignature {
+                    node_id_short: node_id_short(&self.validator.public),
+                    signature: Signature(sign_block(
+                        &self.validator,
+                        &self.master.last.root_hash,
+                        &self.master.last.file_hash,
+                    )),
+                },
+            )?;
+        }
         let mc_block_extra = McBlockExtra {
             shards: shards.clone(),
             fees,
+            prev_block_signatures,
             config: is_key.then(|| extra.config.clone()),
             ..Default::default()
         };
@@ -560,6 +577,15 @@ fn rand_seed(prev: &BlockRef, workchain: i32) -> HashBytes {
 /// `ton.blockId root_cell_hash:int256 file_hash:int256`.
 pub fn sign_block(keys: &Keys, root_hash: &HashBytes, file_hash: &HashBytes) -> [u8; 64] {
     keys.sign(&block_id_to_sign(root_hash, file_hash))
+}
+
+/// A validator's short node id: the SHA-256 of its TL public key
+/// (`pub.ed25519#4813b4c6 key:int256`).
+pub fn node_id_short(public: &[u8; 32]) -> HashBytes {
+    let mut tl = Vec::with_capacity(36);
+    tl.extend_from_slice(&0x4813_b4c6u32.to_le_bytes());
+    tl.extend_from_slice(public);
+    HashBytes(sha256(&tl))
 }
 
 /// The bytes a validator signs for a block.

@@ -22,7 +22,7 @@ use tonindex_model::BlockId;
 use tonindex_storage::tables::{Blocks, ShardKey, ShardStates};
 use tonindex_storage::Db;
 
-use super::collator::{Chain, Produced, Tip};
+use super::collator::{self, Chain, Produced, Tip};
 use super::genesis::{self, GenesisAccount};
 use super::mnemonic::{self, Keys};
 use super::wallets::{Version, Wallet};
@@ -517,6 +517,33 @@ impl Devnet {
         }
     }
 
+    /// Each chain's newest block and the messages in its outbound queue.
+    pub fn queue_sizes(&self) -> anyhow::Result<Vec<(tonindex_model::BlockIdExt, u64)>> {
+        let mut out = Vec::new();
+        for (workchain, tip) in [(-1, &self.chain.master), (0, &self.chain.base)] {
+            let state: ShardStateUnsplit = tip.state_root.parse()?;
+            let queue = super::queue::QueueInfo::load(&state.out_msg_queue_info, FULL_SHARD)?;
+            let mut size = 0u64;
+            for key in queue.queue.keys() {
+                key?;
+                size += 1;
+            }
+            out.push((
+                tonindex_model::BlockIdExt {
+                    id: BlockId {
+                        workchain,
+                        shard: FULL_SHARD,
+                        seqno: tip.last.seqno,
+                    },
+                    root_hash: tip.last.root_hash.0,
+                    file_hash: tip.last.file_hash.0,
+                },
+                size,
+            ));
+        }
+        Ok(out)
+    }
+
     /// The keys of the genesis wallets.
     pub fn keys(&self) -> &Keys {
         &self.keys
@@ -584,11 +611,15 @@ enum Command {
     Send(Cell, mpsc::Sender<Result<(), Refused>>),
     Block(mpsc::Sender<Result<u32, Refused>>),
     Fund(StdAddr, u128, mpsc::Sender<Result<Executed, Refused>>),
+    QueueSizes(mpsc::Sender<Result<Vec<(tonindex_model::BlockIdExt, u64)>, Refused>>),
 }
 
 /// The API's handle on the producer thread.
 pub struct DevnetHandle {
     commands: std::sync::Mutex<mpsc::Sender<Command>>,
+    /// The validator's key (block signatures are deterministic: signing a
+    /// block again gives the signature it was produced with).
+    validator: Keys,
     accounts: serde_json::Value,
     /// How long a request waits for the producer.
     wait: Duration,
@@ -616,6 +647,19 @@ impl ChainLink for DevnetHandle {
     }
     fn dev(&self) -> Option<&dyn DevLink> {
         Some(self)
+    }
+    fn block_signatures(
+        &self,
+        root_hash: &HashBytes,
+        file_hash: &HashBytes,
+    ) -> Option<Vec<(HashBytes, [u8; 64])>> {
+        Some(vec![(
+            collator::node_id_short(&self.validator.public),
+            collator::sign_block(&self.validator, root_hash, file_hash),
+        )])
+    }
+    fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
+        self.ask(Command::QueueSizes).ok()
     }
 }
 
@@ -705,6 +749,7 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
     let (tx, rx) = mpsc::channel::<Command>();
     let handle = Arc::new(DevnetHandle {
         commands: std::sync::Mutex::new(tx),
+        validator: devnet.chain.validator.clone(),
         accounts: accounts_json(&devnet),
         wait: Duration::from_secs(60),
     });
@@ -763,6 +808,13 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
                     }
                     Some(Command::Fund(to, amount, reply)) => {
                         let _ = reply.send(fund(&mut devnet, &to, amount));
+                    }
+                    Some(Command::QueueSizes(reply)) => {
+                        let _ = reply.send(
+                            devnet
+                                .queue_sizes()
+                                .map_err(|e| Refused::new(500, format!("{e:#}"))),
+                        );
                     }
                 }
             }
