@@ -1,10 +1,11 @@
 //! `tonindex dev` as a process, driven by real clients and checked by
-//! implementations that are not ours: @ton/ton sends, deploys and reads
-//! through the APIs; pytoniq-core parses the blocks the devnet exported;
+//! implementations that are not ours: @ton/ton, tonweb and Python's tonutils
+//! send, deploy and read through the APIs; the official emulator re-runs
+//! every transaction; pytoniq-core parses the blocks the devnet exported;
 //! `tonindex import` of those files builds the same tables; a restart (SIGTERM
 //! and kill -9) continues the chain; bad input is refused and changes nothing.
 //! Needs node (the npm packages are installed into tests/clients on first
-//! use) and python3 with pytoniq-core (installed by `.ci/run`).
+//! use) and python3 with pytoniq-core and tonutils (installed by `.ci/run`).
 
 mod common;
 
@@ -425,6 +426,25 @@ fn masterchain_blocks_are_signed_by_the_configured_validator() {
         "",
     );
     assert_eq!(status, 501);
+}
+
+#[test]
+fn python_tonutils_sends_and_reads_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_tonutils.py"))
+        .arg(dev.url())
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "tonutils against the devnet failed (is tonutils installed? .ci/run installs it):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    assert_eq!(v["ok"], true, "{v}");
 }
 
 #[test]
