@@ -7,6 +7,7 @@
 //! re-applying a unit that is already there changes nothing.
 
 pub mod commit;
+pub mod feed;
 mod plan;
 pub mod state;
 
@@ -81,6 +82,8 @@ pub struct Indexer<'a> {
     db: &'a Db,
     /// Where a big unit's rows are encoded.
     encoding: RowEncoding,
+    /// Where each commit is announced, if anyone follows.
+    feed: Option<feed::CommitFeed>,
 }
 
 impl<'a> Indexer<'a> {
@@ -88,6 +91,15 @@ impl<'a> Indexer<'a> {
         Self {
             db,
             encoding: RowEncoding::Serial,
+            feed: None,
+        }
+    }
+
+    /// Announces every commit on `feed`.
+    pub fn with_feed(self, feed: feed::CommitFeed) -> Self {
+        Self {
+            feed: Some(feed),
+            ..self
         }
     }
 
@@ -209,6 +221,9 @@ impl<'a> Indexer<'a> {
         }
         batch.put_cursor(&cursor);
         self.db.write(batch)?;
+        if let Some(feed) = &self.feed {
+            feed.publish(committed(mc_seqno, &new_blocks));
+        }
         Ok(applied)
     }
 
@@ -327,6 +342,26 @@ impl<'a> Indexer<'a> {
 }
 
 /// A block of the unit that is not stored yet, with where its rows go.
+/// What a commit added, for the feed.
+fn committed(mc_seqno: Option<u32>, blocks: &[NewBlock<'_>]) -> feed::Committed {
+    feed::Committed {
+        mc_seqno,
+        blocks: blocks.iter().map(|b| b.block.record.id).collect(),
+        transactions: blocks
+            .iter()
+            .flat_map(|b| {
+                b.block.transactions.iter().map(move |t| feed::CommittedTx {
+                    hash: t.record.hash,
+                    account: t.record.account,
+                    lt: t.record.lt,
+                    in_msg: t.record.in_msg,
+                    mc_seqno: b.mc_seqno,
+                })
+            })
+            .collect(),
+    }
+}
+
 struct NewBlock<'u> {
     block: &'u DecodedBlock,
     mc_seqno: Option<u32>,

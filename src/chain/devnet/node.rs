@@ -28,6 +28,7 @@ use super::mnemonic::{self, Keys};
 use super::wallets::{Version, Wallet};
 use crate::chain::link::{ChainLink, DevLink, Executed, Refused};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
+use crate::index::feed::CommitFeed;
 use crate::index::{Indexer, Unit};
 use crate::state::cells::Loader;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
@@ -40,6 +41,9 @@ const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
 const FAUCET_N: u16 = u16::MAX;
 /// The faucet's genesis balance: one billion TON.
 const FAUCET_BALANCE: u128 = 1_000_000_000 * 1_000_000_000;
+
+/// Commits the feed keeps for a slow follower.
+const FEED_CAPACITY: usize = 1024;
 
 /// Block pairs automine produces at most for one send: a message ping-
 /// ponging between the workchains is left to later blocks.
@@ -91,6 +95,8 @@ pub struct Devnet {
     wallets: Vec<GenesisWallet>,
     faucet: Wallet,
     export_dir: Option<PathBuf>,
+    /// Where the index announces each commit of the devnet's blocks.
+    feed: CommitFeed,
     /// Blocks produced by this process.
     pub produced: u64,
 }
@@ -228,6 +234,7 @@ impl Devnet {
             wallets,
             faucet,
             export_dir: opts.export_dir.clone(),
+            feed: CommitFeed::new(FEED_CAPACITY),
             produced: 0,
         };
         // The first masterchain block is a key block carrying the config.
@@ -312,6 +319,7 @@ impl Devnet {
             wallets,
             faucet,
             export_dir: opts.export_dir.clone(),
+            feed: CommitFeed::new(FEED_CAPACITY),
             produced: 0,
         })
     }
@@ -433,24 +441,26 @@ impl Devnet {
             .iter()
             .map(|b| decode_block(&b.boc))
             .collect::<Result<Vec<_>, _>>()?;
-        let executed = decoded
-            .iter()
-            .flat_map(|b| {
-                let mc_seqno = blocks.last().map_or(0, |m| m.seqno);
-                b.transactions.iter().map(move |t| {
-                    (
-                        (t.record.account, t.record.in_msg),
-                        Executed {
-                            tx_hash: HashBytes(t.record.hash),
-                            lt: t.record.lt,
-                            mc_seqno,
-                        },
-                    )
-                })
-            })
-            .collect();
+        let mut commits = self.feed.subscribe();
         let unit = Unit { blocks: decoded };
-        Indexer::new(&self.db).apply(&unit)?;
+        Indexer::new(&self.db)
+            .with_feed(self.feed.clone())
+            .apply(&unit)?;
+        // What the round executed, as the index committed it.
+        let mut executed = Vec::new();
+        while let Ok(c) = commits.try_recv() {
+            let mc_seqno = c.mc_seqno.unwrap_or(0);
+            executed.extend(c.transactions.iter().map(|t| {
+                (
+                    (t.account, t.in_msg),
+                    Executed {
+                        tx_hash: HashBytes(t.hash),
+                        lt: t.lt,
+                        mc_seqno: t.mc_seqno.unwrap_or(mc_seqno),
+                    },
+                )
+            }));
+        }
         if let Some(dir) = &self.export_dir {
             export(dir, &blocks)?;
         }
@@ -620,6 +630,10 @@ pub struct DevnetHandle {
     /// The validator's key (block signatures are deterministic: signing a
     /// block again gives the signature it was produced with).
     validator: Keys,
+    /// The index's commit feed: a send in automine answers once its
+    /// transaction is committed.
+    feed: CommitFeed,
+    automine: bool,
     accounts: serde_json::Value,
     /// How long a request waits for the producer.
     wait: Duration,
@@ -643,7 +657,24 @@ impl DevnetHandle {
 
 impl ChainLink for DevnetHandle {
     fn send(&self, msg: Cell) -> Result<(), Refused> {
-        self.ask(|tx| Command::Send(msg, tx))
+        let hash = msg.repr_hash().0;
+        let mut commits = self.feed.subscribe();
+        self.ask(|tx| Command::Send(msg, tx))?;
+        if !self.automine {
+            return Ok(()); // queued for the next block
+        }
+        // The producer has answered after its blocks were indexed: the
+        // feed holds their commits, and the message's transaction with them.
+        while let Ok(c) = commits.try_recv() {
+            if c.transactions.iter().any(|t| t.in_msg == Some(hash)) {
+                return Ok(());
+            }
+        }
+        Err(Refused::new(
+            500,
+            "LITE_SERVER_UNKNOWN: the message was accepted when checked but not when its block \
+             was built (the account's state changed in between); it was not executed",
+        ))
     }
     fn dev(&self) -> Option<&dyn DevLink> {
         Some(self)
@@ -750,6 +781,8 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
     let handle = Arc::new(DevnetHandle {
         commands: std::sync::Mutex::new(tx),
         validator: devnet.chain.validator.clone(),
+        feed: devnet.feed.clone(),
+        automine: interval.is_none(),
         accounts: accounts_json(&devnet),
         wait: Duration::from_secs(60),
     });
