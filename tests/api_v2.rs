@@ -591,4 +591,14 @@ fn sending_to_an_imported_index_checks_the_message_then_says_there_is_no_network
     let r = post("/api/v3/message", &json!({}));
     assert_eq!(r.status.as_u16(), 401, "{}", r.json);
     assert_eq!(r.json["error"], "boc is required");
+    // The devnet's own endpoints are not there on an imported index.
+    for (method, path) in [
+        ("GET", "/dev/accounts"),
+        ("POST", "/dev/fund"),
+        ("POST", "/dev/block"),
+    ] {
+        let r = common::api::request(method, path);
+        assert_eq!(r.status.as_u16(), 404, "{method} {path}");
+        assert!(r.json["error"].is_string());
+    }
 }

@@ -506,6 +506,92 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
 }
 
 #[test]
+fn genesis_accounts_from_flags_and_hashes_of_sent_messages() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::{CellBuilder, HashBytes};
+    let dir = tempfile::tempdir().unwrap();
+    // Three more genesis accounts from --account: uninit with coins (one of
+    // them in the masterchain), and an active one with wallet v4r2's code and
+    // data of seqno 41 at an address of our choosing.
+    let code = tonindex::chain::devnet::wallets::Version::V4R2.code();
+    let mut data = CellBuilder::new();
+    data.store_u32(41).unwrap();
+    data.store_u32(698_983_191).unwrap();
+    data.store_u256(&HashBytes([9; 32])).unwrap();
+    data.store_bit_zero().unwrap();
+    let data = data.build().unwrap();
+    let active = format!(
+        "0:9999999999999999999999999999999999999999999999999999999999999999:777:{}:{}",
+        Boc::encode_base64(code.as_ref()),
+        Boc::encode_base64(data.as_ref())
+    );
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--wallets",
+            "4",
+            "--account",
+            "0:7777777777777777777777777777777777777777777777777777777777777777:123456789",
+            "--account",
+            "-1:8888888888888888888888888888888888888888888888888888888888888888:5",
+            "--account",
+            &active,
+        ],
+    );
+    let (status, v) = json(
+        dev.port,
+        "GET",
+        "/api/v2/runGetMethod?address=0:9999999999999999999999999999999999999999999999999999999999999999&method=seqno&stack=[]",
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"]["stack"][0][1], "0x29", "{v}");
+    let (_, accounts) = json(dev.port, "GET", "/dev/accounts", "");
+    assert_eq!(accounts.as_array().unwrap().len(), 4);
+    for (address, balance, state) in [
+        (
+            "0:7777777777777777777777777777777777777777777777777777777777777777",
+            "123456789",
+            "uninitialized",
+        ),
+        (
+            "-1:8888888888888888888888888888888888888888888888888888888888888888",
+            "5",
+            "uninitialized",
+        ),
+    ] {
+        let (status, v) = json(
+            dev.port,
+            "GET",
+            &format!("/api/v2/getAddressInformation?address={address}"),
+            "",
+        );
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["result"]["balance"], balance);
+        assert_eq!(v["result"]["state"], state);
+    }
+    // sendBocReturnHash and v3 /message report the message's hash and its
+    // TEP-467 normalized hash, as indexed.
+    let msgs = node("devnet_refusals.mjs", &[&dev.url()]);
+    let body = serde_json::json!({ "boc": msgs["good"] }).to_string();
+    let (status, v) = json(dev.port, "POST", "/api/v3/message", &body);
+    assert_eq!(status, 200, "{v}");
+    let hash = v["message_hash"].as_str().unwrap();
+    let norm = v["message_hash_norm"].as_str().unwrap();
+    let q = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let (_, m) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/messages?msg_hash={}", q(hash)),
+        "",
+    );
+    let m = &m["messages"][0];
+    assert_eq!(m["hash"], hash);
+    assert_eq!(m["hash_norm"].as_str().unwrap_or(hash), norm, "{m}");
+}
+
+#[test]
 fn a_restarted_devnet_continues_its_chain() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");

@@ -41,7 +41,7 @@ pub struct DevArgs {
     pub export_blocks: Option<PathBuf>,
     /// One more genesis account: `ADDRESS:NANOTONS` or
     /// `ADDRESS:NANOTONS:CODE_B64:DATA_B64` (repeatable).
-    #[arg(long = "account", value_name = "SPEC")]
+    #[arg(long = "account", value_name = "SPEC", allow_hyphen_values = true)]
     pub accounts: Vec<String>,
 }
 
