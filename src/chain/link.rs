@@ -30,6 +30,28 @@ pub struct Executed {
     pub mc_seqno: u32,
 }
 
+/// The proofs of `liteServer.shardBlockProof` (BoCs of Merkle proofs).
+#[derive(Debug, Clone)]
+pub struct ShardBlockProof {
+    /// The masterchain block down to the shard hashes listing the target
+    /// (`None` when the target is that masterchain block).
+    pub link: Option<Vec<u8>>,
+    /// From `from` back to the committing masterchain block (`None` when
+    /// they are the same block).
+    pub back: Option<LinkBack>,
+}
+
+/// `blocks.blockLinkBack`'s proofs.
+#[derive(Debug, Clone)]
+pub struct LinkBack {
+    /// The older block's header.
+    pub dest_proof: Vec<u8>,
+    /// The newer block's header and state update.
+    pub proof: Vec<u8>,
+    /// The newer block's state down to its entry for the older block.
+    pub state_proof: Vec<u8>,
+}
+
 /// A chain the API may hand messages to.
 pub trait ChainLink: Send + Sync {
     /// Checks `msg` (an external-in message the API has parsed) against
@@ -49,6 +71,17 @@ pub trait ChainLink: Send + Sync {
     /// Each shard's newest block and the messages in its outbound queue;
     /// `None` when the chain cannot say.
     fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
+        None
+    }
+    /// Merkle proofs for `getShardBlockProof` of blocks this chain produced:
+    /// `target` committed by masterchain block `mc`, proved from the newer
+    /// (or same) masterchain block `from`. `None` when it keeps no blocks.
+    fn shard_block_proof(
+        &self,
+        _target: &tonindex_model::BlockIdExt,
+        _mc: &tonindex_model::BlockIdExt,
+        _from: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<ShardBlockProof, Refused>> {
         None
     }
     /// The devnet's `/dev/` requests; `None` for a chain without them.

@@ -101,11 +101,87 @@ pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     }))
 }
 
-pub fn get_shard_block_proof(_: &Ctx<'_>, p: &Params) -> V2Result {
-    required(p.int::<i32>("workchain")?, "workchain")?;
-    required(shard(p)?, "shard")?;
-    required(positive_seqno(p, "seqno")?, "seqno")?;
-    Err(unavailable("block proofs"))
+/// Answered where this process runs the chain and keeps its blocks
+/// (`tonindex dev`): the Merkle proofs of a liteserver's
+/// `shardBlockProof`, from the newest masterchain block or `from_seqno`.
+pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
+    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
+    let shard = required(shard(p)?, "shard")?;
+    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+    let from_seqno: Option<u32> = p.int("from_seqno")?;
+    let Some(chain) = ctx.chain else {
+        return Err(unavailable("block proofs"));
+    };
+    let id = BlockId {
+        workchain,
+        shard,
+        seqno,
+    };
+    let target = chain::block(&ctx.reader, &id)?.ok_or_else(|| {
+        V2Error::not_found(format!(
+            "block ({workchain},{},{seqno}) is not in the index",
+            shard as i64
+        ))
+    })?;
+    let mc = if workchain == -1 {
+        target.clone()
+    } else {
+        let mc_seqno = target.mc_block_seqno.ok_or_else(|| {
+            V2Error::not_found("no masterchain block commits this block yet".to_string())
+        })?;
+        chain::mc_block(&ctx.reader, mc_seqno)?.ok_or_else(|| {
+            V2Error::not_found(format!("masterchain block {mc_seqno} is not in the index"))
+        })?
+    };
+    let from = match from_seqno {
+        Some(s) => chain::mc_block(&ctx.reader, s)?.ok_or_else(|| {
+            V2Error::not_found(format!("masterchain block {s} is not in the index"))
+        })?,
+        None => latest_mc(ctx)?,
+    };
+    if from.id.id.seqno < mc.id.id.seqno {
+        return Err(V2Error::invalid(format!(
+            "from_seqno {} is older than masterchain block {} that commits the block",
+            from.id.id.seqno, mc.id.id.seqno
+        )));
+    }
+    let proofs = chain
+        .shard_block_proof(&target.id, &mc.id, &from.id)
+        .ok_or_else(|| unavailable("block proofs"))?
+        .map_err(|r| V2Error::new(r.status, r.message))?;
+    let links: Vec<_> = proofs
+        .link
+        .iter()
+        .map(|proof| {
+            serde_json::json!({
+                "@type": "blocks.shardBlockLink",
+                "id": TonBlockIdExt::from(&target.id),
+                "proof": B64Bytes(proof.clone()),
+            })
+        })
+        .collect();
+    let mc_proof: Vec<_> = proofs
+        .back
+        .iter()
+        .map(|b| {
+            serde_json::json!({
+                "@type": "blocks.blockLinkBack",
+                "to_key_block": false,
+                "from": TonBlockIdExt::from(&from.id),
+                "to": TonBlockIdExt::from(&mc.id),
+                "dest_proof": B64Bytes(b.dest_proof.clone()),
+                "proof": B64Bytes(b.proof.clone()),
+                "state_proof": B64Bytes(b.state_proof.clone()),
+            })
+        })
+        .collect();
+    to_json(&serde_json::json!({
+        "@type": "blocks.shardBlockProof",
+        "from": TonBlockIdExt::from(&from.id),
+        "mc_id": TonBlockIdExt::from(&mc.id),
+        "links": links,
+        "mc_proof": mc_proof,
+    }))
 }
 
 /// Answered where this process runs the chain: the outbound queue of each

@@ -7,6 +7,7 @@ pub mod config;
 pub mod genesis;
 pub mod mnemonic;
 pub mod node;
+pub mod proof;
 pub mod queue;
 pub mod replay;
 pub mod wallets;

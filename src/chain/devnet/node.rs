@@ -25,8 +25,9 @@ use tonindex_storage::Db;
 use super::collator::{self, Chain, Produced, Tip};
 use super::genesis::{self, GenesisAccount};
 use super::mnemonic::{self, Keys};
+use super::proof;
 use super::wallets::{Version, Wallet};
-use crate::chain::link::{ChainLink, DevLink, Executed, Refused};
+use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
 use crate::index::feed::CommitFeed;
 use crate::index::{Indexer, Unit};
@@ -441,6 +442,8 @@ impl Devnet {
             .iter()
             .map(|b| decode_block(&b.boc))
             .collect::<Result<Vec<_>, _>>()?;
+        // The block files first: whatever the index holds has its file.
+        export(&blocks_dir(self.db.path()), &blocks)?;
         let mut commits = self.feed.subscribe();
         let unit = Unit { blocks: decoded };
         Indexer::new(&self.db)
@@ -588,18 +591,28 @@ fn empty_account() -> ShardAccount {
     }
 }
 
-/// Writes produced blocks as `<workchain>_<shard>_<seqno>.boc`.
+/// A produced block's file name: `mc_<shard>_<seqno>.boc` or `wc0_…`.
+pub fn block_file_name(workchain: i32, seqno: u32) -> String {
+    format!(
+        "{}_{:016x}_{:010}.boc",
+        if workchain == -1 { "mc" } else { "wc0" },
+        FULL_SHARD,
+        seqno
+    )
+}
+
+/// Writes produced blocks into `dir`, one BoC file each.
 fn export(dir: &Path, blocks: &[Produced]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
     for b in blocks {
-        let name = format!(
-            "{}_{:016x}_{:010}.boc",
-            if b.workchain == -1 { "mc" } else { "wc0" },
-            FULL_SHARD,
-            b.seqno
-        );
-        std::fs::write(dir.join(name), &b.boc)?;
+        std::fs::write(dir.join(block_file_name(b.workchain, b.seqno)), &b.boc)?;
     }
     Ok(())
+}
+
+/// Where the devnet keeps the BoC of every block it produced (for proofs).
+pub fn blocks_dir(db_dir: &Path) -> PathBuf {
+    db_dir.join("devnet-blocks")
 }
 
 /// What one round did.
@@ -634,6 +647,7 @@ pub struct DevnetHandle {
     /// transaction is committed.
     feed: CommitFeed,
     automine: bool,
+    db: Arc<Db>,
     accounts: serde_json::Value,
     /// How long a request waits for the producer.
     wait: Duration,
@@ -691,6 +705,47 @@ impl ChainLink for DevnetHandle {
     }
     fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
         self.ask(Command::QueueSizes).ok()
+    }
+    fn shard_block_proof(
+        &self,
+        target: &tonindex_model::BlockIdExt,
+        mc: &tonindex_model::BlockIdExt,
+        from: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<ShardBlockProof, Refused>> {
+        Some(
+            self.proofs(target, mc, from)
+                .map_err(|e| Refused::new(500, format!("{e:#}"))),
+        )
+    }
+}
+
+impl DevnetHandle {
+    fn proofs(
+        &self,
+        target: &tonindex_model::BlockIdExt,
+        mc: &tonindex_model::BlockIdExt,
+        from: &tonindex_model::BlockIdExt,
+    ) -> anyhow::Result<ShardBlockProof> {
+        let dir = blocks_dir(self.db.path());
+        let mc_root = proof::block_root(&dir, -1, mc.id.seqno)?;
+        let link = if target.id.workchain == -1 {
+            None
+        } else {
+            Some(proof::shard_link(&mc_root)?)
+        };
+        let back = if from.id.seqno == mc.id.seqno {
+            None
+        } else {
+            let from_root = proof::block_root(&dir, -1, from.id.seqno)?;
+            let (proof, state) = proof::header_and_state(&from_root)?;
+            let reader = self.db.reader();
+            Some(LinkBack {
+                dest_proof: proof::header(&mc_root)?,
+                proof,
+                state_proof: proof::prev_block_entry(&reader, &state, mc.id.seqno)?,
+            })
+        };
+        Ok(ShardBlockProof { link, back })
     }
 }
 
@@ -783,6 +838,7 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
         validator: devnet.chain.validator.clone(),
         feed: devnet.feed.clone(),
         automine: interval.is_none(),
+        db: Arc::clone(&devnet.db),
         accounts: accounts_json(&devnet),
         wait: Duration::from_secs(60),
     });

@@ -1,0 +1,104 @@
+//! Merkle proofs of the devnet's blocks, for v2 `getShardBlockProof`:
+//! each proof keeps the cells a checker reads — the rest pruned — as a
+//! liteserver's `liteServer.shardBlockProof` does:
+//!
+//! - a *link*: the masterchain block, down to the shard hashes that list the
+//!   shard block;
+//! - a *link back* from a newer masterchain block to an older one: the older
+//!   block's header (`dest_proof`), the newer block's header with its state
+//!   update (`proof`), and the newer block's state down to the entry of its
+//!   `prev_blocks` that names the older block (`state_proof`).
+//!
+//! Blocks are read from the BoC files the devnet keeps beside its database;
+//! states from the cell store.
+
+use std::path::Path;
+
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellBuilder, HashBytes, UsageTree, UsageTreeMode};
+use tycho_types::error::Error;
+use tycho_types::merkle::MerkleProof;
+use tycho_types::models::{Block, ShardStateUnsplit};
+
+use crate::state::cells::{CellRows, Loader};
+
+/// The BoC of a Merkle proof of `root` keeping what `visit` reads of it.
+fn proof_of(root: &Cell, visit: impl FnOnce(&Cell) -> Result<(), Error>) -> Result<Vec<u8>, Error> {
+    let usage = UsageTree::new(UsageTreeMode::OnDataAccess);
+    let tracked = usage.track(root);
+    visit(&tracked)?;
+    let proof = MerkleProof::create(root.as_ref(), usage).build()?;
+    Ok(Boc::encode(CellBuilder::build_from(&proof)?.as_ref()))
+}
+
+/// A block's root from the files the devnet keeps.
+pub fn block_root(dir: &Path, workchain: i32, seqno: u32) -> anyhow::Result<Cell> {
+    let path = dir.join(super::node::block_file_name(workchain, seqno));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        anyhow::anyhow!(
+            "the devnet keeps no file of this block ({}): {e}",
+            path.display()
+        )
+    })?;
+    Ok(Boc::decode(bytes)?)
+}
+
+/// Masterchain block `mc` lists its shard blocks: a proof down to its shard hashes.
+pub fn shard_link(mc: &Cell) -> Result<Vec<u8>, Error> {
+    proof_of(mc, |root| {
+        let block: Block = root.parse()?;
+        block.load_info()?;
+        let extra = block.load_extra()?;
+        if let Some(custom) = extra.load_custom()? {
+            for shard in custom.shards.iter() {
+                shard?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A masterchain block's header.
+pub fn header(block: &Cell) -> Result<Vec<u8>, Error> {
+    proof_of(block, |root| {
+        root.parse::<Block>()?.load_info()?;
+        Ok(())
+    })
+}
+
+/// A masterchain block's header with its state update (whose new hash is
+/// the state `state_proof` starts from).
+pub fn header_and_state(block: &Cell) -> Result<(Vec<u8>, HashBytes), Error> {
+    let mut new_state = HashBytes::ZERO;
+    let proof = proof_of(block, |root| {
+        let block: Block = root.parse()?;
+        block.load_info()?;
+        new_state = block.state_update.load()?.new_hash;
+        Ok(())
+    })?;
+    Ok((proof, new_state))
+}
+
+/// The masterchain state `state_root` (read from the cell store) down to
+/// the `prev_blocks` entry of masterchain block `seqno`.
+pub fn prev_block_entry(
+    rows: &dyn CellRows,
+    state_root: &HashBytes,
+    seqno: u32,
+) -> anyhow::Result<Vec<u8>> {
+    let state = Loader::new(rows).whole(state_root)?;
+    let mut found = false;
+    let proof = proof_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        if let Some(extra) = state.load_custom()? {
+            found = extra.prev_blocks.get(seqno)?.is_some();
+        }
+        Ok(())
+    })?;
+    if !found {
+        return Err(anyhow::anyhow!(
+            "the state does not list masterchain block {seqno} among its previous blocks"
+        ));
+    }
+    Ok(proof)
+}
