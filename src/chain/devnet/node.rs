@@ -154,7 +154,8 @@ impl Devnet {
                     .is_some()
             {
                 return Err(anyhow!(
-                    "{} holds an index that is not a devnet; give `tonindex dev --db` an empty directory",
+                    "{} holds an index but no devnet.json: it is not a devnet's, or a devnet's \
+                     genesis was interrupted; give `tonindex dev --db` an empty directory",
                     dir.display()
                 ));
             }
