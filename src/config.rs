@@ -38,6 +38,8 @@ const ENV_KEYS: &[&str] = &[
     "serve__max_response_bytes",
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
+    "serve__cors__enabled",
+    "serve__cors__max_age_secs",
     "dev__mnemonic",
     "dev__wallets",
     "dev__wallet_balance",
@@ -211,6 +213,7 @@ impl Config {
                 )));
             }
         }
+        s.cors.check().map_err(ConfigError::Value)?;
         Ok(())
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod chain;
+pub mod cors;
 pub mod dev;
 pub mod encoding;
 pub mod fees;
@@ -75,6 +76,9 @@ pub struct ApiConfig {
     /// Largest response body one request may build, in bytes; past it the
     /// request is answered 503 and asked for a smaller page.
     pub max_response_bytes: usize,
+    /// Cross-origin requests from browsers.
+    #[serde(default)]
+    pub cors: cors::CorsConfig,
 }
 
 /// Hashes of the masterchain zero state (from the network's global config).
@@ -107,6 +111,7 @@ impl Default for ApiConfig {
             max_concurrent_reads: 0,
             max_queued_reads: 256,
             max_response_bytes: 64 << 20,
+            cors: cors::CorsConfig::default(),
         }
     }
 }
@@ -331,6 +336,7 @@ const INLINE_ROW_BUDGET: u64 = 64;
 pub fn router(api: Arc<Api>) -> Router {
     let body_limits = server::BodyLimits::from_config(&api.cfg);
     let guards = api.guards;
+    let app_cors = api.cfg.cors.clone();
     let app = Router::new()
         .route("/healthcheck", get(healthcheck))
         .nest("/api/v2", v2::router())
@@ -338,14 +344,26 @@ pub fn router(api: Arc<Api>) -> Router {
         .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);
-    if !guards {
-        return app;
+    let cors = api_cors(&app_cors);
+    let app = if !guards {
+        app
+    } else {
+        app.layer(axum::middleware::from_fn_with_state(
+            body_limits,
+            server::bound_body,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+    };
+    // Outermost: a preflight is answered before anything else runs, and
+    // every answer (errors included) carries the headers.
+    match cors {
+        Some(layer) => app.layer(layer),
+        None => app,
     }
-    app.layer(axum::middleware::from_fn_with_state(
-        body_limits,
-        server::bound_body,
-    ))
-    .layer(axum::extract::DefaultBodyLimit::disable())
+}
+
+fn api_cors(cfg: &cors::CorsConfig) -> Option<tower_http::cors::CorsLayer> {
+    cfg.layer()
 }
 
 /// `200 OK` while storage answers reads; `503` otherwise.
