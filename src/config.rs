@@ -39,6 +39,8 @@ const ENV_KEYS: &[&str] = &[
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
     "serve__cors__enabled",
+    "serve__rate_limit__anonymous_v2_rps",
+    "serve__rate_limit__anonymous_v3_rps",
     "serve__cors__max_age_secs",
     "dev__mnemonic",
     "dev__wallets",

@@ -15,9 +15,9 @@ fn main() {
             .with_writer(std::io::stderr)
             .init();
         match &cli.command {
-            Command::Dev(args) => tonindex::cli::dev::run(&cfg, args),
+            Command::Dev(args) => tonindex::cli::dev::run(&cfg, args, cli.config.clone()),
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
-            Command::Serve(_) => tonindex::cli::serve::run(&cfg),
+            Command::Serve(_) => tonindex::cli::serve::run(&cfg, cli.config.clone()),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
             Command::BenchServe(args) => tonindex::cli::bench_serve::run(&cfg, args),
             Command::Bench(args) => tonindex::cli::bench::run(args),

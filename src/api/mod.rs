@@ -11,6 +11,7 @@ pub mod dev;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
+pub mod limits;
 pub mod params;
 pub mod response;
 pub mod send;
@@ -79,6 +80,12 @@ pub struct ApiConfig {
     /// Cross-origin requests from browsers.
     #[serde(default)]
     pub cors: cors::CorsConfig,
+    /// Anonymous request rates per API.
+    #[serde(default)]
+    pub rate_limit: limits::RateLimitConfig,
+    /// API keys and their rates; any key given must be one of them.
+    #[serde(default)]
+    pub api_keys: Vec<limits::ApiKey>,
 }
 
 /// Hashes of the masterchain zero state (from the network's global config).
@@ -112,6 +119,8 @@ impl Default for ApiConfig {
             max_queued_reads: 256,
             max_response_bytes: 64 << 20,
             cors: cors::CorsConfig::default(),
+            rate_limit: limits::RateLimitConfig::default(),
+            api_keys: Vec::new(),
         }
     }
 }
@@ -142,6 +151,8 @@ pub struct Api {
     guards: bool,
     /// The chain this process runs, if any.
     chain: Option<Arc<dyn ChainLink>>,
+    /// API keys and rates in force (swapped on SIGHUP).
+    limits: Arc<limits::RateLimits>,
 }
 
 /// Why a read produced no answer.
@@ -190,6 +201,7 @@ impl Api {
             .start_handler(|_| crate::priority::lower_current_thread(READ_NICE))
             .build()
             .expect("the read thread pool starts");
+        let limits = Arc::new(limits::RateLimits::new(&cfg.rate_limit, &cfg.api_keys));
         Arc::new(Self {
             db,
             cfg,
@@ -198,6 +210,7 @@ impl Api {
             reads,
             guards,
             chain: None,
+            limits,
         })
     }
 
@@ -337,6 +350,7 @@ pub fn router(api: Arc<Api>) -> Router {
     let body_limits = server::BodyLimits::from_config(&api.cfg);
     let guards = api.guards;
     let app_cors = api.cfg.cors.clone();
+    let rate_limits = Arc::clone(&api.limits);
     let app = Router::new()
         .route("/healthcheck", get(healthcheck))
         .nest("/api/v2", v2::router())
@@ -348,7 +362,13 @@ pub fn router(api: Arc<Api>) -> Router {
     let app = if !guards {
         app
     } else {
+        // Keys and rates inside the body guard: a JSON-RPC batch's body is
+        // read (and bounded) before its calls are counted.
         app.layer(axum::middleware::from_fn_with_state(
+            rate_limits,
+            limits::enforce,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             body_limits,
             server::bound_body,
         ))
@@ -406,15 +426,20 @@ pub(crate) fn elapsed_ms(start: Instant) -> f64 {
 /// set the database is a follower and catches up with the writer
 /// periodically.
 pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<()> {
-    serve_api(db, cfg, follow, None).await
+    serve_api(db, cfg, follow, None, None).await
 }
 
-/// [`serve`], with the chain this process runs (`tonindex dev`) if any.
+/// Reads the `[serve]` settings again (on SIGHUP: API keys and rates).
+pub type Reload = Box<dyn Fn() -> anyhow::Result<ApiConfig> + Send + Sync>;
+
+/// [`serve`], with the chain this process runs (`tonindex dev`) if any,
+/// and what SIGHUP reloads.
 pub async fn serve_api(
     db: Arc<Db>,
     cfg: ApiConfig,
     follow: bool,
     chain: Option<Arc<dyn ChainLink>>,
+    reload: Option<Reload>,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&cfg.listen)
         .await
@@ -441,9 +466,39 @@ pub async fn serve_api(
         Some(chain) => Api::with_chain(db, cfg, chain),
         None => Api::new(db, cfg),
     };
+    if let Some(reload) = reload {
+        reload_on_sighup(Arc::clone(&api.limits), reload);
+    }
     let app = router(api);
     server::serve(listener, app, limits, shutdown_signal()).await?;
     Ok(())
+}
+
+/// Swaps API keys and rates when the process gets SIGHUP; connections and
+/// requests in flight are untouched.
+fn reload_on_sighup(limits: Arc<limits::RateLimits>, reload: Reload) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hup) = signal(SignalKind::hangup()) else {
+            tracing::warn!("cannot listen for SIGHUP: API keys will not be reloaded");
+            return;
+        };
+        while hup.recv().await.is_some() {
+            match reload() {
+                Ok(cfg) => {
+                    limits.reload(&cfg.rate_limit, &cfg.api_keys);
+                    tracing::info!(
+                        keys = cfg.api_keys.len(),
+                        "SIGHUP: API keys and rates reloaded"
+                    );
+                }
+                Err(e) => tracing::warn!("SIGHUP: keeping the API keys in force: {e:#}"),
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    let _ = (limits, reload);
 }
 
 async fn shutdown_signal() {

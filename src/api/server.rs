@@ -44,7 +44,7 @@ pub fn api_error(v2: bool, status: StatusCode, message: impl Into<String>) -> Re
     }
 }
 
-fn is_v2_path(path: &str) -> bool {
+pub(crate) fn is_v2_path(path: &str) -> bool {
     path == "/api/v2" || path.starts_with("/api/v2/")
 }
 
@@ -163,7 +163,7 @@ pub async fn serve(
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -206,6 +206,7 @@ pub async fn serve(
         let service = Tracked {
             app: app.clone(),
             activity: Arc::clone(&activity),
+            peer,
         };
         let conn = builder.serve_connection(io, TowerToHyperService::new(service));
         let conn = graceful.watch(conn);
@@ -283,6 +284,8 @@ impl Activity {
 struct Tracked {
     app: axum::Router,
     activity: Arc<Activity>,
+    /// The client's address, for per-address rate limits.
+    peer: std::net::SocketAddr,
 }
 
 impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
@@ -294,7 +297,9 @@ impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: Request<hyper::body::Incoming>) -> Self::Future {
+    fn call(&mut self, mut req: Request<hyper::body::Incoming>) -> Self::Future {
+        req.extensions_mut()
+            .insert(axum::extract::ConnectInfo(self.peer));
         self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
         self.activity.touch();
         let call = tower_service::Service::call(&mut self.app.clone(), req);

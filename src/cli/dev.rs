@@ -46,7 +46,7 @@ pub struct DevArgs {
 }
 
 /// Starts the chain and serves it until SIGINT/SIGTERM.
-pub fn run(cfg: &Config, args: &DevArgs) -> anyhow::Result<()> {
+pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow::Result<()> {
     let scratch;
     let dir = match &args.db {
         Some(d) => d.clone(),
@@ -82,6 +82,7 @@ pub fn run(cfg: &Config, args: &DevArgs) -> anyhow::Result<()> {
         serve,
         false,
         Some(handle),
+        Some(super::reload_serve(config_path)),
     ));
     db.flush()?;
     result

@@ -102,6 +102,12 @@ impl Cli {
     }
 }
 
+/// What SIGHUP reloads: the `[serve]` section of the same config file and
+/// environment the process started with.
+pub fn reload_serve(config_path: Option<PathBuf>) -> crate::api::Reload {
+    Box::new(move || Ok(Config::load(config_path.as_deref())?.serve))
+}
+
 /// Makes the global rayon pool the import's decode pool: `threads` threads
 /// (0 = one per core) at a lower priority than the writer.
 pub fn init_threads(threads: usize) -> anyhow::Result<()> {

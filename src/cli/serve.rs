@@ -20,7 +20,7 @@ pub struct ServeArgs {
 
 /// Opens the index as a read-only follower (an import may keep writing to
 /// it) and serves until SIGINT/SIGTERM.
-pub fn run(cfg: &Config) -> anyhow::Result<()> {
+pub fn run(cfg: &Config, config_path: Option<PathBuf>) -> anyhow::Result<()> {
     let scratch = tempfile::Builder::new()
         .prefix("tonindex-serve-")
         .tempdir()
@@ -30,5 +30,11 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
         .enable_all()
         .thread_name("tonindex-http")
         .build()?;
-    runtime.block_on(crate::api::serve(db, cfg.serve.clone(), true))
+    runtime.block_on(crate::api::serve_api(
+        db,
+        cfg.serve.clone(),
+        true,
+        None,
+        Some(super::reload_serve(config_path)),
+    ))
 }

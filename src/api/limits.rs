@@ -1,0 +1,276 @@
+//! API keys and rate limits (`[serve.rate_limit]`, `[[serve.api_keys]]`).
+//!
+//! A key comes in the `X-API-Key` header (any case) or the `api_key` query
+//! parameter; an unknown key is a 401. A known key has its own rate
+//! (`rps`, 0 = unlimited); a request without a key falls under its API's
+//! anonymous rate, per client address (`anonymous_v2_rps`,
+//! `anonymous_v3_rps`, 0 = unlimited — the default of a self-hosted node;
+//! toncenter's hosted scheme is `anonymous_v2_rps = 1`). Past a rate the
+//! answer is 429 in the API's error shape with `Retry-After`. Each call of a
+//! JSON-RPC batch counts. The keys and rates are swapped on SIGHUP without
+//! touching open connections. Rates are token buckets of `governor`: a
+//! burst of up to one second's worth, refilled evenly.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::{Deserialize, Serialize};
+
+use super::server::{api_error, is_v2_path};
+
+/// `[serve.rate_limit]`: requests per second without a key, per client
+/// address and API; 0 = unlimited.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimitConfig {
+    pub anonymous_v2_rps: u32,
+    pub anonymous_v3_rps: u32,
+}
+
+/// One `[[serve.api_keys]]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKey {
+    pub key: String,
+    /// Requests per second; 0 = unlimited.
+    #[serde(default)]
+    pub rps: u32,
+}
+
+/// The limiters in force, swapped whole on reload.
+#[derive(Default)]
+struct Limits {
+    anonymous_v2: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    anonymous_v3: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// Key → its limiter (`None`: unlimited).
+    keys: HashMap<String, Option<DefaultDirectRateLimiter>>,
+}
+
+fn quota(rps: u32) -> Option<Quota> {
+    NonZeroU32::new(rps).map(Quota::per_second)
+}
+
+impl Limits {
+    fn new(rates: &RateLimitConfig, keys: &[ApiKey]) -> Self {
+        Self {
+            anonymous_v2: quota(rates.anonymous_v2_rps).map(RateLimiter::keyed),
+            anonymous_v3: quota(rates.anonymous_v3_rps).map(RateLimiter::keyed),
+            keys: keys
+                .iter()
+                .map(|k| (k.key.clone(), quota(k.rps).map(RateLimiter::direct)))
+                .collect(),
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.anonymous_v2.is_none() && self.anonymous_v3.is_none() && self.keys.is_empty()
+    }
+}
+
+/// What a request may do.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    UnknownKey,
+    /// Over its rate: retry after this long.
+    Limited(Duration),
+}
+
+/// The keys and rates of a running server.
+pub struct RateLimits {
+    limits: RwLock<Arc<Limits>>,
+}
+
+impl RateLimits {
+    pub fn new(rates: &RateLimitConfig, keys: &[ApiKey]) -> Self {
+        Self {
+            limits: RwLock::new(Arc::new(Limits::new(rates, keys))),
+        }
+    }
+
+    /// Puts new keys and rates in force (their buckets start full).
+    pub fn reload(&self, rates: &RateLimitConfig, keys: &[ApiKey]) {
+        let new = Arc::new(Limits::new(rates, keys));
+        if let Ok(mut l) = self.limits.write() {
+            *l = new;
+        }
+    }
+
+    fn current(&self) -> Arc<Limits> {
+        self.limits
+            .read()
+            .map(|l| Arc::clone(&l))
+            .unwrap_or_default()
+    }
+
+    /// Decides a request of `cost` calls to API v2 (`v2`) or v3.
+    pub fn check(&self, v2: bool, key: Option<&str>, peer: IpAddr, cost: u32) -> Decision {
+        let limits = self.current();
+        let cost = NonZeroU32::new(cost.max(1)).expect("at least 1");
+        let verdict = match key {
+            Some(key) => match limits.keys.get(key) {
+                None => return Decision::UnknownKey,
+                Some(None) => return Decision::Allow,
+                Some(Some(limiter)) => limiter.check_n(cost),
+            },
+            None => {
+                let limiter = if v2 {
+                    &limits.anonymous_v2
+                } else {
+                    &limits.anonymous_v3
+                };
+                match limiter {
+                    None => return Decision::Allow,
+                    Some(l) => l.check_key_n(&peer, cost),
+                }
+            }
+        };
+        match verdict {
+            Ok(Ok(())) => Decision::Allow,
+            Ok(Err(not_until)) => {
+                Decision::Limited(not_until.wait_time_from(DefaultClock::default().now()))
+            }
+            // More calls in one batch than the rate allows in a second.
+            Err(_) => Decision::Limited(Duration::from_secs(1)),
+        }
+    }
+}
+
+/// The key a request carries: the `X-API-Key` header, else `api_key`.
+fn request_key(req: &Request) -> Option<String> {
+    if let Some(v) = req.headers().get("x-api-key") {
+        return v.to_str().ok().map(str::to_string);
+    }
+    let query = req.uri().query()?;
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "api_key")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// Calls in a v2 JSON-RPC body: the length of a batch, else one.
+fn calls_in(body: &[u8]) -> u32 {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Array(calls)) => calls.len().clamp(1, u32::MAX as usize) as u32,
+        _ => 1,
+    }
+}
+
+/// The middleware: keys and rates of `/api/v2/*` and `/api/v3/*`.
+pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let v2 = is_v2_path(path);
+    if !(v2 || path.starts_with("/api/v3")) || limits.current().is_open() {
+        return next.run(req).await;
+    }
+    let key = request_key(&req);
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    // Bodies are already read whole (and bounded) by the body guard.
+    let (req, cost) = if v2 && path.ends_with("/jsonRPC") {
+        let (parts, body) = req.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let cost = calls_in(&bytes);
+        (Request::from_parts(parts, Body::from(bytes)), cost)
+    } else {
+        (req, 1)
+    };
+    match limits.check(v2, key.as_deref(), peer, cost) {
+        Decision::Allow => next.run(req).await,
+        Decision::UnknownKey => api_error(v2, StatusCode::UNAUTHORIZED, "API key does not exist"),
+        Decision::Limited(wait) => {
+            let mut resp = api_error(v2, StatusCode::TOO_MANY_REQUESTS, "Ratelimit exceeded");
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            if let Ok(v) = HeaderValue::from_str(&secs.max(1).to_string()) {
+                resp.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            resp
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_rates_and_batches() {
+        let limits = RateLimits::new(
+            &RateLimitConfig {
+                anonymous_v2_rps: 1,
+                anonymous_v3_rps: 0,
+            },
+            &[
+                ApiKey {
+                    key: "ten".into(),
+                    rps: 10,
+                },
+                ApiKey {
+                    key: "free".into(),
+                    rps: 0,
+                },
+            ],
+        );
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+        assert_eq!(limits.check(true, Some("nope"), a, 1), Decision::UnknownKey);
+        // Anonymous v2: one a second per address; v3 unlimited.
+        assert_eq!(limits.check(true, None, a, 1), Decision::Allow);
+        assert!(matches!(
+            limits.check(true, None, a, 1),
+            Decision::Limited(_)
+        ));
+        assert_eq!(limits.check(true, None, b, 1), Decision::Allow);
+        for _ in 0..100 {
+            assert_eq!(limits.check(false, None, a, 1), Decision::Allow);
+        }
+        // A key: ten a second, a batch counting per call.
+        assert_eq!(limits.check(true, Some("ten"), a, 8), Decision::Allow);
+        assert_eq!(limits.check(true, Some("ten"), a, 2), Decision::Allow);
+        assert!(matches!(
+            limits.check(true, Some("ten"), a, 1),
+            Decision::Limited(_)
+        ));
+        assert!(matches!(
+            limits.check(true, Some("ten"), b, 11),
+            Decision::Limited(_)
+        ));
+        for _ in 0..100 {
+            assert_eq!(limits.check(true, Some("free"), a, 5), Decision::Allow);
+        }
+        // A reload swaps keys: the old one is unknown now.
+        limits.reload(
+            &RateLimitConfig::default(),
+            &[ApiKey {
+                key: "new".into(),
+                rps: 0,
+            }],
+        );
+        assert_eq!(limits.check(true, Some("ten"), a, 1), Decision::UnknownKey);
+        assert_eq!(limits.check(true, Some("new"), a, 1), Decision::Allow);
+        assert_eq!(limits.check(true, None, a, 1), Decision::Allow);
+    }
+
+    #[test]
+    fn batch_calls_are_counted() {
+        assert_eq!(
+            calls_in(br#"[{"method":"a"},{"method":"b"},{"method":"c"}]"#),
+            3
+        );
+        assert_eq!(calls_in(br#"{"method":"a"}"#), 1);
+        assert_eq!(calls_in(b"not json"), 1);
+    }
+}
