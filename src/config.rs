@@ -19,6 +19,7 @@ pub const DEFAULT_CONFIG_PATH: &str = "configs/tonindex.toml";
 const ENV_KEYS: &[&str] = &[
     "db",
     "log_level",
+    "log_format",
     "sync_writes",
     "import__threads",
     "import__chunk_size",
@@ -56,6 +57,10 @@ pub struct Config {
     pub db: PathBuf,
     /// `tracing` filter: `error`, `warn`, `info`, `debug`, `trace` or a directive list.
     pub log_level: String,
+    /// Log lines as `text` (for people) or `json` (one object per line, for
+    /// log collectors).
+    #[serde(default = "default_log_format")]
+    pub log_format: String,
     /// fsync every committed unit (power-loss durability; slower).
     pub sync_writes: bool,
     pub import: ImportConfig,
@@ -127,6 +132,7 @@ impl Default for Config {
         Self {
             db: PathBuf::from("tonindex-db"),
             log_level: "info".into(),
+            log_format: default_log_format(),
             sync_writes: false,
             import: ImportConfig {
                 threads: 0,
@@ -136,6 +142,10 @@ impl Default for Config {
             dev: DevConfig::default(),
         }
     }
+}
+
+fn default_log_format() -> String {
+    "text".into()
 }
 
 /// Why the configuration could not be loaded.
@@ -177,6 +187,12 @@ impl Config {
             return Err(ConfigError::Value(
                 "import.chunk_size must be at least 1".into(),
             ));
+        }
+        if !matches!(self.log_format.as_str(), "text" | "json") {
+            return Err(ConfigError::Value(format!(
+                "log_format {:?}: must be \"text\" or \"json\"",
+                self.log_format
+            )));
         }
         let s = &self.serve;
         if s.default_limit == 0 || s.max_limit == 0 || s.default_limit > s.max_limit {

@@ -12,4 +12,5 @@ pub mod index;
 pub mod ingest;
 pub mod priority;
 pub mod state;
+pub mod telemetry;
 pub mod tvm;

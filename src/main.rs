@@ -10,10 +10,14 @@ use tonindex::cli::{Cli, Command};
 fn main() {
     let cli = Cli::parse();
     let result = cli.config().and_then(|cfg| {
-        tracing_subscriber::fmt()
+        let logs = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new(&cfg.log_level))
-            .with_writer(std::io::stderr)
-            .init();
+            .with_writer(std::io::stderr);
+        if cfg.log_format == "json" {
+            logs.json().init();
+        } else {
+            logs.init();
+        }
         match &cli.command {
             Command::Dev(args) => tonindex::cli::dev::run(&cfg, args, cli.config.clone()),
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),

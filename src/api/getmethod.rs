@@ -209,7 +209,16 @@ pub fn run(
         return Err(TvmError::TimeLimit("request timed out".into()));
     }
     context.time_limit = Some(own.min(left));
-    getmethod::run(&contract, &context, method, stack).map_err(|e| match e {
+    let started = std::time::Instant::now();
+    let out = getmethod::run(&contract, &context, method, stack);
+    metrics::histogram!("tonindex_getmethod_seconds").record(started.elapsed().as_secs_f64());
+    let outcome = match &out {
+        Ok(_) => "ran",
+        Err(RunError::TimeLimit(_)) => "time_limit",
+        Err(RunError::Config(_)) => "config_error",
+    };
+    metrics::counter!("tonindex_getmethod_runs_total", "outcome" => outcome).increment(1);
+    out.map_err(|e| match e {
         RunError::TimeLimit(_) => TvmError::TimeLimit(e.to_string()),
         RunError::Config(_) => TvmError::Internal(e.to_string()),
     })

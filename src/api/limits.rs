@@ -89,21 +89,31 @@ pub enum Decision {
 /// The keys and rates of a running server.
 pub struct RateLimits {
     limits: RwLock<Arc<Limits>>,
+    /// No keys and no rates: every request passes without a look inside.
+    open: std::sync::atomic::AtomicBool,
 }
 
 impl RateLimits {
     pub fn new(rates: &RateLimitConfig, keys: &[ApiKey]) -> Self {
+        let limits = Limits::new(rates, keys);
         Self {
-            limits: RwLock::new(Arc::new(Limits::new(rates, keys))),
+            open: std::sync::atomic::AtomicBool::new(limits.is_open()),
+            limits: RwLock::new(Arc::new(limits)),
         }
     }
 
     /// Puts new keys and rates in force (their buckets start full).
     pub fn reload(&self, rates: &RateLimitConfig, keys: &[ApiKey]) {
         let new = Arc::new(Limits::new(rates, keys));
+        let open = new.is_open();
         if let Ok(mut l) = self.limits.write() {
             *l = new;
+            self.open.store(open, std::sync::atomic::Ordering::Release);
         }
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.load(std::sync::atomic::Ordering::Acquire)
     }
 
     fn current(&self) -> Arc<Limits> {
@@ -169,7 +179,7 @@ fn calls_in(body: &[u8]) -> u32 {
 pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let v2 = is_v2_path(path);
-    if !(v2 || path.starts_with("/api/v3")) || limits.current().is_open() {
+    if limits.is_open() || !(v2 || path.starts_with("/api/v3")) {
         return next.run(req).await;
     }
     let key = request_key(&req);

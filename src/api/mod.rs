@@ -13,6 +13,7 @@ pub mod fees;
 pub mod getmethod;
 pub mod limits;
 pub mod params;
+pub mod request_metrics;
 pub mod response;
 pub mod send;
 pub mod server;
@@ -172,8 +173,9 @@ impl Api {
     }
 
     /// The API without its guards against hostile clients (no deadline in
-    /// reads, no admission of big reads, no body or response limits): only
-    /// for `bench-serve`, to measure what the guards cost.
+    /// reads, no admission of big reads, no body or response limits, no
+    /// keys or rates) and without request metrics: only for `bench-serve`,
+    /// to measure what they cost.
     pub fn without_guards(db: Arc<Db>, cfg: ApiConfig) -> Arc<Self> {
         Self::build(db, cfg, false)
     }
@@ -353,6 +355,7 @@ pub fn router(api: Arc<Api>) -> Router {
     let rate_limits = Arc::clone(&api.limits);
     let app = Router::new()
         .route("/healthcheck", get(healthcheck))
+        .route("/metrics", get(request_metrics::metrics))
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
         .nest("/dev", dev::router())
@@ -373,6 +376,14 @@ pub fn router(api: Arc<Api>) -> Router {
             server::bound_body,
         ))
         .layer(axum::extract::DefaultBodyLimit::disable())
+    };
+    // Every answer is counted (refusals of the guards included); like the
+    // guards, not in bench-serve's measurement of what they cost.
+    let app = if guards {
+        crate::telemetry::handle();
+        app.layer(axum::middleware::from_fn(request_metrics::record))
+    } else {
+        app
     };
     // Outermost: a preflight is answered before anything else runs, and
     // every answer (errors included) carries the headers.

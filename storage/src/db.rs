@@ -268,6 +268,17 @@ impl Db {
     }
 
     /// Row counts, byte sizes and a content digest for every table.
+    /// A RocksDB integer property (`rocksdb.cur-size-all-mem-tables`,
+    /// `rocksdb.total-sst-files-size`, …) summed over every table.
+    pub fn property_sum(&self, name: &str) -> Result<u64, Error> {
+        let mut total = 0u64;
+        for table in tables::all() {
+            let cf = self.db.cf_handle(table.name).expect("table exists");
+            total += self.db.property_int_value_cf(cf, name)?.unwrap_or(0);
+        }
+        Ok(total)
+    }
+
     pub fn stats(&self) -> Result<Vec<TableStats>, Error> {
         let snapshot = self.db.snapshot();
         let mut out = Vec::new();
