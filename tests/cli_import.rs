@@ -203,3 +203,61 @@ fn sigkill_mid_import_then_rerun_equals_clean_import() {
     assert_eq!(stats(&crashed)["tables"], stats(&clean)["tables"]);
     assert_eq!(stats(&crashed)["cursor"], stats(&clean)["cursor"]);
 }
+
+#[test]
+fn sigterm_stops_an_import_after_a_whole_unit_and_a_rerun_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = [
+        common::fixture("blocks/ever-block-mainnet-2019/mc"),
+        common::fixture("blocks/ever-block-mainnet-2019/shard"),
+    ];
+    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
+    let clean = dir.path().join("clean");
+    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
+    args.extend(&series);
+    assert!(tonindex(&args).status.success());
+
+    let stopped = dir.path().join("stopped");
+    let mut child = Command::new(common::tonindex_bin())
+        .args([
+            "--log-level",
+            "tonindex=debug",
+            "import",
+            "--unit-delay-ms",
+            "40",
+            "--db",
+            stopped.to_str().unwrap(),
+        ])
+        .args(&series)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut committed = 0;
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("unit committed") {
+            committed += 1;
+            if committed == 5 {
+                unsafe {
+                    libc::kill(child.id() as i32, libc::SIGTERM);
+                }
+                break;
+            }
+        }
+    }
+    for _ in lines {} // drain
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("stopped on request after"), "{said}");
+    let units = stats(&stopped)["cursor"]["units"].as_u64().unwrap();
+    assert!((5..62).contains(&units), "stopped after {units} units");
+
+    let mut args = vec!["import", "--db", stopped.to_str().unwrap()];
+    args.extend(&series);
+    let o = tonindex(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(stats(&stopped)["tables"], stats(&clean)["tables"]);
+    assert_eq!(stats(&stopped)["cursor"], stats(&clean)["cursor"]);
+}

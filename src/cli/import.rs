@@ -27,7 +27,22 @@ pub struct ImportArgs {
     pub paths: Vec<PathBuf>,
 }
 
+/// SIGTERM and SIGINT ask the import to stop after the unit it is writing.
+#[cfg(target_os = "linux")]
+fn stop_on_signals() {
+    extern "C" fn on_signal(_: libc::c_int) {
+        crate::ingest::request_stop();
+    }
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
 pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
+    #[cfg(target_os = "linux")]
+    stop_on_signals();
     super::init_threads(cfg.import.threads)?;
     let paths = collect_paths(&args.paths)?;
     let db = Db::open(
@@ -55,6 +70,14 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         bar.set_message(format!("{txs} tx"));
     });
     bar.finish_and_clear();
+    if let Err(crate::ingest::IngestError::Stopped { units }) = &summary {
+        db.flush()?;
+        println!(
+            "stopped on request after {units} unit(s), each whole and flushed; run the same \
+             import again to go on"
+        );
+        return Ok(());
+    }
     let s = summary?;
     let secs = s.elapsed.as_secs_f64();
     let a = s.applied;

@@ -47,8 +47,25 @@ pub struct IngestSummary {
     pub writer_decode_time: Duration,
 }
 
+/// Set when the process was asked to stop (SIGTERM, SIGINT): the import
+/// stops after the unit it is writing, whose batch is whole.
+static STOP_REQUESTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks a running import to stop after its current unit (safe to call from
+/// a signal handler: one atomic store).
+pub fn request_stop() {
+    STOP_REQUESTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn stop_requested() -> bool {
+    STOP_REQUESTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
+    /// Asked to stop; everything committed before stays committed.
+    #[error("stopped on request after {units} unit(s); run the same import again to go on")]
+    Stopped { units: u64 },
     #[error(transparent)]
     File(#[from] FileError),
     #[error("{} file(s) could not be imported:\n{}", .0.len(), format_failures(.0))]
@@ -179,6 +196,11 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
             (self.on_unit)(&unit, &a);
             if let Some(d) = self.unit_delay {
                 std::thread::sleep(d);
+            }
+            if stop_requested() {
+                return Err(IngestError::Stopped {
+                    units: self.summary.units,
+                });
             }
         }
         Ok(())
