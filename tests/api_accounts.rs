@@ -242,14 +242,28 @@ fn replayed_masterchain_accounts_are_served() {
     assert_eq!(info["state"], "active");
     let acc = sa.load_account().unwrap().unwrap();
     assert_eq!(info["balance"], acc.balance.tokens.into_inner().to_string());
+    // The index also holds later masterchain blocks (2024's) with elector
+    // transactions the 2019 state never saw: the answer names the block the
+    // state really comes from, not the newest one.
+    assert_eq!(info["block_id"]["seqno"], 2690, "{info}");
+    let newest = ok("/api/v2/getMasterchainInfo")["result"]["last"]["seqno"]
+        .as_u64()
+        .unwrap();
+    assert!(newest > 2690);
 
-    // v3 legacy: the elector is no wallet.
-    let w = get(&format!(
-        "/api/v3/walletInformation?address={}",
-        raw_upper(&elector)
-    ));
-    assert_eq!(w.status, 409);
-    assert_eq!(w.json["error"], "not a wallet");
+    // v3's account names no block: that old state is refused, saying why.
+    for path in ["walletInformation", "addressInformation", "account"] {
+        let w = get(&format!("/api/v3/{path}?address={}", raw_upper(&elector)));
+        assert_eq!(w.status, 404, "{path}");
+        assert!(
+            w.json["error"]
+                .as_str()
+                .unwrap()
+                .contains("older than its transaction"),
+            "{path}: {}",
+            w.json
+        );
+    }
 }
 
 /// v2 account reads with `seqno` answer from the state after that
@@ -340,13 +354,21 @@ fn v2_account_states_at_earlier_masterchain_blocks() {
     ));
     let (lt, hash) = last_by(2670).unwrap();
     assert_eq!((then.last_trans_lt, then.last_trans_hash.0), (lt, hash));
-    let now = cell_at(format!(
+    // Without seqno the cell would be the newest state: the held one (the
+    // replayed 2019 state, at 2690) is older than the index's later elector
+    // transactions, and the cell cannot say so: refused.
+    let now = get(&format!(
         "/api/v2/getShardAccountCell?address={}",
         raw_upper(&elector)
     ));
-    // (the held masterchain state is the replayed 2019 one, at 2690)
+    assert_eq!(now.status, 404, "{}", now.json);
+    assert!(now.json["error"].as_str().unwrap().contains("older"));
+    let then = cell_at(format!(
+        "/api/v2/getShardAccountCell?address={}&seqno=2690",
+        raw_upper(&elector)
+    ));
     let (lt, _) = last_by(2690).unwrap();
-    assert_eq!(now.last_trans_lt, lt);
+    assert_eq!(then.last_trans_lt, lt);
     let none = cell_at(format!("/api/v2/getShardAccountCell?address={UNKNOWN}"));
     assert!(none.load_account().unwrap().is_none());
     assert_eq!(none.last_trans_lt, 0);
@@ -580,4 +602,47 @@ fn estimate_fee_runs_the_message_on_the_held_state() {
     assert!(r.json["error"].as_str().unwrap().contains("body"));
     let r = get(&format!("/api/v3/estimateFee?address={address}"));
     assert_eq!(r.status, 405, "{}", r.json);
+}
+
+/// Accounts whose state the node does not hold are not reported as
+/// uninitialized with balance 0: an account with indexed transactions
+/// newer than the held state of its shard (here: 2024 basechain accounts
+/// over the 2019 basechain state) is a 404 saying so in v2 and v3, and no
+/// fee is estimated on a made-up empty account for it.
+#[test]
+fn accounts_whose_state_is_not_held_are_not_made_up() {
+    let f = common::api::fixture();
+    let mut accounts: Vec<_> = f
+        .txs()
+        .values()
+        .map(|(_, t)| t.record.account)
+        .filter(|a| a.workchain == 0)
+        .collect();
+    accounts.sort();
+    accounts.dedup();
+    let mut checked = 0;
+    for a in accounts {
+        let raw = raw_upper(&a);
+        // Accounts whose state the index does hold are listed by v3.
+        let held = ok(&format!("/api/v3/accountStates?address={raw}"));
+        if !held["accounts"].as_array().unwrap().is_empty() {
+            continue;
+        }
+        let r = get(&format!("/api/v2/getAddressInformation?address={raw}"));
+        assert_eq!(r.status, 404, "{raw}: {}", r.json);
+        assert_eq!(r.json["ok"], false);
+        assert!(r.json["error"].as_str().unwrap().contains("unknown here"));
+        let r = get(&format!("/api/v3/account?address={raw}"));
+        assert_eq!(r.status, 404, "{raw}: {}", r.json);
+        let r = post(
+            "/api/v2/estimateFee",
+            &serde_json::json!({"address": raw, "body": "te6cckEBAQEAAgAAAEysuc0=", "ignore_chksig": true}),
+        );
+        assert_eq!(r.status, 404, "{raw}: {}", r.json);
+        checked += 1;
+        if checked == 5 {
+            break;
+        }
+    }
+    assert_eq!(checked, 5, "fixture accounts without a held state");
 }

@@ -58,9 +58,13 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
         return Err(TvmError::Invalid("workchain out of range".into()));
     };
     let dst = StdAddr::new(workchain, HashBytes(req.address.id));
-    let (state, state_utime) = account::load_shard_account(&ctx.reader, &req.address)
+    // Fees are estimated on the state the node holds, or on no account
+    // where a held state of its shard lacks it — never on a made-up one.
+    let (state, state_utime) = match account::newest(&ctx.reader, &req.address)
         .map_err(|e| TvmError::Internal(e.to_string()))?
-        .unwrap_or_else(|| {
+    {
+        account::Known::Held((rec, sa)) => (sa, rec.gen_utime),
+        account::Known::Absent => {
             let none = ShardAccount {
                 account: tycho_types::cell::Lazy::new(&tycho_types::models::OptionalAccount::EMPTY)
                     .expect("account_none serializes"),
@@ -68,7 +72,11 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
                 last_trans_lt: 0,
             };
             (none, 0)
-        });
+        }
+        account::Known::NotHeld(why) | account::Known::Stale(_, why) => {
+            return Err(TvmError::NotHeld(why))
+        }
+    };
     // Never before the account last paid for storage (a state imported
     // from a file may be newer than the newest indexed block).
     let last_paid = state

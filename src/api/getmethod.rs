@@ -110,6 +110,10 @@ pub enum TvmError {
     /// A get-method ran into its wall-time limit.
     #[error("{0}")]
     TimeLimit(String),
+    /// The node does not hold the account's state (it will not run on a
+    /// made-up one).
+    #[error("{0}")]
+    NotHeld(String),
     #[error("internal error: {0}")]
     Internal(String),
 }

@@ -6,7 +6,9 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{AccountState, ShardAccount};
 
 use tonindex_model::{Address, BlockId, Coins, Hash};
-use tonindex_storage::tables::AccountStates;
+use tonindex_storage::tables::{
+    workchain_prefix, AccountLtKey, AccountStates, ShardKey, ShardStates, TxByAccount,
+};
 use tonindex_storage::{AccountStateRecord, Reader};
 
 /// The account's lifecycle state as the APIs name it.
@@ -115,6 +117,94 @@ fn read(
     let cell = Boc::decode(&rec.shard_account).map_err(|e| unreadable(address, e))?;
     let sa = cell.parse().map_err(|e| unreadable(address, e))?;
     Ok(Some((rec, sa)))
+}
+
+/// What the node knows of an account's newest state: never a made-up one.
+#[derive(Debug)]
+pub enum Known<T> {
+    /// Its state, as new as its newest indexed transaction.
+    Held(T),
+    /// Its state as of an earlier block: the index holds newer transactions
+    /// of it (blocks between were not applied to the held state). An
+    /// answer may give it only naming the block it comes from.
+    Stale(T, String),
+    /// A held state of its shard, as new as its transactions, has no such
+    /// account: it does not exist.
+    Absent,
+    /// The node cannot say; why.
+    NotHeld(String),
+}
+
+/// The lt of the newest indexed transaction of `address`.
+fn newest_tx_lt(r: &Reader<'_>, address: &Address) -> Result<Option<u64>, AccountError> {
+    let row = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(address), true)
+        .next()
+        .transpose()?;
+    Ok(row.map(|(k, _)| k.lt))
+}
+
+fn raw(address: &Address) -> String {
+    format!("{}:{}", address.workchain, hex::encode(address.id))
+}
+
+/// The newest state of `address` as the node knows it: held (and not
+/// older than the account's indexed transactions), known absent (a held
+/// state of its shard, as new as its transactions, lacks it), or not held.
+pub fn newest(
+    r: &Reader<'_>,
+    address: &Address,
+) -> Result<Known<(AccountStateRecord, ShardAccount)>, AccountError> {
+    let newest_tx = newest_tx_lt(r, address)?;
+    if let Some((rec, sa)) = read(r, address)? {
+        if newest_tx.is_some_and(|lt| lt > sa.last_trans_lt) {
+            let why = format!(
+                "the state this node holds of {} is older than its transaction at lt {} \
+                 (the blocks between were not applied to it)",
+                raw(address),
+                newest_tx.unwrap_or_default()
+            );
+            return Ok(Known::Stale((rec, sa), why));
+        }
+        return Ok(Known::Held((rec, sa)));
+    }
+    let mut covering = None;
+    for row in r.prefix::<ShardStates>(&workchain_prefix(address.workchain), false) {
+        let (key, state): (ShardKey, _) = row?;
+        if address.in_shard(key.shard) {
+            covering = Some(state);
+            break;
+        }
+    }
+    let Some(state) = covering else {
+        return Ok(Known::NotHeld(format!(
+            "this node holds no state of the shard of {} (it indexes blocks of workchain {}, \
+             not their accounts' states): its balance and state are unknown here",
+            raw(address),
+            address.workchain
+        )));
+    };
+    if newest_tx.is_some_and(|lt| lt > state.gen_lt) {
+        return Ok(Known::NotHeld(format!(
+            "the state this node holds of the shard of {} (seqno {}) is older than the \
+             account's transactions: its balance and state are unknown here",
+            raw(address),
+            state.seqno
+        )));
+    }
+    Ok(Known::Absent)
+}
+
+/// [`newest`] as the APIs' view.
+pub fn newest_view(r: &Reader<'_>, address: &Address) -> Result<Known<AccountView>, AccountError> {
+    Ok(match newest(r, address)? {
+        Known::Held((rec, sa)) => Known::Held(view(address, &sa, rec.state, rec.gen_utime)?),
+        Known::Stale((rec, sa), why) => {
+            Known::Stale(view(address, &sa, rec.state, rec.gen_utime)?, why)
+        }
+        Known::Absent => Known::Absent,
+        Known::NotHeld(why) => Known::NotHeld(why),
+    })
 }
 
 /// The stored state of `address`, or `None` when the index holds none.

@@ -34,6 +34,7 @@ impl From<TvmError> for V2Error {
             TvmError::Busy => V2Error::new(503, e.to_string()),
             TvmError::Invalid(_) => V2Error::new(422, e.to_string()),
             TvmError::TimeLimit(_) => V2Error::new(504, e.to_string()),
+            TvmError::NotHeld(_) => V2Error::new(404, e.to_string()),
             TvmError::Internal(_) => V2Error::new(500, e.to_string()),
         }
     }
@@ -84,8 +85,37 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
             }),
         });
     }
-    let account =
-        account::load(&ctx.reader, &address)?.unwrap_or_else(|| AccountView::nonexistent(address));
+    let account = match account::newest_view(&ctx.reader, &address)? {
+        account::Known::Held(view) => view,
+        account::Known::Absent => AccountView::nonexistent(address),
+        account::Known::NotHeld(why) => return Err(V2Error::new(404, why)),
+        // An older state is given only with the block it really comes from.
+        account::Known::Stale(view, why) => {
+            let source = view
+                .source
+                .map(|id| chain::block(&ctx.reader, &id))
+                .transpose()?
+                .flatten()
+                .ok_or_else(|| V2Error::new(404, why.clone()))?;
+            // Get-methods on it run at that block's time and config.
+            let mc_seqno = if source.id.id.workchain == -1 {
+                source.id.id.seqno
+            } else {
+                source
+                    .mc_block_seqno
+                    .ok_or_else(|| V2Error::new(404, why))?
+            };
+            return Ok(Located {
+                block: source.id,
+                sync_utime: source.gen_utime,
+                account: view,
+                at: Some(At {
+                    mc_seqno,
+                    gen_utime: source.gen_utime,
+                }),
+            });
+        }
+    };
     let (block, sync_utime) = match chain::mc_block_range(&ctx.reader)? {
         Some((_, last)) => (last.id, last.gen_utime),
         None => {
@@ -170,7 +200,14 @@ pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let address = required(p.address("address")?, "address")?.address;
     let held = match earlier_seqno(ctx, p)? {
         Some(seqno) => shard_account_after(ctx, &address, seqno)?.shard_account,
-        None => account::load_shard_account(&ctx.reader, &address)?.map(|(sa, _)| sa),
+        None => match account::newest(&ctx.reader, &address)? {
+            account::Known::Held((_, sa)) => Some(sa),
+            account::Known::Absent => None,
+            // The cell names no block: an older state is not given as new.
+            account::Known::NotHeld(why) | account::Known::Stale(_, why) => {
+                return Err(V2Error::new(404, why))
+            }
+        },
     };
     let internal = |e: tycho_types::error::Error| V2Error::new(500, format!("internal error: {e}"));
     let sa = match held {

@@ -36,6 +36,7 @@ impl From<TvmError> for V3Error {
             TvmError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             TvmError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             TvmError::TimeLimit(_) => StatusCode::GATEWAY_TIMEOUT,
+            TvmError::NotHeld(_) => StatusCode::NOT_FOUND,
             TvmError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         V3Error::new(status, e.to_string())
@@ -199,8 +200,9 @@ pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 }
 
 /// The account of the legacy methods' `address` (401 when missing, as
-/// the reference server answers); an account without a held state is
-/// reported as the spec's unknown account (status `uninit`, zeros).
+/// the reference server answers); an account a held state of its shard
+/// lacks is the spec's unknown account (status `uninit`, zeros), and one
+/// whose state the node does not hold is a 404 saying so.
 fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
     let Some(a) = p.address("address")? else {
         return Err(V3Error::new(
@@ -208,12 +210,18 @@ fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
             "address of account is required",
         ));
     };
-    let view = account::load(&ctx.reader, &a.address)?;
-    Ok(view.unwrap_or_else(|| {
-        let mut v = AccountView::nonexistent(a.address);
-        v.status = Status::Uninit;
-        v
-    }))
+    match account::newest_view(&ctx.reader, &a.address)? {
+        account::Known::Held(view) => Ok(view),
+        account::Known::Absent => {
+            let mut v = AccountView::nonexistent(a.address);
+            v.status = Status::Uninit;
+            Ok(v)
+        }
+        // v3's account names no block: an older state is not given as new.
+        account::Known::NotHeld(why) | account::Known::Stale(_, why) => {
+            Err(V3Error::not_found(why))
+        }
+    }
 }
 
 #[derive(Serialize)]
