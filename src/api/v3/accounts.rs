@@ -60,7 +60,8 @@ fn wallet_of(a: &AccountView) -> Option<WalletInfo> {
 }
 
 /// The held accounts among `address` (repeated), in the order asked;
-/// accounts the index holds no state for are left out.
+/// accounts the index holds no current state for (none, or one older than
+/// their indexed transactions) are left out.
 fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error> {
     let addresses = p.parsed_all("address", "an address", crate::api::encoding::parse_address)?;
     if addresses.is_empty() {
@@ -69,7 +70,7 @@ fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error>
     let code_hashes = p.parsed_all("code_hash", "a hash", crate::api::encoding::parse_hash)?;
     let mut out = Vec::new();
     for a in addresses.into_iter().take(MAX_ADDRESSES) {
-        if let Some(view) = account::load(&ctx.reader, &a.address)? {
+        if let account::Known::Held(view) = account::newest_view(&ctx.reader, &a.address)? {
             let code_ok = code_hashes.is_empty()
                 || view
                     .code_hash()
