@@ -228,17 +228,7 @@ impl Devnet {
             std::fs::write(dir.join("zerostate_masterchain.boc"), &g.masterchain.boc)?;
             std::fs::write(dir.join("zerostate_basechain.boc"), &g.basechain.boc)?;
         }
-        let mut devnet = Self {
-            db,
-            chain,
-            keys,
-            identity,
-            wallets,
-            faucet,
-            export_dir: opts.export_dir.clone(),
-            feed: CommitFeed::new(FEED_CAPACITY),
-            produced: 0,
-        };
+        let mut devnet = Self::assemble(db, chain, keys, identity, opts)?;
         // The first masterchain block is a key block carrying the config.
         devnet.produce(Vec::new())?;
         Ok(devnet)
@@ -248,9 +238,6 @@ impl Devnet {
         let identity: Identity = serde_json::from_slice(&std::fs::read(identity_path)?)
             .with_context(|| format!("reading {}", identity_path.display()))?;
         let keys = mnemonic::keys(&identity.mnemonic)?;
-        let balance: u128 = identity.wallet_balance.parse()?;
-        let wallets = genesis_wallets(&keys, identity.wallets, identity.global_id, balance);
-        let faucet = Wallet::nth(Version::V4R2, &keys, FAUCET_N, identity.global_id);
         let parse_hash = |s: &str| -> anyhow::Result<HashBytes> {
             let b: [u8; 32] = hex::decode(s)?
                 .try_into()
@@ -313,13 +300,26 @@ impl Devnet {
                  continuing that chain (its own mnemonic is kept in devnet.json)"
             );
         }
+        Self::assemble(db, chain, keys, identity, opts)
+    }
+
+    /// The devnet of a chain and its identity: the genesis wallets and the
+    /// faucet follow from the identity's key, count and global id.
+    fn assemble(
+        db: Arc<Db>,
+        chain: Chain,
+        keys: Keys,
+        identity: Identity,
+        opts: &DevnetOptions,
+    ) -> anyhow::Result<Self> {
+        let balance: u128 = identity.wallet_balance.parse()?;
         Ok(Self {
+            wallets: genesis_wallets(&keys, identity.wallets, identity.global_id, balance),
+            faucet: Wallet::nth(Version::V4R2, &keys, FAUCET_N, identity.global_id),
             db,
             chain,
             keys,
             identity,
-            wallets,
-            faucet,
             export_dir: opts.export_dir.clone(),
             feed: CommitFeed::new(FEED_CAPACITY),
             produced: 0,
