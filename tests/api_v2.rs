@@ -591,6 +591,16 @@ fn sending_to_an_imported_index_checks_the_message_then_says_there_is_no_network
     let r = post("/api/v3/message", &json!({}));
     assert_eq!(r.status.as_u16(), 401, "{}", r.json);
     assert_eq!(r.json["error"], "boc is required");
+    // Bodies: up to 1 MiB (the C++ server's limit) are read, past it 413 in
+    // v2's shape.
+    let near = json!({ "boc": "A".repeat((1 << 20) - 100) });
+    let r = post("/api/v2/sendBoc", &near);
+    assert_eq!(r.status.as_u16(), 422, "{}", r.json);
+    let over = json!({ "boc": "A".repeat(1 << 20) });
+    let r = post("/api/v2/sendBoc", &over);
+    assert_eq!(r.status.as_u16(), 413, "{}", r.json);
+    assert_eq!(r.json["ok"], false);
+    assert_eq!(r.json["code"], 413);
     // The devnet's own endpoints are not there on an imported index.
     for (method, path) in [
         ("GET", "/dev/accounts"),

@@ -236,7 +236,12 @@ fn a_cell_dag_bomb_is_a_quick_533_and_the_boc_forms_still_answer() {
 fn huge_numbers_and_deep_cells_are_refused_fast_without_echoing_them() {
     let _serial = serial();
     let ix = index();
-    let (router, _) = ix.router(ApiConfig::default());
+    // A server that takes 4 MiB bodies (the default takes 1 MiB): a
+    // 2,000,000-digit number must still be refused fast once it is read.
+    let (router, _) = ix.router(ApiConfig {
+        max_body_bytes: 4 << 20,
+        ..ApiConfig::default()
+    });
     let digits = "7".repeat(1_990_000);
     for (uri, body) in [
         (

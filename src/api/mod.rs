@@ -115,7 +115,8 @@ impl Default for ApiConfig {
             max_connections: 1024,
             header_timeout_ms: 10_000,
             body_timeout_ms: 10_000,
-            max_body_bytes: 2 << 20,
+            // The C++ server's limit.
+            max_body_bytes: 1 << 20,
             max_concurrent_reads: 0,
             max_queued_reads: 256,
             max_response_bytes: 64 << 20,
