@@ -39,6 +39,7 @@ const ENV_KEYS: &[&str] = &[
     "serve__max_response_bytes",
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
+    "serve__max_block_age_secs",
     "serve__cors__enabled",
     "serve__rate_limit__anonymous_v2_rps",
     "serve__rate_limit__anonymous_v3_rps",

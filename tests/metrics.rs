@@ -93,3 +93,42 @@ fn metrics_server_timing_and_json_logs() {
         assert!(v["level"].is_string() && v["fields"].is_object(), "{line}");
     }
 }
+
+#[test]
+fn healthcheck_says_when_the_newest_block_is_too_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let mut child = Command::new(common::tonindex_bin())
+        .env("TONINDEX_SERVE__MAX_BLOCK_AGE_SECS", "2")
+        .args(["dev", "--db"])
+        .arg(dir.path().join("db"))
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(get(port, "/healthcheck").0, 200);
+    // Automine makes no block while nothing is sent: the newest one ages.
+    std::thread::sleep(Duration::from_millis(4200));
+    let (status, _, body) = get(port, "/healthcheck");
+    assert_eq!(status, 503);
+    assert!(body.contains("s old"), "{body}");
+    // A new block makes it healthy again.
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "POST /dev/block HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).unwrap();
+    assert!(buf.starts_with("HTTP/1.1 200"), "{buf}");
+    assert_eq!(get(port, "/healthcheck").0, 200);
+    let _ = child.kill();
+    let _ = child.wait();
+}

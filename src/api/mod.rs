@@ -81,6 +81,11 @@ pub struct ApiConfig {
     /// Cross-origin requests from browsers.
     #[serde(default)]
     pub cors: cors::CorsConfig,
+    /// `/healthcheck` answers 503 when the newest indexed masterchain block
+    /// is older than this many seconds (a follower or chain that stopped);
+    /// 0 = never (an index of history is old by nature).
+    #[serde(default)]
+    pub max_block_age_secs: u64,
     /// Anonymous request rates per API.
     #[serde(default)]
     pub rate_limit: limits::RateLimitConfig,
@@ -121,6 +126,7 @@ impl Default for ApiConfig {
             max_queued_reads: 256,
             max_response_bytes: 64 << 20,
             cors: cors::CorsConfig::default(),
+            max_block_age_secs: 0,
             rate_limit: limits::RateLimitConfig::default(),
             api_keys: Vec::new(),
         }
@@ -398,11 +404,40 @@ fn api_cors(cfg: &cors::CorsConfig) -> Option<tower_http::cors::CorsLayer> {
     cfg.layer()
 }
 
-/// `200 OK` while storage answers reads; `503` otherwise.
+/// `200 OK` while storage answers reads and (with
+/// `serve.max_block_age_secs`) the newest indexed masterchain block is
+/// recent enough; `503` saying which is not.
 async fn healthcheck(axum::extract::State(api): axum::extract::State<Arc<Api>>) -> Response {
-    match api.read(|ctx| ctx.reader.cursor().is_ok()).await {
-        Ok(true) => (StatusCode::OK, "OK").into_response(),
-        _ => (StatusCode::SERVICE_UNAVAILABLE, "storage unavailable").into_response(),
+    let max_age = api.cfg.max_block_age_secs;
+    let checked = api
+        .read(move |ctx| {
+            ctx.reader
+                .cursor()
+                .map_err(|_| "storage unavailable".to_string())?;
+            if max_age == 0 {
+                return Ok(());
+            }
+            let newest = chain::mc_block_range(&ctx.reader)
+                .map_err(|_| "storage unavailable".to_string())?
+                .map(|(_, last)| last);
+            let Some(newest) = newest else {
+                return Err("no masterchain block is indexed".to_string());
+            };
+            let age = unix_now().saturating_sub(u64::from(newest.gen_utime));
+            if age > max_age {
+                return Err(format!(
+                    "the newest indexed masterchain block ({}) is {age} s old, over \
+                     serve.max_block_age_secs = {max_age}",
+                    newest.id.id.seqno
+                ));
+            }
+            Ok(())
+        })
+        .await;
+    match checked {
+        Ok(Ok(())) => (StatusCode::OK, "OK").into_response(),
+        Ok(Err(why)) => (StatusCode::SERVICE_UNAVAILABLE, why).into_response(),
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "storage unavailable").into_response(),
     }
 }
 
