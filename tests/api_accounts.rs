@@ -146,13 +146,23 @@ fn v2_address_information_and_wallets_match_the_account_cells() {
         .iter()
         .find(|r| wallet_of(r, "wallet v4 r2"))
         .unwrap();
-    let ext = ok(&format!(
+    let full = ok(&format!(
         "/api/v2/getExtendedAddressInformation?address={}",
         raw_upper(&v4.address)
-    ))["result"]["account_state"]
+    ))["result"]
         .clone();
+    let ext = &full["account_state"];
     assert_eq!(ext["@type"], "wallet.v4.accountState");
     assert_eq!(ext["seqno"], first_u32(&v4.data));
+    // tonlib's revision of the detected wallet, not a constant.
+    assert_eq!(full["revision"], 2);
+    // `suspended` is not known here (the C++ server's hard-coded list): absent.
+    let info = ok(&format!(
+        "/api/v2/getAddressInformation?address={}",
+        raw_upper(&v4.address)
+    ))["result"]
+        .clone();
+    assert!(info.get("suspended").is_none(), "{info}");
 }
 
 #[test]

@@ -258,7 +258,9 @@ struct RawFullAccountState {
     frozen_hash: String,
     sync_utime: u32,
     state: &'static str,
-    suspended: bool,
+    // No `suspended`: the C++ server reads it from a hard-coded list of
+    // accounts this node does not have; PY omits it unless true. Absent
+    // rather than a `false` that would read as knowledge.
 }
 
 pub fn get_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
@@ -275,14 +277,18 @@ pub fn get_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         frozen_hash: frozen_b64(a),
         sync_utime: l.sync_utime,
         state: a.status.v2(),
-        suspended: false,
     })
 }
 
-/// tonlib's `account_state` object for getExtendedAddressInformation.
-fn extended_state(a: &AccountView) -> Json {
+/// tonlib's `account_state` object for getExtendedAddressInformation, and
+/// its `revision`: the detected wallet's (v4 r2 → 2), 0 for the raw and
+/// uninited forms as tonlib reports them.
+fn extended_state(a: &AccountView) -> (Json, u32) {
     if a.status != Status::Active {
-        return json!({"@type": "uninited.accountState", "frozen_hash": frozen_b64(a)});
+        return (
+            json!({"@type": "uninited.accountState", "frozen_hash": frozen_b64(a)}),
+            0,
+        );
     }
     let w = a
         .code_hash()
@@ -293,17 +299,26 @@ fn extended_state(a: &AccountView) -> Json {
         _ => None,
     });
     match (w, tonlib_type) {
-        (Some(w), Some(ty)) => json!({
-            "@type": ty,
-            "wallet_id": w.wallet_id.unwrap_or_default(),
-            "seqno": w.seqno.unwrap_or_default(),
-        }),
-        _ => json!({
-            "@type": "raw.accountState",
-            "code": cell_b64(a.code.as_ref()),
-            "data": cell_b64(a.data.as_ref()),
-            "frozen_hash": frozen_b64(a),
-        }),
+        (Some(w), Some(ty)) => (
+            json!({
+                "@type": ty,
+                "wallet_id": w.wallet_id.unwrap_or_default(),
+                "seqno": w.seqno.unwrap_or_default(),
+            }),
+            w.wallet_type
+                .rsplit_once(" r")
+                .and_then(|(_, r)| r.parse().ok())
+                .unwrap_or(0),
+        ),
+        _ => (
+            json!({
+                "@type": "raw.accountState",
+                "code": cell_b64(a.code.as_ref()),
+                "data": cell_b64(a.data.as_ref()),
+                "frozen_hash": frozen_b64(a),
+            }),
+            0,
+        ),
     }
 }
 
@@ -315,6 +330,7 @@ pub fn get_extended_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         testnet: ctx.cfg.testnet,
         url_safe: true,
     };
+    let (account_state, revision) = extended_state(a);
     to_json(&json!({
         "@type": "fullAccountState",
         "address": {"@type": "accountAddress", "account_address": friendly(&a.address, flags)},
@@ -323,8 +339,8 @@ pub fn get_extended_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         "last_transaction_id": tx_id(a),
         "block_id": TonBlockIdExt::from(&l.block),
         "sync_utime": l.sync_utime,
-        "account_state": extended_state(a),
-        "revision": 0,
+        "account_state": account_state,
+        "revision": revision,
     }))
 }
 
