@@ -261,3 +261,76 @@ fn sigterm_stops_an_import_after_a_whole_unit_and_a_rerun_goes_on() {
     assert_eq!(stats(&stopped)["tables"], stats(&clean)["tables"]);
     assert_eq!(stats(&stopped)["cursor"], stats(&clean)["cursor"]);
 }
+
+/// Twenty SIGKILLs at varying moments of one import, each run resuming
+/// the last: the tables end equal to an uninterrupted import's.
+#[test]
+fn twenty_sigkills_at_varying_moments_then_equal_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = [
+        common::fixture("blocks/ever-block-mainnet-2019/mc"),
+        common::fixture("blocks/ever-block-mainnet-2019/shard"),
+    ];
+    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
+    let clean = dir.path().join("clean");
+    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
+    args.extend(&series);
+    assert!(tonindex(&args).status.success());
+
+    let crashed = dir.path().join("crashed");
+    let mut kills = 0;
+    // A fixed, varied schedule: kill after 1..=4 newly written units, or
+    // at a moment between units (right after a unit's log line, while the
+    // writer sleeps or starts the next batch).
+    for round in 0..40u32 {
+        if kills == 20 {
+            break;
+        }
+        let after = 1 + (round * 7 + 3) % 4;
+        let mut child = Command::new(common::tonindex_bin())
+            .args([
+                "--log-level",
+                "tonindex=debug",
+                "import",
+                "--unit-delay-ms",
+                "15",
+                "--db",
+                crashed.to_str().unwrap(),
+            ])
+            .args(&series)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut written = 0;
+        let mut killed = false;
+        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+            let line = line.unwrap();
+            if line.contains("unit committed") && !line.contains("written=0") {
+                written += 1;
+                if written == after {
+                    if round % 3 == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(7));
+                    }
+                    child.kill().unwrap(); // SIGKILL
+                    killed = true;
+                    break;
+                }
+            }
+        }
+        child.wait().unwrap();
+        if killed {
+            kills += 1;
+        } else {
+            // The import finished before the kill: start over, fresh.
+            std::fs::remove_dir_all(&crashed).unwrap();
+        }
+    }
+    assert_eq!(kills, 20);
+    let mut args = vec!["import", "--db", crashed.to_str().unwrap()];
+    args.extend(&series);
+    let o = tonindex(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(stats(&crashed)["tables"], stats(&clean)["tables"]);
+    assert_eq!(stats(&crashed)["cursor"], stats(&clean)["cursor"]);
+}
