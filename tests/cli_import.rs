@@ -39,6 +39,24 @@ fn blocks_in(db: &Path) -> u64 {
         .unwrap()
 }
 
+/// The 2019 series' two directories, and a clean import of them in
+/// `dir/clean` (what an interrupted import must end equal to).
+fn series_and_clean_import(dir: &Path) -> (Vec<String>, std::path::PathBuf) {
+    let series: Vec<String> = ["mc", "shard"]
+        .iter()
+        .map(|d| {
+            common::fixture(&format!("blocks/ever-block-mainnet-2019/{d}"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let clean = dir.join("clean");
+    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
+    args.extend(series.iter().map(String::as_str));
+    assert!(tonindex(&args).status.success());
+    (series, clean)
+}
+
 #[test]
 fn version_and_help_on_every_subcommand() {
     let o = tonindex(&["--version"]);
@@ -149,16 +167,8 @@ fn import_twice_gives_identical_content() {
 #[test]
 fn sigkill_mid_import_then_rerun_equals_clean_import() {
     let dir = tempfile::tempdir().unwrap();
-    let series = [
-        common::fixture("blocks/ever-block-mainnet-2019/mc"),
-        common::fixture("blocks/ever-block-mainnet-2019/shard"),
-    ];
-    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
-
-    let clean = dir.path().join("clean");
-    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
-    args.extend(&series);
-    assert!(tonindex(&args).status.success());
+    let (series, clean) = series_and_clean_import(dir.path());
+    let series: Vec<&str> = series.iter().map(String::as_str).collect();
 
     // Import slowly, and kill the process after a few units are committed.
     let crashed = dir.path().join("crashed");
@@ -207,15 +217,8 @@ fn sigkill_mid_import_then_rerun_equals_clean_import() {
 #[test]
 fn sigterm_stops_an_import_after_a_whole_unit_and_a_rerun_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let series = [
-        common::fixture("blocks/ever-block-mainnet-2019/mc"),
-        common::fixture("blocks/ever-block-mainnet-2019/shard"),
-    ];
-    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
-    let clean = dir.path().join("clean");
-    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
-    args.extend(&series);
-    assert!(tonindex(&args).status.success());
+    let (series, clean) = series_and_clean_import(dir.path());
+    let series: Vec<&str> = series.iter().map(String::as_str).collect();
 
     let stopped = dir.path().join("stopped");
     let mut child = Command::new(common::tonindex_bin())
@@ -267,15 +270,8 @@ fn sigterm_stops_an_import_after_a_whole_unit_and_a_rerun_goes_on() {
 #[test]
 fn twenty_sigkills_at_varying_moments_then_equal_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let series = [
-        common::fixture("blocks/ever-block-mainnet-2019/mc"),
-        common::fixture("blocks/ever-block-mainnet-2019/shard"),
-    ];
-    let series: Vec<&str> = series.iter().map(|p| p.to_str().unwrap()).collect();
-    let clean = dir.path().join("clean");
-    let mut args = vec!["import", "--db", clean.to_str().unwrap()];
-    args.extend(&series);
-    assert!(tonindex(&args).status.success());
+    let (series, clean) = series_and_clean_import(dir.path());
+    let series: Vec<&str> = series.iter().map(String::as_str).collect();
 
     let crashed = dir.path().join("crashed");
     let mut kills = 0;

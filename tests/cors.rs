@@ -7,7 +7,6 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -128,17 +127,6 @@ fn chromium() -> Option<PathBuf> {
         })
 }
 
-fn wait_listening(port: u16) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(60) {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("port {port} never listened");
-}
-
 #[test]
 fn a_browser_calls_both_apis_from_another_origin() {
     let browser = chromium()
@@ -147,12 +135,7 @@ fn a_browser_calls_both_apis_from_another_origin() {
     // The API: a devnet, so that there is a chain to read.
     let api_port = common::free_port();
     let _api = Child(
-        Command::new(common::tonindex_bin())
-            .args(["dev", "--db"])
-            .arg(dir.path().join("db"))
-            .args(["--listen", &format!("127.0.0.1:{api_port}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        common::dev_command(&dir.path().join("db"), api_port)
             .spawn()
             .unwrap(),
     );
@@ -174,8 +157,8 @@ fn a_browser_calls_both_apis_from_another_origin() {
             .spawn()
             .unwrap(),
     );
-    wait_listening(api_port);
-    wait_listening(page_port);
+    common::wait_listening(api_port);
+    common::wait_listening(page_port);
     let profile = dir.path().join("profile");
     let out = Command::new(browser)
         .args([

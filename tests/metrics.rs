@@ -7,8 +7,8 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 /// A plain HTTP/1.1 GET; returns (status, head, body).
 fn get(port: u16, path: &str) -> (u16, String, String) {
@@ -30,20 +30,12 @@ fn get(port: u16, path: &str) -> (u16, String, String) {
 fn metrics_server_timing_and_json_logs() {
     let dir = tempfile::tempdir().unwrap();
     let port = common::free_port();
-    let mut child = Command::new(common::tonindex_bin())
+    let mut child = common::dev_command(&dir.path().join("db"), port)
         .env("TONINDEX_LOG_FORMAT", "json")
-        .args(["dev", "--db"])
-        .arg(dir.path().join("db"))
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(60), "never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_listening(port);
     let (status, head, _) = get(port, "/api/v3/masterchainInfo");
     assert_eq!(status, 200);
     assert!(head.contains("server-timing: app;dur="), "{head}");
@@ -98,20 +90,11 @@ fn metrics_server_timing_and_json_logs() {
 fn healthcheck_says_when_the_newest_block_is_too_old() {
     let dir = tempfile::tempdir().unwrap();
     let port = common::free_port();
-    let mut child = Command::new(common::tonindex_bin())
+    let mut child = common::dev_command(&dir.path().join("db"), port)
         .env("TONINDEX_SERVE__MAX_BLOCK_AGE_SECS", "2")
-        .args(["dev", "--db"])
-        .arg(dir.path().join("db"))
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(60), "never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_listening(port);
     assert_eq!(get(port, "/healthcheck").0, 200);
     // Automine makes no block while nothing is sent: the newest one ages.
     std::thread::sleep(Duration::from_millis(4200));

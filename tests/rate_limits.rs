@@ -182,14 +182,8 @@ fn sighup_reloads_keys_without_dropping_connections() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let stream = loop {
-        if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
-            break s;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    common::wait_listening(port);
+    let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();

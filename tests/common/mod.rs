@@ -107,3 +107,27 @@ pub fn fat_block_active_accounts() -> Vec<FatBlockAccount> {
         })
         .collect()
 }
+
+/// `tonindex dev` on the database `db`, listening on `port` (output to
+/// null; set env, extra args or pipes on the returned command).
+pub fn dev_command(db: &std::path::Path, port: u16) -> std::process::Command {
+    let mut c = std::process::Command::new(tonindex_bin());
+    c.args(["dev", "--db"])
+        .arg(db)
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    c
+}
+
+/// Waits (a minute at most) until `port` on loopback accepts a connection.
+pub fn wait_listening(port: u16) {
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "port {port} never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
