@@ -4,6 +4,7 @@
 //! WriteBatch per unit) → storage (the `tonindex-storage` crate) → api.
 
 pub mod api;
+pub mod boc;
 pub mod chain;
 pub mod cli;
 pub mod config;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::api::{b64, fat_block_shard_accounts, get, post, q};
+use common::api::{b64, boc_root_hash, fat_block_shard_accounts, get, post, q};
 use serde_json::{json, Value};
 use tonindex::api::encoding::{friendly_bounceable, raw_upper};
 use tonindex::state::wallet;
@@ -76,8 +76,8 @@ fn v2_address_information_and_wallets_match_the_account_cells() {
         assert_eq!(info["@type"], "raw.fullAccountState");
         assert_eq!(info["balance"], r.balance.to_string());
         assert_eq!(info["state"], "active");
-        assert_eq!(info["code"], b64(&Boc::encode(r.code.as_ref())));
-        assert_eq!(info["data"], b64(&Boc::encode(r.data.as_ref())));
+        assert_eq!(boc_root_hash(&info["code"]), r.code.repr_hash().0);
+        assert_eq!(boc_root_hash(&info["data"]), r.data.repr_hash().0);
         assert_eq!(
             info["last_transaction_id"]["lt"],
             r.sa.last_trans_lt.to_string()
@@ -441,7 +441,7 @@ fn v3_account_and_wallet_states() {
     assert_eq!(a["status"], "active");
     assert_eq!(a["balance"], v4.balance.to_string());
     assert_eq!(a["code_hash"], b64(v4.code.repr_hash().as_array()));
-    assert_eq!(a["data_boc"], b64(&Boc::encode(v4.data.as_ref())));
+    assert_eq!(boc_root_hash(&a["data_boc"]), v4.data.repr_hash().0);
     assert_eq!(a["last_transaction_lt"], v4.sa.last_trans_lt.to_string());
     assert_eq!(
         a["account_state_hash"],
@@ -477,7 +477,7 @@ fn v3_account_and_wallet_states() {
         raw_upper(&v4.address)
     ));
     assert_eq!(info["status"], "active");
-    assert_eq!(info["code"], b64(&Boc::encode(v4.code.as_ref())));
+    assert_eq!(boc_root_hash(&info["code"]), v4.code.repr_hash().0);
     let unknown = ok(&format!("/api/v3/account?address={UNKNOWN}"));
     assert_eq!(unknown["status"], "uninit");
     assert_eq!(unknown["balance"], "0");

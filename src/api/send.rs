@@ -115,7 +115,7 @@ mod tests {
     use tycho_types::num::Tokens;
 
     fn b64(cell: &Cell) -> String {
-        base64::engine::general_purpose::STANDARD.encode(Boc::encode(cell.as_ref()))
+        base64::engine::general_purpose::STANDARD.encode(crate::boc::encode_crc(cell.as_ref()))
     }
 
     fn external(src: Option<ExtAddr>, fee: u64, init: bool, body_to_cell: bool) -> Cell {

@@ -130,7 +130,7 @@ pub fn masterchain_extra(
             .as_dict()
             .root()
             .as_ref()
-            .map(|c| super::boc::encode(c.as_ref()))
+            .map(|c| crate::boc::encode(c.as_ref()))
     });
     (shards, config_boc)
 }

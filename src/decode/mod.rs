@@ -4,7 +4,6 @@
 //! decode many blocks in parallel with [`decode_block`] from a rayon pool.
 
 mod block;
-pub mod boc;
 pub mod message;
 pub mod msg_descr;
 pub mod state;

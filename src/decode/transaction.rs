@@ -73,7 +73,7 @@ pub fn decode_transaction(
         record,
         in_msg,
         out_msgs,
-        boc: super::boc::encode(cell.as_ref()),
+        boc: crate::boc::encode(cell.as_ref()),
     })
 }
 

@@ -344,7 +344,7 @@ fn parse_std_entry_at(e: &Value, depth: usize) -> Result<RcStackValue, StackErro
 }
 
 fn boc_b64(cell: &DynCell) -> String {
-    STANDARD.encode(Boc::encode(cell))
+    STANDARD.encode(crate::boc::encode_crc(cell))
 }
 
 /// The cell a slice's remaining bits and refs make (tonlib returns slices so).

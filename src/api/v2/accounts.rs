@@ -4,7 +4,6 @@
 use serde::Serialize;
 use serde_json::{json, Value as Json};
 use tonindex_model::{Address, BlockIdExt, BlockRecord};
-use tycho_types::boc::Boc;
 use tycho_types::cell::{CellBuilder, HashBytes, Lazy};
 use tycho_types::models::{OptionalAccount, ShardAccount};
 
@@ -221,7 +220,7 @@ pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let cell = CellBuilder::build_from(&sa).map_err(internal)?;
     to_json(&json!({
         "@type": "tvm.cell",
-        "bytes": b64(&Boc::encode(cell.as_ref())),
+        "bytes": b64(&crate::boc::encode_crc(cell.as_ref())),
     }))
 }
 
@@ -238,7 +237,8 @@ fn extra_currencies(a: &AccountView) -> Vec<ExtraCurrency> {
 }
 
 fn cell_b64(c: Option<&tycho_types::cell::Cell>) -> String {
-    c.map(|c| b64(&Boc::encode(c.as_ref()))).unwrap_or_default()
+    c.map(|c| b64(&crate::boc::encode_crc(c.as_ref())))
+        .unwrap_or_default()
 }
 
 fn frozen_b64(a: &AccountView) -> String {

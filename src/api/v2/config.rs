@@ -2,7 +2,6 @@
 //! block in the index, and libraries.
 
 use serde::Serialize;
-use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::dict::Dict;
 
@@ -46,7 +45,7 @@ pub fn get_config_param(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let root = config_root(ctx, p)?;
     let dict = Dict::<u32, Cell>::from_raw(Some(root));
     match dict.get(id) {
-        Ok(Some(cell)) => config_info(&tycho_types::boc::Boc::encode(cell)),
+        Ok(Some(cell)) => config_info(&crate::boc::encode_crc(&cell)),
         Ok(None) => Err(V2Error::not_found(format!("config param {id} is not set"))),
         Err(e) => Err(V2Error::new(
             500,
@@ -57,7 +56,7 @@ pub fn get_config_param(ctx: &Ctx<'_>, p: &Params) -> V2Result {
 
 pub fn get_config_all(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let root = config_root(ctx, p)?;
-    config_info(&tycho_types::boc::Boc::encode(root))
+    config_info(&crate::boc::encode_crc(&root))
 }
 
 /// Libraries by hash. The index stores no library cells (they live in
@@ -91,7 +90,7 @@ pub fn get_libraries(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             result.push(LibraryEntry {
                 ty: "smc.libraryEntry",
                 hash: B64(hash),
-                data: b64(&Boc::encode(descr.lib.as_ref())),
+                data: b64(&crate::boc::encode_crc(descr.lib.as_ref())),
             });
         }
     }

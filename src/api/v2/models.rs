@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 use tonindex_model::{Address, BlockIdExt, Coins};
-use tycho_types::boc::Boc;
 use tycho_types::cell::CellSlice;
 
 use crate::api::chain::{FullTx, Message};
@@ -123,11 +122,11 @@ fn msg_data(m: &Message) -> (MsgData, Option<String>) {
         .contents
         .init_state
         .as_ref()
-        .map(|c| b64(&Boc::encode(c)))
+        .map(|c| b64(&crate::boc::encode_crc(c)))
         .unwrap_or_default();
     let cell = &m.contents.body;
     let raw = || MsgData::Raw {
-        body: b64(&Boc::encode(cell)),
+        body: b64(&crate::boc::encode_crc(cell)),
         init_state: init_state.clone(),
     };
     let Ok(slice) = cell.as_slice() else {
@@ -223,7 +222,8 @@ pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
         .and_then(|d| d.storage_ph.as_ref())
         .map_or(0, |s| s.storage_fees_collected);
     let ext = shape == TxShape::Ext;
-    let data = b64(&t.boc);
+    // Stored without the trailer; tonlib's BoCs carry one.
+    let data = b64(&crate::api::encoding::boc_with_crc(&t.boc).unwrap_or_else(|| t.boc.clone()));
     let mut o = serde_json::json!({
         "@type": if ext { "ext.transaction" } else { "raw.transaction" },
         "address": AccountAddress::new(Some(&r.account)),

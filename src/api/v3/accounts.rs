@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::Value as Json;
-use tycho_types::boc::Boc;
 use tycho_types::cell::Cell;
 
 use super::address_book::{self, AddressBook};
@@ -51,7 +50,7 @@ impl From<stack::StackError> for V3Error {
 }
 
 fn boc(c: &Cell) -> String {
-    b64(&Boc::encode(c.as_ref()))
+    b64(&crate::boc::encode_crc(c.as_ref()))
 }
 
 fn wallet_of(a: &AccountView) -> Option<WalletInfo> {

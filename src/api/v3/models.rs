@@ -8,11 +8,10 @@ use tonindex_model::{
     AccountStatus, BlockId, BlockRecord, BouncePhase, Coins, ComputePhase, MsgKind, MsgSize,
     SkipReason, StatusChange, TxDescription, TxKind,
 };
-use tycho_types::boc::Boc;
 use tycho_types::cell::Cell;
 
 use crate::api::chain::{self, FullTx, MASTER_SHARD};
-use crate::api::encoding::{boc_with_crc, shard_hex, B64Bytes, Dec, RawAddr, B64};
+use crate::api::encoding::{shard_hex, B64Bytes, Dec, RawAddr, B64};
 
 #[derive(Debug, Serialize)]
 pub struct BlockIdJson {
@@ -184,7 +183,7 @@ pub fn opcode_str(op: u32) -> String {
 impl From<&chain::Message> for Message {
     fn from(message: &chain::Message) -> Self {
         let m = &message.record;
-        let boc = |c: &Cell| boc_with_crc(&Boc::encode(c)).map(B64Bytes);
+        let boc = |c: &Cell| Some(B64Bytes(crate::boc::encode_crc(c)));
         let internal = m.kind == MsgKind::Internal;
         Self {
             hash: B64(m.hash),

@@ -28,7 +28,9 @@ fn proof_of(root: &Cell, visit: impl FnOnce(&Cell) -> Result<(), Error>) -> Resu
     let tracked = usage.track(root);
     visit(&tracked)?;
     let proof = MerkleProof::create(root.as_ref(), usage).build()?;
-    Ok(Boc::encode(CellBuilder::build_from(&proof)?.as_ref()))
+    Ok(crate::boc::encode(
+        CellBuilder::build_from(&proof)?.as_ref(),
+    ))
 }
 
 /// A block's root from the files the devnet keeps.
