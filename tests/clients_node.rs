@@ -13,33 +13,6 @@ use common::api::{b64, fixture};
 use serde_json::json;
 use tonindex::api::encoding::friendly_bounceable;
 
-/// The fixture index served on a real socket, through the server's own
-/// connection layer (cap, timeouts, parser errors), as `tonindex serve`
-/// runs it.
-fn serve_fixture() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let limits = tonindex::api::server::ConnLimits {
-        max_connections: 64,
-        max_refusing: 8,
-        header_timeout: std::time::Duration::from_secs(10),
-    };
-    rt.spawn(tonindex::api::server::serve(
-        listener,
-        fixture().router.clone(),
-        limits,
-        std::future::pending(),
-    ));
-    (rt, addr)
-}
-
 fn clients_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
 }
@@ -49,7 +22,7 @@ fn ton_and_tonweb_clients_read_the_index() {
     common::npm_install(&clients_dir(), &["@ton/ton", "tonweb"]);
     let f = fixture();
 
-    let (_rt, addr) = serve_fixture();
+    let (_rt, addr) = common::api::serve_fixture();
 
     // What the clients must see, from the decoder.
     let mc = f.newest_mc(|_| true);
@@ -107,7 +80,7 @@ fn ton_and_tonweb_clients_read_the_index() {
 fn tonweb_reads_every_boc_kind() {
     common::npm_install(&clients_dir(), &["@ton/core", "tonweb"]);
     let f = fixture();
-    let (_rt, addr) = serve_fixture();
+    let (_rt, addr) = common::api::serve_fixture();
     let account = friendly_bounceable(&f.busiest_account());
     let key = f.newest_mc(|b| b.config_boc.is_some());
     let config = tycho_types::boc::Boc::decode(key.config_boc.as_ref().unwrap()).unwrap();

@@ -244,3 +244,30 @@ pub fn boc_root_hash(boc: &Value) -> [u8; 32] {
 pub fn q(v: &str) -> String {
     form_urlencoded::byte_serialize(v.as_bytes()).collect()
 }
+
+/// The fixture index served on a real socket, through the server's own
+/// connection layer (cap, timeouts, parser errors), as `tonindex serve`
+/// runs it.
+pub fn serve_fixture() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits = tonindex::api::server::ConnLimits {
+        max_connections: 64,
+        max_refusing: 8,
+        header_timeout: std::time::Duration::from_secs(10),
+    };
+    rt.spawn(tonindex::api::server::serve(
+        listener,
+        fixture().router.clone(),
+        limits,
+        std::future::pending(),
+    ));
+    (rt, addr)
+}
