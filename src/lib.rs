@@ -1,7 +1,8 @@
 //! tonindex: a self-hosted TON indexer serving toncenter-compatible APIs.
 //!
 //! Flow: `chain` (block sources) → `decode` (pure, rayon) → `index` (one
-//! WriteBatch per unit) → storage (the `tonindex-storage` crate) → api.
+//! WriteBatch per unit) → storage (the `tonindex-storage` crate) ← `query`
+//! (every read an answer needs) ← `api`.
 
 pub mod api;
 pub mod boc;
@@ -9,9 +10,11 @@ pub mod chain;
 pub mod cli;
 pub mod config;
 pub mod decode;
+pub mod fuzzing;
 pub mod index;
 pub mod ingest;
 pub mod priority;
+pub mod query;
 pub mod state;
 pub mod telemetry;
 pub mod tvm;

@@ -745,3 +745,61 @@ fn bad_input_is_refused_and_the_chain_goes_on() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(dev.mc_seqno(), before + 2);
 }
+
+/// v3 transactions carry the account states around them where the node
+/// holds them (F8 item 1c): the devnet holds the state after every block,
+/// so a funded address shows nonexist → uninit, the next funding starts
+/// from that state, and the faucet's state after its newest transaction
+/// is what v2 and v3's account reads (other tables, other code) report.
+#[test]
+fn transactions_carry_the_account_states_the_node_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &["--wallets", "2"]);
+    let addr = "0:5555555555555555555555555555555555555555555555555555555555555555";
+    fund(&dev, addr, 3_000_000_000);
+    fund(&dev, addr, 2_000_000_000);
+    let get = |path: String| json(dev.port, "GET", &path, "").1;
+    let v = get(format!(
+        "/api/v3/transactions?account={addr}&sort=asc&limit=10"
+    ));
+    let txs = v["transactions"].as_array().unwrap();
+    assert_eq!(txs.len(), 2, "{v}");
+    let (first, second) = (&txs[0], &txs[1]);
+
+    let before = &first["account_state_before"];
+    assert_eq!(before["account_status"], "nonexist", "{before}");
+    assert_eq!(before["balance"], "0");
+    let after = &first["account_state_after"];
+    assert_eq!(after["account_status"], "uninit", "{after}");
+    assert!(after["code_hash"].is_null() && after["data_hash"].is_null());
+    let credited: u64 = after["balance"].as_str().unwrap().parse().unwrap();
+    assert!(
+        (2_900_000_000..=3_000_000_000).contains(&credited),
+        "{after}"
+    );
+    // One state, seen from both sides.
+    assert_eq!(second["account_state_before"], *after);
+    let balance = get(format!("/api/v2/getAddressBalance?address={addr}"));
+    assert_eq!(second["account_state_after"]["balance"], balance["result"]);
+    assert_eq!(second["account_state_after"]["account_status"], "uninit");
+
+    // The faucet (the second funding's sender) is active: its state after
+    // that transaction is its newest.
+    let in_msg = second["in_msg"]["hash"].as_str().unwrap();
+    let faucet_txs = get(format!(
+        "/api/v3/transactionsByMessage?msg_hash={}&direction=out",
+        common::api::q(in_msg)
+    ));
+    let faucet_tx = &faucet_txs["transactions"][0];
+    let faucet = faucet_tx["account"].as_str().unwrap();
+    let state = &faucet_tx["account_state_after"];
+    assert_eq!(state["account_status"], "active", "{faucet_tx}");
+    let held = get(format!("/api/v3/accountStates?address={faucet}"));
+    let held = &held["accounts"][0];
+    assert_eq!(state["balance"], held["balance"], "{held}");
+    assert_eq!(state["code_hash"], held["code_hash"]);
+    assert_eq!(state["data_hash"], held["data_hash"]);
+    assert_eq!(state["hash"], held["account_state_hash"]);
+    let info = get(format!("/api/v2/getAddressBalance?address={faucet}"));
+    assert_eq!(state["balance"], info["result"]);
+}

@@ -43,3 +43,13 @@ fn v3_against_toncenters_schema() {
 fn v2_against_the_cpp_servers_schema() {
     run("v2", 60);
 }
+
+#[test]
+fn v3_against_its_own_served_schema() {
+    run("own-v3", 45);
+}
+
+#[test]
+fn v2_against_its_own_served_schema() {
+    run("own-v2", 45);
+}

@@ -10,7 +10,8 @@ use tycho_types::dict::Dict;
 use tycho_types::models::{BlockchainConfigParams, LibDescr, StdAddr};
 use tycho_vm::RcStackValue;
 
-use crate::api::{chain, Ctx};
+use crate::api::Ctx;
+use crate::query;
 use crate::state::account::{AccountView, Status};
 use crate::state::libraries;
 use crate::tvm::config;
@@ -133,7 +134,7 @@ pub fn blockchain_config(
     ctx: &Ctx<'_>,
     mc_seqno: Option<u32>,
 ) -> Result<BlockchainConfigParams, TvmError> {
-    let Some((seqno, boc)) = chain::config_at(&ctx.reader, mc_seqno)? else {
+    let Some((seqno, boc)) = query::config::config_at(&ctx.reader, mc_seqno)? else {
         return Ok(config::builtin());
     };
     ctx.tvm.config.get_or_load(seqno, || {
@@ -232,7 +233,7 @@ pub fn run(
 /// else `state_utime` (the time of the state the account comes from, 0 if
 /// unknown), else the clock.
 pub fn block_time(ctx: &Ctx<'_>, state_utime: u32) -> Result<u32, TvmError> {
-    Ok(match chain::mc_block_range(&ctx.reader)? {
+    Ok(match query::blocks::mc_block_range(&ctx.reader)? {
         Some((_, last)) => last.gen_utime,
         None if state_utime > 0 => state_utime,
         None => crate::api::unix_now().try_into().unwrap_or(u32::MAX),

@@ -179,7 +179,11 @@ fn calls_in(body: &[u8]) -> u32 {
 pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let v2 = is_v2_path(path);
-    if limits.is_open() || !(v2 || path.starts_with("/api/v3")) {
+    // The API docs are not calls: no key or rate applies to them.
+    if limits.is_open()
+        || !(v2 || path.starts_with("/api/v3"))
+        || super::openapi::is_docs_path(path)
+    {
         return next.run(req).await;
     }
     let key = request_key(&req);

@@ -5,13 +5,14 @@
 //! of slots on the blocking pool.
 
 pub mod admission;
-pub mod chain;
+
 pub mod cors;
 pub mod dev;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
 pub mod limits;
+pub mod openapi;
 pub mod params;
 pub mod request_metrics;
 pub mod response;
@@ -352,7 +353,8 @@ const INLINE_BODY_BYTES: usize = 16 << 10;
 /// an account page of 100 does not.
 const INLINE_ROW_BUDGET: u64 = 64;
 
-/// The whole HTTP surface: `/healthcheck`, `/api/v2/*`, `/api/v3/*`.
+/// The whole HTTP surface: `/healthcheck`, `/api/v2/*`, `/api/v3/*` (with
+/// their OpenAPI documents and Swagger UI; `/` redirects to v3's).
 /// Request bodies are read whole, within `serve.max_body_bytes` and
 /// `serve.body_timeout_ms`, before any handler runs.
 pub fn router(api: Arc<Api>) -> Router {
@@ -361,6 +363,8 @@ pub fn router(api: Arc<Api>) -> Router {
     let app_cors = api.cfg.cors.clone();
     let rate_limits = Arc::clone(&api.limits);
     let app = Router::new()
+        .route("/", get(openapi::root_redirect))
+        .route("/api/v2/", get(openapi::v2_root))
         .route("/healthcheck", get(healthcheck))
         .route("/metrics", get(request_metrics::metrics))
         .nest("/api/v2", v2::router())
@@ -417,7 +421,7 @@ async fn healthcheck(axum::extract::State(api): axum::extract::State<Arc<Api>>) 
             if max_age == 0 {
                 return Ok(());
             }
-            let newest = chain::mc_block_range(&ctx.reader)
+            let newest = crate::query::blocks::mc_block_range(&ctx.reader)
                 .map_err(|_| "storage unavailable".to_string())?
                 .map(|(_, last)| last);
             let Some(newest) = newest else {

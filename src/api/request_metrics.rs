@@ -110,7 +110,7 @@ pub async fn metrics(State(api): State<Arc<Api>>) -> Response {
     let db = Arc::clone(&api.db);
     let newest = api
         .read(|ctx| {
-            crate::api::chain::mc_block_range(&ctx.reader)
+            crate::query::blocks::mc_block_range(&ctx.reader)
                 .ok()
                 .flatten()
                 .map(|(_, last)| last.gen_utime)

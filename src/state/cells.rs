@@ -182,6 +182,19 @@ impl<'a> Loader<'a> {
         ))
     }
 
+    /// The cell `hash` with shallow children: enough to parse its own
+    /// fields, references included (each known by its hash), without
+    /// loading the subtrees.
+    pub fn one_level(&self, hash: &HashBytes) -> Result<Cell, CellError> {
+        let row = read_row(self.rows, hash)?;
+        let children = row
+            .refs
+            .iter()
+            .map(|h| self.shallow(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.build(hash, &row, children)
+    }
+
     /// The whole subtree under `hash`.
     pub fn whole(&mut self, hash: &HashBytes) -> Result<Cell, CellError> {
         if let Some(c) = self.loaded.get(hash) {

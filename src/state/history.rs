@@ -16,7 +16,7 @@
 
 use tycho_types::cell::{CellBuilder, CellSlice, HashBytes};
 use tycho_types::error::Error as TlbError;
-use tycho_types::models::ShardAccount;
+use tycho_types::models::{ExtraCurrencyCollection, OptionalAccount, ShardAccount};
 
 use crate::state::cells::{CellError, CellRows, Loader};
 use crate::state::libraries::skip_currency;
@@ -127,4 +127,36 @@ fn label_len_if_matches(
         matches &= bit == key_bit(id, pos + i);
     }
     Ok(matches.then_some(len))
+}
+
+/// The account state whose `Account` cell hash is `hash` (what a
+/// transaction's state update names), read from the cell store; `Ok(None)`
+/// when the store does not hold that cell. The states after each applied
+/// block are held, so the state after an account's last transaction in a
+/// block is, and the states between two of its transactions in one block
+/// are not. Code and data come back shallow (their hashes are known, their
+/// trees are not loaded); extra currencies are loaded whole.
+pub fn account_by_hash(
+    rows: &dyn CellRows,
+    hash: &HashBytes,
+) -> Result<Option<OptionalAccount>, CellError> {
+    let mut loader = Loader::new(rows);
+    let cell = match loader.one_level(hash) {
+        Ok(cell) => cell,
+        Err(CellError::Missing(h)) if h == *hash => {
+            // `account_none$0` is known by its hash alone.
+            let none = CellBuilder::build_from(&OptionalAccount::EMPTY)
+                .map_err(|_| CellError::Corrupt(*hash))?;
+            return Ok((none.repr_hash() == hash).then_some(OptionalAccount::EMPTY));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut account: OptionalAccount = cell.parse().map_err(|_| CellError::Corrupt(*hash))?;
+    if let Some(a) = account.0.as_mut() {
+        if let Some(root) = a.balance.other.as_dict().root() {
+            let whole = loader.whole(root.repr_hash())?;
+            a.balance.other = ExtraCurrencyCollection::from_raw(Some(whole));
+        }
+    }
+    Ok(Some(account))
 }

@@ -181,7 +181,8 @@ pub struct Reply {
     pub json: Value,
 }
 
-fn run(req: Request<Body>) -> Reply {
+/// One request through the fixture router.
+pub fn run(req: Request<Body>) -> Reply {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -138,7 +138,9 @@ def main():
         cmd += ["--exclude-path-regex", exclude]
     env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks")
     env["PYTHONPATH"] = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    # In the scratch directory: Schemathesis keeps its cache (.schemathesis/) in
+    # the working directory.
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)
     out = r.stdout + r.stderr
     with open(os.path.join(work, f"{which}.txt"), "w") as f:
         f.write(out)

@@ -13,7 +13,8 @@ use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
 use crate::api::fees::{self, FeeRequest};
 use crate::api::getmethod::{self, At, TvmError};
 use crate::api::params::Params;
-use crate::api::{chain, Ctx};
+use crate::api::Ctx;
+use crate::query;
 use crate::state::account::{self, AccountView, Status};
 use crate::state::cells::CellError;
 use crate::state::history;
@@ -60,7 +61,7 @@ fn earlier_seqno(ctx: &Ctx<'_>, p: &Params) -> Result<Option<u32>, V2Error> {
     let Some(s) = positive_seqno(p, "seqno")? else {
         return Ok(None);
     };
-    let newest = chain::mc_block_range(&ctx.reader)?.map(|(_, last)| last.id.id.seqno);
+    let newest = query::blocks::mc_block_range(&ctx.reader)?.map(|(_, last)| last.id.id.seqno);
     Ok(newest.is_some_and(|n| n != s).then_some(s))
 }
 
@@ -92,7 +93,7 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
         account::Known::Stale(view, why) => {
             let source = view
                 .source
-                .map(|id| chain::block(&ctx.reader, &id))
+                .map(|id| query::blocks::block(&ctx.reader, &id))
                 .transpose()?
                 .flatten()
                 .ok_or_else(|| V2Error::new(404, why.clone()))?;
@@ -115,13 +116,13 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
             });
         }
     };
-    let (block, sync_utime) = match chain::mc_block_range(&ctx.reader)? {
+    let (block, sync_utime) = match query::blocks::mc_block_range(&ctx.reader)? {
         Some((_, last)) => (last.id, last.gen_utime),
         None => {
             // No masterchain block: report the shard block the state is at.
             let rec = account
                 .source
-                .map(|id| chain::block(&ctx.reader, &id))
+                .map(|id| query::blocks::block(&ctx.reader, &id))
                 .transpose()?
                 .flatten()
                 .ok_or_else(|| {
@@ -156,16 +157,16 @@ struct Earlier {
 /// A state from before the index began tracking the shard is not held.
 fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Earlier, V2Error> {
     let r = &ctx.reader;
-    let mc = chain::mc_block(r, seqno)?
+    let mc = query::blocks::mc_block(r, seqno)?
         .ok_or_else(|| V2Error::new(404, format!("masterchain block {seqno} is not indexed")))?;
     let source = if address.workchain == -1 {
         Some(mc.clone())
     } else {
-        let top = chain::shard_state(r, seqno)?.into_iter().find(|d| {
+        let top = query::blocks::shard_state(r, seqno)?.into_iter().find(|d| {
             d.block.id.workchain == address.workchain && address.in_shard(d.block.id.shard)
         });
         match top {
-            Some(d) => chain::block(r, &d.block.id)?,
+            Some(d) => query::blocks::block(r, &d.block.id)?,
             None => None,
         }
     };

@@ -3,14 +3,13 @@
 
 use serde::Serialize;
 use tonindex_model::{BlockId, BlockIdExt, BlockRecord};
-use tonindex_storage::tables::{self, Blocks};
 
 use super::models::TonBlockIdExt;
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
-use crate::api::chain;
 use crate::api::encoding::{parse_hash, B64Bytes, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, blocks::BlockScope};
 use tycho_types::cell::HashBytes;
 
 /// The network's zero state, for `getMasterchainInfo.init`.
@@ -22,7 +21,7 @@ fn zerostate(ctx: &Ctx<'_>) -> Result<BlockIdExt, V2Error> {
     Ok(BlockIdExt {
         id: BlockId {
             workchain: -1,
-            shard: chain::MASTER_SHARD,
+            shard: query::blocks::MASTER_SHARD,
             seqno: 0,
         },
         root_hash: hash(&z.root_hash)?,
@@ -31,7 +30,7 @@ fn zerostate(ctx: &Ctx<'_>) -> Result<BlockIdExt, V2Error> {
 }
 
 fn latest_mc(ctx: &Ctx<'_>) -> Result<BlockRecord, V2Error> {
-    chain::mc_block_range(&ctx.reader)?
+    query::blocks::mc_block_range(&ctx.reader)?
         .map(|(_, last)| last)
         .ok_or_else(|| V2Error::new(500, "no masterchain blocks are indexed"))
 }
@@ -81,7 +80,7 @@ pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let Some(chain) = ctx.chain else {
         return Err(unavailable("block signatures"));
     };
-    let block = chain::mc_block(&ctx.reader, seqno)?.ok_or_else(|| {
+    let block = query::blocks::mc_block(&ctx.reader, seqno)?.ok_or_else(|| {
         V2Error::not_found(format!("masterchain block {seqno} is not in the index"))
     })?;
     let signatures = chain
@@ -117,7 +116,7 @@ pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         shard,
         seqno,
     };
-    let target = chain::block(&ctx.reader, &id)?.ok_or_else(|| {
+    let target = query::blocks::block(&ctx.reader, &id)?.ok_or_else(|| {
         V2Error::not_found(format!(
             "block ({workchain},{},{seqno}) is not in the index",
             shard as i64
@@ -129,12 +128,12 @@ pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         let mc_seqno = target.mc_block_seqno.ok_or_else(|| {
             V2Error::not_found("no masterchain block commits this block yet".to_string())
         })?;
-        chain::mc_block(&ctx.reader, mc_seqno)?.ok_or_else(|| {
+        query::blocks::mc_block(&ctx.reader, mc_seqno)?.ok_or_else(|| {
             V2Error::not_found(format!("masterchain block {mc_seqno} is not in the index"))
         })?
     };
     let from = match from_seqno {
-        Some(s) => chain::mc_block(&ctx.reader, s)?.ok_or_else(|| {
+        Some(s) => query::blocks::mc_block(&ctx.reader, s)?.ok_or_else(|| {
             V2Error::not_found(format!("masterchain block {s} is not in the index"))
         })?,
         None => latest_mc(ctx)?,
@@ -223,7 +222,7 @@ pub fn block_from_params(ctx: &Ctx<'_>, p: &Params) -> Result<BlockRecord, V2Err
         shard,
         seqno,
     };
-    let block = chain::block(&ctx.reader, &id)?
+    let block = query::blocks::block(&ctx.reader, &id)?
         .filter(|b| root_hash.is_none_or(|h| h == b.id.root_hash))
         .filter(|b| file_hash.is_none_or(|h| h == b.id.file_hash));
     block.ok_or_else(|| {
@@ -247,7 +246,7 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     }
     let r = &ctx.reader;
     let found = if let Some(seqno) = seqno {
-        chain::block(
+        query::blocks::block(
             r,
             &BlockId {
                 workchain,
@@ -261,8 +260,8 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         // A linear walk of the shard's blocks: the one containing `lt`, or
         // the newest generated at or before `unixtime`.
         let mut best: Option<BlockRecord> = None;
-        for x in r.prefix::<Blocks>(&tables::shard_blocks_prefix(workchain, shard), false) {
-            let (_, b) = x?;
+        for b in query::blocks::blocks_iter(r, BlockScope::Shard(workchain, shard)) {
+            let b = b?;
             if let Some(lt) = lt {
                 if b.start_lt <= lt && lt <= b.end_lt {
                     best = Some(b);
@@ -291,12 +290,12 @@ struct Shards {
 
 pub fn get_shards(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
-    if chain::mc_block(&ctx.reader, seqno)?.is_none() {
+    if query::blocks::mc_block(&ctx.reader, seqno)?.is_none() {
         return Err(V2Error::not_found(format!(
             "masterchain block {seqno} is not in the index"
         )));
     }
-    let shards = chain::shard_state(&ctx.reader, seqno)?
+    let shards = query::blocks::shard_state(&ctx.reader, seqno)?
         .iter()
         .map(|d| TonBlockIdExt::from(&d.block))
         .collect();

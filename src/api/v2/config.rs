@@ -7,9 +7,10 @@ use tycho_types::dict::Dict;
 
 use super::{positive_seqno, to_json, V2Error, V2Result};
 use crate::api::encoding::{b64, parse_hash, B64};
+use crate::api::getmethod;
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::api::{chain, getmethod};
+use crate::query;
 
 fn config_info(boc: &[u8]) -> V2Result {
     to_json(&serde_json::json!({
@@ -21,7 +22,7 @@ fn config_info(boc: &[u8]) -> V2Result {
 /// The config dictionary in force at `seqno` (the newest when absent).
 fn config_root(ctx: &Ctx<'_>, p: &Params) -> Result<Cell, V2Error> {
     let seqno = positive_seqno(p, "seqno")?;
-    let Some((_, boc)) = chain::config_at(&ctx.reader, seqno)? else {
+    let Some((_, boc)) = query::config::config_at(&ctx.reader, seqno)? else {
         return Err(V2Error::not_found(
             "no key block with a config at or below this seqno is in the index",
         ));

@@ -106,49 +106,75 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
 /// v2 methods tonindex does not serve yet (token detection, DNS): a clear 501 rather than "unknown method".
-const NOT_YET: &[&str] = &["getTokenData", "dnsResolve"];
+pub(crate) const NOT_YET: &[&str] = &["getTokenData", "dnsResolve"];
+
+/// Every method v2 serves, with its handler (aliases are rows of their own).
+const HANDLERS: &[(&str, Handler)] = &[
+    ("getAddressInformation", accounts::get_address_information),
+    (
+        "getExtendedAddressInformation",
+        accounts::get_extended_address_information,
+    ),
+    ("getWalletInformation", accounts::get_wallet_information),
+    ("getAddressBalance", accounts::get_address_balance),
+    ("getAddressState", accounts::get_address_state),
+    ("runGetMethod", accounts::run_get_method),
+    ("runGetMethodStd", accounts::run_get_method_std),
+    ("getShardAccountCell", accounts::get_shard_account_cell),
+    ("estimateFee", accounts::estimate_fee),
+    ("sendBoc", send::send_boc),
+    ("sendBocReturnHash", send::send_boc_return_hash),
+    (
+        "sendBocReturnHashNoError",
+        send::send_boc_return_hash_no_error,
+    ),
+    ("getMasterchainInfo", blocks::get_masterchain_info),
+    (
+        "getMasterchainBlockSignatures",
+        blocks::get_masterchain_block_signatures,
+    ),
+    ("getShardBlockProof", blocks::get_shard_block_proof),
+    ("getConsensusBlock", blocks::get_consensus_block),
+    ("lookupBlock", blocks::lookup_block),
+    ("getShards", blocks::get_shards),
+    ("shards", blocks::get_shards),
+    ("getBlockHeader", blocks::get_block_header),
+    ("getOutMsgQueueSize", blocks::get_out_msg_queue_size),
+    ("getBlockTransactions", transactions::get_block_transactions),
+    (
+        "getBlockTransactionsExt",
+        transactions::get_block_transactions_ext,
+    ),
+    ("getTransactions", transactions::get_transactions),
+    ("getTransactionsStd", transactions::get_transactions_std),
+    ("tryLocateTx", transactions::try_locate_tx),
+    ("tryLocateResultTx", transactions::try_locate_tx),
+    ("tryLocateSourceTx", transactions::try_locate_source_tx),
+    ("detectAddress", utils::detect_address),
+    ("detectHash", utils::detect_hash),
+    ("packAddress", utils::pack_address),
+    ("unpackAddress", utils::unpack_address),
+    ("getConfigParam", config::get_config_param),
+    ("getConfigAll", config::get_config_all),
+    ("getLibraries", config::get_libraries),
+];
 
 fn handler_for(method: &str) -> Option<Handler> {
-    Some(match method {
-        "getAddressInformation" => accounts::get_address_information,
-        "getExtendedAddressInformation" => accounts::get_extended_address_information,
-        "getWalletInformation" => accounts::get_wallet_information,
-        "getAddressBalance" => accounts::get_address_balance,
-        "getAddressState" => accounts::get_address_state,
-        "runGetMethod" => accounts::run_get_method,
-        "runGetMethodStd" => accounts::run_get_method_std,
-        "getShardAccountCell" => accounts::get_shard_account_cell,
-        "estimateFee" => accounts::estimate_fee,
-        "sendBoc" => send::send_boc,
-        "sendBocReturnHash" => send::send_boc_return_hash,
-        "sendBocReturnHashNoError" => send::send_boc_return_hash_no_error,
-        "getMasterchainInfo" => blocks::get_masterchain_info,
-        "getMasterchainBlockSignatures" => blocks::get_masterchain_block_signatures,
-        "getShardBlockProof" => blocks::get_shard_block_proof,
-        "getConsensusBlock" => blocks::get_consensus_block,
-        "lookupBlock" => blocks::lookup_block,
-        "getShards" | "shards" => blocks::get_shards,
-        "getBlockHeader" => blocks::get_block_header,
-        "getOutMsgQueueSize" => blocks::get_out_msg_queue_size,
-        "getBlockTransactions" => transactions::get_block_transactions,
-        "getBlockTransactionsExt" => transactions::get_block_transactions_ext,
-        "getTransactions" => transactions::get_transactions,
-        "getTransactionsStd" => transactions::get_transactions_std,
-        "tryLocateTx" | "tryLocateResultTx" => transactions::try_locate_tx,
-        "tryLocateSourceTx" => transactions::try_locate_source_tx,
-        "detectAddress" => utils::detect_address,
-        "detectHash" => utils::detect_hash,
-        "packAddress" => utils::pack_address,
-        "unpackAddress" => utils::unpack_address,
-        "getConfigParam" => config::get_config_param,
-        "getConfigAll" => config::get_config_all,
-        "getLibraries" => config::get_libraries,
-        _ => return None,
-    })
+    HANDLERS
+        .iter()
+        .find(|(name, _)| *name == method)
+        .map(|(_, h)| *h)
 }
 
+/// The methods v2 serves (what its OpenAPI document must describe).
+pub fn served_methods() -> impl Iterator<Item = &'static str> {
+    HANDLERS.iter().map(|(name, _)| *name)
+}
+
+/// `/api/v2`'s routes: the docs (static paths, which win over methods),
+/// JSON-RPC, then every method.
 pub fn router() -> Router<Arc<Api>> {
-    Router::new()
+    super::openapi::routes(super::openapi::Which::V2)
         .route("/jsonRPC", post(json_rpc).fallback(json_rpc_wrong_method))
         .route("/{method}", any(rest))
         .fallback(|| async { reply(Err(V2Error::not_found("Not Found")), None, Instant::now()) })

@@ -5,8 +5,8 @@ use serde::Serialize;
 use tonindex_model::{Address, BlockIdExt, Coins};
 use tycho_types::cell::CellSlice;
 
-use crate::api::chain::{FullTx, Message};
 use crate::api::encoding::{b64, friendly_bounceable, raw_upper, shard_signed, Dec, B64};
+use crate::query::{messages::Message, transactions::FullTx};
 
 #[derive(Debug, Serialize)]
 pub struct TonBlockIdExt {

@@ -3,18 +3,14 @@
 
 use serde::Serialize;
 use tonindex_model::{Address, BlockRecord, Hash};
-use tonindex_storage::tables::{
-    AccountLtHashKey, BlockTxKey, HashTxKey, MsgBySource, TxByBlock, TxByInMsg, TxByOutMsg,
-};
-use tonindex_storage::Key;
 
 use super::blocks::block_from_params;
 use super::models::{transaction_json, TonBlockIdExt, TxShape};
 use super::{required, to_json, V2Error, V2Result};
-use crate::api::chain::{self, FullTx};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_lower};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, messages::Side, transactions::FullTx};
 
 /// `after_hash`: a hash, or (CPP) any address form whose account id is used.
 fn account_id(v: &str) -> Option<Hash> {
@@ -41,15 +37,12 @@ fn block_page(
     }
     let block = block_from_params(ctx, p)?;
     let r = &ctx.reader;
-    let ids: Vec<u64> = r
-        .prefix::<TxByBlock>(&BlockTxKey::prefix(&block.id.id), false)
-        .map(|x| x.map(|(k, ())| k.tx_id))
-        .collect::<Result<_, _>>()?;
+    let ids = query::blocks::block_tx_ids(r, &block.id.id)?;
     // Ids follow (account, lt) within a block; skip up to the cursor.
     let mut page = Vec::new();
     let mut more = false;
     for id in ids {
-        let t = chain::tx_record(r, id)?;
+        let t = query::transactions::tx_record(r, id)?;
         if let (Some(lt), Some(acc)) = (after_lt, after_hash) {
             if (t.account.id, t.lt) <= (acc, lt) {
                 continue;
@@ -61,7 +54,7 @@ fn block_page(
         }
         page.push((id, t));
     }
-    let txs = chain::with_messages(r, page)?;
+    let txs = query::transactions::with_messages(r, page)?;
     Ok((block, count, txs, more))
 }
 
@@ -156,7 +149,7 @@ fn account_history(
     }
     let to_lt: u64 = p.int("to_lt")?.unwrap_or(0);
     let r = &ctx.reader;
-    let ids: Vec<u64> = chain::account_tx_ids_iter(
+    let ids: Vec<u64> = query::transactions::account_tx_ids_iter(
         r,
         &address,
         to_lt.saturating_add(1),
@@ -165,7 +158,7 @@ fn account_history(
     )
     .take(limit)
     .collect::<Result<_, _>>()?;
-    let txs = chain::full_txs(r, &ids)?;
+    let txs = query::transactions::full_txs(r, &ids)?;
     if let (Some(lt), Some(hash)) = (lt, hash) {
         match txs.first() {
             Some(t) if t.tx.lt == lt && t.tx.hash == hash => {}
@@ -210,22 +203,16 @@ fn located_messages(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<Hash>, V2Error> {
     let source = required(p.address("source")?, "source")?.address;
     let destination = required(p.address("destination")?, "destination")?.address;
     let created_lt: u64 = required(p.int("created_lt")?, "created_lt")?;
-    let key = |lt| {
-        AccountLtHashKey {
-            account: source,
-            lt,
-            hash: [0; 32],
-        }
-        .encode()
-    };
-    let upper = created_lt.checked_add(1).map(key);
     let mut out = Vec::new();
-    for x in ctx
-        .reader
-        .range::<MsgBySource>(&key(created_lt), upper, false)
-    {
-        let hash = x?.0.hash;
-        if let Some(m) = chain::message(&ctx.reader, &hash)? {
+    let sent = query::messages::account_msg_hashes(
+        &ctx.reader,
+        &source,
+        Side::Sender,
+        created_lt,
+        created_lt,
+    )?;
+    for hash in sent {
+        if let Some(m) = query::messages::message(&ctx.reader, &hash)? {
             if m.destination == Some(destination) {
                 out.push(hash);
             }
@@ -234,17 +221,10 @@ fn located_messages(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<Hash>, V2Error> {
     Ok(out)
 }
 
-fn locate<T>(ctx: &Ctx<'_>, p: &Params) -> V2Result
-where
-    T: tonindex_storage::tables::Table<Key = HashTxKey, Value = ()>,
-{
+fn locate(ctx: &Ctx<'_>, p: &Params, side: Side) -> V2Result {
     for hash in located_messages(ctx, p)? {
-        if let Some(x) = ctx
-            .reader
-            .prefix::<T>(&HashTxKey::prefix(&hash), false)
-            .next()
-        {
-            let txs = chain::full_txs(&ctx.reader, &[x?.0.tx_id])?;
+        if let Some(id) = query::messages::first_tx_of_message(&ctx.reader, &hash, side)? {
+            let txs = query::transactions::full_txs(&ctx.reader, &[id])?;
             if let Some(t) = txs.first() {
                 return to_json(&transaction_json(t, TxShape::Ext));
             }
@@ -255,10 +235,10 @@ where
 
 /// The destination's transaction that received the message.
 pub fn try_locate_tx(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    locate::<TxByInMsg>(ctx, p)
+    locate(ctx, p, Side::Receiver)
 }
 
 /// The source's transaction that sent the message.
 pub fn try_locate_source_tx(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    locate::<TxByOutMsg>(ctx, p)
+    locate(ctx, p, Side::Sender)
 }

@@ -3,14 +3,14 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use tonindex_model::{AccountStatus, Address};
-use tonindex_storage::tables::{AccountStates, LatestAccounts};
+use tonindex_model::Address;
 use tycho_types::cell::HashBytes;
 
 use super::{to_json, V3Error, V3Result};
 use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, accounts::CodeSeen};
 use crate::state::wallet;
 
 #[derive(Debug, Serialize)]
@@ -27,14 +27,12 @@ pub type AddressBook = BTreeMap<String, AddressBookRow>;
 /// no exact state held for the account, "has code" falls back to "last
 /// seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
-    let bounceable = match ctx.reader.get::<AccountStates>(a)? {
-        Some(state) => state
-            .code_hash
-            .is_some_and(|h| wallet::detect(&HashBytes(h), None).is_none()),
-        None => ctx
-            .reader
-            .get::<LatestAccounts>(a)?
-            .is_some_and(|l| l.status == AccountStatus::Active),
+    let bounceable = match query::accounts::code_seen(&ctx.reader, a)? {
+        CodeSeen::State(code) => {
+            code.is_some_and(|h| wallet::detect(&HashBytes(h), None).is_none())
+        }
+        CodeSeen::Transactions { active } => active,
+        CodeSeen::Unknown => false,
     };
     Ok(AddressBookRow {
         user_friendly: Some(friendly(

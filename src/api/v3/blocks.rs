@@ -4,13 +4,12 @@
 use axum::http::StatusCode;
 use serde::Serialize;
 use tonindex_model::{BlockId, BlockRecord};
-use tonindex_storage::tables::{self, Blocks, McBlockKey, McBlocks};
 
 use super::models::Block;
 use super::{parse_shard, parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::chain;
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, blocks::BlockScope};
 
 #[derive(Serialize)]
 struct MasterchainInfo {
@@ -24,7 +23,7 @@ struct BlocksResponse {
 }
 
 pub fn masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V3Result {
-    let Some((first, last)) = chain::mc_block_range(&ctx.reader)? else {
+    let Some((first, last)) = query::blocks::mc_block_range(&ctx.reader)? else {
         return Err(V3Error::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "no masterchain blocks are indexed",
@@ -93,7 +92,9 @@ fn candidates<'a>(
 ) -> Result<Box<dyn Iterator<Item = Result<BlockRecord, V3Error>> + 'a>, V3Error> {
     let r = &ctx.reader;
     if let Some(h) = f.root_hash.or(f.file_hash) {
-        return Ok(Box::new(chain::block_by_hash(r, &h)?.into_iter().map(Ok)));
+        return Ok(Box::new(
+            query::blocks::block_by_hash(r, &h)?.into_iter().map(Ok),
+        ));
     }
     if let (Some(workchain), Some(shard), Some(seqno)) = (f.workchain, f.shard, f.seqno) {
         let id = BlockId {
@@ -101,24 +102,19 @@ fn candidates<'a>(
             shard,
             seqno,
         };
-        return Ok(Box::new(chain::block(r, &id)?.into_iter().map(Ok)));
+        return Ok(Box::new(query::blocks::block(r, &id)?.into_iter().map(Ok)));
     }
     if let Some(mc) = f.mc_seqno {
-        let ids: Vec<BlockId> = r
-            .prefix::<McBlocks>(&McBlockKey::prefix(mc), false)
-            .map(|x| x.map(|(k, ())| k.block))
-            .collect::<Result<_, _>>()?;
-        let blocks = r.multi_get::<Blocks>(&ids)?;
-        return Ok(Box::new(blocks.into_iter().flatten().map(Ok)));
+        let blocks = query::blocks::blocks_of_mc_block(r, mc)?;
+        return Ok(Box::new(blocks.into_iter().map(Ok)));
     }
-    let prefix = match (f.workchain, f.shard) {
-        (Some(w), Some(s)) => tables::shard_blocks_prefix(w, s),
-        (Some(w), None) => tables::workchain_prefix(w),
-        _ => Vec::new(),
+    let scope = match (f.workchain, f.shard) {
+        (Some(w), Some(s)) => BlockScope::Shard(w, s),
+        (Some(w), None) => BlockScope::Workchain(w),
+        _ => BlockScope::All,
     };
     Ok(Box::new(
-        r.prefix::<Blocks>(&prefix, false)
-            .map(|x| x.map(|(_, b)| b).map_err(V3Error::from)),
+        query::blocks::blocks_iter(r, scope).map(|x| x.map_err(V3Error::from)),
     ))
 }
 
@@ -159,13 +155,13 @@ pub fn masterchain_block_shard_state(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let seqno = required_seqno(p)?;
     let r = &ctx.reader;
     let mut blocks = Vec::new();
-    if let Some(mc) = chain::mc_block(r, seqno)? {
+    if let Some(mc) = query::blocks::mc_block(r, seqno)? {
         blocks.push(mc);
-        let ids: Vec<BlockId> = chain::shard_state(r, seqno)?
+        let ids: Vec<BlockId> = query::blocks::shard_state(r, seqno)?
             .iter()
             .map(|d| d.block.id)
             .collect();
-        blocks.extend(r.multi_get::<Blocks>(&ids)?.into_iter().flatten());
+        blocks.extend(query::blocks::blocks(r, &ids)?);
     }
     if blocks.is_empty() {
         return Err(V3Error::not_found("blocks not found"));

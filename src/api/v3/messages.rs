@@ -5,19 +5,14 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tonindex_model::{Address, Hash, MessageRecord};
-use tonindex_storage::tables::{
-    AccountLtHashKey, HashTxKey, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgBySource,
-    NullableOrderKey, TxByInMsg, TxByOutMsg,
-};
-use tonindex_storage::Key;
 
 use super::address_book::{self, AddressBook};
 use super::models::Message;
 use super::{parse_direction, parse_opcode, parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::chain;
 use crate::api::encoding::{parse_hash, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, messages::MessageOrder, messages::Side};
 
 #[derive(Serialize)]
 struct MessagesResponse {
@@ -50,48 +45,6 @@ fn addr_matches(f: AddrFilter, a: Option<Address>) -> bool {
         AddrFilter::Null => a.is_none(),
         AddrFilter::Is(x) => a == Some(x),
     }
-}
-
-/// Messages of one account from an `account | lt | hash` index, within an lt range.
-fn from_account_index<T>(
-    ctx: &Ctx<'_>,
-    account: &Address,
-    lo: u64,
-    hi: u64,
-) -> Result<Vec<Hash>, V3Error>
-where
-    T: tonindex_storage::tables::Table<Key = AccountLtHashKey, Value = ()>,
-{
-    let key = |lt| {
-        AccountLtHashKey {
-            account: *account,
-            lt,
-            hash: [0; 32],
-        }
-        .encode()
-    };
-    let upper = match hi.checked_add(1) {
-        Some(lt) => Some(key(lt)),
-        None => tonindex_storage::prefix_successor(&AccountLtHashKey::prefix(account)),
-    };
-    Ok(ctx
-        .reader
-        .range::<T>(&key(lo), upper, false)
-        .map(|x| x.map(|(k, ())| k.hash))
-        .collect::<Result<_, _>>()?)
-}
-
-/// The id of the first transaction on one side of a message.
-fn linked_tx<T>(ctx: &Ctx<'_>, msg: &Hash) -> Result<Option<u64>, V3Error>
-where
-    T: tonindex_storage::tables::Table<Key = HashTxKey, Value = ()>,
-{
-    let first = ctx
-        .reader
-        .prefix::<T>(&HashTxKey::prefix(msg), false)
-        .next()
-        .transpose()?;
-    Ok(first.map(|(k, ())| k.tx_id))
 }
 
 /// The filters of one `/messages` request that every candidate must pass.
@@ -139,8 +92,13 @@ impl MessageFilter {
         }
         Ok(match self.direction {
             None => true,
-            Some(true) => linked_tx::<TxByInMsg>(ctx, &m.hash)?.is_some(),
-            Some(false) => linked_tx::<TxByOutMsg>(ctx, &m.hash)?.is_some(),
+            Some(true) => {
+                query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Receiver)?
+                    .is_some()
+            }
+            Some(false) => {
+                query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Sender)?.is_some()
+            }
         })
     }
 }
@@ -163,56 +121,41 @@ fn in_global_order(
     if lo > hi {
         return Ok(Vec::new());
     }
-    // The key segments in ascending order: messages with the value, then
-    // those without (which a bound or `exclude_externals` rules out).
-    let mut segments = Vec::with_capacity(2);
-    if !filter.only_externals {
-        segments.push(NullableOrderKey::value_range(lo, hi));
-    }
-    if !filter.exclude_externals && !bounded {
-        let nulls = NullableOrderKey::null_prefix();
-        let end = tonindex_storage::prefix_successor(&nulls);
-        segments.push((nulls, end));
-    }
-    if paging.desc {
-        segments.reverse();
-    }
     let (mut skip, want) = (paging.offset, paging.limit);
     let mut page = Vec::with_capacity(want.min(256));
     /// Messages fetched per multi-get.
     const CHUNK: usize = 64;
-    for (lower, upper) in segments {
-        let mut keys: Box<dyn Iterator<Item = Result<Hash, tonindex_storage::Error>>> =
-            if filter.by_utime {
-                Box::new(
-                    ctx.reader
-                        .range::<MsgByCreatedAt>(&lower, upper, paging.desc)
-                        .map(|k| k.map(|(k, ())| k.hash)),
-                )
-            } else {
-                Box::new(
-                    ctx.reader
-                        .range::<MsgByCreatedLt>(&lower, upper, paging.desc)
-                        .map(|k| k.map(|(k, ())| k.hash)),
-                )
-            };
-        loop {
-            let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
-            if hashes.is_empty() {
-                break;
+    let order = if filter.by_utime {
+        MessageOrder::CreatedAt
+    } else {
+        MessageOrder::CreatedLt
+    };
+    // Messages without the value (external ones) are ruled out by a bound
+    // or by `exclude_externals`.
+    let mut keys = query::messages::hashes_in_order(
+        &ctx.reader,
+        order,
+        (lo, hi),
+        !filter.only_externals,
+        !filter.exclude_externals && !bounded,
+        paging.desc,
+    );
+    loop {
+        let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
+        if hashes.is_empty() {
+            break;
+        }
+        for m in query::messages::messages(&ctx.reader, &hashes)? {
+            if !filter.keeps(ctx, &m)? {
+                continue;
             }
-            for m in chain::messages(&ctx.reader, &hashes)? {
-                if !filter.keeps(ctx, &m)? {
-                    continue;
-                }
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                page.push(m);
-                if page.len() == want {
-                    return Ok(page);
-                }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            page.push(m);
+            if page.len() == want {
+                return Ok(page);
             }
         }
     }
@@ -242,23 +185,29 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let r = &ctx.reader;
     // Candidates from the narrowest index; every filter is applied after.
     let candidates: Option<Vec<MessageRecord>> = if !hashes.is_empty() {
-        Some(chain::messages(r, &chain::msg_hashes_or_norm(r, &hashes)?)?)
-    } else if let AddrFilter::Is(a) = filter.source {
-        Some(chain::messages(
+        Some(query::messages::messages(
             r,
-            &from_account_index::<MsgBySource>(ctx, &a, lo, hi)?,
+            &query::messages::msg_hashes_or_norm(r, &hashes)?,
+        )?)
+    } else if let AddrFilter::Is(a) = filter.source {
+        Some(query::messages::messages(
+            r,
+            &query::messages::account_msg_hashes(&ctx.reader, &a, Side::Sender, lo, hi)?,
         )?)
     } else if let AddrFilter::Is(a) = filter.destination {
-        Some(chain::messages(
+        Some(query::messages::messages(
             r,
-            &from_account_index::<MsgByDestination>(ctx, &a, 0, u64::MAX)?,
+            &query::messages::account_msg_hashes(&ctx.reader, &a, Side::Receiver, 0, u64::MAX)?,
         )?)
     } else if let Some(h) = &filter.body_hash {
-        Some(chain::messages(r, &chain::msg_hashes_by_body(r, h)?)?)
-    } else if let Some(op) = filter.opcode {
-        Some(chain::messages(
+        Some(query::messages::messages(
             r,
-            &chain::msg_hashes_by_opcode(r, op, lo, hi)?,
+            &query::messages::msg_hashes_by_body(r, h)?,
+        )?)
+    } else if let Some(op) = filter.opcode {
+        Some(query::messages::messages(
+            r,
+            &query::messages::msg_hashes_by_opcode(r, op, lo, hi)?,
         )?)
     } else {
         None
@@ -297,9 +246,9 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         .collect();
     let mut out = Vec::with_capacity(page.len());
     for m in page {
-        let received = linked_tx::<TxByInMsg>(ctx, &m.hash)?;
-        let sent = linked_tx::<TxByOutMsg>(ctx, &m.hash)?;
-        let tx_hash = |id| chain::tx_record(r, id).map(|t| B64(t.hash));
+        let received = query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Receiver)?;
+        let sent = query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Sender)?;
+        let tx_hash = |id| query::transactions::tx_record(r, id).map(|t| B64(t.hash));
         let (in_msg_tx_hash, out_msg_tx_hash) = (
             received.map(tx_hash).transpose()?,
             sent.map(tx_hash).transpose()?,
@@ -311,7 +260,7 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         out.push(Message {
             in_msg_tx_hash,
             out_msg_tx_hash,
-            ..Message::from(&chain::message_with_contents(r, m, holder)?)
+            ..Message::from(&query::messages::message_with_contents(r, m, holder)?)
         });
     }
     let address_book = address_book::build(ctx, p, addresses)?;

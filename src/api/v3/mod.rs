@@ -107,7 +107,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V3Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
-const NOT_YET: &[&str] = &[
+pub(crate) const NOT_YET: &[&str] = &[
     "metadata",
     "topAccountsByBalance",
     "jetton/masters",
@@ -132,34 +132,61 @@ const NOT_YET: &[&str] = &[
     "pendingTransactions",
 ];
 
+/// Every endpoint v3 serves, with its handler (aliases are rows of their own).
+const HANDLERS: &[(&str, Handler)] = &[
+    ("masterchainInfo", blocks::masterchain_info),
+    ("blocks", blocks::blocks),
+    (
+        "masterchainBlockShardState",
+        blocks::masterchain_block_shard_state,
+    ),
+    ("masterchainBlockShards", blocks::masterchain_block_shards),
+    ("transactions", transactions::transactions),
+    (
+        "transactionsByMasterchainBlock",
+        transactions::transactions_by_masterchain_block,
+    ),
+    (
+        "transactionsByMessage",
+        transactions::transactions_by_message,
+    ),
+    ("adjacentTransactions", transactions::adjacent_transactions),
+    ("messages", messages::messages),
+    ("addressBook", address_book::address_book),
+    ("accountStates", accounts::account_states),
+    ("walletStates", accounts::wallet_states),
+    ("addressInformation", accounts::address_information),
+    ("account", accounts::address_information),
+    ("walletInformation", accounts::wallet_information),
+    ("wallet", accounts::wallet_information),
+    ("runGetMethod", accounts::run_get_method),
+    ("estimateFee", accounts::estimate_fee),
+    ("message", send::message),
+];
+
 fn handler_for(endpoint: &str) -> Option<Handler> {
-    Some(match endpoint {
-        "masterchainInfo" => blocks::masterchain_info,
-        "blocks" => blocks::blocks,
-        "masterchainBlockShardState" => blocks::masterchain_block_shard_state,
-        "masterchainBlockShards" => blocks::masterchain_block_shards,
-        "transactions" => transactions::transactions,
-        "transactionsByMasterchainBlock" => transactions::transactions_by_masterchain_block,
-        "transactionsByMessage" => transactions::transactions_by_message,
-        "adjacentTransactions" => transactions::adjacent_transactions,
-        "messages" => messages::messages,
-        "addressBook" => address_book::address_book,
-        "accountStates" => accounts::account_states,
-        "walletStates" => accounts::wallet_states,
-        "addressInformation" | "account" => accounts::address_information,
-        "walletInformation" | "wallet" => accounts::wallet_information,
-        "runGetMethod" => accounts::run_get_method,
-        "estimateFee" => accounts::estimate_fee,
-        "message" => send::message,
-        _ => return None,
-    })
+    HANDLERS
+        .iter()
+        .find(|(name, _)| *name == endpoint)
+        .map(|(_, h)| *h)
+}
+
+/// The endpoints v3 serves (what its OpenAPI document must describe).
+pub fn served_endpoints() -> impl Iterator<Item = &'static str> {
+    HANDLERS.iter().map(|(name, _)| *name)
 }
 
 /// Endpoints read from a POST JSON body; every other endpoint is GET only.
 const POST_ENDPOINTS: &[&str] = &["runGetMethod", "estimateFee", "message"];
 
+/// Whether an endpoint is called by POST with a JSON body (else by GET).
+pub fn is_post_endpoint(endpoint: &str) -> bool {
+    POST_ENDPOINTS.contains(&endpoint)
+}
+
+/// `/api/v3`'s routes: the docs (static paths, which win), then every endpoint.
 pub fn router() -> Router<Arc<Api>> {
-    Router::new().route("/{*endpoint}", any(dispatch))
+    super::openapi::routes(super::openapi::Which::V3).route("/{*endpoint}", any(dispatch))
 }
 
 async fn dispatch(
@@ -184,7 +211,7 @@ async fn dispatch(
         ))
         .into_response();
     };
-    let post = POST_ENDPOINTS.contains(&endpoint.as_str());
+    let post = is_post_endpoint(&endpoint);
     let expected = if post {
         axum::http::Method::POST
     } else {

@@ -10,8 +10,9 @@ use tonindex_model::{
 };
 use tycho_types::cell::Cell;
 
-use crate::api::chain::{self, FullTx, MASTER_SHARD};
+use super::V3Error;
 use crate::api::encoding::{shard_hex, B64Bytes, Dec, RawAddr, B64};
+use crate::query::{self, blocks::MASTER_SHARD, transactions::FullTx};
 
 #[derive(Debug, Serialize)]
 pub struct BlockIdJson {
@@ -180,8 +181,8 @@ pub fn opcode_str(op: u32) -> String {
     format!("0x{op:08x}")
 }
 
-impl From<&chain::Message> for Message {
-    fn from(message: &chain::Message) -> Self {
+impl From<&query::messages::Message> for Message {
+    fn from(message: &query::messages::Message) -> Self {
         let m = &message.record;
         let boc = |c: &Cell| Some(B64Bytes(crate::boc::encode_crc(c)));
         let internal = m.kind == MsgKind::Internal;
@@ -224,8 +225,9 @@ impl From<&chain::Message> for Message {
     }
 }
 
-/// Account state around a transaction. The index keeps only the state
-/// hash, so the other fields are null (spec: a missing state row).
+/// Account state around a transaction: from the cell store when it holds
+/// that state, else the hash alone with the other fields null (spec: a
+/// missing state row).
 #[derive(Debug, Serialize)]
 pub struct AccountState {
     pub hash: B64,
@@ -238,6 +240,52 @@ pub struct AccountState {
 }
 
 impl AccountState {
+    /// Fills the fields from the state the cell store holds for `hash`,
+    /// when it holds it.
+    pub fn fill(&mut self, rows: &dyn crate::state::cells::CellRows) -> Result<(), V3Error> {
+        let hash = tycho_types::cell::HashBytes(self.hash.0);
+        let held = crate::state::history::account_by_hash(rows, &hash).map_err(|e| match e {
+            crate::state::cells::CellError::Storage(e) => V3Error::from(e),
+            e => V3Error::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: {e}"),
+            ),
+        })?;
+        let Some(account) = held else {
+            return Ok(());
+        };
+        let Some(a) = account.0 else {
+            self.account_status = Some("nonexist".into());
+            self.balance = Some("0".into());
+            self.extra_currencies = Some(BTreeMap::new());
+            return Ok(());
+        };
+        let coins = crate::decode::coins(&a.balance).map_err(|e| {
+            V3Error::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: {e}"),
+            )
+        })?;
+        self.balance = Some(coins.grams.to_string());
+        self.extra_currencies = Some(extra_currencies(&coins));
+        let b64 = |h: &tycho_types::cell::HashBytes| crate::api::encoding::b64(h.as_array());
+        match a.state {
+            tycho_types::models::AccountState::Uninit => {
+                self.account_status = Some("uninit".into());
+            }
+            tycho_types::models::AccountState::Frozen(h) => {
+                self.account_status = Some("frozen".into());
+                self.frozen_hash = Some(b64(&h));
+            }
+            tycho_types::models::AccountState::Active(init) => {
+                self.account_status = Some("active".into());
+                self.code_hash = init.code.as_ref().map(|c| b64(c.repr_hash()));
+                self.data_hash = init.data.as_ref().map(|c| b64(c.repr_hash()));
+            }
+        }
+        Ok(())
+    }
+
     fn hash_only(hash: [u8; 32]) -> Self {
         Self {
             hash: B64(hash),

@@ -5,21 +5,16 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 use tonindex_model::{Address, BlockId, Hash, TransactionRecord};
-use tonindex_storage::tables::{
-    BlockTxKey, HashTxKey, LtAccountKey, McLtAccountKey, TxByBlock, TxByInMsg, TxByLt, TxByMcBlock,
-    TxByOutMsg,
-};
-use tonindex_storage::Key;
 
 use super::address_book::{self, AddressBook};
 use super::models::Transaction;
 use super::{
     parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
 };
-use crate::api::chain::{self, FullTx};
 use crate::api::encoding::parse_address;
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::{self, messages::Side, transactions::FullTx};
 
 #[derive(Serialize)]
 struct TransactionsResponse {
@@ -30,15 +25,20 @@ struct TransactionsResponse {
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
 fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TransactionRecord)>) -> V3Result {
-    let txs = chain::with_messages(&ctx.reader, rows)?;
+    let txs = query::transactions::with_messages(&ctx.reader, rows)?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
         std::iter::once(t.tx.account)
             .chain(t.in_msg.as_ref().and_then(|m| m.record.source))
             .chain(t.out_msgs.iter().filter_map(|m| m.record.destination))
     });
     let address_book = address_book::build(ctx, p, addresses.collect::<Vec<_>>())?;
+    let mut transactions: Vec<Transaction> = txs.iter().map(Transaction::from).collect();
+    for t in &mut transactions {
+        t.account_state_before.fill(&ctx.reader)?;
+        t.account_state_after.fill(&ctx.reader)?;
+    }
     to_json(&TransactionsResponse {
-        transactions: txs.iter().map(Transaction::from).collect(),
+        transactions,
         address_book,
     })
 }
@@ -134,7 +134,7 @@ fn collect_ordered(
     let mut kept: Vec<(u64, TransactionRecord)> = Vec::new();
     for id in ids {
         let id = id?;
-        let row = chain::tx_record(&ctx.reader, id)?;
+        let row = query::transactions::tx_record(&ctx.reader, id)?;
         if kept.len() >= needed && kept.last().is_some_and(|(_, l)| l.lt != row.lt) {
             break;
         }
@@ -153,7 +153,7 @@ fn collect_all(
 ) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
-        let row = chain::tx_record(&ctx.reader, id)?;
+        let row = query::transactions::tx_record(&ctx.reader, id)?;
         if f.matches(&row) {
             out.push((id, row));
         }
@@ -162,7 +162,7 @@ fn collect_all(
 }
 
 fn require_mc_block(ctx: &Ctx<'_>, seqno: u32) -> Result<(), V3Error> {
-    match chain::mc_block(&ctx.reader, seqno)? {
+    match query::blocks::mc_block(&ctx.reader, seqno)? {
         Some(_) => Ok(()),
         None => Err(V3Error::not_found(format!(
             "masterchain block {seqno} not found"
@@ -172,11 +172,7 @@ fn require_mc_block(ctx: &Ctx<'_>, seqno: u32) -> Result<(), V3Error> {
 
 /// Ids of the transactions of one masterchain block and the shard blocks it commits.
 fn mc_block_tx_ids(ctx: &Ctx<'_>, seqno: u32) -> Result<Vec<u64>, V3Error> {
-    Ok(ctx
-        .reader
-        .prefix::<TxByMcBlock>(&McLtAccountKey::prefix(seqno), false)
-        .map(|x| x.map(|(_, id)| id))
-        .collect::<Result<_, _>>()?)
+    Ok(query::transactions::mc_block_tx_ids(&ctx.reader, seqno)?)
 }
 
 pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
@@ -193,7 +189,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let mut rows = if !f.hashes.is_empty() {
         let mut ids = Vec::new();
         for h in &f.hashes {
-            ids.extend(chain::tx_id_by_hash(r, h)?);
+            ids.extend(query::transactions::tx_id_by_hash(r, h)?);
         }
         let mut rows = collect_all(ctx, &f, &ids)?;
         rows.sort_by(|a, b| {
@@ -209,7 +205,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         // The top `needed` of the union are among each account's top `needed`.
         let mut rows = Vec::new();
         for account in &f.accounts {
-            let ids = chain::account_tx_ids_iter(r, account, lo, hi, paging.desc);
+            let ids = query::transactions::account_tx_ids_iter(r, account, lo, hi, paging.desc);
             rows.extend(collect_ordered(ctx, &f, needed, ids)?);
         }
         if f.accounts.len() == 1 {
@@ -225,10 +221,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             shard,
             seqno,
         };
-        let ids: Vec<u64> = r
-            .prefix::<TxByBlock>(&BlockTxKey::prefix(&block), false)
-            .map(|x| x.map(|(k, ())| k.tx_id))
-            .collect::<Result<_, _>>()?;
+        let ids = query::blocks::block_tx_ids(r, &block)?;
         let mut rows = collect_all(ctx, &f, &ids)?;
         rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
         rows
@@ -237,27 +230,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
         rows
     } else {
-        let lower = LtAccountKey {
-            lt: lo,
-            account: Address {
-                workchain: i32::MIN,
-                id: [0; 32],
-            },
-        }
-        .encode();
-        let upper = hi.checked_add(1).map(|lt| {
-            LtAccountKey {
-                lt,
-                account: Address {
-                    workchain: i32::MIN,
-                    id: [0; 32],
-                },
-            }
-            .encode()
-        });
-        let ids = r
-            .range::<TxByLt>(&lower, upper, paging.desc)
-            .map(|x| x.map(|(_, id)| id));
+        let ids = query::transactions::lt_tx_ids_iter(r, lo, hi, paging.desc);
         // With a utime filter the order is by `now`, which the lt index only
         // approximates across accounts: read every match, then sort.
         let mut rows = collect_ordered(ctx, &f, if by_now { usize::MAX } else { needed }, ids)?;
@@ -289,14 +262,10 @@ fn tx_ids_of_message(
     let r = &ctx.reader;
     let mut ids = Vec::new();
     if direction != Some(false) {
-        for x in r.prefix::<TxByInMsg>(&HashTxKey::prefix(hash), false) {
-            ids.push(x?.0.tx_id);
-        }
+        ids.extend(query::messages::txs_of_message(r, hash, Side::Receiver)?);
     }
     if direction != Some(true) {
-        for x in r.prefix::<TxByOutMsg>(&HashTxKey::prefix(hash), false) {
-            ids.push(x?.0.tx_id);
-        }
+        ids.extend(query::messages::txs_of_message(r, hash, Side::Sender)?);
     }
     Ok(ids)
 }
@@ -322,10 +291,10 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     // Messages named by hash; otherwise those with that body or opcode.
     let hashes: Vec<Hash> = if !msg_hashes.is_empty() {
         let mut out = Vec::new();
-        for h in &chain::msg_hashes_or_norm(r, &msg_hashes)? {
+        for h in &query::messages::msg_hashes_or_norm(r, &msg_hashes)? {
             if body_hash.is_none() && opcode.is_none() {
                 out.push(*h);
-            } else if let Some(m) = chain::message(r, h)? {
+            } else if let Some(m) = query::messages::message(r, h)? {
                 if wanted(&m) {
                     out.push(*h);
                 }
@@ -334,11 +303,11 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         out
     } else {
         let candidates = match (&body_hash, opcode) {
-            (Some(h), _) => chain::msg_hashes_by_body(r, h)?,
-            (None, Some(op)) => chain::msg_hashes_by_opcode(r, op, 0, u64::MAX)?,
+            (Some(h), _) => query::messages::msg_hashes_by_body(r, h)?,
+            (None, Some(op)) => query::messages::msg_hashes_by_opcode(r, op, 0, u64::MAX)?,
             (None, None) => Vec::new(),
         };
-        chain::messages(r, &candidates)?
+        query::messages::messages(r, &candidates)?
             .into_iter()
             .filter(|m| wanted(m))
             .map(|m| m.hash)
@@ -361,10 +330,10 @@ pub fn adjacent_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     };
     let direction = parse_direction(p)?;
     let r = &ctx.reader;
-    let Some(id) = chain::tx_id_by_hash(r, &hash)? else {
+    let Some(id) = query::transactions::tx_id_by_hash(r, &hash)? else {
         return Err(V3Error::not_found("adjacent transactions not found"));
     };
-    let tx = chain::tx_record(r, id)?;
+    let tx = query::transactions::tx_record(r, id)?;
     let mut ids = Vec::new();
     if direction != Some(false) {
         // The parent: the transaction that sent this one's in-message.

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Soak test (F8; not run in CI): mixed load on a running tonindex for a
+while, with the index writing underneath, and what the server did.
+
+The writer is `tonindex dev --block-interval 250`: a block pair every
+250 ms goes through the same decode and index path (one WriteBatch per
+unit) as an import, and a funding thread adds transactions (`/dev/fund`)
+so that blocks are not empty. Against it, keep-alive client threads send
+a mix of
+
+  - point lookups: v2 getAddressInformation, v3 account, masterchainInfo;
+  - account pages: v2 getTransactions (limit 50), v3 transactions (limit 100);
+  - get-methods: v2 runGetMethod seqno, v3 runGetMethod get_public_key;
+  - a few bad requests (a wrong address, an unknown method, a bad limit),
+    which must be 4xx;
+
+while RSS is sampled every 5 s. A rate-limited key (rps 5) is driven at
+about 20 requests/s over one minute on a connection of its own: it must get
+200 for the configured rate (plus the bucket's burst) and 429 for the rest.
+
+Prints one JSON summary: per-minute request counts, p50/p99/max latency,
+5xx counts, RSS at start/end/max, the key's 200/429 split against what its
+rate allows, and blocks produced.
+
+    cargo build --release && python3 benches/soak.py [--minutes 10]
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEY = "soak-limited-key"
+KEY_RPS = 5
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Client:
+    """One keep-alive connection; reconnects when the server closes it."""
+
+    def __init__(self, port):
+        self.port = port
+        self.conn = None
+
+    def call(self, method, path, body=None, headers=None):
+        for attempt in range(2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            h = dict(headers or {})
+            data = None
+            if body is not None:
+                data = json.dumps(body).encode()
+                h["Content-Type"] = "application/json"
+            start = time.monotonic()
+            try:
+                self.conn.request(method, path, body=data, headers=h)
+                r = self.conn.getresponse()
+                payload = r.read()
+                return r.status, time.monotonic() - start, payload
+            except (http.client.HTTPException, OSError):
+                self.conn.close()
+                self.conn = None
+                if attempt == 1:
+                    return None, time.monotonic() - start, b""
+        return None, 0.0, b""
+
+
+def wait_port(port, proc, seconds=120):
+    end = time.time() + seconds
+    while time.time() < end:
+        if proc.poll() is not None:
+            sys.exit(f"tonindex exited early: {proc.returncode}")
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/healthcheck")
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    sys.exit("tonindex did not start listening")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "tonindex"))
+    ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--clients", type=int, default=6)
+    ap.add_argument("--port", type=int, default=18931)
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="tonindex-soak-")
+    cfg = os.path.join(work, "soak.toml")
+    with open(cfg, "w") as f:
+        f.write(f'[[serve.api_keys]]\nkey = "{KEY}"\nrps = {KEY_RPS}\n')
+    log = open(os.path.join(work, "dev.log"), "w")
+    proc = subprocess.Popen(
+        [args.bin, "--config", cfg, "dev", "--db", os.path.join(work, "db"),
+         "--listen", f"127.0.0.1:{args.port}", "--block-interval", "250"],
+        stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_port(args.port, proc)
+        run(args, proc)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def run(args, proc):
+    port = args.port
+    setup = Client(port)
+    status, _, body = setup.call("GET", "/dev/accounts")
+    assert status == 200, status
+    wallets = [w["address"] for w in json.loads(body)]
+    duration = args.minutes * 60
+    start = time.monotonic()
+    stop = threading.Event()
+    lock = threading.Lock()
+    # minute -> list of (kind, status, seconds)
+    samples = {}
+    rss = []
+
+    def record(kind, status, secs):
+        minute = int((time.monotonic() - start) // 60)
+        with lock:
+            samples.setdefault(minute, []).append((kind, status, secs))
+
+    def worker(seed):
+        rnd = random.Random(seed)
+        c = Client(port)
+        while not stop.is_set():
+            w = rnd.choice(wallets)
+            roll = rnd.random()
+            if roll < 0.30:
+                kind, req = "point", rnd.choice([
+                    ("GET", f"/api/v2/getAddressInformation?address={w}", None),
+                    ("GET", f"/api/v3/account?address={w}", None),
+                    ("GET", "/api/v3/masterchainInfo", None),
+                ])
+            elif roll < 0.60:
+                kind, req = "page", rnd.choice([
+                    ("GET", f"/api/v2/getTransactions?address={w}&limit=50", None),
+                    ("GET", f"/api/v3/transactions?account={w}&limit=100", None),
+                    ("GET", "/api/v3/transactions?limit=100", None),
+                ])
+            elif roll < 0.95:
+                kind, req = "getmethod", rnd.choice([
+                    ("GET", f"/api/v2/runGetMethod?address={w}&method=seqno&stack=[]", None),
+                    ("POST", "/api/v3/runGetMethod",
+                     {"address": w, "method": "get_public_key", "stack": []}),
+                ])
+            else:
+                kind, req = "bad", rnd.choice([
+                    ("GET", "/api/v2/getAddressInformation?address=nonsense", None),
+                    ("GET", "/api/v2/noSuchMethod", None),
+                    ("GET", "/api/v3/transactions?limit=-5x", None),
+                ])
+            method, path, body = req
+            status, secs, _ = c.call(method, path, body)
+            record(kind, status, secs)
+
+    def funder():
+        c = Client(port)
+        rnd = random.Random(7)
+        while not stop.is_set():
+            w = rnd.choice(wallets)
+            status, secs, _ = c.call("POST", "/dev/fund", {"address": w, "amount": "1000000"})
+            record("fund", status, secs)
+            time.sleep(0.1)
+
+    def sampler():
+        while not stop.is_set():
+            rss.append((round(time.monotonic() - start), rss_kib(proc.pid)))
+            stop.wait(5)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(args.clients)]
+    threads += [threading.Thread(target=funder), threading.Thread(target=sampler)]
+    for t in threads:
+        t.start()
+
+    # The rate-limited key, in the middle of the run: ~20 requests/s for 60 s.
+    time.sleep(min(60, duration / 3))
+    key_client = Client(port)
+    got = {}
+    k_start = time.monotonic()
+    sent = 0
+    while time.monotonic() - k_start < 60:
+        status, _, _ = key_client.call(
+            "GET", "/api/v3/masterchainInfo", headers={"X-API-Key": KEY})
+        got[status] = got.get(status, 0) + 1
+        sent += 1
+        time.sleep(max(0.0, k_start + sent / 20 - time.monotonic()))
+    k_secs = time.monotonic() - k_start
+
+    while time.monotonic() - start < duration:
+        time.sleep(1)
+    stop.set()
+    for t in threads:
+        t.join()
+
+    _, _, info = setup.call("GET", "/api/v3/masterchainInfo")
+    last_seqno = json.loads(info)["last"]["seqno"]
+
+    minutes = []
+    errors_5xx = {}
+    bad_not_4xx = 0
+    for m in sorted(samples):
+        rows = samples[m]
+        lat = sorted(s for _, st, s in rows if st is not None)
+        for kind, st, _ in rows:
+            if st is None or st >= 500:
+                errors_5xx[f"{kind}:{st}"] = errors_5xx.get(f"{kind}:{st}", 0) + 1
+            if kind == "bad" and not (st is not None and 400 <= st < 500):
+                bad_not_4xx += 1
+        minutes.append({
+            "minute": m,
+            "requests": len(rows),
+            "p50_ms": round(1000 * statistics.median(lat), 2) if lat else None,
+            "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2) if lat else None,
+            "max_ms": round(1000 * lat[-1], 2) if lat else None,
+        })
+    # A token bucket of `rps` with a burst of `rps`: at most rps*t + rps pass.
+    allowed = KEY_RPS * k_secs + KEY_RPS
+    summary = {
+        "minutes": minutes,
+        "server_errors_or_drops": errors_5xx,
+        "bad_requests_not_4xx": bad_not_4xx,
+        "rss_kib": {
+            "first": rss[0][1] if rss else None,
+            "after_1min": next((v for t, v in rss if t >= 60), None),
+            "last": rss[-1][1] if rss else None,
+            "max": max(v for _, v in rss) if rss else None,
+        },
+        "rate_limited_key": {
+            "rps": KEY_RPS,
+            "seconds": round(k_secs, 1),
+            "sent": sent,
+            "statuses": got,
+            "allowed_at_most": round(allowed),
+            "allowed_at_least": round(KEY_RPS * k_secs),
+        },
+        "masterchain_seqno_at_end": last_seqno,
+    }
+    print(json.dumps(summary, indent=1))
+    ok = (not errors_5xx and bad_not_4xx == 0
+          and KEY_RPS * k_secs * 0.95 <= got.get(200, 0) <= allowed + 1
+          and got.get(200, 0) + got.get(429, 0) == sent)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of fuzz/ (cargo-fuzz, nightly Rust) for N
+# minutes each, then merges the inputs that reached new code into the
+# committed corpus fuzz/corpus/<target>/ (kept small: at most 16 KiB per
+# input), which CI replays (tests/fuzz_corpus.rs). Crashes land in
+# fuzz/artifacts/<target>/; the script exits non-zero if there are any.
+#
+#   scripts/fuzz.sh [minutes per target, default 5] [target ...]
+# Needs: cargo install cargo-fuzz, and nightly Rust — or the stable
+# toolchain with RUSTC_BOOTSTRAP=1 (set here when no nightly is installed).
+# ROCKSDB_LIB_DIR may name a directory holding an already built
+# librocksdb.a (e.g. a release build's librocksdb-sys out/ directory) to
+# skip the C++ build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes="${1:-5}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(boc chain_file address hash query json_body stack)
+fi
+fixtures="$(cd .. && pwd)/shared/fixtures"
+jobs="$(nproc)"
+
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  fuzz=(cargo +nightly fuzz)
+else
+  export RUSTC_BOOTSTRAP=1
+  fuzz=(cargo fuzz)
+fi
+
+"${fuzz[@]}" build --sanitizer none
+for t in "${targets[@]}"; do
+  scratch="fuzz/target/work/$t"
+  mkdir -p "$scratch" "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  seeds=("fuzz/corpus/$t")
+  case "$t" in
+    # Real blocks, states and BoCs from the fixtures, read in place.
+    chain_file | boc) seeds+=("$fixtures/blocks/tongo" "$fixtures/blocks/tonutils-go" "$fixtures/blocks/ton-benchmark" "$fixtures/accounts") ;;
+  esac
+  echo "== $t: $minutes min"
+  "${fuzz[@]}" run --sanitizer none "$t" "$scratch" "${seeds[@]}" -- \
+    -max_total_time=$((minutes * 60)) -jobs="$jobs" -workers="$jobs" \
+    -print_final_stats=1 2>&1 | grep -E "stat::|ERROR|panicked|Done" || true
+  "${fuzz[@]}" run --sanitizer none "$t" "fuzz/corpus/$t" "$scratch" -- \
+    -merge=1 -max_len=16384 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new" || true
+done
+crashes=$(find fuzz/artifacts -type f -name 'crash-*' | wc -l)
+echo "crashes: $crashes"
+[ "$crashes" -eq 0 ]

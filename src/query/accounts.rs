@@ -1,0 +1,31 @@
+//! What the index's account tables say of an account, short of its full
+//! state (which `crate::state::account` reads from the cell store at the
+//! block the answer names).
+
+use tonindex_model::{AccountStatus, Address, Hash};
+use tonindex_storage::tables::{AccountStates, LatestAccounts};
+use tonindex_storage::{Error, Reader};
+
+/// Whether an account has code, as far as the index knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeSeen {
+    /// From its exact state: the code hash, if any.
+    State(Option<Hash>),
+    /// No exact state held: whether its newest transaction left it active.
+    Transactions { active: bool },
+    /// Neither a state nor a transaction of it is indexed.
+    Unknown,
+}
+
+/// What the index knows of `account`'s code.
+pub fn code_seen(r: &Reader<'_>, account: &Address) -> Result<CodeSeen, Error> {
+    if let Some(state) = r.get::<AccountStates>(account)? {
+        return Ok(CodeSeen::State(state.code_hash));
+    }
+    Ok(match r.get::<LatestAccounts>(account)? {
+        Some(l) => CodeSeen::Transactions {
+            active: l.status == AccountStatus::Active,
+        },
+        None => CodeSeen::Unknown,
+    })
+}

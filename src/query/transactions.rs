@@ -1,0 +1,134 @@
+//! Transactions: records and BoCs by id, with their in- and out-messages
+//! resolved; ids by hash, by account and lt, by lt across accounts, and by
+//! the masterchain block that commits them.
+
+use tonindex_model::{Address, Hash, TransactionRecord};
+use tonindex_storage::tables::{
+    AccountLtKey, LtAccountKey, McLtAccountKey, Transactions, TxBocs, TxByAccount, TxByHash,
+    TxByLt, TxByMcBlock,
+};
+use tonindex_storage::{prefix_successor, Error, Key, Reader};
+
+use super::messages::{message, messages, tx_message_cells, with_contents, Message, MISSING_TX};
+
+/// A transaction with its messages resolved.
+pub struct FullTx {
+    pub tx: TransactionRecord,
+    pub in_msg: Option<Message>,
+    pub out_msgs: Vec<Message>,
+    /// The transaction BoC.
+    pub boc: Vec<u8>,
+}
+
+/// Loads one transaction record.
+pub fn tx_record(r: &Reader<'_>, id: u64) -> Result<TransactionRecord, Error> {
+    r.get::<Transactions>(&id)?.ok_or(MISSING_TX)
+}
+
+/// Loads transactions by id with their in- and out-messages.
+pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
+    let records = r.multi_get::<Transactions>(ids)?;
+    let loaded = ids
+        .iter()
+        .zip(records)
+        .map(|(&id, rec)| rec.map(|rec| (id, rec)).ok_or(MISSING_TX))
+        .collect::<Result<Vec<_>, _>>()?;
+    with_messages(r, loaded)
+}
+
+/// Resolves the BoCs and the in- and out-messages (out-messages by
+/// `created_lt`) of loaded `(tx_id, record)` pairs.
+pub fn with_messages(
+    r: &Reader<'_>,
+    records: impl IntoIterator<Item = (u64, TransactionRecord)>,
+) -> Result<Vec<FullTx>, Error> {
+    let records: Vec<_> = records.into_iter().collect();
+    let ids: Vec<u64> = records.iter().map(|(id, _)| *id).collect();
+    let bocs = r.multi_get::<TxBocs>(&ids)?;
+    records
+        .into_iter()
+        .zip(bocs)
+        .map(|((_, tx), boc)| {
+            let boc = boc.ok_or(MISSING_TX)?.0;
+            let cells = tx_message_cells(&boc)?;
+            let in_msg = match &tx.in_msg {
+                Some(h) => message(r, h)?
+                    .map(|m| with_contents(m, cells.get(h)))
+                    .transpose()?,
+                None => None,
+            };
+            let mut out_msgs = messages(r, &tx.out_msgs)?
+                .into_iter()
+                .map(|m| {
+                    let cell = cells.get(&m.hash);
+                    with_contents(m, cell)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            out_msgs.sort_by_key(|m| m.record.created_lt);
+            Ok(FullTx {
+                tx,
+                in_msg,
+                out_msgs,
+                boc,
+            })
+        })
+        .collect()
+}
+
+pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {
+    r.get::<TxByHash>(hash)
+}
+
+/// An account's transaction ids with `lo <= lt <= hi`, oldest or newest first.
+pub fn account_tx_ids_iter<'a>(
+    r: &Reader<'a>,
+    account: &Address,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> impl Iterator<Item = Result<u64, Error>> + 'a {
+    let key = |lt| {
+        AccountLtKey {
+            account: *account,
+            lt,
+        }
+        .encode()
+    };
+    let upper = match hi.checked_add(1) {
+        Some(lt) => Some(key(lt)),
+        None => prefix_successor(&AccountLtKey::prefix(account)),
+    };
+    r.range::<TxByAccount>(&key(lo), upper, desc)
+        .map(|x| x.map(|(_, id)| id))
+}
+
+/// Every account's transaction ids with `lo <= lt <= hi`, by lt (then
+/// account), oldest or newest first.
+pub fn lt_tx_ids_iter<'a>(
+    r: &Reader<'a>,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> impl Iterator<Item = Result<u64, Error>> + 'a {
+    let key = |lt| {
+        LtAccountKey {
+            lt,
+            account: Address {
+                workchain: i32::MIN,
+                id: [0; 32],
+            },
+        }
+        .encode()
+    };
+    let upper = hi.checked_add(1).map(key);
+    r.range::<TxByLt>(&key(lo), upper, desc)
+        .map(|x| x.map(|(_, id)| id))
+}
+
+/// Ids of the transactions of one masterchain block and the shard blocks
+/// it commits.
+pub fn mc_block_tx_ids(r: &Reader<'_>, mc_seqno: u32) -> Result<Vec<u64>, Error> {
+    r.prefix::<TxByMcBlock>(&McLtAccountKey::prefix(mc_seqno), false)
+        .map(|x| x.map(|(_, id)| id))
+        .collect()
+}
