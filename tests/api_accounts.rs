@@ -662,3 +662,71 @@ fn accounts_whose_state_is_not_held_are_not_made_up() {
     }
     assert_eq!(checked, 5, "fixture accounts without a held state");
 }
+
+/// Get-methods and fee estimates say which config they ran with (F8 item
+/// 1d): `X-Tonindex-Config: key_block=<seqno>` naming the newest indexed
+/// key block at or below the block the run happens at, or `built_in` when
+/// the index holds none; answers that run nothing carry no such header.
+#[test]
+fn runs_name_the_config_they_used() {
+    let fx = common::api::fixture();
+    // Key blocks the index holds: the fixture's masterchain blocks that
+    // carry a config (the decoder's view, independent of the query path).
+    let key_blocks: Vec<u32> = fx
+        .blocks
+        .iter()
+        .filter(|b| b.record.id.id.workchain == -1 && b.config_boc.is_some())
+        .map(|b| b.record.id.id.seqno)
+        .collect();
+    let expect = |at: Option<u32>| match key_blocks
+        .iter()
+        .filter(|&&s| at.is_none_or(|at| s <= at))
+        .max()
+    {
+        Some(s) => format!("key_block={s}"),
+        None => "built_in".to_string(),
+    };
+    let header = |r: &common::api::Reply| {
+        r.headers
+            .get("x-tonindex-config")
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    let elector = Address {
+        workchain: -1,
+        id: [0x33; 32],
+    };
+    let at = get(&format!(
+        "/api/v2/runGetMethod?address={}&method=active_election_id&stack=%5B%5D&seqno=2670",
+        raw_upper(&elector)
+    ));
+    assert_eq!(at.status, 200, "{}", at.json);
+    assert_eq!(header(&at).as_deref(), Some(expect(Some(2670)).as_str()));
+
+    // The newest state: the config in force now (v2 and v3, JSON-RPC too).
+    let v4 = real_accounts()
+        .into_iter()
+        .find(|a| wallet::detect(a.code.repr_hash(), None).is_some())
+        .unwrap();
+    let newest = Some(expect(None));
+    let v3 = post(
+        "/api/v3/runGetMethod",
+        &json!({"address": raw_upper(&v4.address), "method": "seqno", "stack": []}),
+    );
+    assert_eq!(v3.status, 200, "{}", v3.json);
+    assert_eq!(header(&v3), newest);
+    let rpc = post(
+        "/api/v2/jsonRPC",
+        &json!({"id": 1, "jsonrpc": "2.0", "method": "runGetMethod",
+                "params": {"address": raw_upper(&v4.address), "method": "seqno", "stack": []}}),
+    );
+    assert_eq!(rpc.status, 200, "{}", rpc.json);
+    assert_eq!(header(&rpc), newest);
+
+    // Reads that run nothing say nothing about a config.
+    let plain = get(&format!(
+        "/api/v2/getAddressBalance?address={}",
+        raw_upper(&v4.address)
+    ));
+    assert_eq!(plain.status, 200);
+    assert_eq!(header(&plain), None);
+}

@@ -66,7 +66,10 @@ impl CorsConfig {
                     header::AUTHORIZATION,
                     HeaderName::from_static("x-api-key"),
                 ])
-                .expose_headers([HeaderName::from_static("x-api-version")])
+                .expose_headers([
+                    HeaderName::from_static("x-api-version"),
+                    HeaderName::from_static("x-tonindex-config"),
+                ])
                 .max_age(Duration::from_secs(self.max_age_secs)),
         )
     }

@@ -128,15 +128,54 @@ impl From<tonindex_storage::Error> for TvmError {
     }
 }
 
+/// Which blockchain config an answer's get-method or fee estimate ran
+/// with: the answer says so in its `X-Tonindex-Config` header, since an
+/// index without a key block runs on the built-in config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigUsed {
+    /// The config of the indexed key block with this masterchain seqno.
+    KeyBlock(u32),
+    /// tonindex's built-in config (mainnet's prices and limits): the index
+    /// holds no key block at or below the block the run happens at.
+    BuiltIn,
+}
+
+impl ConfigUsed {
+    /// The header's value: `key_block=<seqno>` or `built_in`.
+    pub fn header_value(self) -> String {
+        match self {
+            ConfigUsed::KeyBlock(seqno) => format!("key_block={seqno}"),
+            ConfigUsed::BuiltIn => "built_in".into(),
+        }
+    }
+}
+
+thread_local! {
+    /// The config the handler running on this thread used (a handler runs
+    /// on one thread from start to end: see [`with_config_note`]).
+    static CONFIG_USED: std::cell::Cell<Option<ConfigUsed>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs a handler and returns, with its result, the config its get-method
+/// or fee estimate used (`None` when it ran none).
+pub fn with_config_note<T>(f: impl FnOnce() -> T) -> (T, Option<ConfigUsed>) {
+    CONFIG_USED.with(|c| c.set(None));
+    let out = f();
+    (out, CONFIG_USED.with(|c| c.take()))
+}
+
 /// The config in force at masterchain block `mc_seqno` (the newest key
-/// block at or below it; any when `None`), or the built-in one.
+/// block at or below it; any when `None`), or the built-in one; noted for
+/// the answer's header.
 pub fn blockchain_config(
     ctx: &Ctx<'_>,
     mc_seqno: Option<u32>,
 ) -> Result<BlockchainConfigParams, TvmError> {
     let Some((seqno, boc)) = query::config::config_at(&ctx.reader, mc_seqno)? else {
+        CONFIG_USED.with(|c| c.set(Some(ConfigUsed::BuiltIn)));
         return Ok(config::builtin());
     };
+    CONFIG_USED.with(|c| c.set(Some(ConfigUsed::KeyBlock(seqno))));
     ctx.tvm.config.get_or_load(seqno, || {
         config::from_boc(&boc).map_err(|e| TvmError::Internal(e.to_string()))
     })

@@ -446,6 +446,22 @@ async fn healthcheck(axum::extract::State(api): axum::extract::State<Arc<Api>>) 
 }
 
 /// A JSON response with the given status and `X-API-Version`.
+/// The header that names the config a get-method or fee estimate ran with.
+pub const CONFIG_HEADER: &str = "X-Tonindex-Config";
+
+/// Adds [`CONFIG_HEADER`] when the answer ran with a config.
+pub(crate) fn with_config_header(
+    mut resp: Response,
+    used: Option<getmethod::ConfigUsed>,
+) -> Response {
+    if let Some(used) = used {
+        if let Ok(v) = HeaderValue::from_str(&used.header_value()) {
+            resp.headers_mut().insert(CONFIG_HEADER, v);
+        }
+    }
+    resp
+}
+
 pub(crate) fn json_response(status: StatusCode, body: String, version: &'static str) -> Response {
     let mut resp = (
         status,

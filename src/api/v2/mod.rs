@@ -24,7 +24,9 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::params::{ParamError, Params};
-use super::{elapsed_ms, json_response, Api, Ctx, ReadFailure, V2_API_VERSION};
+use super::{
+    elapsed_ms, getmethod, json_response, with_config_header, Api, Ctx, ReadFailure, V2_API_VERSION,
+};
 
 /// An error in v2's envelope: HTTP status = `code`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,6 +194,20 @@ struct RpcEcho {
 }
 
 fn reply(result: V2Result, rpc: Option<&RpcEcho>, start: Instant) -> Response {
+    reply_noted((result, None), rpc, start)
+}
+
+/// [`reply`] for a method's result with the config it ran with, if any
+/// (named in the `X-Tonindex-Config` header).
+fn reply_noted(
+    (result, used): (V2Result, Option<getmethod::ConfigUsed>),
+    rpc: Option<&RpcEcho>,
+    start: Instant,
+) -> Response {
+    with_config_header(reply_body(result, rpc, start), used)
+}
+
+fn reply_body(result: V2Result, rpc: Option<&RpcEcho>, start: Instant) -> Response {
     let extra = Json::String(extra(start));
     let rpc_tail = |body: &mut String| {
         if let Some(rpc) = rpc {
@@ -230,7 +246,25 @@ pub(crate) fn error_response(e: V2Error) -> Response {
 
 /// Runs one method within the time budget; `big_input` when the request
 /// body is large enough that parsing it belongs off the async worker.
-async fn call(api: &Arc<Api>, method: &str, params: Params, big_input: bool) -> V2Result {
+/// Returns, with the result, the config a get-method or fee estimate ran with.
+async fn call(
+    api: &Arc<Api>,
+    method: &str,
+    params: Params,
+    big_input: bool,
+) -> (V2Result, Option<getmethod::ConfigUsed>) {
+    match call_noted(api, method, params, big_input).await {
+        Ok(noted) => noted,
+        Err(e) => (Err(e), None),
+    }
+}
+
+async fn call_noted(
+    api: &Arc<Api>,
+    method: &str,
+    params: Params,
+    big_input: bool,
+) -> Result<(V2Result, Option<getmethod::ConfigUsed>), V2Error> {
     let Some(handler) = handler_for(method) else {
         if NOT_YET.contains(&method) {
             return Err(V2Error::new(
@@ -243,11 +277,9 @@ async fn call(api: &Arc<Api>, method: &str, params: Params, big_input: bool) -> 
             crate::tvm::stack::cut(method)
         )));
     };
-    match api
-        .read_with(big_input, move |ctx| handler(ctx, &params))
-        .await
-    {
-        Ok(r) => r,
+    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler(ctx, &params));
+    match api.read_with(big_input, run).await {
+        Ok(noted) => Ok(noted),
         Err(ReadFailure::TimedOut) => Err(V2Error::timed_out()),
         Err(ReadFailure::Busy) => Err(V2Error::busy()),
         Err(ReadFailure::Crashed) => Err(V2Error::new(500, "internal error")),
@@ -285,7 +317,7 @@ async fn rest(
     };
     let big = body.len() > super::INLINE_BODY_BYTES;
     let result = call(&api, &method, params, big).await;
-    reply(result, None, start)
+    reply_noted(result, None, start)
 }
 
 async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
@@ -324,12 +356,12 @@ async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
     let result = match params {
         Ok(params) if method == "jsonRPC" => {
             drop(params);
-            Err(V2Error::new(422, "jsonRPC cannot call itself"))
+            (Err(V2Error::new(422, "jsonRPC cannot call itself")), None)
         }
         Ok(params) => call(&api, method, params, body.len() > super::INLINE_BODY_BYTES).await,
-        Err(e) => Err(V2Error::new(422, e)),
+        Err(e) => (Err(V2Error::new(422, e)), None),
     };
-    reply(result, Some(&echo), start)
+    reply_noted(result, Some(&echo), start)
 }
 
 async fn json_rpc_wrong_method(method: Method) -> Response {

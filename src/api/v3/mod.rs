@@ -19,7 +19,7 @@ use axum::Router;
 use serde::Serialize;
 
 use super::params::{ParamError, Params};
-use super::{json_response, Api, Ctx, ReadFailure, V3_API_VERSION};
+use super::{getmethod, json_response, with_config_header, Api, Ctx, ReadFailure, V3_API_VERSION};
 
 /// An error in v3's shape, with its HTTP status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -249,9 +249,12 @@ async fn dispatch(
         }
     }
     let big = body.len() > super::INLINE_BODY_BYTES;
-    match api.read_with(big, move |ctx| handler(ctx, &params)).await {
-        Ok(Ok(body)) => json_response(StatusCode::OK, body, V3_API_VERSION),
-        Ok(Err(e)) => e.into_response(),
+    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler(ctx, &params));
+    match api.read_with(big, run).await {
+        Ok((Ok(body), used)) => {
+            with_config_header(json_response(StatusCode::OK, body, V3_API_VERSION), used)
+        }
+        Ok((Err(e), used)) => with_config_header(e.into_response(), used),
         Err(ReadFailure::TimedOut) => V3Error::timed_out().into_response(),
         Err(ReadFailure::Busy) => V3Error::busy().into_response(),
         Err(ReadFailure::Crashed) => {
