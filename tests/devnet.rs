@@ -803,3 +803,54 @@ fn transactions_carry_the_account_states_the_node_holds() {
     let info = get(format!("/api/v2/getAddressBalance?address={faucet}"));
     assert_eq!(state["balance"], info["result"]);
 }
+
+/// The lite API on the devnet (F7 item 6): `--liteserver-listen` serves it
+/// and `--liteserver-config` writes a global config; pytoniq's LiteClient
+/// (PyPI, installed by .ci/run) connects from that config and checks
+/// what it is given at trust level 1 (block hashes, header proofs,
+/// getAllShardsInfo's two proofs), reads masterchain info, a block, its
+/// header and the shards (equal to v2's), and sends a wallet transfer that
+/// executes; a replayed message and an unanswered query are refused.
+#[test]
+fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(port);
+    // The config as TON tools read it.
+    let cfg: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let ls = &cfg["liteservers"][0];
+    assert_eq!(ls["ip"], 0x7f00_0001);
+    assert_eq!(ls["port"], port);
+    let (_, info) = json(dev.port, "GET", "/api/v2/getMasterchainInfo", "");
+    assert_eq!(
+        cfg["validator"]["zero_state"]["root_hash"],
+        info["result"]["init"]["root_hash"]
+    );
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_liteclient.py"))
+        .arg(&config)
+        .arg(dev.url())
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "pytoniq against the lite server failed (is pytoniq installed? .ci/run installs it):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    assert_eq!(v["sent"], true, "{v}");
+    assert_eq!(v["shards"], 1, "{v}");
+    assert!(v["replay_refused"].is_number(), "{v}");
+    assert!(v["unsupported_refused"].is_number(), "{v}");
+}

@@ -12,6 +12,7 @@ pub mod encoding;
 pub mod fees;
 pub mod getmethod;
 pub mod limits;
+pub mod lite;
 pub mod openapi;
 pub mod params;
 pub mod request_metrics;
@@ -493,7 +494,7 @@ pub(crate) fn elapsed_ms(start: Instant) -> f64 {
 /// set the database is a follower and catches up with the writer
 /// periodically.
 pub async fn serve(db: Arc<Db>, cfg: ApiConfig, follow: bool) -> anyhow::Result<()> {
-    serve_api(db, cfg, follow, None, None).await
+    serve_api(db, cfg, follow, None, None, None).await
 }
 
 /// Reads the `[serve]` settings again (on SIGHUP: API keys and rates).
@@ -507,6 +508,7 @@ pub async fn serve_api(
     follow: bool,
     chain: Option<Arc<dyn ChainLink>>,
     reload: Option<Reload>,
+    lite: Option<lite::LiteOptions>,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&cfg.listen)
         .await
@@ -535,6 +537,9 @@ pub async fn serve_api(
     };
     if let Some(reload) = reload {
         reload_on_sighup(Arc::clone(&api.limits), reload);
+    }
+    if let Some(options) = lite {
+        lite::spawn(Arc::clone(&api), options).await?;
     }
     let app = router(api);
     server::serve(listener, app, limits, shutdown_signal()).await?;

@@ -62,6 +62,22 @@ pub fn check_external(boc_b64: &str) -> Result<ExternalMessage, String> {
         return Err("empty boc".into());
     }
     let cell = stack::decode_boc_b64(boc_b64).map_err(|e| e.message)?;
+    check_external_cell(cell)
+}
+
+/// [`check_external`] for a BoC as bytes (the lite API's `sendMessage`).
+pub fn check_external_bytes(boc: &[u8]) -> Result<ExternalMessage, String> {
+    if boc.len() > MAX_EXTERNAL_BYTES {
+        return Err(format!(
+            "external message too large: {} bytes > {MAX_EXTERNAL_BYTES}",
+            boc.len()
+        ));
+    }
+    let cell = Boc::decode(boc).map_err(|e| format!("failed to parse the message BoC: {e}"))?;
+    check_external_cell(cell)
+}
+
+fn check_external_cell(cell: Cell) -> Result<ExternalMessage, String> {
     let size = Boc::encode(cell.as_ref()).len();
     if size > MAX_EXTERNAL_BYTES {
         return Err(format!(

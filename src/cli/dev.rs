@@ -43,6 +43,13 @@ pub struct DevArgs {
     /// `ADDRESS:NANOTONS:CODE_B64:DATA_B64` (repeatable).
     #[arg(long = "account", value_name = "SPEC", allow_hyphen_values = true)]
     pub accounts: Vec<String>,
+    /// Also serve the lite API (ADNL-TCP) on ADDR, e.g. 127.0.0.1:46732.
+    #[arg(long, value_name = "ADDR")]
+    pub liteserver_listen: Option<std::net::SocketAddr>,
+    /// Write a TON global config listing the lite server to FILE (for
+    /// `LiteClient.from_config`, ton-lite-client, `tonindex run`).
+    #[arg(long, value_name = "FILE", requires = "liteserver_listen")]
+    pub liteserver_config: Option<PathBuf>,
 }
 
 /// Starts the chain and serves it until SIGINT/SIGTERM.
@@ -70,6 +77,25 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
     print_banner(&devnet, &dir, args.db.is_none(), &cfg.serve.listen);
     let mut serve = cfg.serve.clone();
     let (root, file) = devnet.zerostate_hex();
+    let lite = match args.liteserver_listen {
+        Some(listen) => {
+            let hash = |h: &str| -> anyhow::Result<HashBytes> {
+                let bytes: [u8; 32] = hex::decode(h)?
+                    .try_into()
+                    .map_err(|_| anyhow!("a zero state hash is not 32 bytes"))?;
+                Ok(HashBytes(bytes))
+            };
+            println!("Lite server: {listen}");
+            Some(crate::api::lite::LiteOptions {
+                listen,
+                secret: devnet.liteserver_secret(),
+                zerostate: (hash(&root)?, hash(&file)?),
+                blocks_dir: node::blocks_dir(&dir),
+                config_file: args.liteserver_config.clone(),
+            })
+        }
+        None => None,
+    };
     serve.zerostate.root_hash = root;
     serve.zerostate.file_hash = file;
     let handle = node::spawn(devnet, opts.block_interval);
@@ -83,6 +109,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
         false,
         Some(handle),
         Some(super::reload_serve(config_path)),
+        lite,
     ));
     db.flush()?;
     result

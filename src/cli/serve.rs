@@ -36,5 +36,6 @@ pub fn run(cfg: &Config, config_path: Option<PathBuf>) -> anyhow::Result<()> {
         true,
         None,
         Some(super::reload_serve(config_path)),
+        None,
     ))
 }

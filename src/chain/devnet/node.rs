@@ -562,6 +562,15 @@ impl Devnet {
     pub fn keys(&self) -> &Keys {
         &self.keys
     }
+
+    /// The ed25519 secret of the devnet's lite server: derived from the
+    /// wallets' key like the validator's, so a restarted devnet keeps the
+    /// id its global config lists.
+    pub fn liteserver_secret(&self) -> [u8; 32] {
+        let mut seed = b"tonindex devnet liteserver".to_vec();
+        seed.extend_from_slice(&self.keys.secret);
+        genesis::sha256(&seed)
+    }
 }
 
 /// The file hash of a workchain's zerostate: the masterchain's is kept in

@@ -22,15 +22,59 @@ use tycho_types::models::{Block, ShardStateUnsplit};
 
 use crate::state::cells::{CellRows, Loader};
 
-/// The BoC of a Merkle proof of `root` keeping what `visit` reads of it.
-fn proof_of(root: &Cell, visit: impl FnOnce(&Cell) -> Result<(), Error>) -> Result<Vec<u8>, Error> {
+/// The Merkle proof cell of `root` keeping what `visit` reads of it.
+fn proof_cell_of(
+    root: &Cell,
+    visit: impl FnOnce(&Cell) -> Result<(), Error>,
+) -> Result<Cell, Error> {
     let usage = UsageTree::new(UsageTreeMode::OnDataAccess);
     let tracked = usage.track(root);
     visit(&tracked)?;
     let proof = MerkleProof::create(root.as_ref(), usage).build()?;
-    Ok(crate::boc::encode(
-        CellBuilder::build_from(&proof)?.as_ref(),
-    ))
+    CellBuilder::build_from(&proof)
+}
+
+/// The BoC of a Merkle proof of `root` keeping what `visit` reads of it.
+fn proof_of(root: &Cell, visit: impl FnOnce(&Cell) -> Result<(), Error>) -> Result<Vec<u8>, Error> {
+    Ok(crate::boc::encode(proof_cell_of(root, visit)?.as_ref()))
+}
+
+/// A BoC of two roots, as liteservers send a block proof and a state proof
+/// together (`getAllShardsInfo`, `getAccountState`).
+pub fn two_roots(first: &[u8], second: &Cell) -> anyhow::Result<Vec<u8>> {
+    let first = Boc::decode(first)?;
+    let mut header =
+        tycho_types::boc::ser::BocHeader::<std::collections::hash_map::RandomState>::with_root(
+            first.as_ref(),
+        );
+    header.add_root(second.as_ref());
+    let mut out = Vec::new();
+    header.encode(&mut out);
+    Ok(out)
+}
+
+/// The masterchain state `state_root` (read from the cell store) down to
+/// its shard hashes: the proof cell, and the shard hashes as a cell
+/// holding the `HashmapE` (what `getAllShardsInfo` calls `data`), as a BoC.
+pub fn shard_hashes(
+    rows: &dyn CellRows,
+    state_root: &HashBytes,
+) -> anyhow::Result<(Cell, Vec<u8>)> {
+    let state = Loader::new(rows).whole(state_root)?;
+    let mut data = None;
+    let proof = proof_cell_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        if let Some(extra) = state.load_custom()? {
+            // Read the whole dictionary: the proof keeps every shard's entry.
+            for shard in extra.shards.iter() {
+                shard?;
+            }
+            data = Some(CellBuilder::build_from(&extra.shards)?);
+        }
+        Ok(())
+    })?;
+    let data = data.ok_or_else(|| anyhow::anyhow!("not a masterchain state"))?;
+    Ok((proof, crate::boc::encode(data.as_ref())))
 }
 
 /// A block's root from the files the devnet keeps.

@@ -1,0 +1,489 @@
+//! The lite API: TON's liteserver protocol over ADNL-TCP, served from the
+//! same index as v2 and v3, so that TON tools that speak it (pytoniq,
+//! ton-lite-client, a second tonindex) work against `tonindex dev`.
+//!
+//! The ADNL-TCP layer (handshake, AES-CTR framing) and the lite API's TL
+//! types come from the `adnl` and `ton_liteapi` crates; this module answers
+//! the queries: reads go through the query layer with the request's
+//! deadline ([`Api::read`]), blocks come from the BoC files the devnet
+//! keeps, proofs are Merkle proofs of those blocks and of the states in the
+//! cell store, and messages go to the chain the process runs.
+//!
+//! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
+//! `getBlockHeader`, `getAllShardsInfo`, `sendMessage`, each with
+//! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
+//! tonindex does not answer it yet.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ton_liteapi::tl::adnl::Message;
+use ton_liteapi::tl::common::{BlockIdExt, Int256, ZeroStateIdExt};
+use ton_liteapi::tl::request::{Request, WrappedRequest};
+use ton_liteapi::tl::response::{
+    AllShardsInfo, BlockData, BlockHeader, CurrentTime, Error as LiteErrorAnswer, MasterchainInfo,
+    MasterchainInfoExt, Response, SendMsgStatus, Version,
+};
+use tonindex_model::{BlockId, BlockRecord};
+use tycho_types::boc::Boc;
+use tycho_types::cell::HashBytes;
+
+use super::{Api, Ctx, ReadFailure};
+use crate::chain::devnet::proof;
+use crate::query;
+
+/// A query's error answer, boxed (it is large) while it travels up.
+type Refusal = Box<Response>;
+
+/// TON's error codes in `liteServer.error` (common/errorcode.h).
+mod code {
+    /// A generic failure.
+    pub const ERROR: i32 = 602;
+    /// A malformed or unsupported query.
+    pub const PROTOVIOLATION: i32 = 621;
+    /// The data is not (yet) there: an unknown block, a seqno not reached.
+    pub const NOTREADY: i32 = 651;
+    /// The time budget ran out.
+    pub const TIMEOUT: i32 = 652;
+}
+
+/// The lite server's version and capabilities as `getVersion` reports them
+/// (a node of 2024 and later: 0x101, capabilities 7).
+const VERSION: u32 = 0x101;
+const CAPABILITIES: u64 = 7;
+
+/// What the lite server needs beside the API: its key, the masterchain
+/// zero state clients check `init` against, and where the chain keeps its
+/// block files.
+pub struct LiteServer {
+    api: Arc<Api>,
+    /// The ed25519 secret of the server's ADNL key.
+    secret: [u8; 32],
+    zerostate: ZeroStateIdExt,
+    /// The directory of the chain's block BoCs (`devnet-blocks/`).
+    blocks_dir: PathBuf,
+}
+
+/// Where and with which key to serve the lite API, and what it serves.
+pub struct LiteOptions {
+    pub listen: SocketAddr,
+    /// The ed25519 secret of the server's ADNL key.
+    pub secret: [u8; 32],
+    /// The masterchain zero state's root and file hashes.
+    pub zerostate: (HashBytes, HashBytes),
+    /// The directory of the chain's block BoCs.
+    pub blocks_dir: PathBuf,
+    /// Where to write the global config that lists this server, if anywhere.
+    pub config_file: Option<PathBuf>,
+}
+
+/// Starts the lite server beside the HTTP API (the address is checked
+/// first, so that a taken port fails the start) and writes the global
+/// config clients read.
+pub async fn spawn(api: Arc<Api>, options: LiteOptions) -> anyhow::Result<()> {
+    drop(
+        tokio::net::TcpListener::bind(options.listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.listen))?,
+    );
+    if let Some(path) = &options.config_file {
+        let config = global_config(
+            options.listen,
+            &public_key(&options.secret),
+            options.zerostate,
+        );
+        std::fs::write(path, serde_json::to_vec_pretty(&config)?)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    let server = LiteServer::new(api, options.secret, options.zerostate, options.blocks_dir);
+    let listen = options.listen;
+    tracing::info!(
+        "serving the lite API on {listen} (key {})",
+        base64_key(&public_key(&options.secret))
+    );
+    tokio::spawn(async move {
+        if let Err(e) = server.serve(listen).await {
+            tracing::error!("{e}");
+        }
+    });
+    Ok(())
+}
+
+fn base64_key(key: &[u8; 32]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(key)
+}
+
+/// A TON global config listing one lite server (`ip` as a signed 32-bit
+/// integer, `id` its ed25519 key) and the chain's zero state as both
+/// `zero_state` and `init_block`: what `tonindex run --global-config`,
+/// pytoniq's `LiteClient.from_config` and ton-lite-client read.
+pub fn global_config(
+    listen: SocketAddr,
+    key: &[u8; 32],
+    zerostate: (HashBytes, HashBytes),
+) -> serde_json::Value {
+    use base64::Engine as _;
+    let b64 = |h: &HashBytes| base64::engine::general_purpose::STANDARD.encode(h.0);
+    let ip = match listen.ip() {
+        std::net::IpAddr::V4(v4) => u32::from(v4) as i32,
+        // A v6 listener is reached over loopback v4 by the config's readers.
+        std::net::IpAddr::V6(_) => u32::from(std::net::Ipv4Addr::LOCALHOST) as i32,
+    };
+    let block = serde_json::json!({
+        "workchain": -1,
+        "shard": i64::MIN,
+        "seqno": 0,
+        "root_hash": b64(&zerostate.0),
+        "file_hash": b64(&zerostate.1),
+    });
+    serde_json::json!({
+        "@type": "config.global",
+        "dht": {
+            "@type": "dht.config.global",
+            "k": 6,
+            "a": 3,
+            "static_nodes": { "@type": "dht.nodes", "nodes": [] },
+        },
+        "liteservers": [{
+            "ip": ip,
+            "port": listen.port(),
+            "id": { "@type": "pub.ed25519", "key": base64_key(key) },
+        }],
+        "validator": {
+            "@type": "validator.config.global",
+            "zero_state": block.clone(),
+            "init_block": block,
+            "hardforks": [],
+        },
+    })
+}
+
+/// The public key of the ed25519 secret `secret`: the lite server's id as a
+/// global config lists it.
+pub fn public_key(secret: &[u8; 32]) -> [u8; 32] {
+    adnl::crypto::PublicKey::from(&adnl::crypto::SecretKey::from_bytes(*secret)).to_bytes()
+}
+
+impl LiteServer {
+    pub fn new(
+        api: Arc<Api>,
+        secret: [u8; 32],
+        zerostate: (HashBytes, HashBytes),
+        blocks_dir: PathBuf,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            api,
+            secret,
+            zerostate: ZeroStateIdExt {
+                workchain: -1,
+                root_hash: Int256(zerostate.0 .0),
+                file_hash: Int256(zerostate.1 .0),
+            },
+            blocks_dir,
+        })
+    }
+
+    /// Accepts lite clients on `listener` until the process ends.
+    pub async fn serve(self: Arc<Self>, addr: SocketAddr) -> anyhow::Result<()> {
+        let key = adnl::crypto::KeyPair::from(&adnl::crypto::SecretKey::from_bytes(self.secret));
+        let server = Arc::clone(&self);
+        let service = tower04::service_fn(move |msg: Message| {
+            let server = Arc::clone(&server);
+            async move { Ok::<_, Infallible>(server.answer_message(msg).await) }
+        });
+        let make = tower04::make::Shared::new(service);
+        ton_liteapi::server::serve(&addr, key, make)
+            .await
+            .map_err(|e| anyhow::anyhow!("lite server on {addr}: {e}"))
+    }
+
+    /// One ADNL message: a query gets its answer, a ping its pong.
+    async fn answer_message(&self, msg: Message) -> Message {
+        match msg {
+            Message::Query { query_id, query } => Message::Answer {
+                query_id,
+                answer: self.answer(query.wrapped_request).await,
+            },
+            Message::Ping { random_id } => Message::Pong { random_id },
+            // A client never sends answers or pongs to a server.
+            Message::Answer { query_id, .. } => Message::Answer {
+                query_id,
+                answer: error(
+                    code::PROTOVIOLATION,
+                    "a lite server takes queries, not answers",
+                ),
+            },
+            Message::Pong { random_id } => Message::Pong { random_id },
+        }
+    }
+
+    /// A lite API query, after its `waitMasterchainSeqno` prefix if any.
+    pub async fn answer(&self, req: WrappedRequest) -> Response {
+        if let Some(wait) = req.wait_masterchain_seqno {
+            let budget = Duration::from_millis(u64::from(wait.timeout_ms).min(30_000));
+            if let Err(e) = self.wait_for(wait.seqno, budget).await {
+                return *e;
+            }
+        }
+        let now = crate::api::unix_now().min(u64::from(u32::MAX)) as u32;
+        match req.request {
+            Request::GetTime => Response::CurrentTime(CurrentTime { now }),
+            Request::GetVersion => Response::Version(Version {
+                mode: 0,
+                version: VERSION,
+                capabilities: CAPABILITIES,
+                now,
+            }),
+            Request::GetMasterchainInfo => match self.last().await {
+                Ok(last) => Response::MasterchainInfo(MasterchainInfo {
+                    last: block_id(&last),
+                    state_root_hash: Int256(last.state_root_hash),
+                    init: self.zerostate.clone(),
+                }),
+                Err(e) => *e,
+            },
+            Request::GetMasterchainInfoExt(_) => match self.last().await {
+                Ok(last) => Response::MasterchainInfoExt(MasterchainInfoExt {
+                    mode: (),
+                    version: VERSION,
+                    capabilities: CAPABILITIES,
+                    last: block_id(&last),
+                    last_utime: last.gen_utime,
+                    now,
+                    state_root_hash: Int256(last.state_root_hash),
+                    init: self.zerostate.clone(),
+                }),
+                Err(e) => *e,
+            },
+            Request::GetBlock(r) => self.block_data(r.id).await,
+            Request::GetBlockHeader(r) => self.block_header(r.id).await,
+            Request::GetAllShardsInfo(r) => self.all_shards_info(r.id).await,
+            Request::SendMessage(r) => self.send_message(r.body).await,
+            other => error(
+                code::PROTOVIOLATION,
+                format!(
+                    "tonindex's lite server does not answer {} yet",
+                    request_name(&other)
+                ),
+            ),
+        }
+    }
+
+    /// Waits (polling the index) until masterchain block `seqno` is indexed.
+    async fn wait_for(&self, seqno: u32, budget: Duration) -> Result<(), Refusal> {
+        let until = Instant::now() + budget;
+        loop {
+            if self.last().await?.id.id.seqno >= seqno {
+                return Ok(());
+            }
+            if Instant::now() >= until {
+                return Err(refuse(
+                    code::TIMEOUT,
+                    format!("masterchain block {seqno} is not there yet"),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Runs `f` on the API's read path (deadline, admission).
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl Fn(&Ctx<'_>) -> Result<T, Refusal> + Send + 'static,
+    ) -> Result<T, Refusal> {
+        match self.api.read(f).await {
+            Ok(r) => r,
+            Err(ReadFailure::TimedOut) => Err(refuse(code::TIMEOUT, "the time budget ran out")),
+            Err(ReadFailure::Busy) => Err(refuse(code::NOTREADY, "the server is busy")),
+            Err(ReadFailure::Crashed) => Err(refuse(code::ERROR, "internal error")),
+        }
+    }
+
+    /// The newest indexed masterchain block.
+    async fn last(&self) -> Result<BlockRecord, Refusal> {
+        self.read(|ctx| {
+            query::blocks::mc_block_range(&ctx.reader)
+                .map_err(storage_error)?
+                .map(|(_, last)| last)
+                .ok_or_else(|| refuse(code::NOTREADY, "no masterchain block is indexed yet"))
+        })
+        .await
+    }
+
+    /// The indexed block `id` names (its hashes included).
+    async fn known_block(&self, id: &BlockIdExt) -> Result<BlockRecord, Refusal> {
+        let key = BlockId {
+            workchain: id.workchain,
+            shard: id.shard,
+            seqno: id.seqno,
+        };
+        let (root, file) = (id.root_hash.0, id.file_hash.0);
+        self.read(move |ctx| {
+            let block = query::blocks::block(&ctx.reader, &key).map_err(storage_error)?;
+            match block {
+                Some(b) if b.id.root_hash == root && b.id.file_hash == file => Ok(b),
+                Some(_) => Err(refuse(
+                    code::NOTREADY,
+                    "a block with this id is indexed, with other hashes",
+                )),
+                None => Err(refuse(code::NOTREADY, "block is not in the index")),
+            }
+        })
+        .await
+    }
+
+    /// The block's BoC as the chain stored it (its file hash is the id's).
+    async fn block_file(&self, id: &BlockIdExt) -> Result<Vec<u8>, Refusal> {
+        self.known_block(id).await?;
+        let path = self
+            .blocks_dir
+            .join(crate::chain::devnet::node::block_file_name(
+                id.workchain,
+                id.seqno,
+            ));
+        let (path, id) = (path, id.clone());
+        let read = tokio::task::spawn_blocking(move || std::fs::read(path)).await;
+        match read {
+            Ok(Ok(bytes)) if crate::decode::file_hash(&bytes) == id.file_hash.0 => Ok(bytes),
+            Ok(Ok(_)) => Err(refuse(
+                code::ERROR,
+                "the kept block file does not match the block's file hash",
+            )),
+            _ => Err(refuse(
+                code::NOTREADY,
+                "this node keeps no file of the block",
+            )),
+        }
+    }
+
+    async fn block_data(&self, id: BlockIdExt) -> Response {
+        match self.block_file(&id).await {
+            Ok(data) => Response::BlockData(BlockData { id, data }),
+            Err(e) => *e,
+        }
+    }
+
+    /// `getBlockHeader`: a Merkle proof of the block keeping its header
+    /// (and its state update; the other parts a mode asks for are not
+    /// kept, and the mode answered says so).
+    async fn block_header(&self, id: BlockIdExt) -> Response {
+        let bytes = match self.block_file(&id).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        let proof = Boc::decode(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|root| proof::header_and_state(&root).map_err(|e| e.to_string()));
+        match proof {
+            Ok((header_proof, _)) => Response::BlockHeader(BlockHeader {
+                id,
+                mode: (),
+                with_state_update: Some(()),
+                with_value_flow: None,
+                with_extra: None,
+                with_shard_hashes: None,
+                with_prev_blk_signatures: None,
+                header_proof,
+            }),
+            Err(e) => error(code::ERROR, format!("cannot prove the block header: {e}")),
+        }
+    }
+
+    /// `getAllShardsInfo`: the masterchain state's shard hashes, with a
+    /// two-root proof — the block's header down to its state update, and
+    /// the state down to the shard hashes.
+    async fn all_shards_info(&self, id: BlockIdExt) -> Response {
+        if id.workchain != -1 {
+            return error(
+                code::PROTOVIOLATION,
+                "shards are listed by masterchain blocks",
+            );
+        }
+        let bytes = match self.block_file(&id).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        let answer = self
+            .read(move |ctx| {
+                let fail = |e: String| refuse(code::ERROR, format!("cannot prove the shards: {e}"));
+                let root = Boc::decode(&bytes).map_err(|e| fail(e.to_string()))?;
+                let (header, state_hash) =
+                    proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
+                let (state, shards) = proof::shard_hashes(&ctx.reader, &state_hash)
+                    .map_err(|e| fail(e.to_string()))?;
+                let proof = proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?;
+                Ok((proof, shards))
+            })
+            .await;
+        match answer {
+            Ok((proof, data)) => Response::AllShardsInfo(AllShardsInfo { id, proof, data }),
+            Err(e) => *e,
+        }
+    }
+
+    /// `sendMessage`: an external message for the chain this process runs.
+    async fn send_message(&self, body: Vec<u8>) -> Response {
+        let Some(chain) = self.api.chain.clone() else {
+            return error(code::NOTREADY, "this node has no network to send to");
+        };
+        let msg = match crate::api::send::check_external_bytes(&body) {
+            Ok(msg) => msg,
+            Err(e) => return error(code::PROTOVIOLATION, e),
+        };
+        match tokio::task::spawn_blocking(move || chain.send(msg.cell)).await {
+            Ok(Ok(())) => Response::SendMsgStatus(SendMsgStatus { status: 1 }),
+            Ok(Err(refused)) => error(code::ERROR, refused.message),
+            Err(_) => error(code::ERROR, "internal error"),
+        }
+    }
+}
+
+fn block_id(b: &BlockRecord) -> BlockIdExt {
+    BlockIdExt {
+        workchain: b.id.id.workchain,
+        shard: b.id.id.shard,
+        seqno: b.id.id.seqno,
+        root_hash: Int256(b.id.root_hash),
+        file_hash: Int256(b.id.file_hash),
+    }
+}
+
+fn error(code: i32, message: impl Into<String>) -> Response {
+    Response::Error(LiteErrorAnswer {
+        code,
+        message: ton_liteapi::tl::common::String::new(message.into()),
+    })
+}
+
+fn refuse(code: i32, message: impl Into<String>) -> Refusal {
+    Box::new(error(code, message))
+}
+
+fn storage_error(e: tonindex_storage::Error) -> Refusal {
+    match e {
+        tonindex_storage::Error::DeadlineExceeded => {
+            refuse(code::TIMEOUT, "the time budget ran out")
+        }
+        e => refuse(code::ERROR, format!("storage: {e}")),
+    }
+}
+
+/// The TL name of a query, for errors.
+fn request_name(r: &Request) -> String {
+    let debug = format!("{r:?}");
+    let name = debug
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("this query");
+    let mut out = String::from("liteServer.");
+    let mut chars = name.chars();
+    if let Some(first) = chars.next() {
+        out.extend(first.to_lowercase());
+        out.extend(chars);
+    }
+    out
+}
