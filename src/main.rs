@@ -23,6 +23,7 @@ fn main() {
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
             Command::Serve(_) => tonindex::cli::serve::run(&cfg, cli.config.clone()),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
+            Command::Sync(args) => tonindex::cli::sync::run(&cfg, args),
             Command::BenchServe(args) => tonindex::cli::bench_serve::run(&cfg, args),
             Command::Bench(args) => tonindex::cli::bench::run(args),
             Command::BenchDev(args) => tonindex::cli::bench_dev::run(args),

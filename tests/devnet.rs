@@ -854,3 +854,99 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     assert!(v["replay_refused"].is_number(), "{v}");
     assert!(v["unsupported_refused"].is_number(), "{v}");
 }
+
+/// A second tonindex follows the devnet through its lite server (F7 item
+/// 4, first part): `tonindex sync --global-config` with the config the
+/// devnet wrote fetches the zero states and every block over ADNL-TCP
+/// while transfers are being sent (in both workchains), stops at a given
+/// masterchain block and resumes from its cursor; in the end every table
+/// (blocks, transactions, messages, the cell store, account states) has
+/// the same digest as the devnet's own.
+#[test]
+fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let db = dir.path().join("db");
+    let dev = Dev::start(
+        &db,
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(port);
+    let targets = [
+        "0:5151515151515151515151515151515151515151515151515151515151515151",
+        "-1:5252525252525252525252525252525252525252525252525252525252525252",
+    ];
+    for t in targets {
+        fund(&dev, t, 2_000_000_000);
+    }
+    let follower = dir.path().join("follower");
+    let sync = |until: u64| {
+        Command::new(common::tonindex_bin())
+            .args(["sync", "--trust-liteservers", "--db"])
+            .arg(&follower)
+            .arg("--global-config")
+            .arg(&config)
+            .args(["--until-seqno", &until.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Follows past the tip: it waits for blocks the sends below produce.
+    let first_stop = dev.mc_seqno() + 2;
+    let running = sync(first_stop);
+    for t in targets.iter().cycle().take(4) {
+        fund(&dev, t, 1_000_000_000);
+    }
+    let out = running.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Resumes from its cursor up to the devnet's tip.
+    let tip = dev.mc_seqno();
+    assert!(tip > first_stop);
+    let out = sync(tip).wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!("last masterchain block {tip}")),
+        "{said}"
+    );
+    // Without --trust-liteservers it refuses to believe anyone.
+    let refused = Command::new(common::tonindex_bin())
+        .args(["sync", "--db"])
+        .arg(dir.path().join("other"))
+        .arg("--global-config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--trust-liteservers"));
+
+    dev.stop(false);
+    let digests = |db: &Path| -> Value {
+        let out = Command::new(common::tonindex_bin())
+            .args(["stats", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["tables"].clone()
+    };
+    let (a, b) = (digests(&db), digests(&follower));
+    assert!(a.as_array().is_some_and(|t| t.len() > 10), "{a}");
+    assert_eq!(a, b, "tables of the devnet and of the follower");
+}

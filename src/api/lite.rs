@@ -10,7 +10,9 @@
 //! cell store, and messages go to the chain the process runs.
 //!
 //! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
-//! `getBlockHeader`, `getAllShardsInfo`, `sendMessage`, each with
+//! `getBlockHeader`, `lookupBlock` by seqno, `getAllShardsInfo`, `getState`
+//! of a zero state,
+//! `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
 
@@ -24,8 +26,8 @@ use ton_liteapi::tl::adnl::Message;
 use ton_liteapi::tl::common::{BlockIdExt, Int256, ZeroStateIdExt};
 use ton_liteapi::tl::request::{Request, WrappedRequest};
 use ton_liteapi::tl::response::{
-    AllShardsInfo, BlockData, BlockHeader, CurrentTime, Error as LiteErrorAnswer, MasterchainInfo,
-    MasterchainInfoExt, Response, SendMsgStatus, Version,
+    AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime, Error as LiteErrorAnswer,
+    MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus, Version,
 };
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
@@ -261,7 +263,21 @@ impl LiteServer {
             },
             Request::GetBlock(r) => self.block_data(r.id).await,
             Request::GetBlockHeader(r) => self.block_header(r.id).await,
+            Request::LookupBlock(r) if r.seqno.is_some() => {
+                match self
+                    .block_by_seqno(r.id.workchain, r.id.shard, r.id.seqno)
+                    .await
+                {
+                    Ok(id) => self.block_header(id).await,
+                    Err(e) => *e,
+                }
+            }
+            Request::LookupBlock(_) => error(
+                code::PROTOVIOLATION,
+                "tonindex's lite server looks blocks up by seqno only (mode bit 0) yet",
+            ),
             Request::GetAllShardsInfo(r) => self.all_shards_info(r.id).await,
+            Request::GetState(r) => self.zero_state(r.id).await,
             Request::SendMessage(r) => self.send_message(r.body).await,
             other => error(
                 code::PROTOVIOLATION,
@@ -332,6 +348,27 @@ impl LiteServer {
                 )),
                 None => Err(refuse(code::NOTREADY, "block is not in the index")),
             }
+        })
+        .await
+    }
+
+    /// The full id of the indexed block `(workchain, shard, seqno)`.
+    async fn block_by_seqno(
+        &self,
+        workchain: i32,
+        shard: u64,
+        seqno: u32,
+    ) -> Result<BlockIdExt, Refusal> {
+        let key = BlockId {
+            workchain,
+            shard,
+            seqno,
+        };
+        self.read(move |ctx| {
+            query::blocks::block(&ctx.reader, &key)
+                .map_err(storage_error)?
+                .map(|b| block_id(&b))
+                .ok_or_else(|| refuse(code::NOTREADY, "block is not in the index"))
         })
         .await
     }
@@ -421,6 +458,46 @@ impl LiteServer {
             .await;
         match answer {
             Ok((proof, data)) => Response::AllShardsInfo(AllShardsInfo { id, proof, data }),
+            Err(e) => *e,
+        }
+    }
+
+    /// `getState`: a zero state, as a liteserver gives only those (a later
+    /// state is too big to send whole). Read from the cell store and
+    /// written as the chain wrote it: its file hash must be the id's.
+    async fn zero_state(&self, id: BlockIdExt) -> Response {
+        if id.seqno != 0 {
+            return error(
+                code::PROTOVIOLATION,
+                "getState gives zero states only (seqno 0), as a liteserver does",
+            );
+        }
+        let root = HashBytes(id.root_hash.0);
+        let file = id.file_hash.0;
+        let data = self
+            .read(move |ctx| {
+                let state = crate::state::cells::Loader::new(&ctx.reader)
+                    .whole(&root)
+                    .map_err(|_| {
+                        refuse(code::NOTREADY, "this node does not hold that zero state")
+                    })?;
+                let boc = Boc::encode(state.as_ref());
+                if crate::decode::file_hash(&boc) != file {
+                    return Err(refuse(
+                        code::ERROR,
+                        "the held zero state does not serialize to the id's file hash",
+                    ));
+                }
+                Ok(boc)
+            })
+            .await;
+        match data {
+            Ok(data) => Response::BlockState(BlockState {
+                root_hash: id.root_hash.clone(),
+                file_hash: id.file_hash.clone(),
+                id,
+                data,
+            }),
             Err(e) => *e,
         }
     }

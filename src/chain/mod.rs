@@ -1,5 +1,7 @@
-//! Where blocks come from: files today; devnet and liteservers later.
+//! Where blocks come from: block files, the devnet this process runs, and
+//! the liteservers of a network.
 
 pub mod devnet;
 pub mod files;
 pub mod link;
+pub mod liteserver;

@@ -9,6 +9,7 @@ pub mod dev;
 pub mod import;
 pub mod serve;
 pub mod stats;
+pub mod sync;
 pub mod tvm;
 
 use std::path::PathBuf;
@@ -45,6 +46,8 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Print row counts, sizes and content digests of every table, as JSON.
     Stats(stats::StatsArgs),
+    /// Follow a chain from the lite servers of its global config into the database.
+    Sync(sync::SyncArgs),
     /// Measure decode and index throughput on block files.
     Bench(bench::BenchArgs),
     /// Measure the devnet's throughput (a load generator of wallet transfers),
@@ -73,6 +76,11 @@ impl Cli {
                 }
             }
             Command::Stats(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+            }
+            Command::Sync(a) => {
                 if let Some(db) = &a.db {
                     cfg.db = db.clone();
                 }

@@ -1,0 +1,78 @@
+//! Following a chain through its liteservers (F7): the lite servers a TON
+//! global config lists, and the follower (`follow.rs`) that walks
+//! masterchain blocks from them and hands each with its shard blocks to
+//! the same indexer as `tonindex import`. The ADNL-TCP client and the lite
+//! API's TL types are the `adnl` and `ton_liteapi` crates'.
+
+pub mod follow;
+
+use std::net::{Ipv4Addr, SocketAddr};
+
+use anyhow::{anyhow, Context as _};
+
+/// One lite server of a global config: where it listens and its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiteServerAddr {
+    pub addr: SocketAddr,
+    /// Its ed25519 public key (the ADNL handshake is made to it).
+    pub key: [u8; 32],
+}
+
+/// The lite servers of a TON global config (`liteservers`: `ip` a signed
+/// 32-bit integer, `port`, `id` a `pub.ed25519` key in base64).
+pub fn liteservers(config: &serde_json::Value) -> anyhow::Result<Vec<LiteServerAddr>> {
+    use base64::Engine as _;
+    let list = config["liteservers"]
+        .as_array()
+        .ok_or_else(|| anyhow!("the global config lists no liteservers"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, ls)| {
+            let ip = ls["ip"]
+                .as_i64()
+                .and_then(|ip| i32::try_from(ip).ok())
+                .ok_or_else(|| anyhow!("liteserver {i}: ip is not a 32-bit integer"))?;
+            let port = ls["port"]
+                .as_u64()
+                .and_then(|p| u16::try_from(p).ok())
+                .ok_or_else(|| anyhow!("liteserver {i}: no port"))?;
+            if ls["id"]["@type"] != "pub.ed25519" {
+                return Err(anyhow!("liteserver {i}: the id is not a pub.ed25519 key"));
+            }
+            let key = base64::engine::general_purpose::STANDARD
+                .decode(ls["id"]["key"].as_str().unwrap_or_default())
+                .ok()
+                .and_then(|k| <[u8; 32]>::try_from(k).ok())
+                .ok_or_else(|| anyhow!("liteserver {i}: the key is not 32 bytes of base64"))?;
+            Ok(LiteServerAddr {
+                addr: SocketAddr::from((Ipv4Addr::from(ip as u32), port)),
+                key,
+            })
+        })
+        .collect()
+}
+
+/// Reads a global config file.
+pub fn read_config(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_slice(&bytes).with_context(|| format!("{} is not JSON", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn liteservers_of_a_global_config() {
+        let config = serde_json::json!({"liteservers": [
+            {"ip": 2130706433, "port": 4924, "id": {"@type": "pub.ed25519", "key": "5E9W/88xUouX9lyAXEdogheYJowemkrAHCD2IeSiAIU="}},
+            // Mainnet's configs carry addresses above 2^31 as negative numbers.
+            {"ip": -2018135749, "port": 53312, "id": {"@type": "pub.ed25519", "key": "5E9W/88xUouX9lyAXEdogheYJowemkrAHCD2IeSiAIU="}},
+        ]});
+        let ls = liteservers(&config).unwrap();
+        assert_eq!(ls[0].addr, "127.0.0.1:4924".parse().unwrap());
+        assert_eq!(ls[1].addr, "135.181.177.59:53312".parse().unwrap());
+        let bad = serde_json::json!({"liteservers": [{"ip": 1, "port": 2, "id": {"@type": "pub.aes", "key": ""}}]});
+        assert!(liteservers(&bad).is_err());
+    }
+}
