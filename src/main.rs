@@ -24,6 +24,9 @@ fn main() {
             Command::Serve(_) => tonindex::cli::serve::run(&cfg, cli.config.clone()),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
             Command::Sync(args) => tonindex::cli::sync::run(&cfg, args),
+            Command::Run(args) => {
+                tonindex::cli::sync::run_and_serve(&cfg, args, cli.config.clone())
+            }
             Command::BenchServe(args) => tonindex::cli::bench_serve::run(&cfg, args),
             Command::Bench(args) => tonindex::cli::bench::run(args),
             Command::BenchDev(args) => tonindex::cli::bench_dev::run(args),

@@ -950,3 +950,195 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     assert!(a.as_array().is_some_and(|t| t.len() > 10), "{a}");
     assert_eq!(a, b, "tables of the devnet and of the follower");
 }
+
+/// `tonindex run` (F7 items 4 and 5, first part): one process follows the
+/// devnet through its lite server and serves v2 and v3 over what it
+/// indexed — the same tip, the same balances and get-method answers as
+/// the devnet's own API — and hands a sent message (built by pytoniq) to
+/// the lite server: the transfer executes on the devnet and the follower
+/// sees it; sent again, the lite server's refusal comes back.
+#[test]
+fn tonindex_run_follows_serves_and_forwards_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    let lite = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{lite}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(lite);
+    let funded = "0:5353535353535353535353535353535353535353535353535353535353535353";
+    fund(&dev, funded, 3_000_000_000);
+
+    let http = common::free_port();
+    let mut run = Command::new(common::tonindex_bin())
+        .args(["run", "--trust-liteservers", "--db"])
+        .arg(dir.path().join("follower"))
+        .arg("--global-config")
+        .arg(&config)
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    let caught_up = |seqno: u64| {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+            if v["result"]["last"]["seqno"].as_u64() >= Some(seqno) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the follower did not reach masterchain block {seqno}");
+    };
+    caught_up(dev.mc_seqno());
+    for path in [
+        format!("/api/v2/getAddressBalance?address={funded}"),
+        "/api/v3/masterchainInfo".to_string(),
+    ] {
+        let (_, ours) = json(http, "GET", &path, "");
+        let (_, theirs) = json(dev.port, "GET", &path, "");
+        let strip = |mut v: Value| {
+            v.as_object_mut().map(|o| o.remove("@extra"));
+            v
+        };
+        assert_eq!(strip(ours), strip(theirs), "{path}");
+    }
+
+    // A transfer built by pytoniq, sent to the follower.
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/wallet_transfer.py"))
+        .arg(dev.url())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let body = serde_json::json!({ "boc": t["boc"] }).to_string();
+    let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
+    assert_eq!(status, 200, "{v}");
+    let wallet = t["wallet"].as_str().unwrap();
+    let seqno_path = format!("/api/v2/runGetMethod?address={wallet}&method=seqno&stack=%5B%5D");
+    let want = format!("0x{:x}", t["seqno"].as_u64().unwrap() + 1);
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(http, "GET", &seqno_path, "");
+        if v["result"]["stack"][0][1] == want.as_str() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The same message again: the devnet refuses it, and so does the follower.
+    let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
+    assert_eq!(status, 500, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("LITE_SERVER_UNKNOWN"),
+        "{v}"
+    );
+    // The follower has no /dev/ routes.
+    let (status, _) = http_status(http, "/dev/accounts");
+    assert_eq!(status, 404);
+    let _ = run.kill();
+    let _ = run.wait();
+}
+
+fn http_status(port: u16, path: &str) -> (u16, String) {
+    http(port, "GET", path, "")
+}
+
+/// Kill -9 of `tonindex sync` at varying moments, each run resuming the
+/// last (F7, what must be shown): in the end no block or transaction is
+/// missing or doubled — every table's digest equals the devnet's.
+#[test]
+fn a_killed_sync_resumes_without_gaps_or_doubles() {
+    let dir = tempfile::tempdir().unwrap();
+    let lite = common::free_port();
+    let config = dir.path().join("global.json");
+    let db = dir.path().join("db");
+    let dev = Dev::start(
+        &db,
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{lite}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(lite);
+    for i in 0..30u8 {
+        let target = format!("0:{}", hex::encode([i + 1; 32]));
+        fund(&dev, &target, 1_000_000_000);
+    }
+    let tip = dev.mc_seqno();
+    let follower = dir.path().join("follower");
+    let sync = |until: Option<u64>| {
+        let mut c = Command::new(common::tonindex_bin());
+        c.args(["sync", "--trust-liteservers", "--db"])
+            .arg(&follower)
+            .arg("--global-config")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if let Some(u) = until {
+            c.args(["--until-seqno", &u.to_string()]);
+        }
+        c
+    };
+    let cursor = |db: &Path| -> Option<u64> {
+        let out = Command::new(common::tonindex_bin())
+            .args(["stats", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+        v["cursor"]["last_mc_seqno"].as_u64()
+    };
+    let mut kills = 0;
+    for i in 0..12u64 {
+        let mut child = sync(None).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(20 + 17 * i));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        kills += 1;
+        if cursor(&follower).is_some_and(|c| c >= tip) {
+            break;
+        }
+    }
+    assert!(
+        kills >= 2,
+        "the follower finished before it could be killed twice"
+    );
+    let out = sync(Some(tip)).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    dev.stop(false);
+    let digests = |db: &Path| -> Value {
+        let out = Command::new(common::tonindex_bin())
+            .args(["stats", "--db"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["tables"].clone()
+    };
+    assert_eq!(digests(&db), digests(&follower), "after {kills} kills");
+}

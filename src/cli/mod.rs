@@ -48,6 +48,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// Follow a chain from the lite servers of its global config into the database.
     Sync(sync::SyncArgs),
+    /// Follow a chain (as `sync`) and serve API v2 and v3 over it, in one process.
+    Run(sync::RunArgs),
     /// Measure decode and index throughput on block files.
     Bench(bench::BenchArgs),
     /// Measure the devnet's throughput (a load generator of wallet transfers),
@@ -83,6 +85,14 @@ impl Cli {
             Command::Sync(a) => {
                 if let Some(db) = &a.db {
                     cfg.db = db.clone();
+                }
+            }
+            Command::Run(a) => {
+                if let Some(db) = &a.sync.db {
+                    cfg.db = db.clone();
+                }
+                if let Some(listen) = &a.listen {
+                    cfg.serve.listen = listen.clone();
                 }
             }
             Command::Serve(a) => {

@@ -34,7 +34,17 @@ pub struct SyncArgs {
     pub until_seqno: Option<u32>,
 }
 
-pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
+/// `tonindex run`: sync and serve in one process.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub sync: SyncArgs,
+    /// Listen address (overrides `serve.listen`; default 127.0.0.1:8081).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+}
+
+fn checked_server(args: &SyncArgs) -> anyhow::Result<crate::chain::liteserver::LiteServerAddr> {
     if !args.trust_liteservers {
         return Err(anyhow!(
             "tonindex does not check masterchain blocks' validator signatures yet, so it would \
@@ -46,10 +56,99 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
          a lying lite server would be believed"
     );
     let config = read_config(&args.global_config)?;
-    let server = liteservers(&config)?
+    liteservers(&config)?
         .into_iter()
         .next()
-        .ok_or_else(|| anyhow!("the global config lists no liteservers"))?;
+        .ok_or_else(|| anyhow!("the global config lists no liteservers"))
+}
+
+fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
+    if let Some(seqno) = s.last_mc_seqno {
+        tracing::info!(
+            "masterchain block {seqno} of {tip} indexed ({} behind)",
+            tip.saturating_sub(seqno)
+        );
+    }
+}
+
+/// Follows the chain and serves API v2 and v3 over it from one process:
+/// the follower writes on its own thread, the API reads snapshots, and
+/// sends go to the lite server.
+pub fn run_and_serve(
+    cfg: &Config,
+    args: &RunArgs,
+    config_path: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let server = checked_server(&args.sync)?;
+    let db = std::sync::Arc::new(Db::open(
+        &cfg.db,
+        &DbOptions {
+            sync_writes: cfg.sync_writes,
+            write_only_memtables: false,
+        },
+    )?);
+    let opts = FollowOptions {
+        from_seqno: args.sync.from_seqno,
+        until_seqno: args.sync.until_seqno,
+    };
+    let follower = {
+        let (db, server) = (std::sync::Arc::clone(&db), server.clone());
+        std::thread::Builder::new()
+            .name("tonindex-sync".into())
+            .spawn(move || -> anyhow::Result<()> {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                runtime.block_on(follow(
+                    &db,
+                    &server,
+                    &opts,
+                    Duration::from_millis(200),
+                    log_progress,
+                ))?;
+                Ok(())
+            })?
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("tonindex-http")
+        .build()?;
+    let sender = crate::chain::liteserver::send::LiteSender::new(server, runtime.handle().clone());
+    let served = runtime.block_on(async {
+        let serve = crate::api::serve_api(
+            std::sync::Arc::clone(&db),
+            cfg.serve.clone(),
+            false,
+            Some(std::sync::Arc::new(sender)),
+            Some(super::reload_serve(config_path)),
+            None,
+        );
+        let follower_done = async {
+            loop {
+                if follower.is_finished() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        };
+        tokio::select! {
+            r = serve => r,
+            () = follower_done => Ok(()),
+        }
+    });
+    db.flush()?;
+    served?;
+    // The follower stopped by itself only on an error (or at --until-seqno).
+    if follower.is_finished() {
+        follower
+            .join()
+            .map_err(|_| anyhow!("the follower panicked"))??;
+    }
+    Ok(())
+}
+
+pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
+    let server = checked_server(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -69,14 +168,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         &server,
         &opts,
         Duration::from_millis(500),
-        |s, tip| {
-            if let Some(seqno) = s.last_mc_seqno {
-                tracing::info!(
-                    "masterchain block {seqno} of {tip} indexed ({} behind)",
-                    tip.saturating_sub(seqno)
-                );
-            }
-        },
+        log_progress,
     ))?;
     db.flush()?;
     println!(

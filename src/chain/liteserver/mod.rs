@@ -5,6 +5,7 @@
 //! API's TL types are the `adnl` and `ton_liteapi` crates'.
 
 pub mod follow;
+pub mod send;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
