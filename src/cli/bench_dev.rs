@@ -37,6 +37,10 @@ pub struct BenchDevArgs {
     /// Keep the produced blocks (and zerostates) in DIR.
     #[arg(long, value_name = "DIR")]
     pub export_blocks: Option<PathBuf>,
+    /// Then index the same blocks twice more, into fresh databases: imported
+    /// from the files, and followed from the devnet's lite server.
+    #[arg(long)]
+    pub sync: bool,
 }
 
 /// CPU time this process has used, all threads.
@@ -135,6 +139,9 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         ours_per_cpu,
     );
 
+    if args.sync {
+        super::bench_sync::compare(&db, &devnet, &export, scratch.path())?;
+    }
     let Some(emulator_dir) = &args.emulator else {
         return Ok(());
     };

@@ -5,6 +5,7 @@ mod affinity;
 pub mod bench;
 pub mod bench_dev;
 pub mod bench_serve;
+pub mod bench_sync;
 pub mod dev;
 pub mod import;
 pub mod serve;

@@ -184,6 +184,24 @@ async fn new_shard_blocks(
     Ok(out)
 }
 
+/// Connects to `server`, retrying for a second (a server just started, or
+/// restarting), then gives up saying why.
+async fn connect(server: &LiteServerAddr) -> anyhow::Result<LiteClient> {
+    let mut tries = 0;
+    loop {
+        match LiteClient::connect(server.addr, server.key).await {
+            Ok(c) => return Ok(c),
+            Err(e) if tries >= 25 => {
+                bail!("connecting to the lite server at {}: {e:?}", server.addr)
+            }
+            Err(_) => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(40)).await;
+            }
+        }
+    }
+}
+
 /// Follows the chain `server` serves into `db` until `until_seqno` (or
 /// forever), polling for new masterchain blocks every `poll`.
 pub async fn follow(
@@ -193,9 +211,7 @@ pub async fn follow(
     poll: Duration,
     mut progress: impl FnMut(&FollowSummary, u32),
 ) -> anyhow::Result<FollowSummary> {
-    let mut client = LiteClient::connect(server.addr, server.key)
-        .await
-        .map_err(|e| anyhow!("connecting to the lite server at {}: {e:?}", server.addr))?;
+    let mut client = connect(server).await?;
     let indexer = Indexer::new(db);
     let mut summary = FollowSummary::default();
     let mut next = match db.cursor()?.last_mc_seqno {

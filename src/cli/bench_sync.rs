@@ -1,0 +1,107 @@
+//! `tonindex bench-dev --sync`: the same blocks indexed two ways — imported
+//! from the devnet's exported files, and followed from the devnet's lite
+//! server over loopback (`tonindex sync`'s path: lookupBlock, getBlock,
+//! getState, one unit per masterchain block) — each into a fresh database,
+//! with tx/s and the ratio (F7's target: sync ≥ 0.7× import).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tonindex_storage::{Db, DbOptions};
+use tycho_types::cell::HashBytes;
+
+use crate::api::{lite::LiteServer, Api, ApiConfig};
+use crate::chain::devnet::node::{self, Devnet};
+use crate::chain::liteserver::follow::{follow, FollowOptions};
+use crate::chain::liteserver::LiteServerAddr;
+use crate::ingest::{import_files, IngestOptions};
+
+fn fresh(dir: &Path) -> anyhow::Result<Db> {
+    Ok(Db::open(
+        dir,
+        &DbOptions {
+            sync_writes: false,
+            write_only_memtables: false,
+        },
+    )?)
+}
+
+/// Imports `export` and follows the devnet's lite server, each into a
+/// fresh database under `scratch`, and prints both rates.
+pub fn compare(db: &Arc<Db>, devnet: &Devnet, export: &Path, scratch: &Path) -> anyhow::Result<()> {
+    let transactions = db.cursor()?.transactions;
+    let tip = devnet.mc_seqno();
+
+    let imported = fresh(&scratch.join("imported"))?;
+    let paths = crate::chain::files::collect_paths(&[export.to_path_buf()])?;
+    let t = Instant::now();
+    let opts = IngestOptions {
+        chunk_size: 512,
+        unit_delay: None,
+        decode_pool: None,
+    };
+    import_files(&imported, &paths, &opts, |_, _| {})?;
+    let import_time = t.elapsed();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+    let secret = devnet.liteserver_secret();
+    let (root, file) = devnet.zerostate_hex();
+    let hash = |h: &str| -> anyhow::Result<HashBytes> {
+        Ok(HashBytes(hex::decode(h)?.try_into().map_err(|_| {
+            anyhow::anyhow!("a zero state hash is not 32 bytes")
+        })?))
+    };
+    let api = Api::new(Arc::clone(db), ApiConfig::default());
+    let server = LiteServer::new(
+        api,
+        secret,
+        (hash(&root)?, hash(&file)?),
+        node::blocks_dir(db.path()),
+    );
+    runtime.spawn(server.serve(addr));
+    let followed = fresh(&scratch.join("followed"))?;
+    let target = LiteServerAddr {
+        addr,
+        key: crate::api::lite::public_key(&secret),
+    };
+    let opts = FollowOptions {
+        from_seqno: None,
+        until_seqno: Some(tip),
+    };
+    let sync_time = runtime.block_on(async {
+        let t = Instant::now();
+        follow(
+            &followed,
+            &target,
+            &opts,
+            Duration::from_millis(10),
+            |_, _| {},
+        )
+        .await?;
+        anyhow::Ok(t.elapsed())
+    })?;
+    let rate = |d: Duration| transactions as f64 / d.as_secs_f64().max(1e-9);
+    println!(
+        "import of the exported files: {transactions} transactions, {tip} masterchain blocks in \
+         {:.2}s: {:.0} tx/s",
+        import_time.as_secs_f64(),
+        rate(import_time)
+    );
+    println!(
+        "sync from the lite server over loopback: the same in {:.2}s: {:.0} tx/s ({:.2}x import)",
+        sync_time.as_secs_f64(),
+        rate(sync_time),
+        import_time.as_secs_f64() / sync_time.as_secs_f64().max(1e-9)
+    );
+    if followed.cursor()?.transactions != transactions {
+        anyhow::bail!("the follower indexed another number of transactions");
+    }
+    Ok(())
+}
