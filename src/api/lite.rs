@@ -11,7 +11,7 @@
 //!
 //! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
 //! `getBlockHeader`, `lookupBlock` by seqno, `getAllShardsInfo`, `getState`
-//! of a zero state,
+//! of a zero state, `getAccountState` (with its proofs),
 //! `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
@@ -23,11 +23,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ton_liteapi::tl::adnl::Message;
-use ton_liteapi::tl::common::{BlockIdExt, Int256, ZeroStateIdExt};
+use ton_liteapi::tl::common::{AccountId, BlockIdExt, Int256, ZeroStateIdExt};
 use ton_liteapi::tl::request::{Request, WrappedRequest};
 use ton_liteapi::tl::response::{
-    AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime, Error as LiteErrorAnswer,
-    MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus, Version,
+    AccountState, AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime,
+    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus,
+    Version,
 };
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
@@ -278,6 +279,7 @@ impl LiteServer {
             ),
             Request::GetAllShardsInfo(r) => self.all_shards_info(r.id).await,
             Request::GetState(r) => self.zero_state(r.id).await,
+            Request::GetAccountState(r) => self.account_state(r.id, r.account).await,
             Request::SendMessage(r) => self.send_message(r.body).await,
             other => error(
                 code::PROTOVIOLATION,
@@ -502,6 +504,101 @@ impl LiteServer {
         }
     }
 
+    /// `getAccountState`: an account as of masterchain block `id`, with
+    /// the proofs a lite client checks — `shard_proof` (the masterchain
+    /// block down to its shard hashes, for a basechain account) and
+    /// `proof` (the shard block's header and state update, and its state
+    /// down to the account's entry); `state` is the `Account` cell, empty
+    /// when the state has no such account.
+    async fn account_state(&self, id: BlockIdExt, account: AccountId) -> Response {
+        if id.workchain != -1 {
+            return error(
+                code::PROTOVIOLATION,
+                "accounts are read at masterchain blocks",
+            );
+        }
+        let mc_bytes = match self.block_file(&id).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        // The shard block holding the account as of `id`.
+        let shardblk = if account.workchain == -1 {
+            id.clone()
+        } else {
+            let (mc_seqno, wc) = (id.seqno, account.workchain);
+            let prefix = u64::from_be_bytes(account.id.0[..8].try_into().unwrap_or_default());
+            let found = self
+                .read(move |ctx| {
+                    let shards =
+                        query::blocks::shard_state(&ctx.reader, mc_seqno).map_err(storage_error)?;
+                    shards
+                        .into_iter()
+                        .map(|d| d.block)
+                        .find(|b| b.id.workchain == wc && shard_contains(b.id.shard, prefix))
+                        .ok_or_else(|| {
+                            refuse(code::NOTREADY, "no shard of that workchain is known")
+                        })
+                })
+                .await;
+            match found {
+                Ok(b) => BlockIdExt {
+                    workchain: b.id.workchain,
+                    shard: b.id.shard,
+                    seqno: b.id.seqno,
+                    root_hash: Int256(b.root_hash),
+                    file_hash: Int256(b.file_hash),
+                },
+                Err(e) => return *e,
+            }
+        };
+        let shard_bytes = if shardblk == id {
+            mc_bytes.clone()
+        } else {
+            match self.block_file(&shardblk).await {
+                Ok(b) => b,
+                Err(e) => return *e,
+            }
+        };
+        let masterchain = shardblk == id;
+        let account_id = HashBytes(account.id.0);
+        let answer = self
+            .read(move |ctx| {
+                let fail =
+                    |e: String| refuse(code::ERROR, format!("cannot prove the account: {e}"));
+                let shard_proof = if masterchain {
+                    Vec::new()
+                } else {
+                    let root = Boc::decode(&mc_bytes).map_err(|e| fail(e.to_string()))?;
+                    let (header, state_hash) =
+                        proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
+                    let (state, _) = proof::shard_hashes(&ctx.reader, &state_hash)
+                        .map_err(|e| fail(e.to_string()))?;
+                    proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?
+                };
+                let root = Boc::decode(&shard_bytes).map_err(|e| fail(e.to_string()))?;
+                let (header, state_hash) =
+                    proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
+                let (state, account) = proof::account_entry(&ctx.reader, &state_hash, &account_id)
+                    .map_err(|e| fail(e.to_string()))?;
+                let proof = proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?;
+                let state = account
+                    .map(|a| crate::boc::encode(a.as_ref()))
+                    .unwrap_or_default();
+                Ok((shard_proof, proof, state))
+            })
+            .await;
+        match answer {
+            Ok((shard_proof, proof, state)) => Response::AccountState(AccountState {
+                id,
+                shardblk,
+                shard_proof,
+                proof,
+                state,
+            }),
+            Err(e) => *e,
+        }
+    }
+
     /// `sendMessage`: an external message for the chain this process runs.
     async fn send_message(&self, body: Vec<u8>) -> Response {
         let Some(chain) = self.api.chain.clone() else {
@@ -517,6 +614,14 @@ impl LiteServer {
             Err(_) => error(code::ERROR, "internal error"),
         }
     }
+}
+
+/// Whether shard `shard` (TON's tagged prefix form) holds accounts whose id
+/// starts with the 64 bits `prefix`.
+fn shard_contains(shard: u64, prefix: u64) -> bool {
+    let tag = shard & shard.wrapping_neg(); // the lowest set bit
+    let mask = !(tag.wrapping_sub(1) | tag); // the prefix bits above it
+    (prefix & mask) == (shard & mask)
 }
 
 fn block_id(b: &BlockRecord) -> BlockIdExt {
@@ -563,4 +668,22 @@ fn request_name(r: &Request) -> String {
         out.extend(chars);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard_contains;
+
+    #[test]
+    fn shards_hold_their_prefixes() {
+        let full = 0x8000_0000_0000_0000;
+        assert!(shard_contains(full, 0));
+        assert!(shard_contains(full, u64::MAX));
+        let left = 0x4000_0000_0000_0000; // prefix 0
+        let right = 0xc000_0000_0000_0000; // prefix 1
+        assert!(shard_contains(left, 0x1234));
+        assert!(!shard_contains(left, 0x8000_0000_0000_0001));
+        assert!(shard_contains(right, 0x8000_0000_0000_0001));
+        assert!(!shard_contains(right, 0x7fff_ffff_ffff_ffff));
+    }
 }

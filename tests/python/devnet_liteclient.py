@@ -7,7 +7,9 @@ trust level 1: it checks the block hash of every block it is given, the
 Merkle proof of every block header, and getAllShardsInfo's two proofs (the
 block header down to its state update, the state down to its shard hashes).
 Then: masterchain info equal to v2's, a block and its header, the shards
-equal to v2's, time and version, a wallet v4r2 transfer sent through
+equal to v2's, time and version, account states with their proofs (a
+basechain wallet and a masterchain account, balances equal to v2's; an
+unused address is no account), a wallet v4r2 transfer sent through
 liteServer.sendMessage (seen executed through v2), the same message again
 refused, and a query the server does not answer refused with an error.
 Prints one JSON line; a failed expectation raises."""
@@ -80,8 +82,28 @@ async def main(config_path, base):
         version = await client.get_version()
         must(version["version"] > 0, f"version {version}")
 
-        # A transfer from genesis wallet 0 (v4r2) to wallet 1, signed here.
+        # Accounts with their proofs (checked at trust level 1): a basechain
+        # wallet and a masterchain account funded here, against v2's reads;
+        # an address nobody used is no account.
+        mc_addr = "-1:" + "54" * 32
+        req = urllib.request.Request(
+            f"{base}/dev/fund",
+            data=json.dumps({"address": mc_addr, "amount": "2500000000"}).encode(),
+            method="POST",
+        )
+        urllib.request.urlopen(req).read()
+        await client.update_last_blocks()
         accounts = get(f"{base}/dev/accounts")
+        for addr in (accounts[1]["address"], mc_addr):
+            account, shard_account = await client.raw_get_account_state(addr)
+            must(account is not None, f"{addr} is an account")
+            want = int(get(f"{base}/api/v2/getAddressBalance?address={addr}")["result"])
+            must(account.storage.balance.grams == want, f"{addr}: {account.storage.balance.grams} vs {want}")
+            out.setdefault("accounts", []).append(addr)
+        account, _ = await client.raw_get_account_state("0:" + "00" * 31 + "01")
+        must(account is None, "an unused address is no account")
+
+        # A transfer from genesis wallet 0 (v4r2) to wallet 1, signed here.
         w, to = accounts[0], accounts[1]
         must(w["version"] == "wallet_v4r2", f"wallet 0 is {w['version']}")
         before = seqno(base, w["address"])

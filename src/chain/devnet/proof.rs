@@ -148,3 +148,23 @@ pub fn prev_block_entry(
     }
     Ok(proof)
 }
+
+/// A shard state `state_root` (read from the cell store) down to the entry
+/// of account `id` in its accounts dictionary: the proof cell, and the
+/// account's `Account` cell when the state has the account.
+pub fn account_entry(
+    rows: &dyn CellRows,
+    state_root: &HashBytes,
+    id: &HashBytes,
+) -> anyhow::Result<(Cell, Option<Cell>)> {
+    let state = Loader::new(rows).whole(state_root)?;
+    let mut account = None;
+    let proof = proof_cell_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        if let Some((_, shard_account)) = state.load_accounts()?.get(id)? {
+            account = Some(shard_account.account.inner().clone());
+        }
+        Ok(())
+    })?;
+    Ok((proof, account))
+}
