@@ -1142,3 +1142,98 @@ fn a_killed_sync_resumes_without_gaps_or_doubles() {
     };
     assert_eq!(digests(&db), digests(&follower), "after {kills} kills");
 }
+
+/// Lite servers that fail (F7 item 3 and bad input, first part): the
+/// global config lists one that accepts and never answers, one that sends
+/// garbage and closes, and one where nothing listens, before the devnet's.
+/// The follower leaves each for the next (within `--liteserver-timeout-ms`)
+/// and syncs the whole chain from the one that works, saying so in its log.
+#[test]
+fn sync_leaves_failing_lite_servers_for_the_next() {
+    use std::net::TcpListener;
+    let dir = tempfile::tempdir().unwrap();
+    let lite = common::free_port();
+    let written = dir.path().join("global.json");
+    let db = dir.path().join("db");
+    let dev = Dev::start(
+        &db,
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{lite}"),
+            "--liteserver-config",
+            written.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(lite);
+    for i in 0..3u8 {
+        fund(
+            &dev,
+            &format!("0:{}", hex::encode([0x60 + i; 32])),
+            1_000_000_000,
+        );
+    }
+    // A server that accepts and keeps every connection without a word.
+    let hanging = TcpListener::bind("127.0.0.1:0").unwrap();
+    let hanging_port = hanging.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for s in hanging.incoming().flatten() {
+            kept.push(s);
+        }
+    });
+    // A server that answers the handshake with garbage and hangs up.
+    let garbage = TcpListener::bind("127.0.0.1:0").unwrap();
+    let garbage_port = garbage.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in garbage.incoming().flatten() {
+            let mut buf = [0u8; 256];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(&[0xa5; 300]);
+        }
+    });
+    let dead_port = common::free_port();
+    let mut cfg: Value = serde_json::from_slice(&std::fs::read(&written).unwrap()).unwrap();
+    let good = cfg["liteservers"][0].clone();
+    let at = |port: u16| {
+        let mut s = good.clone();
+        s["port"] = port.into();
+        s
+    };
+    cfg["liteservers"] = Value::Array(vec![
+        at(hanging_port),
+        at(garbage_port),
+        at(dead_port),
+        good,
+    ]);
+    let config = dir.path().join("four.json");
+    std::fs::write(&config, cfg.to_string()).unwrap();
+
+    let tip = dev.mc_seqno();
+    let out = Command::new(common::tonindex_bin())
+        .args([
+            "sync",
+            "--trust-liteservers",
+            "--liteserver-timeout-ms",
+            "700",
+            "--db",
+        ])
+        .arg(dir.path().join("follower"))
+        .arg("--global-config")
+        .arg(&config)
+        .args(["--until-seqno", &tip.to_string()])
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("last masterchain block {tip}")),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for port in [hanging_port, garbage_port, dead_port] {
+        assert!(
+            log.contains(&format!("lite server 127.0.0.1:{port} failed")),
+            "{port}: {log}"
+        );
+    }
+}

@@ -74,12 +74,13 @@ pub fn compare(db: &Arc<Db>, devnet: &Devnet, export: &Path, scratch: &Path) -> 
     let opts = FollowOptions {
         from_seqno: None,
         until_seqno: Some(tip),
+        step_timeout: None,
     };
     let sync_time = runtime.block_on(async {
         let t = Instant::now();
         follow(
             &followed,
-            &target,
+            std::slice::from_ref(&target),
             &opts,
             Duration::from_millis(10),
             |_, _| {},

@@ -32,6 +32,10 @@ pub struct SyncArgs {
     /// Stop once masterchain block N is indexed (default: follow forever).
     #[arg(long, value_name = "N")]
     pub until_seqno: Option<u32>,
+    /// How long a lite server may take over one masterchain block's
+    /// queries before the next one is asked (default 15000).
+    #[arg(long, value_name = "MS")]
+    pub liteserver_timeout_ms: Option<u64>,
 }
 
 /// `tonindex run`: sync and serve in one process.
@@ -44,7 +48,9 @@ pub struct RunArgs {
     pub listen: Option<String>,
 }
 
-fn checked_server(args: &SyncArgs) -> anyhow::Result<crate::chain::liteserver::LiteServerAddr> {
+fn checked_servers(
+    args: &SyncArgs,
+) -> anyhow::Result<Vec<crate::chain::liteserver::LiteServerAddr>> {
     if !args.trust_liteservers {
         return Err(anyhow!(
             "tonindex does not check masterchain blocks' validator signatures yet, so it would \
@@ -56,10 +62,11 @@ fn checked_server(args: &SyncArgs) -> anyhow::Result<crate::chain::liteserver::L
          a lying lite server would be believed"
     );
     let config = read_config(&args.global_config)?;
-    liteservers(&config)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| anyhow!("the global config lists no liteservers"))
+    let servers = liteservers(&config)?;
+    if servers.is_empty() {
+        return Err(anyhow!("the global config lists no liteservers"));
+    }
+    Ok(servers)
 }
 
 fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
@@ -79,7 +86,7 @@ pub fn run_and_serve(
     args: &RunArgs,
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let server = checked_server(&args.sync)?;
+    let servers = checked_servers(&args.sync)?;
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -90,9 +97,10 @@ pub fn run_and_serve(
     let opts = FollowOptions {
         from_seqno: args.sync.from_seqno,
         until_seqno: args.sync.until_seqno,
+        step_timeout: args.sync.liteserver_timeout_ms.map(Duration::from_millis),
     };
     let follower = {
-        let (db, server) = (std::sync::Arc::clone(&db), server.clone());
+        let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
         std::thread::Builder::new()
             .name("tonindex-sync".into())
             .spawn(move || -> anyhow::Result<()> {
@@ -101,7 +109,7 @@ pub fn run_and_serve(
                     .build()?;
                 runtime.block_on(follow(
                     &db,
-                    &server,
+                    &servers,
                     &opts,
                     Duration::from_millis(200),
                     log_progress,
@@ -113,7 +121,11 @@ pub fn run_and_serve(
         .enable_all()
         .thread_name("tonindex-http")
         .build()?;
-    let sender = crate::chain::liteserver::send::LiteSender::new(server, runtime.handle().clone());
+    // Sends go to the first lite server (several at once: not yet).
+    let sender = crate::chain::liteserver::send::LiteSender::new(
+        servers[0].clone(),
+        runtime.handle().clone(),
+    );
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),
@@ -148,7 +160,7 @@ pub fn run_and_serve(
 }
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
-    let server = checked_server(args)?;
+    let servers = checked_servers(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -159,13 +171,14 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
     let opts = FollowOptions {
         from_seqno: args.from_seqno,
         until_seqno: args.until_seqno,
+        step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let summary = runtime.block_on(follow(
         &db,
-        &server,
+        &servers,
         &opts,
         Duration::from_millis(500),
         log_progress,
@@ -176,7 +189,11 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         summary.mc_blocks,
         summary.shard_blocks,
         summary.transactions,
-        server.addr,
+        servers
+            .iter()
+            .map(|s| s.addr.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         summary
             .last_mc_seqno
             .map_or_else(|| "none".to_string(), |s| s.to_string())

@@ -3,6 +3,11 @@
 //! commits — one unit, one WriteBatch, through the same `Indexer` as an
 //! import — so a restart resumes where the last committed unit ended.
 //!
+//! Several lite servers: one is asked at a time; one that cannot be
+//! reached, hangs past the step timeout, drops the connection or sends
+//! what does not check out is left for the next, in the config's order,
+//! and the same block is asked again.
+//!
 //! Trust: this follower checks that every block it is given has the root
 //! and file hash it asked for (and that a masterchain block's shard blocks
 //! are the ones it names), but not yet the validator signatures of
@@ -30,6 +35,10 @@ pub struct FollowOptions {
     pub from_seqno: Option<u32>,
     /// Stop once this masterchain block is indexed (else follow forever).
     pub until_seqno: Option<u32>,
+    /// How long one lite server may take over one masterchain block's
+    /// queries (connecting included) before the next is asked; default
+    /// [`STEP_TIMEOUT`].
+    pub step_timeout: Option<Duration>,
 }
 
 /// What a follow indexed.
@@ -184,34 +193,115 @@ async fn new_shard_blocks(
     Ok(out)
 }
 
-/// Connects to `server`, retrying for a second (a server just started, or
-/// restarting), then gives up saying why.
-async fn connect(server: &LiteServerAddr) -> anyhow::Result<LiteClient> {
-    let mut tries = 0;
-    loop {
-        match LiteClient::connect(server.addr, server.key).await {
-            Ok(c) => return Ok(c),
-            Err(e) if tries >= 25 => {
-                bail!("connecting to the lite server at {}: {e:?}", server.addr)
-            }
-            Err(_) => {
-                tries += 1;
-                tokio::time::sleep(Duration::from_millis(40)).await;
-            }
+/// How long one lite server may take over one masterchain block's
+/// queries before the follower gives up on it and asks the next.
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How many times in a row every lite server may fail before the follow
+/// stops with the last error.
+const ROUNDS: usize = 3;
+
+/// The lite servers a follow may ask, one connection at a time: a server
+/// that cannot be reached, hangs, drops the connection or sends what does
+/// not check out is left for the next one, in the config's order.
+struct Pool<'a> {
+    servers: &'a [LiteServerAddr],
+    current: usize,
+    client: Option<LiteClient>,
+    /// Failures since the last step that succeeded.
+    failures: usize,
+    timeout: Duration,
+}
+
+impl<'a> Pool<'a> {
+    fn new(servers: &'a [LiteServerAddr], timeout: Duration) -> Self {
+        Self {
+            servers,
+            current: 0,
+            client: None,
+            failures: 0,
+            timeout,
         }
+    }
+
+    fn server(&self) -> &LiteServerAddr {
+        &self.servers[self.current]
+    }
+
+    /// The connection to the current server, made if need be.
+    async fn client(&mut self) -> anyhow::Result<&mut LiteClient> {
+        if self.client.is_none() {
+            let server = self.server().clone();
+            let client =
+                tokio::time::timeout(self.timeout, LiteClient::connect(server.addr, server.key))
+                    .await
+                    .map_err(|_| anyhow!("connecting to {} timed out", server.addr))?
+                    .map_err(|e| anyhow!("connecting to {}: {e:?}", server.addr))?;
+            self.client = Some(client);
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// Leaves the current server after `e`; an error once every server has
+    /// failed [`ROUNDS`] times in a row.
+    async fn fail(&mut self, e: anyhow::Error) -> anyhow::Result<()> {
+        self.failures += 1;
+        tracing::warn!(
+            "lite server {} failed: {e:#}; asking the next one",
+            self.server().addr
+        );
+        self.client = None;
+        self.current = (self.current + 1) % self.servers.len();
+        if self.failures >= ROUNDS * self.servers.len() {
+            return Err(e.context("every lite server failed"));
+        }
+        if self.current == 0 {
+            // A round over every server: give them a moment.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        Ok(())
     }
 }
 
-/// Follows the chain `server` serves into `db` until `until_seqno` (or
-/// forever), polling for new masterchain blocks every `poll`.
+/// What one step fetched: the chain's tip, and the unit of masterchain
+/// block `next` once the tip has reached it.
+async fn step(
+    db: &Db,
+    indexer: &Indexer<'_>,
+    client: &mut LiteClient,
+    next: u32,
+) -> anyhow::Result<(u32, Option<Vec<DecodedBlock>>)> {
+    let tip = client
+        .get_masterchain_info()
+        .await
+        .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?
+        .last
+        .seqno;
+    if next > tip {
+        return Ok((tip, None));
+    }
+    let mc_id = mc_block_id(client, next).await?;
+    let mc = fetch(client, &mc_id).await?;
+    let mut blocks = new_shard_blocks(db, client, &mc).await?;
+    blocks.push(mc);
+    zero_states_of(indexer, client, &blocks).await?;
+    Ok((tip, Some(blocks)))
+}
+
+/// Follows the chain the lite servers serve into `db` until `until_seqno`
+/// (or forever), polling for new masterchain blocks every `poll`.
 pub async fn follow(
     db: &Db,
-    server: &LiteServerAddr,
+    servers: &[LiteServerAddr],
     opts: &FollowOptions,
     poll: Duration,
     mut progress: impl FnMut(&FollowSummary, u32),
 ) -> anyhow::Result<FollowSummary> {
-    let mut client = connect(server).await?;
+    if servers.is_empty() {
+        bail!("no lite server to follow");
+    }
+    let timeout = opts.step_timeout.unwrap_or(STEP_TIMEOUT);
+    let mut pool = Pool::new(servers, timeout);
     let indexer = Indexer::new(db);
     let mut summary = FollowSummary::default();
     let mut next = match db.cursor()?.last_mc_seqno {
@@ -222,22 +312,25 @@ pub async fn follow(
         if opts.until_seqno.is_some_and(|until| next > until) {
             return Ok(summary);
         }
-        let tip = client
-            .get_masterchain_info()
-            .await
-            .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?
-            .last
-            .seqno;
-        if next > tip {
+        let fetched = match pool.client().await {
+            Ok(client) => tokio::time::timeout(timeout, step(db, &indexer, client, next))
+                .await
+                .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),
+            Err(e) => Err(e),
+        };
+        let (tip, blocks) = match fetched {
+            Ok(f) => f,
+            Err(e) => {
+                pool.fail(e).await?;
+                continue;
+            }
+        };
+        pool.failures = 0;
+        let Some(blocks) = blocks else {
             tokio::time::sleep(poll).await;
             continue;
-        }
-        let mc_id = mc_block_id(&mut client, next).await?;
-        let mc = fetch(&mut client, &mc_id).await?;
-        let mut blocks = new_shard_blocks(db, &mut client, &mc).await?;
-        summary.shard_blocks += blocks.len() as u64;
-        blocks.push(mc);
-        zero_states_of(&indexer, &mut client, &blocks).await?;
+        };
+        summary.shard_blocks += blocks.len() as u64 - 1;
         summary.transactions += blocks
             .iter()
             .map(|b| b.transactions.len() as u64)
