@@ -143,6 +143,36 @@ fn fund(dev: &Dev, address: &str, amount: u64) -> Value {
     v
 }
 
+/// `tonindex stats`' per-table row counts and digests of a database.
+fn table_digests(db: &Path) -> Value {
+    let out = Command::new(common::tonindex_bin())
+        .args(["stats", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["tables"].clone()
+}
+
+/// A devnet in `dir/db` that also serves the lite API; returns it with the
+/// global config it wrote (`dir/global.json`) and the lite server's port.
+fn dev_with_lite_server(dir: &Path) -> (Dev, PathBuf, u16) {
+    let port = common::free_port();
+    let config = dir.join("global.json");
+    let dev = Dev::start(
+        &dir.join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(port);
+    (dev, config, port)
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
@@ -293,17 +323,7 @@ fn ton_clients_send_and_blocks_parse_independently() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let digests = |db: &Path| -> Value {
-        let out = Command::new(common::tonindex_bin())
-            .args(["stats", "--db"])
-            .arg(db)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["tables"].clone()
-    };
-    let (a, b) = (digests(&db), digests(&imported));
+    let (a, b) = (table_digests(&db), table_digests(&imported));
     assert!(a.as_array().is_some_and(|t| t.len() > 10), "{a}");
     assert_eq!(
         a, b,
@@ -814,18 +834,7 @@ fn transactions_carry_the_account_states_the_node_holds() {
 #[test]
 fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
-    let config = dir.path().join("global.json");
-    let dev = Dev::start(
-        &dir.path().join("db"),
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{port}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-        ],
-    );
-    common::wait_listening(port);
+    let (dev, config, port) = dev_with_lite_server(dir.path());
     // The config as TON tools read it.
     let cfg: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
     let ls = &cfg["liteservers"][0];
@@ -865,19 +874,8 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
 #[test]
 fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
-    let config = dir.path().join("global.json");
+    let (dev, config, _) = dev_with_lite_server(dir.path());
     let db = dir.path().join("db");
-    let dev = Dev::start(
-        &db,
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{port}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-        ],
-    );
-    common::wait_listening(port);
     let targets = [
         "0:5151515151515151515151515151515151515151515151515151515151515151",
         "-1:5252525252525252525252525252525252525252525252525252525252525252",
@@ -936,17 +934,7 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--trust-liteservers"));
 
     dev.stop(false);
-    let digests = |db: &Path| -> Value {
-        let out = Command::new(common::tonindex_bin())
-            .args(["stats", "--db"])
-            .arg(db)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["tables"].clone()
-    };
-    let (a, b) = (digests(&db), digests(&follower));
+    let (a, b) = (table_digests(&db), table_digests(&follower));
     assert!(a.as_array().is_some_and(|t| t.len() > 10), "{a}");
     assert_eq!(a, b, "tables of the devnet and of the follower");
 }
@@ -960,18 +948,7 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
 #[test]
 fn tonindex_run_follows_serves_and_forwards_sends() {
     let dir = tempfile::tempdir().unwrap();
-    let lite = common::free_port();
-    let config = dir.path().join("global.json");
-    let dev = Dev::start(
-        &dir.path().join("db"),
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{lite}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-        ],
-    );
-    common::wait_listening(lite);
+    let (dev, config, _) = dev_with_lite_server(dir.path());
     let funded = "0:5353535353535353535353535353535353535353535353535353535353535353";
     fund(&dev, funded, 3_000_000_000);
 
@@ -1066,19 +1043,8 @@ fn http_status(port: u16, path: &str) -> (u16, String) {
 #[test]
 fn a_killed_sync_resumes_without_gaps_or_doubles() {
     let dir = tempfile::tempdir().unwrap();
-    let lite = common::free_port();
-    let config = dir.path().join("global.json");
+    let (dev, config, _) = dev_with_lite_server(dir.path());
     let db = dir.path().join("db");
-    let dev = Dev::start(
-        &db,
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{lite}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-        ],
-    );
-    common::wait_listening(lite);
     for i in 0..30u8 {
         let target = format!("0:{}", hex::encode([i + 1; 32]));
         fund(&dev, &target, 1_000_000_000);
@@ -1130,17 +1096,11 @@ fn a_killed_sync_resumes_without_gaps_or_doubles() {
     );
 
     dev.stop(false);
-    let digests = |db: &Path| -> Value {
-        let out = Command::new(common::tonindex_bin())
-            .args(["stats", "--db"])
-            .arg(db)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["tables"].clone()
-    };
-    assert_eq!(digests(&db), digests(&follower), "after {kills} kills");
+    assert_eq!(
+        table_digests(&db),
+        table_digests(&follower),
+        "after {kills} kills"
+    );
 }
 
 /// Lite servers that fail (F7 item 3 and bad input, first part): the
@@ -1152,19 +1112,7 @@ fn a_killed_sync_resumes_without_gaps_or_doubles() {
 fn sync_leaves_failing_lite_servers_for_the_next() {
     use std::net::TcpListener;
     let dir = tempfile::tempdir().unwrap();
-    let lite = common::free_port();
-    let written = dir.path().join("global.json");
-    let db = dir.path().join("db");
-    let dev = Dev::start(
-        &db,
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{lite}"),
-            "--liteserver-config",
-            written.to_str().unwrap(),
-        ],
-    );
-    common::wait_listening(lite);
+    let (dev, written, _) = dev_with_lite_server(dir.path());
     for i in 0..3u8 {
         fund(
             &dev,

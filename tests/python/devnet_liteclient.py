@@ -21,9 +21,8 @@ import time
 import urllib.request
 
 from pytoniq import LiteClient, LiteServerError
-from pytoniq.contract.contract import Contract
-from pytoniq.contract.wallets.wallet import WalletV4
-from pytoniq_core import Address
+
+from wallet_transfer import transfer
 
 
 def must(cond, what):
@@ -104,28 +103,14 @@ async def main(config_path, base):
         must(account is None, "an unused address is no account")
 
         # A transfer from genesis wallet 0 (v4r2) to wallet 1, signed here.
-        w, to = accounts[0], accounts[1]
-        must(w["version"] == "wallet_v4r2", f"wallet 0 is {w['version']}")
-        before = seqno(base, w["address"])
-        body = WalletV4.raw_create_transfer_msg(
-            private_key=bytes.fromhex(w["secret_key"]),
-            seqno=before,
-            wallet_id=w["wallet_id"],
-            valid_until=int(time.time()) + 120,
-            messages=[
-                WalletV4.create_wallet_internal_message(
-                    destination=Address(to["address"]), send_mode=3, value=10**9, body="from pytoniq"
-                )
-            ],
-        )
-        msg = Contract.create_external_msg(dest=Address(w["address"]), body=body).serialize().to_boc()
+        msg, wallet, before = transfer(base)
         status = await client.raw_send_message(msg)
         must(status == 1, f"send status {status}")
         for _ in range(100):
-            if seqno(base, w["address"]) == before + 1:
+            if seqno(base, wallet) == before + 1:
                 break
             await asyncio.sleep(0.1)
-        must(seqno(base, w["address"]) == before + 1, "the transfer was executed")
+        must(seqno(base, wallet) == before + 1, "the transfer was executed")
         out["sent"] = True
 
         # The same message again: the wallet refuses it (replayed seqno).

@@ -17,8 +17,11 @@ def get(url):
         return json.load(r)
 
 
-def main(base):
+def transfer(base):
+    """(BoC bytes, wallet address, seqno) of the transfer, signed now."""
     w, to = get(f"{base}/dev/accounts")[:2]
+    if w["version"] != "wallet_v4r2":
+        raise AssertionError(f"genesis wallet 0 is {w['version']}")
     r = get(f"{base}/api/v2/runGetMethod?address={w['address']}&method=seqno&stack=%5B%5D")
     seqno = int(r["result"]["stack"][0][1], 16)
     body = WalletV4.raw_create_transfer_msg(
@@ -28,14 +31,14 @@ def main(base):
         valid_until=int(time.time()) + 120,
         messages=[
             WalletV4.create_wallet_internal_message(
-                destination=Address(to["address"]), send_mode=3, value=10**9, body="via a follower"
+                destination=Address(to["address"]), send_mode=3, value=10**9, body="from pytoniq"
             )
         ],
     )
     msg = Contract.create_external_msg(dest=Address(w["address"]), body=body)
-    print(json.dumps({"boc": base64.b64encode(msg.serialize().to_boc()).decode(),
-                      "wallet": w["address"], "seqno": seqno}))
+    return msg.serialize().to_boc(), w["address"], seqno
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    boc, wallet, seqno = transfer(sys.argv[1])
+    print(json.dumps({"boc": base64.b64encode(boc).decode(), "wallet": wallet, "seqno": seqno}))
