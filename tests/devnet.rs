@@ -143,6 +143,29 @@ fn fund(dev: &Dev, address: &str, amount: u64) -> Value {
     v
 }
 
+/// Runs `tests/python/<script>` with `args` (the Python packages come from
+/// .ci/run) and returns the JSON of its last line of output; a failure
+/// shows what it printed.
+fn python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> Value {
+    let out = Command::new("python3")
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/python")
+                .join(script),
+        )
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed (are its packages installed? .ci/run installs them):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{script}: {e}: {stdout}"))
+}
+
 /// `tonindex stats`' per-table row counts and digests of a database.
 fn table_digests(db: &Path) -> Value {
     let out = Command::new(common::tonindex_bin())
@@ -195,17 +218,7 @@ fn ton_clients_send_and_blocks_parse_independently() {
     dev.stop(false);
 
     // pytoniq-core parses every exported block.
-    let out = Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_blocks.py"))
-        .arg(&exported)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "pytoniq-core could not parse the blocks (is pytoniq-core installed?):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parsed = python("devnet_blocks.py", &[&exported]);
     let blocks = parsed["blocks"].as_array().unwrap();
     let zerostates = &parsed["zerostates"];
 
@@ -440,19 +453,7 @@ fn masterchain_blocks_are_signed_by_the_configured_validator() {
     assert!(shards.iter().all(|s| s["size"] == 0), "{v}");
     // getShardBlockProof, checked by pytoniq-core: basechain block 1 proved
     // from the newest masterchain block (2) back to the one committing it (1).
-    let out = Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_proofs.py"))
-        .arg(dev.url())
-        .arg("1")
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let checked: Value = serde_json::from_slice(out.stdout.trim_ascii()).unwrap();
+    let checked = python("devnet_proofs.py", &[dev.url(), "1".into()]);
     assert_eq!(checked["from"].as_u64(), Some(seqno));
     // The state proof hides the state after the newest block.
     let (_, info) = json(dev.port, "GET", "/api/v2/getMasterchainInfo", "");
@@ -474,18 +475,7 @@ fn masterchain_blocks_are_signed_by_the_configured_validator() {
 fn python_tonutils_sends_and_reads_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
     let dev = Dev::start(&dir.path().join("db"), &[]);
-    let out = Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_tonutils.py"))
-        .arg(dev.url())
-        .output()
-        .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "tonutils against the devnet failed (is tonutils installed? .ci/run installs it):\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    let v = python("devnet_tonutils.py", &[dev.url()]);
     assert_eq!(v["ok"], true, "{v}");
 }
 
@@ -845,19 +835,10 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
         cfg["validator"]["zero_state"]["root_hash"],
         info["result"]["init"]["root_hash"]
     );
-    let out = Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/devnet_liteclient.py"))
-        .arg(&config)
-        .arg(dev.url())
-        .output()
-        .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "pytoniq against the lite server failed (is pytoniq installed? .ci/run installs it):\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = python(
+        "devnet_liteclient.py",
+        &[config.as_os_str(), std::ffi::OsStr::new(&dev.url())],
     );
-    let v: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
     assert_eq!(v["sent"], true, "{v}");
     assert_eq!(v["shards"], 1, "{v}");
     assert!(v["replay_refused"].is_number(), "{v}");
@@ -990,17 +971,7 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
     }
 
     // A transfer built by pytoniq, sent to the follower.
-    let out = Command::new("python3")
-        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/wallet_transfer.py"))
-        .arg(dev.url())
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = python("wallet_transfer.py", &[dev.url()]);
     let body = serde_json::json!({ "boc": t["boc"] }).to_string();
     let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
     assert_eq!(status, 200, "{v}");

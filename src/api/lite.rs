@@ -448,14 +448,8 @@ impl LiteServer {
         };
         let answer = self
             .read(move |ctx| {
-                let fail = |e: String| refuse(code::ERROR, format!("cannot prove the shards: {e}"));
-                let root = Boc::decode(&bytes).map_err(|e| fail(e.to_string()))?;
-                let (header, state_hash) =
-                    proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
-                let (state, shards) = proof::shard_hashes(&ctx.reader, &state_hash)
-                    .map_err(|e| fail(e.to_string()))?;
-                let proof = proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?;
-                Ok((proof, shards))
+                proof::shards_of(&ctx.reader, &bytes)
+                    .map_err(|e| refuse(code::ERROR, format!("cannot prove the shards: {e:#}")))
             })
             .await;
         match answer {
@@ -563,24 +557,16 @@ impl LiteServer {
         let account_id = HashBytes(account.id.0);
         let answer = self
             .read(move |ctx| {
-                let fail =
-                    |e: String| refuse(code::ERROR, format!("cannot prove the account: {e}"));
+                let fail = |e: anyhow::Error| {
+                    refuse(code::ERROR, format!("cannot prove the account: {e:#}"))
+                };
                 let shard_proof = if masterchain {
                     Vec::new()
                 } else {
-                    let root = Boc::decode(&mc_bytes).map_err(|e| fail(e.to_string()))?;
-                    let (header, state_hash) =
-                        proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
-                    let (state, _) = proof::shard_hashes(&ctx.reader, &state_hash)
-                        .map_err(|e| fail(e.to_string()))?;
-                    proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?
+                    proof::shards_of(&ctx.reader, &mc_bytes).map_err(fail)?.0
                 };
-                let root = Boc::decode(&shard_bytes).map_err(|e| fail(e.to_string()))?;
-                let (header, state_hash) =
-                    proof::header_and_state(&root).map_err(|e| fail(e.to_string()))?;
-                let (state, account) = proof::account_entry(&ctx.reader, &state_hash, &account_id)
-                    .map_err(|e| fail(e.to_string()))?;
-                let proof = proof::two_roots(&header, &state).map_err(|e| fail(e.to_string()))?;
+                let (proof, account) =
+                    proof::account_of(&ctx.reader, &shard_bytes, &account_id).map_err(fail)?;
                 let state = account
                     .map(|a| crate::boc::encode(a.as_ref()))
                     .unwrap_or_default();

@@ -168,3 +168,25 @@ pub fn account_entry(
     })?;
     Ok((proof, account))
 }
+
+/// `getAllShardsInfo`'s proof and data for the masterchain block whose BoC
+/// is `mc_block`: its header down to the state update and its state down
+/// to the shard hashes (two roots), and the shard hashes cell.
+pub fn shards_of(rows: &dyn CellRows, mc_block: &[u8]) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let (header, state_hash) = header_and_state(&Boc::decode(mc_block)?)?;
+    let (state, data) = shard_hashes(rows, &state_hash)?;
+    Ok((two_roots(&header, &state)?, data))
+}
+
+/// `getAccountState`'s proof for account `id` in the shard block whose BoC
+/// is `block`: its header down to the state update and its state down to
+/// the account's entry (two roots), and the `Account` cell if any.
+pub fn account_of(
+    rows: &dyn CellRows,
+    block: &[u8],
+    id: &HashBytes,
+) -> anyhow::Result<(Vec<u8>, Option<Cell>)> {
+    let (header, state_hash) = header_and_state(&Boc::decode(block)?)?;
+    let (state, account) = account_entry(rows, &state_hash, id)?;
+    Ok((two_roots(&header, &state)?, account))
+}
