@@ -18,9 +18,8 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -112,7 +111,8 @@ impl RateLimits {
         }
     }
 
-    fn is_open(&self) -> bool {
+    /// No keys and no rates in force: nothing to check.
+    pub fn is_open(&self) -> bool {
         self.open.load(std::sync::atomic::Ordering::Acquire)
     }
 
@@ -175,8 +175,9 @@ fn calls_in(body: &[u8]) -> u32 {
     }
 }
 
-/// The middleware: keys and rates of `/api/v2/*` and `/api/v3/*`.
-pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: Next) -> Response {
+/// Keys and rates of `/api/v2/*` and `/api/v3/*`: the request back when it
+/// may run, else the answer (401, 429). Bodies must already be read whole.
+pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Response> {
     let path = req.uri().path();
     let v2 = is_v2_path(path);
     // The API docs are not calls: no key or rate applies to them.
@@ -184,7 +185,7 @@ pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: 
         || !(v2 || path.starts_with("/api/v3"))
         || super::openapi::is_docs_path(path)
     {
-        return next.run(req).await;
+        return Ok(req);
     }
     let key = request_key(&req);
     let peer = req
@@ -203,15 +204,19 @@ pub async fn enforce(State(limits): State<Arc<RateLimits>>, req: Request, next: 
         (req, 1)
     };
     match limits.check(v2, key.as_deref(), peer, cost) {
-        Decision::Allow => next.run(req).await,
-        Decision::UnknownKey => api_error(v2, StatusCode::UNAUTHORIZED, "API key does not exist"),
+        Decision::Allow => Ok(req),
+        Decision::UnknownKey => Err(api_error(
+            v2,
+            StatusCode::UNAUTHORIZED,
+            "API key does not exist",
+        )),
         Decision::Limited(wait) => {
             let mut resp = api_error(v2, StatusCode::TOO_MANY_REQUESTS, "Ratelimit exceeded");
             let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             if let Ok(v) = HeaderValue::from_str(&secs.max(1).to_string()) {
                 resp.headers_mut().insert(header::RETRY_AFTER, v);
             }
-            resp
+            Err(resp)
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod dev;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
+pub mod guard;
 pub mod limits;
 pub mod lite;
 pub mod openapi;
@@ -189,6 +190,11 @@ impl Api {
         Self::build(db, cfg, false)
     }
 
+    /// The chain this process runs, if any.
+    pub fn chain(&self) -> Option<&dyn ChainLink> {
+        self.chain.as_deref()
+    }
+
     /// The API of a process that runs a chain: sends go to `chain`, and
     /// the devnet's `/dev/` routes answer when it has them.
     pub fn with_chain(db: Arc<Db>, cfg: ApiConfig, chain: Arc<dyn ChainLink>) -> Arc<Self> {
@@ -359,10 +365,12 @@ const INLINE_ROW_BUDGET: u64 = 64;
 /// Request bodies are read whole, within `serve.max_body_bytes` and
 /// `serve.body_timeout_ms`, before any handler runs.
 pub fn router(api: Arc<Api>) -> Router {
-    let body_limits = server::BodyLimits::from_config(&api.cfg);
-    let guards = api.guards;
+    let guards = guard::Guards {
+        body: server::BodyLimits::from_config(&api.cfg),
+        rates: Arc::clone(&api.limits),
+    };
+    let guarded = api.guards;
     let app_cors = api.cfg.cors.clone();
-    let rate_limits = Arc::clone(&api.limits);
     let app = Router::new()
         .route("/", get(openapi::root_redirect))
         .route("/api/v2/", get(openapi::v2_root))
@@ -374,26 +382,10 @@ pub fn router(api: Arc<Api>) -> Router {
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);
     let cors = api_cors(&app_cors);
-    let app = if !guards {
-        app
-    } else {
-        // Keys and rates inside the body guard: a JSON-RPC batch's body is
-        // read (and bounded) before its calls are counted.
-        app.layer(axum::middleware::from_fn_with_state(
-            rate_limits,
-            limits::enforce,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            body_limits,
-            server::bound_body,
-        ))
-        .layer(axum::extract::DefaultBodyLimit::disable())
-    };
-    // Every answer is counted (refusals of the guards included); like the
-    // guards, not in bench-serve's measurement of what they cost.
-    let app = if guards {
+    let app = if guarded {
         crate::telemetry::handle();
-        app.layer(axum::middleware::from_fn(request_metrics::record))
+        // Not in bench-serve's measurement of what the guards cost.
+        app.layer(guard::GuardLayer(Arc::new(guards)))
     } else {
         app
     };

@@ -7,7 +7,7 @@
 //! (RocksDB's included). Here every connection is HTTP/1.1 on hyper, and
 //! one that has no request running and has not completed a request head
 //! within the header timeout is closed (slow headers, idle keep-alive,
-//! answers not read); bodies are read by [`bound_body`]; connections past
+//! answers not read); bodies are read by [`read_body`]; connections past
 //! `serve.max_connections` are answered 503 and closed at once.
 
 use std::future::Future;
@@ -19,9 +19,8 @@ use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -67,10 +66,10 @@ impl BodyLimits {
 /// Reads a request's whole body before the handler runs: at most
 /// `max_bytes` (413 otherwise, also when `Content-Length` says so up
 /// front) within `timeout` (408, and the connection is closed).
-pub async fn bound_body(State(limits): State<BodyLimits>, req: Request, next: Next) -> Response {
+pub async fn read_body(limits: BodyLimits, req: Request) -> Result<Request, Response> {
     // A request without a body (every GET) passes as it is.
     if axum::body::HttpBody::is_end_stream(req.body()) {
-        return next.run(req).await;
+        return Ok(req);
     }
     let v2 = is_v2_path(req.uri().path());
     let too_large = || {
@@ -86,29 +85,26 @@ pub async fn bound_body(State(limits): State<BodyLimits>, req: Request, next: Ne
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limits.max_bytes as u64) {
-        return too_large();
+        return Err(too_large());
     }
     let (parts, body) = req.into_parts();
     let limited = http_body_util::Limited::new(body, limits.max_bytes);
     match tokio::time::timeout(limits.timeout, limited.collect()).await {
-        Err(_) => closing(api_error(
+        Err(_) => Err(closing(api_error(
             v2,
             StatusCode::REQUEST_TIMEOUT,
             format!(
                 "request body not received within {} ms",
                 limits.timeout.as_millis()
             ),
-        )),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => too_large(),
-        Ok(Err(e)) => closing(api_error(
+        ))),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Ok(Err(e)) => Err(closing(api_error(
             v2,
             StatusCode::BAD_REQUEST,
             format!("cannot read the request body: {e}"),
-        )),
-        Ok(Ok(collected)) => {
-            let req = Request::from_parts(parts, Body::from(collected.to_bytes()));
-            next.run(req).await
-        }
+        ))),
+        Ok(Ok(collected)) => Ok(Request::from_parts(parts, Body::from(collected.to_bytes()))),
     }
 }
 
@@ -215,6 +211,7 @@ pub async fn serve(
             tokio::pin!(conn);
             let mut check =
                 tokio::time::interval((limits.header_timeout / 4).max(Duration::from_millis(1)));
+            let mut idle = Idle::new();
             loop {
                 tokio::select! {
                     done = &mut conn => {
@@ -224,7 +221,7 @@ pub async fn serve(
                         break;
                     }
                     _ = check.tick() => {
-                        if activity.idle_for() >= limits.header_timeout {
+                        if idle.look(&activity) >= limits.header_timeout {
                             // Dropping the connection closes the socket.
                             break;
                         }
@@ -243,39 +240,56 @@ pub async fn serve(
     Ok(())
 }
 
-/// When a connection last did something that counts: a request head
-/// arrived (the handler was called) or a handler finished. A connection
-/// with no request in flight and nothing of the kind for the header
-/// timeout is closed: a client still sending its headers (slowloris), an
-/// idle keep-alive socket, or one that will not read its answer.
+/// What a connection has done, for the watchdog that closes idle ones: a
+/// count of events that count (a request head arrived, so the handler was
+/// called; a handler finished) and the requests in flight. The watchdog
+/// looks a few times per header timeout; a connection with no request in
+/// flight whose count has not moved for the timeout is closed: a client
+/// still sending its headers (slowloris), an idle keep-alive socket, or
+/// one that will not read its answer. Requests bump a counter rather than
+/// read the clock.
 struct Activity {
-    start: std::time::Instant,
-    /// Milliseconds after `start`.
-    last_ms: AtomicU64,
+    events: AtomicU64,
     in_flight: AtomicUsize,
 }
 
 impl Activity {
     fn new() -> Self {
         Self {
-            start: std::time::Instant::now(),
-            last_ms: AtomicU64::new(0),
+            events: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
         }
     }
 
     fn touch(&self) {
-        let now = self.start.elapsed().as_millis() as u64;
-        self.last_ms.store(now, Ordering::Relaxed);
+        self.events.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The watchdog's view of one connection between its looks.
+struct Idle {
+    events: u64,
+    since: std::time::Instant,
+}
+
+impl Idle {
+    fn new() -> Self {
+        Self {
+            events: 0,
+            since: std::time::Instant::now(),
+        }
     }
 
-    /// How long the connection has been idle (zero while a request runs).
-    fn idle_for(&self) -> Duration {
-        if self.in_flight.load(Ordering::Relaxed) > 0 {
-            return Duration::ZERO;
+    /// How long the connection has been idle, as of this look (zero while
+    /// a request runs or when something happened since the last look).
+    fn look(&mut self, activity: &Activity) -> Duration {
+        let events = activity.events.load(Ordering::Relaxed);
+        let now = std::time::Instant::now();
+        if events != self.events || activity.in_flight.load(Ordering::Relaxed) > 0 {
+            self.events = events;
+            self.since = now;
         }
-        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
-        self.start.elapsed().saturating_sub(last)
+        now.saturating_duration_since(self.since)
     }
 }
 

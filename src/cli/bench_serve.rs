@@ -8,8 +8,9 @@
 //! p50/p99 latency per case, and the ratio to the bare handler. Each case
 //! also runs against the same API without its guards against hostile
 //! clients (deadlines, admission, body/response limits, the connection
-//! layer), in turns with the guarded one: the `guarded` column is what
-//! they leave of the throughput.
+//! layer, keys and rates, request metrics), in turns with the guarded one
+//! (`--rounds` of each, medians): the `guarded` column is what they leave
+//! of the throughput.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,6 +40,10 @@ pub struct BenchServeArgs {
     /// Server worker threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     pub server_threads: usize,
+    /// Rounds of the guarded and the unguarded API, in turns, per case;
+    /// each column is the median of its rounds.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
 }
 
 /// One keep-alive connection: sends `GET path`, reads the whole answer.
@@ -149,6 +154,12 @@ async fn load(port: u16, path: &str, connections: usize, seconds: f64) -> anyhow
         p99_us: pct(0.99),
         body,
     })
+}
+
+/// The round with the median requests/s.
+fn median(mut rounds: Vec<Figures>) -> Figures {
+    rounds.sort_by(|a, b| a.rps.total_cmp(&b.rps));
+    rounds.swap_remove(rounds.len() / 2)
 }
 
 /// Starts `app` on an ephemeral port of `rt` with axum's own server.
@@ -275,23 +286,20 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         "guarded"
     );
     for (name, path) in cases {
-        // Guarded and unguarded in turns, twice each, so that drift of the
-        // machine hits both alike; each figure is the better of its two.
-        let mut ours: Option<Figures> = None;
-        let mut unguarded: Option<Figures> = None;
-        for _ in 0..2 {
-            let g = client.block_on(load(port, &path, args.connections, args.seconds))?;
-            let u = client.block_on(load(unguarded_port, &path, args.connections, args.seconds))?;
-            if ours.as_ref().is_none_or(|o| g.rps > o.rps) {
-                ours = Some(g);
-            }
-            if unguarded.as_ref().is_none_or(|o| u.rps > o.rps) {
-                unguarded = Some(u);
-            }
+        // Guarded and unguarded in turns, so that drift of the machine hits
+        // both alike; each figure is the median of its rounds.
+        let mut ours = Vec::new();
+        let mut unguarded = Vec::new();
+        for _ in 0..args.rounds.max(1) {
+            ours.push(client.block_on(load(port, &path, args.connections, args.seconds))?);
+            unguarded.push(client.block_on(load(
+                unguarded_port,
+                &path,
+                args.connections,
+                args.seconds,
+            ))?);
         }
-        let (Some(ours), Some(unguarded)) = (ours, unguarded) else {
-            unreachable!("two rounds ran");
-        };
+        let (ours, unguarded) = (median(ours), median(unguarded));
         // The bare handler answers a constant body of the same size.
         let body: &'static str =
             Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
