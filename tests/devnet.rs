@@ -849,9 +849,12 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
 /// 4, first part): `tonindex sync --global-config` with the config the
 /// devnet wrote fetches the zero states and every block over ADNL-TCP
 /// while transfers are being sent (in both workchains), stops at a given
-/// masterchain block and resumes from its cursor; in the end every table
-/// (blocks, transactions, messages, the cell store, account states) has
-/// the same digest as the devnet's own.
+/// masterchain block and resumes from its cursor, checking every
+/// masterchain block's validator signatures from the config's zero state
+/// (F7 item 2: no `--trust-liteservers`); in the end every table (blocks,
+/// transactions, messages, the cell store, account states) has the same
+/// digest as the devnet's own. A config naming another zero state is
+/// refused.
 #[test]
 fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -867,7 +870,7 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     let follower = dir.path().join("follower");
     let sync = |until: u64| {
         Command::new(common::tonindex_bin())
-            .args(["sync", "--trust-liteservers", "--db"])
+            .args(["sync", "--db"])
             .arg(&follower)
             .arg("--global-config")
             .arg(&config)
@@ -903,16 +906,28 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
         said.contains(&format!("last masterchain block {tip}")),
         "{said}"
     );
-    // Without --trust-liteservers it refuses to believe anyone.
+    // Trust starts at the global config's zero state: a config naming
+    // another one is not the chain this server serves, and nothing is
+    // believed.
+    let mut other: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    other["validator"]["zero_state"]["root_hash"] =
+        serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    let other_config = dir.path().join("other.json");
+    std::fs::write(&other_config, other.to_string()).unwrap();
     let refused = Command::new(common::tonindex_bin())
-        .args(["sync", "--db"])
+        .args(["sync", "--liteserver-timeout-ms", "2000", "--db"])
         .arg(dir.path().join("other"))
         .arg("--global-config")
-        .arg(&config)
+        .arg(&other_config)
         .output()
         .unwrap();
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--trust-liteservers"));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("zero state"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
 
     dev.stop(false);
     let (a, b) = (table_digests(&db), table_digests(&follower));
@@ -935,7 +950,7 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
 
     let http = common::free_port();
     let mut run = Command::new(common::tonindex_bin())
-        .args(["run", "--trust-liteservers", "--db"])
+        .args(["run", "--db"])
         .arg(dir.path().join("follower"))
         .arg("--global-config")
         .arg(&config)

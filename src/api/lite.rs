@@ -11,7 +11,8 @@
 //!
 //! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
 //! `getBlockHeader`, `lookupBlock` by seqno, `getAllShardsInfo`, `getState`
-//! of a zero state, `getAccountState` (with its proofs),
+//! of a zero state, `getAccountState` (with its proofs), `getBlockProof`
+//! forward between masterchain blocks (with the chain's signatures),
 //! `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
@@ -23,12 +24,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ton_liteapi::tl::adnl::Message;
-use ton_liteapi::tl::common::{AccountId, BlockIdExt, Int256, ZeroStateIdExt};
+use ton_liteapi::tl::common::{
+    AccountId, BlockIdExt, BlockLink, Int256, Signature, SignatureSet, ZeroStateIdExt,
+};
 use ton_liteapi::tl::request::{Request, WrappedRequest};
 use ton_liteapi::tl::response::{
     AccountState, AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime,
-    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus,
-    Version,
+    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, PartialBlockProof, Response,
+    SendMsgStatus, Version,
 };
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
@@ -280,6 +283,7 @@ impl LiteServer {
             Request::GetAllShardsInfo(r) => self.all_shards_info(r.id).await,
             Request::GetState(r) => self.zero_state(r.id).await,
             Request::GetAccountState(r) => self.account_state(r.id, r.account).await,
+            Request::GetBlockProof(r) => self.block_proof(r.known_block, r.target_block).await,
             Request::SendMessage(r) => self.send_message(r.body).await,
             other => error(
                 code::PROTOVIOLATION,
@@ -430,6 +434,86 @@ impl LiteServer {
             }),
             Err(e) => error(code::ERROR, format!("cannot prove the block header: {e}")),
         }
+    }
+
+    /// `getBlockProof` forward: one link from `known` to `target` (the
+    /// newest masterchain block when none is named) carrying the target's
+    /// header proof and the signatures of its validators, as the chain
+    /// that produced it gives them. The link's `config_proof` is empty:
+    /// this server does not prove the validator set from `known`'s state
+    /// (a client takes it from the key block it trusts).
+    async fn block_proof(&self, known: BlockIdExt, target: Option<BlockIdExt>) -> Response {
+        let target = match target {
+            Some(t) => t,
+            None => match self.last().await {
+                Ok(b) => block_id(&b),
+                Err(e) => return *e,
+            },
+        };
+        if known.workchain != -1 || target.workchain != -1 {
+            return error(code::ERROR, "block proofs link masterchain blocks only");
+        }
+        // The known block may be the zero state (not a block of the index).
+        let known_zero = known.seqno == 0
+            && known.root_hash == self.zerostate.root_hash
+            && known.file_hash == self.zerostate.file_hash;
+        if !known_zero {
+            if let Err(e) = self.known_block(&known).await {
+                return *e;
+            }
+        }
+        let record = match self.known_block(&target).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        if known.seqno > target.seqno {
+            return error(
+                code::ERROR,
+                "backward block proofs are not served: ask from an older known block",
+            );
+        }
+        let Some(signatures) = self.api.chain().and_then(|chain| {
+            chain.block_signatures(
+                &HashBytes(target.root_hash.0),
+                &HashBytes(target.file_hash.0),
+            )
+        }) else {
+            return error(code::ERROR, "this lite server holds no block signatures");
+        };
+        let bytes = match self.block_file(&target).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        let dest_proof = match Boc::decode(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|root| proof::header_and_state(&root).map_err(|e| e.to_string()))
+        {
+            Ok((header_proof, _)) => header_proof,
+            Err(e) => return error(code::ERROR, format!("cannot prove the block header: {e}")),
+        };
+        Response::PartialBlockProof(PartialBlockProof {
+            complete: true,
+            from: known.clone(),
+            to: target.clone(),
+            steps: vec![BlockLink::BlockLinkForward {
+                to_key_block: record.key_block,
+                from: known,
+                to: target,
+                dest_proof,
+                config_proof: Vec::new(),
+                signatures: SignatureSet {
+                    validator_set_hash: record.validator_list_hash_short,
+                    catchain_seqno: record.gen_catchain_seqno,
+                    signatures: signatures
+                        .into_iter()
+                        .map(|(node, sig)| Signature {
+                            node_id_short: Int256(node.0),
+                            signature: sig.to_vec(),
+                        })
+                        .collect(),
+                },
+            }],
+        })
     }
 
     /// `getAllShardsInfo`: the masterchain state's shard hashes, with a

@@ -75,6 +75,9 @@ pub fn compare(db: &Arc<Db>, devnet: &Devnet, export: &Path, scratch: &Path) -> 
         from_seqno: None,
         until_seqno: Some(tip),
         step_timeout: None,
+        // This lite server holds no block signatures (it serves the
+        // produced blocks without the devnet): the follower believes it.
+        anchor: None,
     };
     let sync_time = runtime.block_on(async {
         let t = Instant::now();

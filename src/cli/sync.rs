@@ -10,7 +10,7 @@ use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 
 use crate::chain::liteserver::follow::{follow, FollowOptions};
-use crate::chain::liteserver::{liteservers, read_config};
+use crate::chain::liteserver::{liteservers, read_config, zero_state};
 use crate::config::Config;
 
 #[derive(Debug, Args)]
@@ -22,8 +22,9 @@ pub struct SyncArgs {
     /// `tonindex dev --liteserver-config` writes.
     #[arg(long, value_name = "FILE")]
     pub global_config: PathBuf,
-    /// Believe the lite server without checking masterchain blocks'
-    /// validator signatures (required for now: the checks are not built).
+    /// Believe the lite servers without checking masterchain blocks'
+    /// validator signatures (by default each is checked against the
+    /// validators in force since the global config's zero state).
     #[arg(long)]
     pub trust_liteservers: bool,
     /// The first masterchain block to index on an empty database.
@@ -48,25 +49,29 @@ pub struct RunArgs {
     pub listen: Option<String>,
 }
 
+/// The lite servers of the global config, and the zero state that trust
+/// starts from (`None` with `--trust-liteservers`).
 fn checked_servers(
     args: &SyncArgs,
-) -> anyhow::Result<Vec<crate::chain::liteserver::LiteServerAddr>> {
-    if !args.trust_liteservers {
-        return Err(anyhow!(
-            "tonindex does not check masterchain blocks' validator signatures yet, so it would \
-             believe whatever the lite server sends: pass --trust-liteservers to follow it anyway"
-        ));
-    }
-    tracing::warn!(
-        "--trust-liteservers: masterchain blocks are NOT checked against validator signatures; \
-         a lying lite server would be believed"
-    );
+) -> anyhow::Result<(
+    Vec<crate::chain::liteserver::LiteServerAddr>,
+    Option<tonindex_model::BlockIdExt>,
+)> {
     let config = read_config(&args.global_config)?;
     let servers = liteservers(&config)?;
     if servers.is_empty() {
         return Err(anyhow!("the global config lists no liteservers"));
     }
-    Ok(servers)
+    let anchor = if args.trust_liteservers {
+        tracing::warn!(
+            "--trust-liteservers: masterchain blocks are NOT checked against validator \
+             signatures; a lying lite server would be believed"
+        );
+        None
+    } else {
+        Some(zero_state(&config)?)
+    };
+    Ok((servers, anchor))
 }
 
 fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
@@ -86,7 +91,7 @@ pub fn run_and_serve(
     args: &RunArgs,
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let servers = checked_servers(&args.sync)?;
+    let (servers, anchor) = checked_servers(&args.sync)?;
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -98,6 +103,7 @@ pub fn run_and_serve(
         from_seqno: args.sync.from_seqno,
         until_seqno: args.sync.until_seqno,
         step_timeout: args.sync.liteserver_timeout_ms.map(Duration::from_millis),
+        anchor,
     };
     let follower = {
         let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
@@ -160,7 +166,7 @@ pub fn run_and_serve(
 }
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
-    let servers = checked_servers(args)?;
+    let (servers, anchor) = checked_servers(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -172,6 +178,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         from_seqno: args.from_seqno,
         until_seqno: args.until_seqno,
         step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
+        anchor,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -8,10 +8,15 @@
 //! what does not check out is left for the next, in the config's order,
 //! and the same block is asked again.
 //!
-//! Trust: this follower checks that every block it is given has the root
-//! and file hash it asked for (and that a masterchain block's shard blocks
-//! are the ones it names), but not yet the validator signatures of
-//! masterchain blocks; it runs only when told to trust its lite servers.
+//! Trust: every block must have the root and file hash it was asked by
+//! (so a masterchain block's shard blocks are the ones it names, and a
+//! zero state the one the global config names). With a trust anchor (the
+//! zero state of the global config), each masterchain block must also be
+//! signed by the validators in force (`trust.rs`: a forward block proof
+//! from the last trusted key block, `getBlockProof`) and follow the block
+//! indexed before it; a lite server that fails either is left like one
+//! that hangs. Without an anchor (`--trust-liteservers`) the signatures
+//! are not checked.
 
 use std::time::Duration;
 
@@ -21,6 +26,7 @@ use ton_liteapi::tl::common::{BlockId as LiteBlockId, BlockIdExt as LiteBlockIdE
 use tonindex_model::{BlockId, BlockIdExt};
 use tonindex_storage::Db;
 
+use super::trust::{BlockSignature, Validators};
 use super::LiteServerAddr;
 use crate::decode::state::decode_state_file;
 use crate::decode::{decode_block, file_hash, DecodedBlock};
@@ -39,6 +45,17 @@ pub struct FollowOptions {
     /// queries (connecting included) before the next is asked; default
     /// [`STEP_TIMEOUT`].
     pub step_timeout: Option<Duration>,
+    /// The masterchain zero state the global config names: the block the
+    /// validators in force are first read from. `None` = believe the lite
+    /// servers (no signature checks).
+    pub anchor: Option<BlockIdExt>,
+}
+
+/// The last key block the follower trusts and the validators its config
+/// puts in force.
+struct Trusted {
+    key_block: BlockIdExt,
+    validators: Validators,
 }
 
 /// What a follow indexed.
@@ -74,6 +91,14 @@ fn model_id(id: &LiteBlockIdExt) -> BlockIdExt {
 
 /// A block by its full id, checked against it and decoded.
 async fn fetch(client: &mut LiteClient, id: &BlockIdExt) -> anyhow::Result<DecodedBlock> {
+    Ok(fetch_boc(client, id).await?.0)
+}
+
+/// [`fetch`], with the block's BoC.
+async fn fetch_boc(
+    client: &mut LiteClient,
+    id: &BlockIdExt,
+) -> anyhow::Result<(DecodedBlock, Vec<u8>)> {
     let boc = client
         .get_block(lite_id(id))
         .await
@@ -85,7 +110,129 @@ async fn fetch(client: &mut LiteClient, id: &BlockIdExt) -> anyhow::Result<Decod
     if block.record.id != *id {
         bail!("the lite server sent another block than {id:?}");
     }
-    Ok(block)
+    Ok((block, boc))
+}
+
+/// A masterchain state by its full id, checked against it.
+async fn fetch_state(
+    client: &mut LiteClient,
+    id: &BlockIdExt,
+) -> anyhow::Result<tycho_types::cell::Cell> {
+    let state = client
+        .get_state(lite_id(id))
+        .await
+        .map_err(|e| anyhow!("getState of {id:?}: {e:?}"))?;
+    if file_hash(&state.data) != id.file_hash {
+        bail!("the lite server sent a state whose file hash is not {id:?}'s");
+    }
+    let root = tycho_types::boc::Boc::decode(&state.data)?;
+    if root.repr_hash().0 != id.root_hash {
+        bail!("the lite server sent a state whose root hash is not {id:?}'s");
+    }
+    Ok(root)
+}
+
+/// The validators in force after `key_block` (a key block, or the zero
+/// state), read from it as the lite server sends it and checked by its
+/// hashes.
+async fn trusted_at(client: &mut LiteClient, key_block: &BlockIdExt) -> anyhow::Result<Trusted> {
+    let validators = if key_block.id.seqno == 0 {
+        Validators::from_state(&fetch_state(client, key_block).await?)
+    } else {
+        let (_, boc) = fetch_boc(client, key_block).await?;
+        Validators::from_key_block(&tycho_types::boc::Boc::decode(&boc)?)
+    }
+    .with_context(|| format!("the validators of key block {}", key_block.id.seqno))?;
+    Ok(Trusted {
+        key_block: *key_block,
+        validators,
+    })
+}
+
+/// Where trust starts: the key block in force at the index's newest
+/// masterchain block (the zero state or a key block it holds), else the
+/// anchor.
+async fn initial_trust(
+    db: &Db,
+    client: &mut LiteClient,
+    anchor: &BlockIdExt,
+) -> anyhow::Result<Trusted> {
+    let reader = db.reader();
+    let key_block = match query::blocks::mc_block_range(&reader)? {
+        Some((_, last)) => {
+            let seqno = if last.key_block {
+                last.id.id.seqno
+            } else {
+                last.prev_key_block_seqno
+            };
+            if seqno == 0 {
+                *anchor
+            } else {
+                let id = BlockId {
+                    workchain: -1,
+                    shard: query::MASTER_SHARD,
+                    seqno,
+                };
+                query::blocks::block(&reader, &id)?
+                    .ok_or_else(|| anyhow!("the index lacks key block {seqno}"))?
+                    .id
+            }
+        }
+        None => *anchor,
+    };
+    trusted_at(client, &key_block).await
+}
+
+/// Checks masterchain block `mc` against the validators in force: a
+/// forward proof from the trusted key block whose signatures verify.
+async fn check_signatures(
+    client: &mut LiteClient,
+    trusted: &Trusted,
+    mc: &DecodedBlock,
+) -> anyhow::Result<()> {
+    let id = mc.record.id;
+    let proof = client
+        .get_block_proof(
+            lite_id(&trusted.key_block),
+            Some(lite_id(&id)),
+            false,
+            false,
+        )
+        .await
+        .map_err(|e| anyhow!("getBlockProof of masterchain block {}: {e:?}", id.id.seqno))?;
+    let signatures = proof.steps.iter().find_map(|step| match step {
+        ton_liteapi::tl::common::BlockLink::BlockLinkForward { to, signatures, .. }
+            if model_id(to) == id =>
+        {
+            Some(signatures)
+        }
+        _ => None,
+    });
+    let Some(set) = signatures else {
+        bail!(
+            "the lite server gave no signatures of masterchain block {}",
+            id.id.seqno
+        );
+    };
+    let sigs: Vec<BlockSignature> = set
+        .signatures
+        .iter()
+        .map(|s| BlockSignature {
+            node_id_short: s.node_id_short.0,
+            signature: s.signature.clone(),
+        })
+        .collect();
+    trusted
+        .validators
+        .check(
+            &id.root_hash,
+            &id.file_hash,
+            mc.record.gen_catchain_seqno,
+            mc.record.validator_list_hash_short,
+            set.validator_set_hash,
+            &sigs,
+        )
+        .with_context(|| format!("masterchain block {}'s signatures", id.id.seqno))
 }
 
 /// A zero state by its id (a lite server gives those whole), checked
@@ -269,6 +416,7 @@ async fn step(
     db: &Db,
     indexer: &Indexer<'_>,
     client: &mut LiteClient,
+    trusted: Option<&Trusted>,
     next: u32,
 ) -> anyhow::Result<(u32, Option<Vec<DecodedBlock>>)> {
     let tip = client
@@ -282,6 +430,23 @@ async fn step(
     }
     let mc_id = mc_block_id(client, next).await?;
     let mc = fetch(client, &mc_id).await?;
+    if let Some(trusted) = trusted {
+        check_signatures(client, trusted, &mc).await?;
+        // It follows the block indexed before it.
+        let prev_id = BlockId {
+            workchain: -1,
+            shard: query::MASTER_SHARD,
+            seqno: next - 1,
+        };
+        if let Some(prev) = query::blocks::block(&db.reader(), &prev_id)? {
+            if mc.record.prev_blocks.first().map(|p| p.block) != Some(prev.id) {
+                bail!(
+                    "masterchain block {next} does not follow the indexed block {}",
+                    next - 1
+                );
+            }
+        }
+    }
     let mut blocks = new_shard_blocks(db, client, &mc).await?;
     blocks.push(mc);
     zero_states_of(indexer, client, &blocks).await?;
@@ -302,6 +467,13 @@ pub async fn follow(
     }
     let timeout = opts.step_timeout.unwrap_or(STEP_TIMEOUT);
     let mut pool = Pool::new(servers, timeout);
+    if opts.anchor.is_none() {
+        tracing::warn!(
+            "following without trust checks: masterchain blocks are NOT checked against \
+             validator signatures, and a lying lite server would be believed"
+        );
+    }
+    let mut trusted: Option<Trusted> = None;
     let indexer = Indexer::new(db);
     let mut summary = FollowSummary::default();
     let mut next = match db.cursor()?.last_mc_seqno {
@@ -313,9 +485,14 @@ pub async fn follow(
             return Ok(summary);
         }
         let fetched = match pool.client().await {
-            Ok(client) => tokio::time::timeout(timeout, step(db, &indexer, client, next))
-                .await
-                .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),
+            Ok(client) => tokio::time::timeout(timeout, async {
+                if let (Some(anchor), None) = (&opts.anchor, &trusted) {
+                    trusted = Some(initial_trust(db, client, anchor).await?);
+                }
+                step(db, &indexer, client, trusted.as_ref(), next).await
+            })
+            .await
+            .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),
             Err(e) => Err(e),
         };
         let (tip, blocks) = match fetched {
@@ -330,6 +507,11 @@ pub async fn follow(
             tokio::time::sleep(poll).await;
             continue;
         };
+        // A key block puts the validators of its config in force.
+        let new_key_block = match (&trusted, blocks.last()) {
+            (Some(_), Some(mc)) if mc.record.key_block => Some(mc.record.id),
+            _ => None,
+        };
         summary.shard_blocks += blocks.len() as u64 - 1;
         summary.transactions += blocks
             .iter()
@@ -340,6 +522,10 @@ pub async fn follow(
             .with_context(|| format!("indexing masterchain block {next}"))?;
         summary.mc_blocks += 1;
         summary.last_mc_seqno = Some(next);
+        if new_key_block.is_some() {
+            // Read again from the index on the next step.
+            trusted = None;
+        }
         progress(&summary, tip);
         next += 1;
     }

@@ -6,6 +6,7 @@
 
 pub mod follow;
 pub mod send;
+pub mod trust;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -51,6 +52,35 @@ pub fn liteservers(config: &serde_json::Value) -> anyhow::Result<Vec<LiteServerA
             })
         })
         .collect()
+}
+
+/// The masterchain zero state a global config names
+/// (`validator.zero_state`: `workchain`, `shard`, `seqno`, base64
+/// `root_hash` and `file_hash`): where trust in its chain starts.
+pub fn zero_state(config: &serde_json::Value) -> anyhow::Result<tonindex_model::BlockIdExt> {
+    use base64::Engine as _;
+    let zs = &config["validator"]["zero_state"];
+    let hash = |field: &str| -> anyhow::Result<[u8; 32]> {
+        base64::engine::general_purpose::STANDARD
+            .decode(zs[field].as_str().unwrap_or_default())
+            .ok()
+            .and_then(|h| <[u8; 32]>::try_from(h).ok())
+            .ok_or_else(|| anyhow!("validator.zero_state.{field} is not 32 bytes of base64"))
+    };
+    if zs["workchain"].as_i64() != Some(-1) || zs["seqno"].as_i64() != Some(0) {
+        return Err(anyhow!(
+            "validator.zero_state is not the masterchain's zero state (workchain -1, seqno 0)"
+        ));
+    }
+    Ok(tonindex_model::BlockIdExt {
+        id: tonindex_model::BlockId {
+            workchain: -1,
+            shard: 0x8000_0000_0000_0000,
+            seqno: 0,
+        },
+        root_hash: hash("root_hash")?,
+        file_hash: hash("file_hash")?,
+    })
 }
 
 /// Reads a global config file.
