@@ -1171,3 +1171,211 @@ fn sync_leaves_failing_lite_servers_for_the_next() {
         );
     }
 }
+
+/// A lite server that lies (F7, trust): it forwards the queries a
+/// follower makes to the devnet's lite server and passes every answer on
+/// unchanged, except that it flips one bit of each validator signature in
+/// the block proofs. Blocks, states and hashes all check out; only the
+/// signatures betray it. Returns its address and public key.
+fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> (u16, [u8; 32]) {
+    use std::convert::Infallible;
+    use std::sync::Arc;
+    use ton_liteapi::client::LiteClient;
+    use ton_liteapi::tl::adnl::Message;
+    use ton_liteapi::tl::common::BlockLink;
+    use ton_liteapi::tl::request::Request;
+    use ton_liteapi::tl::response::{BlockData, Error as LiteError, Response};
+
+    let secret = [7u8; 32];
+    let public = tonindex::api::lite::public_key(&secret);
+    let port = common::free_port();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let client = Arc::new(tokio::sync::Mutex::new(
+                LiteClient::connect(upstream, upstream_key).await.unwrap(),
+            ));
+            let forward = move |req: Request| {
+                let client = Arc::clone(&client);
+                async move {
+                    let mut c = client.lock().await;
+                    let fail = |e: String| {
+                        Response::Error(LiteError {
+                            code: 651,
+                            message: e.as_str().into(),
+                        })
+                    };
+                    match req {
+                        Request::GetMasterchainInfo => c
+                            .get_masterchain_info()
+                            .await
+                            .map_or_else(|e| fail(format!("{e:?}")), Response::MasterchainInfo),
+                        Request::LookupBlock(r) => c
+                            .lookup_block(
+                                (),
+                                r.id,
+                                r.seqno,
+                                r.lt,
+                                r.utime,
+                                false,
+                                false,
+                                false,
+                                false,
+                                false,
+                            )
+                            .await
+                            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockHeader),
+                        Request::GetBlock(r) => c.get_block(r.id.clone()).await.map_or_else(
+                            |e| fail(format!("{e:?}")),
+                            |data| Response::BlockData(BlockData { id: r.id, data }),
+                        ),
+                        Request::GetState(r) => c
+                            .get_state(r.id)
+                            .await
+                            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockState),
+                        Request::GetBlockProof(r) => {
+                            match c
+                                .get_block_proof(r.known_block, r.target_block, false, false)
+                                .await
+                            {
+                                Ok(mut proof) => {
+                                    for step in &mut proof.steps {
+                                        if let BlockLink::BlockLinkForward { signatures, .. } = step
+                                        {
+                                            for s in &mut signatures.signatures {
+                                                s.signature[0] ^= 1;
+                                            }
+                                        }
+                                    }
+                                    Response::PartialBlockProof(proof)
+                                }
+                                Err(e) => fail(format!("{e:?}")),
+                            }
+                        }
+                        _ => fail("not forwarded".into()),
+                    }
+                }
+            };
+            let service = tower04::service_fn(move |msg: Message| {
+                let forward = forward.clone();
+                async move {
+                    Ok::<_, Infallible>(match msg {
+                        Message::Query { query_id, query } => Message::Answer {
+                            query_id,
+                            answer: forward(query.wrapped_request.request).await,
+                        },
+                        Message::Ping { random_id } => Message::Pong { random_id },
+                        other => other,
+                    })
+                }
+            });
+            let key = adnl::crypto::KeyPair::from(&adnl::crypto::SecretKey::from_bytes(secret));
+            let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+            let _ =
+                ton_liteapi::server::serve(&addr, key, tower04::make::Shared::new(service)).await;
+        });
+    });
+    // Until it listens.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the lying lite server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (port, public)
+}
+
+/// A lite server that alters validator signatures is caught by the
+/// follower's checks (F7 item 2): alone in the config, the sync stops
+/// saying the signatures do not verify and indexes nothing; listed before
+/// the honest server, it is left for it and the chain is synced whole;
+/// with `--trust-liteservers` the same liar is believed (so it is the
+/// signature check, not anything else, that caught it).
+#[test]
+fn a_lite_server_that_lies_about_signatures_is_caught() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    fund(
+        &dev,
+        "0:5454545454545454545454545454545454545454545454545454545454545454",
+        1_000_000_000,
+    );
+    let honest: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let ls = &honest["liteservers"][0];
+    let upstream_port = ls["port"].as_u64().unwrap() as u16;
+    let upstream_key: [u8; 32] = base64::engine::general_purpose::STANDARD
+        .decode(ls["id"]["key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let (port, key) = lying_lite_server(([127, 0, 0, 1], upstream_port).into(), upstream_key);
+    let liar = serde_json::json!({
+        "ip": 2130706433, "port": port,
+        "id": {"@type": "pub.ed25519", "key": base64::engine::general_purpose::STANDARD.encode(key)},
+    });
+    let with_servers = |name: &str, servers: Vec<Value>| {
+        let mut c = honest.clone();
+        c["liteservers"] = Value::Array(servers);
+        let path = dir.path().join(name);
+        std::fs::write(&path, c.to_string()).unwrap();
+        path
+    };
+    let tip = dev.mc_seqno();
+    let sync = |db: &str, config: &Path, extra: &[&str]| {
+        Command::new(common::tonindex_bin())
+            .args(["sync", "--liteserver-timeout-ms", "3000"])
+            .args(extra)
+            .arg("--db")
+            .arg(dir.path().join(db))
+            .arg("--global-config")
+            .arg(config)
+            .args(["--until-seqno", &tip.to_string()])
+            .output()
+            .unwrap()
+    };
+
+    let only_liar = with_servers("liar.json", vec![liar.clone()]);
+    let out = sync("caught", &only_liar, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("signature does not verify"), "{err}");
+    let caught = Db::open(
+        &dir.path().join("caught"),
+        &DbOptions {
+            sync_writes: false,
+            write_only_memtables: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        caught.cursor().unwrap().last_mc_seqno,
+        None,
+        "nothing indexed"
+    );
+
+    let liar_first = with_servers("both.json", vec![liar.clone(), ls.clone()]);
+    let out = sync("both", &liar_first, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port} failed")), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("last masterchain block {tip}")),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let out = sync("believed", &only_liar, &["--trust-liteservers"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dev.stop(false);
+}
