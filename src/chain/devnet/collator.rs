@@ -35,6 +35,7 @@ use tycho_types::num::Tokens;
 use super::genesis::sha256;
 use super::mnemonic::Keys;
 use super::queue::{MinLt, QueueInfo, QueueKey};
+use crate::chain::liteserver::trust;
 use crate::decode::msg_descr::skip_intermediate_addr;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
 
@@ -277,7 +278,7 @@ impl Chain {
             prev_block_signatures.set(
                 0u16,
                 BlockSignature {
-                    node_id_short: node_id_short(&self.validator.public),
+                    node_id_short: HashBytes(trust::node_id_short(&self.validator.public)),
                     signature: Signature(sign_block(
                         &self.validator,
                         &self.master.last.root_hash,
@@ -576,25 +577,7 @@ fn rand_seed(prev: &BlockRef, workchain: i32) -> HashBytes {
 /// The signature of a block as TON's validators sign it: the TL
 /// `ton.blockId root_cell_hash:int256 file_hash:int256`.
 pub fn sign_block(keys: &Keys, root_hash: &HashBytes, file_hash: &HashBytes) -> [u8; 64] {
-    keys.sign(&block_id_to_sign(root_hash, file_hash))
-}
-
-/// A validator's short node id: the SHA-256 of its TL public key
-/// (`pub.ed25519#4813b4c6 key:int256`).
-pub fn node_id_short(public: &[u8; 32]) -> HashBytes {
-    let mut tl = Vec::with_capacity(36);
-    tl.extend_from_slice(&0x4813_b4c6u32.to_le_bytes());
-    tl.extend_from_slice(public);
-    HashBytes(sha256(&tl))
-}
-
-/// The bytes a validator signs for a block.
-pub fn block_id_to_sign(root_hash: &HashBytes, file_hash: &HashBytes) -> Vec<u8> {
-    let mut data = Vec::with_capacity(68);
-    data.extend_from_slice(&0x706e_0bc5u32.to_le_bytes());
-    data.extend_from_slice(root_hash.as_array());
-    data.extend_from_slice(file_hash.as_array());
-    data
+    keys.sign(&trust::to_sign(root_hash.as_array(), file_hash.as_array()))
 }
 
 /// The Merkle update from `old` to `new`, laid out as a node's: the new

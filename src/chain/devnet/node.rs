@@ -709,7 +709,9 @@ impl ChainLink for DevnetHandle {
         file_hash: &HashBytes,
     ) -> Option<Vec<(HashBytes, [u8; 64])>> {
         Some(vec![(
-            collator::node_id_short(&self.validator.public),
+            HashBytes(crate::chain::liteserver::trust::node_id_short(
+                &self.validator.public,
+            )),
             collator::sign_block(&self.validator, root_hash, file_hash),
         )])
     }
