@@ -242,17 +242,7 @@ async fn import_zero_state(
     client: &mut LiteClient,
     id: &BlockIdExt,
 ) -> anyhow::Result<()> {
-    let state = client
-        .get_state(lite_id(id))
-        .await
-        .map_err(|e| anyhow!("getState of zero state {id:?}: {e:?}"))?;
-    if file_hash(&state.data) != id.file_hash {
-        bail!("the lite server sent a zero state whose file hash is not {id:?}'s");
-    }
-    let root = tycho_types::boc::Boc::decode(&state.data)?;
-    if root.repr_hash().0 != id.root_hash {
-        bail!("the lite server sent a zero state whose root hash is not {id:?}'s");
-    }
+    let root = fetch_state(client, id).await?;
     let file = decode_state_file(&root).with_context(|| format!("decoding zero state {id:?}"))?;
     indexer.apply_state_file(&file)?;
     Ok(())
