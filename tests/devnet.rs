@@ -820,7 +820,14 @@ fn transactions_carry_the_account_states_the_node_holds() {
 /// what it is given at trust level 1 (block hashes, header proofs,
 /// getAllShardsInfo's two proofs), reads masterchain info, a block, its
 /// header and the shards (equal to v2's), and sends a wallet transfer that
-/// executes; a replayed message and an unanswered query are refused.
+/// executes; then runs get-methods through `runSmcMethod` (seqno, public
+/// key, one with arguments, an unknown one: exit code 11), reads the
+/// wallet's history (`getTransactions`, hash-chained), its block by lt
+/// and a masterchain block by time (`lookupBlock`), its block's
+/// transactions (`listBlockTransactions`, the proof checked with
+/// pytoniq-core), the config (`getConfigAll`/`getConfigParams`, proofs
+/// checked) and libraries — each equal to v2's answer; a replayed message
+/// and an unanswered query are refused.
 #[test]
 fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -841,6 +848,12 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     );
     assert_eq!(v["sent"], true, "{v}");
     assert_eq!(v["shards"], 1, "{v}");
+    assert_eq!(v["get_methods"], true, "{v}");
+    assert_eq!(v["lookups"], true, "{v}");
+    assert_eq!(v["unknown_method_exit_code"], 11, "{v}");
+    assert!(v["transactions"].as_u64() >= Some(1), "{v}");
+    assert!(v["block_transactions"].as_u64() >= Some(1), "{v}");
+    assert!(v["config_params"].as_u64() > Some(20), "{v}");
     assert!(v["replay_refused"].is_number(), "{v}");
     assert!(v["unsupported_refused"].is_number(), "{v}");
 }

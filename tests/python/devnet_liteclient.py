@@ -10,8 +10,12 @@ Then: masterchain info equal to v2's, a block and its header, the shards
 equal to v2's, time and version, account states with their proofs (a
 basechain wallet and a masterchain account, balances equal to v2's; an
 unused address is no account), a wallet v4r2 transfer sent through
-liteServer.sendMessage (seen executed through v2), the same message again
-refused, and a query the server does not answer refused with an error.
+liteServer.sendMessage (seen executed through v2); get-methods run by the
+server (runSmcMethod, shard proof checked), the wallet's transactions
+(getTransactions, hash-chained), its block's transaction list with the
+proof checked here, the config (getConfigAll/getConfigParams, proofs
+checked) and libraries, each against v2; the same message again refused,
+and a query the server does not answer refused with an error.
 Prints one JSON line; a failed expectation raises."""
 import asyncio
 import base64
@@ -20,7 +24,10 @@ import sys
 import time
 import urllib.request
 
-from pytoniq import LiteClient, LiteServerError
+from pytoniq import LiteClient, LiteServerError, RunGetMethodError
+
+from pytoniq_core import Block, Cell
+from pytoniq_core.proof.check_proof import check_block_header_proof
 
 from wallet_transfer import transfer
 
@@ -60,7 +67,7 @@ async def main(config_path, base):
         must(block.info.seqno == last.seqno, "the block's own seqno")
         header = await client.raw_get_block_header(last)
         must(header.info.seqno == last.seqno, "the header's seqno")
-        out["block_gen_utime"] = block.info.gen_utime
+        out["block_gen_utime"] = info_utime = block.info.gen_utime
 
         shards = await client.get_all_shards_info(last)
         want = get(f"{base}/api/v2/shards?seqno={last.seqno}")["result"]["shards"]
@@ -113,6 +120,82 @@ async def main(config_path, base):
         must(seqno(base, wallet) == before + 1, "the transfer was executed")
         out["sent"] = True
 
+        # Get-methods run by the server's TVM at the newest block (runSmcMethod
+        # mode 7; pytoniq checks the shard proof): equal to v2's answers.
+        await client.update_last_blocks()
+        got = await client.run_get_method(wallet, "seqno", [])
+        must(got == [seqno(base, wallet)], f"seqno {got}")
+        got = await client.run_get_method(wallet, "get_public_key", [])
+        r = get(f"{base}/api/v2/runGetMethod?address={wallet}&method=get_public_key&stack=%5B%5D")
+        must(got == [int(r["result"]["stack"][0][1], 16)], f"public key {got}")
+        # With arguments on the stack (a v4 wallet's plugin check: none).
+        got = await client.run_get_method(wallet, "is_plugin_installed", [0, 12345])
+        must(got == [0], f"is_plugin_installed {got}")
+        try:
+            await client.run_get_method(wallet, "no_such_method", [])
+            must(False, "an unknown method ran")
+        except RunGetMethodError as e:
+            out["unknown_method_exit_code"] = e.exit_code
+        out["get_methods"] = True
+
+        # The wallet's history back from its newest transaction (pytoniq
+        # checks each hash against the previous one's prev_trans_hash, the
+        # first against the proven account state), equal to v2's.
+        txs, blocks = await client.raw_get_transactions(wallet, 3)
+        want = get(f"{base}/api/v2/getTransactions?address={wallet}&limit=3")["result"]
+        must([t.lt for t in txs] == [int(t["transaction_id"]["lt"]) for t in want],
+             f"lts {[t.lt for t in txs]} vs v2")
+        out["transactions"] = len(txs)
+
+        # The newest transaction's block lists it, as v2 does. pytoniq's own
+        # proof check of this call cannot run (it calls get_hash on a parsed
+        # Transaction), so the listing is read at trust level 2 and its
+        # proof checked here with pytoniq-core: the block's hash, and each
+        # listed transaction's hash in its account block.
+        block = blocks[0]
+        client.trust_level = 2
+        listed = await client.raw_get_block_transactions(block)
+        client.trust_level = 1
+        raw = await client.liteserver_request("listBlockTransactions", {
+            "id": block.to_dict(), "mode": 39, "count": 1024, "want_proof": b""})
+        proof = Cell.one_from_boc(raw["proof"])
+        check_block_header_proof(proof[0], block.root_hash)
+        account_blocks = Block.deserialize(proof[0].begin_parse()).extra.account_blocks[0]
+        for t in raw["ids"]:
+            tx = account_blocks.get(int(t["account"], 16)).transactions[0].get(t["lt"])
+            must(tx.cell.get_hash(0).hex() == t["hash"], f"proven hash of {t}")
+        must(len(raw["ids"]) == len(listed) and not raw["incomplete"], "one page")
+        v2 = get(f"{base}/api/v2/getBlockTransactions?workchain={block.workchain}"
+                 f"&shard={block.shard}&seqno={block.seqno}")["result"]["transactions"]
+        must(sorted(t["lt"] for t in listed) == sorted(int(t["lt"]) for t in v2),
+             f"block transactions {listed} vs v2 {v2}")
+        must(any(t["lt"] == txs[0].lt for t in listed), "the wallet's transaction is listed")
+        out["block_transactions"] = len(listed)
+
+        # Blocks looked up by lt (the transaction's block) and by time (as
+        # v2 looks it up), header proofs checked.
+        found, _ = await client.lookup_block(block.workchain, block.shard, lt=txs[0].lt)
+        must(found == block, f"by lt {found} vs {block}")
+        found, hdr = await client.lookup_block(-1, -(2**63), utime=info_utime)
+        v2 = get(f"{base}/api/v2/lookupBlock?workchain=-1&shard=-9223372036854775808"
+                 f"&unixtime={info_utime}")["result"]
+        must(found.seqno == v2["seqno"] and hdr.info.gen_utime <= info_utime, f"by time {found} vs {v2}")
+        out["lookups"] = True
+
+        # The config of the newest block's state (proofs checked): every
+        # param v2 has, and param 34's validators.
+        config = await client.get_config_all()
+        v2cfg = get(f"{base}/api/v2/getConfigParam?config_id=34")["result"]
+        must(34 in config and 0 in config, f"config params {sorted(config)}")
+        params = await client.get_config_params([34, 20])
+        must(34 in params and 20 in params, f"config params {sorted(params)}")
+        must(v2cfg["config"]["bytes"], "v2 has param 34")
+        out["config_params"] = len(config)
+
+        # Libraries by hash: one the chain does not hold is not given.
+        libs = await client.get_libraries([b"\x07" * 32])
+        must(libs == {"07" * 32: None}, f"libraries {libs}")
+
         # The same message again: the wallet refuses it (replayed seqno).
         try:
             await client.raw_send_message(msg)
@@ -122,8 +205,8 @@ async def main(config_path, base):
 
         # A query the server does not answer is an error, not a hang.
         try:
-            await client.liteserver_request("getLibraries", {"library_list": []})
-            must(False, "getLibraries answered")
+            await client.liteserver_request("getShardBlockProof", {"id": last.to_dict()})
+            must(False, "getShardBlockProof answered")
         except LiteServerError as e:
             must("does not answer" in e.message, e.message)
             out["unsupported_refused"] = e.code

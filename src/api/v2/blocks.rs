@@ -9,7 +9,7 @@ use super::{positive_seqno, required, to_json, V2Error, V2Result};
 use crate::api::encoding::{parse_hash, B64Bytes, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::query::{self, blocks::BlockScope};
+use crate::query::{self, blocks::BlockAt};
 use tycho_types::cell::HashBytes;
 
 /// The network's zero state, for `getMasterchainInfo.init`.
@@ -256,24 +256,11 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         )?
         .filter(|b| lt.is_none_or(|lt| b.start_lt <= lt && lt <= b.end_lt))
         .filter(|b| unixtime.is_none_or(|t| b.gen_utime <= t))
+    } else if let Some(lt) = lt {
+        query::blocks::lookup(r, workchain, shard, BlockAt::Lt(lt))?
     } else {
-        // A linear walk of the shard's blocks: the one containing `lt`, or
-        // the newest generated at or before `unixtime`.
-        let mut best: Option<BlockRecord> = None;
-        for b in query::blocks::blocks_iter(r, BlockScope::Shard(workchain, shard)) {
-            let b = b?;
-            if let Some(lt) = lt {
-                if b.start_lt <= lt && lt <= b.end_lt {
-                    best = Some(b);
-                    break;
-                }
-            } else if let Some(t) = unixtime {
-                if b.gen_utime <= t && best.as_ref().is_none_or(|x| b.gen_utime >= x.gen_utime) {
-                    best = Some(b);
-                }
-            }
-        }
-        best
+        let t = unixtime.unwrap_or_default();
+        query::blocks::lookup(r, workchain, shard, BlockAt::Utime(t))?
     };
     match found {
         Some(b) => to_json(&TonBlockIdExt::from(&b.id)),

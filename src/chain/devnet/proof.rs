@@ -18,7 +18,7 @@ use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, UsageTree, UsageTreeMode};
 use tycho_types::error::Error;
 use tycho_types::merkle::MerkleProof;
-use tycho_types::models::{Block, ShardStateUnsplit};
+use tycho_types::models::{Block, ShardAccount, ShardStateUnsplit};
 
 use crate::state::cells::{CellRows, Loader};
 
@@ -42,15 +42,26 @@ fn proof_of(root: &Cell, visit: impl FnOnce(&Cell) -> Result<(), Error>) -> Resu
 /// A BoC of two roots, as liteservers send a block proof and a state proof
 /// together (`getAllShardsInfo`, `getAccountState`).
 pub fn two_roots(first: &[u8], second: &Cell) -> anyhow::Result<Vec<u8>> {
-    let first = Boc::decode(first)?;
+    Ok(many_roots(&[Boc::decode(first)?, second.clone()]))
+}
+
+/// A BoC of several roots in their order (`getTransactions` sends one
+/// root per transaction).
+pub fn many_roots(roots: &[Cell]) -> Vec<u8> {
+    let mut iter = roots.iter();
+    let Some(first) = iter.next() else {
+        return Vec::new();
+    };
     let mut header =
         tycho_types::boc::ser::BocHeader::<std::collections::hash_map::RandomState>::with_root(
             first.as_ref(),
         );
-    header.add_root(second.as_ref());
+    for root in iter {
+        header.add_root(root.as_ref());
+    }
     let mut out = Vec::new();
     header.encode(&mut out);
-    Ok(out)
+    out
 }
 
 /// The masterchain state `state_root` (read from the cell store) down to
@@ -151,21 +162,37 @@ pub fn prev_block_entry(
 
 /// A shard state `state_root` (read from the cell store) down to the entry
 /// of account `id` in its accounts dictionary: the proof cell, and the
-/// account's `Account` cell when the state has the account.
+/// account's `ShardAccount` (its `Account` cell and last transaction)
+/// when the state has the account.
 pub fn account_entry(
     rows: &dyn CellRows,
     state_root: &HashBytes,
     id: &HashBytes,
-) -> anyhow::Result<(Cell, Option<Cell>)> {
-    let state = Loader::new(rows).whole(state_root)?;
+) -> anyhow::Result<(Cell, Option<ShardAccount>)> {
+    let mut loader = Loader::new(rows);
+    let state = loader.whole(state_root)?;
     let mut account = None;
     let proof = proof_cell_of(&state, |root| {
         let state: ShardStateUnsplit = root.parse()?;
         if let Some((_, shard_account)) = state.load_accounts()?.get(id)? {
-            account = Some(shard_account.account.inner().clone());
+            account = Some(shard_account);
         }
         Ok(())
     })?;
+    // The entry was read through the proof's usage tree: its cells are
+    // taken again from the loaded (untracked) state, so that later reads
+    // neither touch that tree nor go back to the store.
+    let account = match account {
+        Some(sa) => {
+            let cell = loader.whole(sa.account.inner().repr_hash())?;
+            Some(ShardAccount {
+                account: tycho_types::cell::Lazy::from_raw(cell)?,
+                last_trans_hash: sa.last_trans_hash,
+                last_trans_lt: sa.last_trans_lt,
+            })
+        }
+        None => None,
+    };
     Ok((proof, account))
 }
 
@@ -180,13 +207,125 @@ pub fn shards_of(rows: &dyn CellRows, mc_block: &[u8]) -> anyhow::Result<(Vec<u8
 
 /// `getAccountState`'s proof for account `id` in the shard block whose BoC
 /// is `block`: its header down to the state update and its state down to
-/// the account's entry (two roots), and the `Account` cell if any.
+/// the account's entry (two roots), and its `ShardAccount` if any.
 pub fn account_of(
     rows: &dyn CellRows,
     block: &[u8],
     id: &HashBytes,
-) -> anyhow::Result<(Vec<u8>, Option<Cell>)> {
+) -> anyhow::Result<(Vec<u8>, Option<ShardAccount>)> {
     let (header, state_hash) = header_and_state(&Boc::decode(block)?)?;
     let (state, account) = account_entry(rows, &state_hash, id)?;
     Ok((two_roots(&header, &state)?, account))
+}
+
+/// One transaction of a block as `listBlockTransactions` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockTx {
+    pub account: HashBytes,
+    pub lt: u64,
+    pub hash: HashBytes,
+}
+
+/// What `listBlockTransactions` asks of a block: up to `count`
+/// transactions, by account then lt (or the reverse), after a given
+/// `(account, lt)`.
+#[derive(Debug, Clone, Copy)]
+pub struct TxPage {
+    pub count: usize,
+    pub after: Option<(HashBytes, u64)>,
+    pub reverse: bool,
+}
+
+/// The transactions of the block `block` that `page` asks for, whether
+/// more follow, and a Merkle proof of the block keeping its header and
+/// the account blocks with each listed transaction whole (the rest pruned).
+pub fn block_transactions(
+    block: &Cell,
+    page: TxPage,
+) -> Result<(Vec<BlockTx>, bool, Vec<u8>), Error> {
+    let mut listed = Vec::new();
+    let mut incomplete = false;
+    let proof = proof_of(block, |root| {
+        let block: Block = root.parse()?;
+        block.load_info()?;
+        let account_blocks = block.load_extra()?.account_blocks.load()?;
+        let mut all = Vec::new();
+        for entry in account_blocks.iter() {
+            let (account, _, account_block) = entry?;
+            for tx in account_block.transactions.iter() {
+                let (lt, _, tx) = tx?;
+                all.push((account, lt, tx.inner().clone()));
+            }
+        }
+        if page.reverse {
+            all.reverse();
+        }
+        let after = |a: &HashBytes, lt: u64| match page.after {
+            None => true,
+            Some(k) if page.reverse => (*a, lt) < k,
+            Some(k) => (*a, lt) > k,
+        };
+        let mut selected = all.into_iter().filter(|(a, lt, _)| after(a, *lt));
+        let mut seen = std::collections::HashSet::new();
+        for (account, lt, cell) in selected.by_ref().take(page.count) {
+            // Listed transactions go into the proof whole: checkers hash
+            // them, and some (pytoniq) parse them too.
+            read_whole(&cell, &mut seen);
+            listed.push(BlockTx {
+                account,
+                lt,
+                hash: *cell.repr_hash(),
+            });
+        }
+        incomplete = selected.next().is_some();
+        Ok(())
+    })?;
+    Ok((listed, incomplete, proof))
+}
+
+/// The masterchain state of block `mc_block` (a BoC) with its config: the
+/// block's header down to the state update (`state_proof`), and the state
+/// down to the config — its entries for `params` only, or the whole
+/// dictionary (`config_proof`).
+pub fn config_of(
+    rows: &dyn CellRows,
+    mc_block: &[u8],
+    params: Option<&[u32]>,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let (header, state_hash) = header_and_state(&Boc::decode(mc_block)?)?;
+    let state = Loader::new(rows).whole(&state_hash)?;
+    let mut seen = std::collections::HashSet::new();
+    let proof = proof_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        let extra = state.load_custom()?.ok_or(Error::InvalidData)?;
+        let dict = extra.config.params.as_dict();
+        match params {
+            Some(params) => {
+                for &p in params {
+                    if let Some(value) = dict.get(p)? {
+                        read_whole(&value, &mut seen);
+                    }
+                }
+            }
+            None => {
+                for entry in dict.iter() {
+                    read_whole(&entry?.1, &mut seen);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok((header, proof))
+}
+
+/// Reads the data of every cell under `cell` (each once), so that a proof
+/// keeps the whole subtree: a checker parses config params in full.
+fn read_whole(cell: &Cell, seen: &mut std::collections::HashSet<HashBytes>) {
+    if !seen.insert(*cell.repr_hash()) {
+        return;
+    }
+    let _ = cell.data();
+    for child in cell.references().cloned() {
+        read_whole(&child, seen);
+    }
 }

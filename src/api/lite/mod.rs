@@ -10,9 +10,12 @@
 //! cell store, and messages go to the chain the process runs.
 //!
 //! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
-//! `getBlockHeader`, `lookupBlock` by seqno, `getAllShardsInfo`, `getState`
+//! `getBlockHeader`, `lookupBlock` (by seqno, lt or time), `getAllShardsInfo`, `getState`
 //! of a zero state, `getAccountState` (with its proofs), `getBlockProof`
 //! forward between masterchain blocks (with the chain's signatures),
+//! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions` and
+//! `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
+//! `getConfigParams` (`config.rs`), `getLibraries` (`libraries.rs`),
 //! `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
@@ -36,6 +39,11 @@ use ton_liteapi::tl::response::{
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
 use tycho_types::cell::HashBytes;
+
+mod config;
+mod libraries;
+mod smc;
+mod transactions;
 
 use super::{Api, Ctx, ReadFailure};
 use crate::chain::devnet::proof;
@@ -84,6 +92,41 @@ pub struct LiteOptions {
     pub blocks_dir: PathBuf,
     /// Where to write the global config that lists this server, if anywhere.
     pub config_file: Option<PathBuf>,
+}
+
+/// An account's `shard_proof` and `proof` BoCs, and its `ShardAccount`
+/// if the state has one.
+type AccountProofs = (Vec<u8>, Vec<u8>, Option<tycho_types::models::ShardAccount>);
+
+/// The blocks an account is read and proven at (see
+/// [`LiteServer::account_blocks`]).
+struct AccountBlocks {
+    shardblk: BlockIdExt,
+    mc_bytes: Vec<u8>,
+    shard_bytes: Vec<u8>,
+    /// The account is a masterchain one: `shardblk` is the masterchain block.
+    masterchain: bool,
+}
+
+impl AccountBlocks {
+    /// The account's proofs as `getAccountState` and `runSmcMethod` give
+    /// them — `shard_proof` (empty for a masterchain account) and `proof` —
+    /// and its `ShardAccount` in the shard block's state, if any.
+    fn prove(
+        &self,
+        rows: &dyn crate::state::cells::CellRows,
+        account: &HashBytes,
+    ) -> Result<AccountProofs, Refusal> {
+        let fail =
+            |e: anyhow::Error| refuse(code::ERROR, format!("cannot prove the account: {e:#}"));
+        let shard_proof = if self.masterchain {
+            Vec::new()
+        } else {
+            proof::shards_of(rows, &self.mc_bytes).map_err(fail)?.0
+        };
+        let (proof, account) = proof::account_of(rows, &self.shard_bytes, account).map_err(fail)?;
+        Ok((shard_proof, proof, account))
+    }
 }
 
 /// Starts the lite server beside the HTTP API (the address is checked
@@ -276,15 +319,39 @@ impl LiteServer {
                     Err(e) => *e,
                 }
             }
-            Request::LookupBlock(_) => error(
-                code::PROTOVIOLATION,
-                "tonindex's lite server looks blocks up by seqno only (mode bit 0) yet",
-            ),
+            Request::LookupBlock(r) => {
+                let at = match (r.lt, r.utime) {
+                    (Some(lt), None) => query::blocks::BlockAt::Lt(lt),
+                    (None, Some(t)) => query::blocks::BlockAt::Utime(t),
+                    _ => {
+                        return error(
+                            code::PROTOVIOLATION,
+                            "lookupBlock takes exactly one of seqno, lt and utime",
+                        )
+                    }
+                };
+                match self.block_at(r.id.workchain, r.id.shard, at).await {
+                    Ok(id) => self.block_header(id).await,
+                    Err(e) => *e,
+                }
+            }
             Request::GetAllShardsInfo(r) => self.all_shards_info(r.id).await,
             Request::GetState(r) => self.zero_state(r.id).await,
             Request::GetAccountState(r) => self.account_state(r.id, r.account).await,
             Request::GetBlockProof(r) => self.block_proof(r.known_block, r.target_block).await,
             Request::SendMessage(r) => self.send_message(r.body).await,
+            Request::RunSmcMethod(r) => self.run_smc_method(r).await,
+            Request::GetTransactions(r) => self.transactions(r).await,
+            Request::GetLibraries(r) => self.libraries(r.library_list).await,
+            Request::ListBlockTransactions(r) => self.block_transactions(r).await,
+            Request::GetConfigAll(r) => {
+                self.config(r.id, None, r.extract_from_key_block.is_some())
+                    .await
+            }
+            Request::GetConfigParams(r) => {
+                self.config(r.id, Some(r.param_list), r.extract_from_key_block.is_some())
+                    .await
+            }
             other => error(
                 code::PROTOVIOLATION,
                 format!(
@@ -375,6 +442,23 @@ impl LiteServer {
                 .map_err(storage_error)?
                 .map(|b| block_id(&b))
                 .ok_or_else(|| refuse(code::NOTREADY, "block is not in the index"))
+        })
+        .await
+    }
+
+    /// The full id of the block of a shard that holds lt `at` or was the
+    /// newest at a time.
+    async fn block_at(
+        &self,
+        workchain: i32,
+        shard: u64,
+        at: query::blocks::BlockAt,
+    ) -> Result<BlockIdExt, Refusal> {
+        self.read(move |ctx| {
+            query::blocks::lookup(&ctx.reader, workchain, shard, at)
+                .map_err(storage_error)?
+                .map(|b| block_id(&b))
+                .ok_or_else(|| refuse(code::NOTREADY, "no indexed block of the shard is there"))
         })
         .await
     }
@@ -582,6 +666,58 @@ impl LiteServer {
         }
     }
 
+    /// The blocks an account is read at as of masterchain block `id`: the
+    /// shard block holding it (`id` itself for a masterchain account) and
+    /// the BoCs of both.
+    async fn account_blocks(
+        &self,
+        id: &BlockIdExt,
+        account: &AccountId,
+    ) -> Result<AccountBlocks, Refusal> {
+        if id.workchain != -1 {
+            return Err(refuse(
+                code::PROTOVIOLATION,
+                "accounts are read at masterchain blocks",
+            ));
+        }
+        let mc_bytes = self.block_file(id).await?;
+        if account.workchain == -1 {
+            return Ok(AccountBlocks {
+                shardblk: id.clone(),
+                shard_bytes: mc_bytes.clone(),
+                mc_bytes,
+                masterchain: true,
+            });
+        }
+        let (mc_seqno, wc) = (id.seqno, account.workchain);
+        let prefix = u64::from_be_bytes(account.id.0[..8].try_into().unwrap_or_default());
+        let b = self
+            .read(move |ctx| {
+                let shards =
+                    query::blocks::shard_state(&ctx.reader, mc_seqno).map_err(storage_error)?;
+                shards
+                    .into_iter()
+                    .map(|d| d.block)
+                    .find(|b| b.id.workchain == wc && shard_contains(b.id.shard, prefix))
+                    .ok_or_else(|| refuse(code::NOTREADY, "no shard of that workchain is known"))
+            })
+            .await?;
+        let shardblk = BlockIdExt {
+            workchain: b.id.workchain,
+            shard: b.id.shard,
+            seqno: b.id.seqno,
+            root_hash: Int256(b.root_hash),
+            file_hash: Int256(b.file_hash),
+        };
+        let shard_bytes = self.block_file(&shardblk).await?;
+        Ok(AccountBlocks {
+            shardblk,
+            mc_bytes,
+            shard_bytes,
+            masterchain: false,
+        })
+    }
+
     /// `getAccountState`: an account as of masterchain block `id`, with
     /// the proofs a lite client checks — `shard_proof` (the masterchain
     /// block down to its shard hashes, for a basechain account) and
@@ -589,70 +725,18 @@ impl LiteServer {
     /// down to the account's entry); `state` is the `Account` cell, empty
     /// when the state has no such account.
     async fn account_state(&self, id: BlockIdExt, account: AccountId) -> Response {
-        if id.workchain != -1 {
-            return error(
-                code::PROTOVIOLATION,
-                "accounts are read at masterchain blocks",
-            );
-        }
-        let mc_bytes = match self.block_file(&id).await {
+        let blocks = match self.account_blocks(&id, &account).await {
             Ok(b) => b,
             Err(e) => return *e,
         };
-        // The shard block holding the account as of `id`.
-        let shardblk = if account.workchain == -1 {
-            id.clone()
-        } else {
-            let (mc_seqno, wc) = (id.seqno, account.workchain);
-            let prefix = u64::from_be_bytes(account.id.0[..8].try_into().unwrap_or_default());
-            let found = self
-                .read(move |ctx| {
-                    let shards =
-                        query::blocks::shard_state(&ctx.reader, mc_seqno).map_err(storage_error)?;
-                    shards
-                        .into_iter()
-                        .map(|d| d.block)
-                        .find(|b| b.id.workchain == wc && shard_contains(b.id.shard, prefix))
-                        .ok_or_else(|| {
-                            refuse(code::NOTREADY, "no shard of that workchain is known")
-                        })
-                })
-                .await;
-            match found {
-                Ok(b) => BlockIdExt {
-                    workchain: b.id.workchain,
-                    shard: b.id.shard,
-                    seqno: b.id.seqno,
-                    root_hash: Int256(b.root_hash),
-                    file_hash: Int256(b.file_hash),
-                },
-                Err(e) => return *e,
-            }
-        };
-        let shard_bytes = if shardblk == id {
-            mc_bytes.clone()
-        } else {
-            match self.block_file(&shardblk).await {
-                Ok(b) => b,
-                Err(e) => return *e,
-            }
-        };
-        let masterchain = shardblk == id;
+        let shardblk = blocks.shardblk.clone();
         let account_id = HashBytes(account.id.0);
+        let blocks = Arc::new(blocks);
         let answer = self
             .read(move |ctx| {
-                let fail = |e: anyhow::Error| {
-                    refuse(code::ERROR, format!("cannot prove the account: {e:#}"))
-                };
-                let shard_proof = if masterchain {
-                    Vec::new()
-                } else {
-                    proof::shards_of(&ctx.reader, &mc_bytes).map_err(fail)?.0
-                };
-                let (proof, account) =
-                    proof::account_of(&ctx.reader, &shard_bytes, &account_id).map_err(fail)?;
+                let (shard_proof, proof, account) = blocks.prove(&ctx.reader, &account_id)?;
                 let state = account
-                    .map(|a| crate::boc::encode(a.as_ref()))
+                    .map(|a| crate::boc::encode(a.account.inner().as_ref()))
                     .unwrap_or_default();
                 Ok((shard_proof, proof, state))
             })

@@ -1,0 +1,133 @@
+//! Transactions over the lite API: `getTransactions` (an account's
+//! history back from a given transaction, from the index) and
+//! `listBlockTransactions` (a block's transactions from its file, with the
+//! Merkle proof a lite client checks them by).
+
+use ton_liteapi::tl::common::{BlockIdExt, Int256};
+use ton_liteapi::tl::request::{GetTransactions, ListBlockTransactions};
+use ton_liteapi::tl::response::{BlockTransactions, Response, TransactionId, TransactionList};
+use tonindex_model::Address;
+use tonindex_storage::tables::TxBocs;
+use tycho_types::boc::Boc;
+use tycho_types::cell::HashBytes;
+
+use super::{block_id, code, error, refuse, storage_error, LiteServer};
+use crate::chain::devnet::proof::{self, TxPage};
+use crate::query;
+
+/// The most transactions one `getTransactions` answer carries (a
+/// liteserver's limit; clients page by the last one's previous).
+const MAX_ACCOUNT_TXS: usize = 16;
+/// The most transactions one `listBlockTransactions` answer carries.
+const MAX_BLOCK_TXS: usize = 256;
+
+impl LiteServer {
+    /// `getTransactions`: up to `count` transactions of the account, the
+    /// one `(lt, hash)` names first, then each one's previous; their BoC
+    /// (one root per transaction) and the id of each one's block.
+    pub(super) async fn transactions(&self, r: GetTransactions) -> Response {
+        let count = (r.count as usize).min(MAX_ACCOUNT_TXS);
+        let account = Address {
+            workchain: r.account.workchain,
+            id: r.account.id.0,
+        };
+        let (lt, hash) = (r.lt, r.hash.0);
+        let answer = self
+            .read(move |ctx| {
+                let ids =
+                    query::transactions::account_tx_ids_iter(&ctx.reader, &account, 0, lt, true)
+                        .take(count)
+                        .collect::<Result<Vec<u64>, _>>()
+                        .map_err(storage_error)?;
+                let records = ctx
+                    .reader
+                    .multi_get::<tonindex_storage::tables::Transactions>(&ids)
+                    .map_err(storage_error)?;
+                let bocs = ctx
+                    .reader
+                    .multi_get::<TxBocs>(&ids)
+                    .map_err(storage_error)?;
+                let mut cells = Vec::new();
+                let mut blocks = Vec::new();
+                let mut expect = (lt, hash);
+                for (rec, boc) in records.into_iter().zip(bocs) {
+                    let (Some(rec), Some(boc)) = (rec, boc) else {
+                        return Err(refuse(code::ERROR, "a transaction row is missing"));
+                    };
+                    // Each is the previous of the one before it.
+                    if (rec.lt, rec.hash) != expect {
+                        break;
+                    }
+                    expect = (rec.prev_trans_lt, rec.prev_trans_hash);
+                    let cell = Boc::decode(&boc.0)
+                        .map_err(|e| refuse(code::ERROR, format!("a stored transaction: {e}")))?;
+                    cells.push(cell);
+                    blocks.push(rec.block);
+                }
+                if cells.is_empty() {
+                    return Err(refuse(
+                        code::NOTREADY,
+                        "cannot locate a transaction of the account with this lt and hash",
+                    ));
+                }
+                let records = query::blocks::blocks(&ctx.reader, &blocks).map_err(storage_error)?;
+                if records.len() != blocks.len() {
+                    return Err(refuse(code::ERROR, "a transaction's block is missing"));
+                }
+                let ids: Vec<BlockIdExt> = records.iter().map(block_id).collect();
+                Ok((ids, proof::many_roots(&cells)))
+            })
+            .await;
+        match answer {
+            Ok((ids, transactions)) => {
+                Response::TransactionList(TransactionList { ids, transactions })
+            }
+            Err(e) => *e,
+        }
+    }
+
+    /// `listBlockTransactions`: a page of the block's transactions by
+    /// account and lt, each named by account, lt and hash (mode 7), with a
+    /// proof when asked.
+    pub(super) async fn block_transactions(&self, r: ListBlockTransactions) -> Response {
+        let bytes = match self.block_file(&r.id).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        let page = TxPage {
+            count: (r.count as usize).min(MAX_BLOCK_TXS),
+            after: r.after.map(|a| (HashBytes(a.account.0), a.lt)),
+            reverse: r.reverse_order.is_some(),
+        };
+        let listed = tokio::task::spawn_blocking(move || {
+            let root = Boc::decode(&bytes).map_err(|e| e.to_string())?;
+            proof::block_transactions(&root, page).map_err(|e| e.to_string())
+        })
+        .await;
+        let (txs, incomplete, block_proof) = match listed {
+            Ok(Ok(l)) => l,
+            Ok(Err(e)) => return error(code::ERROR, format!("cannot list the block: {e}")),
+            Err(_) => return error(code::ERROR, "internal error"),
+        };
+        Response::BlockTransactions(BlockTransactions {
+            id: r.id,
+            req_count: r.count,
+            incomplete,
+            ids: txs
+                .into_iter()
+                .map(|t| TransactionId {
+                    mode: (),
+                    account: Some(Int256(t.account.0)),
+                    lt: Some(t.lt),
+                    hash: Some(Int256(t.hash.0)),
+                    metadata: None,
+                })
+                .collect(),
+            proof: if r.want_proof.is_some() {
+                block_proof
+            } else {
+                Vec::new()
+            },
+        })
+    }
+}
