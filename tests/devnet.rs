@@ -430,7 +430,8 @@ fn masterchain_blocks_are_signed_by_the_configured_validator() {
         let sigs = r["signatures"].as_array().unwrap();
         assert_eq!(sigs.len(), 1);
         // node_id_short = sha256(pub.ed25519#4813b4c6 key), the signature
-        // over ton.blockId#706e0bc5 root_hash file_hash.
+        // over ton.blockId#c50b6e70 root_hash file_hash (the TL id written
+        // little-endian, as pytoniq-core signs and checks it).
         let mut tl = 0x4813_b4c6u32.to_le_bytes().to_vec();
         tl.extend_from_slice(&key);
         use sha2::Digest as _;
@@ -438,7 +439,7 @@ fn masterchain_blocks_are_signed_by_the_configured_validator() {
             b64(&sigs[0]["node_id_short"]),
             sha2::Sha256::digest(&tl).to_vec()
         );
-        let mut signed = 0x706e_0bc5u32.to_le_bytes().to_vec();
+        let mut signed = 0xc50b_6e70u32.to_le_bytes().to_vec();
         signed.extend(b64(&r["id"]["root_hash"]));
         signed.extend(b64(&r["id"]["file_hash"]));
         let signature: [u8; 64] = b64(&sigs[0]["signature"]).try_into().unwrap();
@@ -948,6 +949,145 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     assert_eq!(a, b, "tables of the devnet and of the follower");
 }
 
+/// Trust across key blocks (F7 item 2): a devnet making every third
+/// masterchain block a key block writes its first key block as the global
+/// config's `init_block`. pytoniq at trust level 0 (its own signature,
+/// validator-set and proof checks) walks the lite server's forward links
+/// from that init block through the key blocks to the tip and proves every
+/// older block backward. `tonindex run --from-seqno` on an empty database
+/// checks its first block through the same chain of key blocks, indexes
+/// from there (no older masterchain block, only the shard blocks the first
+/// one commits) and serves the blocks and transactions as the devnet
+/// does; a config naming another init block is not believed.
+#[test]
+fn trust_walks_key_blocks_from_the_init_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+            "--key-block-every",
+            "3",
+        ],
+    );
+    common::wait_listening(port);
+    let mut n = 0u8;
+    while dev.mc_seqno() < 11 {
+        n += 1;
+        fund(&dev, &format!("0:{}", hex::encode([n; 32])), 1_000_000_000);
+    }
+    let v = python(
+        "devnet_trust.py",
+        &[config.as_os_str(), std::ffi::OsStr::new(&dev.url())],
+    );
+    assert!(v["last_key_block"].as_u64() >= Some(9), "{v}");
+    assert!(v["proven"].as_array().is_some_and(|p| p.len() >= 10), "{v}");
+
+    // A follower starting at block 8: trust goes 1 -> 3 -> 6 -> 8.
+    let http = common::free_port();
+    let mut run = Command::new(common::tonindex_bin())
+        .args(["run", "--from-seqno", "8", "--db"])
+        .arg(dir.path().join("follower"))
+        .arg("--global-config")
+        .arg(&config)
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    let tip = dev.mc_seqno();
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
+            break;
+        }
+        if let Ok(Some(status)) = run.try_wait() {
+            let mut err = String::new();
+            run.stderr
+                .as_mut()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("tonindex run stopped ({status}): {err}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no catch-up: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let strip = |mut v: Value| {
+        v.as_object_mut().map(|o| o.remove("@extra"));
+        v
+    };
+    let mc = "workchain=-1&shard=-9223372036854775808";
+    let (status, _) = json(
+        http,
+        "GET",
+        &format!("/api/v2/lookupBlock?{mc}&seqno=7"),
+        "",
+    );
+    assert_eq!(status, 404, "block 7 is before the follow");
+    for seqno in 8..=tip {
+        for path in [
+            format!("/api/v2/lookupBlock?{mc}&seqno={seqno}"),
+            format!("/api/v2/shards?seqno={seqno}"),
+        ] {
+            let (_, ours) = json(http, "GET", &path, "");
+            let (_, theirs) = json(dev.port, "GET", &path, "");
+            assert_eq!(strip(ours), strip(theirs), "{path}");
+        }
+        // The same transactions; the account states around them are the
+        // devnet's, while the follower, which replayed nothing before block
+        // 8, says it does not know them (null) rather than make them up.
+        let path = format!("/api/v3/transactionsByMasterchainBlock?seqno={seqno}");
+        let (_, ours) = json(http, "GET", &path, "");
+        let (_, theirs) = json(dev.port, "GET", &path, "");
+        let txs = |mut v: Value| {
+            let list = v["transactions"].as_array_mut().unwrap();
+            for tx in list.iter_mut() {
+                let o = tx.as_object_mut().unwrap();
+                o.remove("account_state_before");
+                o.remove("account_state_after");
+            }
+            v["transactions"].take()
+        };
+        let unknown = ours["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["account_state_after"]["account_status"].is_null())
+            .count();
+        assert!(unknown > 0, "{ours}");
+        assert_eq!(txs(ours), txs(theirs), "{path}");
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+
+    // An init block the chain does not have: nothing is believed.
+    let mut other: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    other["validator"]["init_block"]["file_hash"] =
+        serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    let other_config = dir.path().join("other.json");
+    std::fs::write(&other_config, other.to_string()).unwrap();
+    let refused = Command::new(common::tonindex_bin())
+        .args(["sync", "--liteserver-timeout-ms", "2000", "--db"])
+        .arg(dir.path().join("other"))
+        .arg("--global-config")
+        .arg(&other_config)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    dev.stop(false);
+}
+
 /// `tonindex run` (F7 items 4 and 5, first part): one process follows the
 /// devnet through its lite server and serves v2 and v3 over what it
 /// indexed — the same tip, the same balances and get-method answers as
@@ -1306,8 +1446,9 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
 
 /// A lite server that alters validator signatures is caught by the
 /// follower's checks (F7 item 2): alone in the config, the sync stops
-/// saying the signatures do not verify and indexes nothing; listed before
-/// the honest server, it is left for it and the chain is synced whole;
+/// saying the signatures do not verify and indexes nothing past the init
+/// block; listed before the honest server, it is left for it and the chain
+/// is synced whole;
 /// with `--trust-liteservers` the same liar is believed (so it is the
 /// signature check, not anything else, that caught it).
 #[test]
@@ -1367,10 +1508,12 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         },
     )
     .unwrap();
+    // Nothing past the init block (which the config names by its hashes:
+    // trusted as given, as tonlib trusts it).
     assert_eq!(
         caught.cursor().unwrap().last_mc_seqno,
-        None,
-        "nothing indexed"
+        Some(1),
+        "nothing indexed past the init block"
     );
 
     let liar_first = with_servers("both.json", vec![liar.clone(), ls.clone()]);

@@ -85,6 +85,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         accounts: Vec::new(),
         block_interval: None,
         export_dir: Some(export.clone()),
+        key_block_every: None,
     };
     let mut devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
     let senders: Vec<_> = devnet

@@ -78,6 +78,7 @@ pub fn compare(db: &Arc<Db>, devnet: &Devnet, export: &Path, scratch: &Path) -> 
         // This lite server holds no block signatures (it serves the
         // produced blocks without the devnet): the follower believes it.
         anchor: None,
+        zero_state: None,
     };
     let sync_time = runtime.block_on(async {
         let t = Instant::now();

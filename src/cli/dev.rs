@@ -50,6 +50,10 @@ pub struct DevArgs {
     /// `LiteClient.from_config`, ton-lite-client, `tonindex run`).
     #[arg(long, value_name = "FILE", requires = "liteserver_listen")]
     pub liteserver_config: Option<PathBuf>,
+    /// Make every N-th masterchain block a key block (carrying the config),
+    /// as a real network's config changes and elections do.
+    #[arg(long, value_name = "N")]
+    pub key_block_every: Option<u32>,
 }
 
 /// Starts the chain and serves it until SIGINT/SIGTERM.
@@ -91,6 +95,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
                 secret: devnet.liteserver_secret(),
                 zerostate: (hash(&root)?, hash(&file)?),
                 blocks_dir: node::blocks_dir(&dir),
+                init_block: first_key_block(&db)?,
                 config_file: args.liteserver_config.clone(),
             })
         }
@@ -137,6 +142,7 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         accounts,
         block_interval: (interval > 0).then(|| Duration::from_millis(interval)),
         export_dir: args.export_blocks.clone(),
+        key_block_every: args.key_block_every,
     })
 }
 
@@ -247,4 +253,18 @@ fn print_banner(devnet: &Devnet, dir: &std::path::Path, temporary: bool, listen:
         }
     );
     println!("API: http://{listen}/api/v2/  http://{listen}/api/v3/  http://{listen}/dev/accounts");
+}
+
+/// The devnet's first masterchain block (a key block carrying the config):
+/// the `init_block` of the global config its lite server writes, as a
+/// network's config names a recent key block that clients trust.
+fn first_key_block(db: &Db) -> anyhow::Result<Option<crate::api::lite::InitBlock>> {
+    let first = crate::query::blocks::mc_block(&db.reader(), 1)?;
+    Ok(first
+        .filter(|b| b.key_block)
+        .map(|b| crate::api::lite::InitBlock {
+            seqno: 1,
+            root_hash: HashBytes(b.id.root_hash),
+            file_hash: HashBytes(b.id.file_hash),
+        }))
 }

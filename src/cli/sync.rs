@@ -10,7 +10,7 @@ use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 
 use crate::chain::liteserver::follow::{follow, FollowOptions};
-use crate::chain::liteserver::{liteservers, read_config, zero_state};
+use crate::chain::liteserver::{liteservers, read_config, trust_anchor, zero_state};
 use crate::config::Config;
 
 #[derive(Debug, Args)]
@@ -24,7 +24,8 @@ pub struct SyncArgs {
     pub global_config: PathBuf,
     /// Believe the lite servers without checking masterchain blocks'
     /// validator signatures (by default each is checked against the
-    /// validators in force since the global config's zero state).
+    /// validators in force, from the global config's init block — or zero
+    /// state — through every key block after it).
     #[arg(long)]
     pub trust_liteservers: bool,
     /// The first masterchain block to index on an empty database.
@@ -49,13 +50,15 @@ pub struct RunArgs {
     pub listen: Option<String>,
 }
 
-/// The lite servers of the global config, and the zero state that trust
-/// starts from (`None` with `--trust-liteservers`).
+/// The lite servers of the global config, the block trust starts from
+/// (its init block or zero state; `None` with `--trust-liteservers`) and
+/// the zero state the servers must serve.
 fn checked_servers(
     args: &SyncArgs,
 ) -> anyhow::Result<(
     Vec<crate::chain::liteserver::LiteServerAddr>,
     Option<tonindex_model::BlockIdExt>,
+    tonindex_model::BlockIdExt,
 )> {
     let config = read_config(&args.global_config)?;
     let servers = liteservers(&config)?;
@@ -69,9 +72,9 @@ fn checked_servers(
         );
         None
     } else {
-        Some(zero_state(&config)?)
+        Some(trust_anchor(&config)?)
     };
-    Ok((servers, anchor))
+    Ok((servers, anchor, zero_state(&config)?))
 }
 
 fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
@@ -91,7 +94,7 @@ pub fn run_and_serve(
     args: &RunArgs,
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let (servers, anchor) = checked_servers(&args.sync)?;
+    let (servers, anchor, zero_state) = checked_servers(&args.sync)?;
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -104,6 +107,7 @@ pub fn run_and_serve(
         until_seqno: args.sync.until_seqno,
         step_timeout: args.sync.liteserver_timeout_ms.map(Duration::from_millis),
         anchor,
+        zero_state: Some(zero_state),
     };
     let follower = {
         let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
@@ -166,7 +170,7 @@ pub fn run_and_serve(
 }
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
-    let (servers, anchor) = checked_servers(args)?;
+    let (servers, anchor, zero_state) = checked_servers(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -179,6 +183,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         until_seqno: args.until_seqno,
         step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
         anchor,
+        zero_state: Some(zero_state),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -12,7 +12,8 @@
 //! Answered: `getMasterchainInfo(Ext)`, `getTime`, `getVersion`, `getBlock`,
 //! `getBlockHeader`, `lookupBlock` (by seqno, lt or time), `getAllShardsInfo`, `getState`
 //! of a zero state, `getAccountState` (with its proofs), `getBlockProof`
-//! forward between masterchain blocks (with the chain's signatures),
+//! forward through the key blocks between two masterchain blocks
+//! (`block_proof.rs`),
 //! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions` and
 //! `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
 //! `getConfigParams` (`config.rs`), `getLibraries` (`libraries.rs`),
@@ -27,19 +28,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ton_liteapi::tl::adnl::Message;
-use ton_liteapi::tl::common::{
-    AccountId, BlockIdExt, BlockLink, Int256, Signature, SignatureSet, ZeroStateIdExt,
-};
+use ton_liteapi::tl::common::{AccountId, BlockIdExt, Int256, ZeroStateIdExt};
 use ton_liteapi::tl::request::{Request, WrappedRequest};
 use ton_liteapi::tl::response::{
     AccountState, AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime,
-    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, PartialBlockProof, Response,
-    SendMsgStatus, Version,
+    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus,
+    Version,
 };
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
 use tycho_types::cell::HashBytes;
 
+mod block_proof;
 mod config;
 mod libraries;
 mod smc;
@@ -90,6 +90,9 @@ pub struct LiteOptions {
     pub zerostate: (HashBytes, HashBytes),
     /// The directory of the chain's block BoCs.
     pub blocks_dir: PathBuf,
+    /// The masterchain key block the written config names as its
+    /// `init_block` (where clients start trusting); the zero state if none.
+    pub init_block: Option<InitBlock>,
     /// Where to write the global config that lists this server, if anywhere.
     pub config_file: Option<PathBuf>,
 }
@@ -143,6 +146,7 @@ pub async fn spawn(api: Arc<Api>, options: LiteOptions) -> anyhow::Result<()> {
             options.listen,
             &public_key(&options.secret),
             options.zerostate,
+            options.init_block,
         );
         std::fs::write(path, serde_json::to_vec_pretty(&config)?)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
@@ -166,14 +170,24 @@ fn base64_key(key: &[u8; 32]) -> String {
     base64::engine::general_purpose::STANDARD.encode(key)
 }
 
+/// A masterchain key block a global config names as its `init_block`.
+#[derive(Debug, Clone, Copy)]
+pub struct InitBlock {
+    pub seqno: u32,
+    pub root_hash: HashBytes,
+    pub file_hash: HashBytes,
+}
+
 /// A TON global config listing one lite server (`ip` as a signed 32-bit
-/// integer, `id` its ed25519 key) and the chain's zero state as both
-/// `zero_state` and `init_block`: what `tonindex run --global-config`,
-/// pytoniq's `LiteClient.from_config` and ton-lite-client read.
+/// integer, `id` its ed25519 key), the chain's zero state as `zero_state`
+/// and `init` (or the zero state) as `init_block`: what `tonindex run
+/// --global-config`, pytoniq's `LiteClient.from_config` and
+/// ton-lite-client read.
 pub fn global_config(
     listen: SocketAddr,
     key: &[u8; 32],
     zerostate: (HashBytes, HashBytes),
+    init: Option<InitBlock>,
 ) -> serde_json::Value {
     use base64::Engine as _;
     let b64 = |h: &HashBytes| base64::engine::general_purpose::STANDARD.encode(h.0);
@@ -182,13 +196,20 @@ pub fn global_config(
         // A v6 listener is reached over loopback v4 by the config's readers.
         std::net::IpAddr::V6(_) => u32::from(std::net::Ipv4Addr::LOCALHOST) as i32,
     };
-    let block = serde_json::json!({
-        "workchain": -1,
-        "shard": i64::MIN,
-        "seqno": 0,
-        "root_hash": b64(&zerostate.0),
-        "file_hash": b64(&zerostate.1),
-    });
+    let block = |seqno: u32, root: &HashBytes, file: &HashBytes| {
+        serde_json::json!({
+            "workchain": -1,
+            "shard": i64::MIN,
+            "seqno": seqno,
+            "root_hash": b64(root),
+            "file_hash": b64(file),
+        })
+    };
+    let zero = block(0, &zerostate.0, &zerostate.1);
+    let init = match init {
+        Some(i) => block(i.seqno, &i.root_hash, &i.file_hash),
+        None => zero.clone(),
+    };
     serde_json::json!({
         "@type": "config.global",
         "dht": {
@@ -204,8 +225,8 @@ pub fn global_config(
         }],
         "validator": {
             "@type": "validator.config.global",
-            "zero_state": block.clone(),
-            "init_block": block,
+            "zero_state": zero,
+            "init_block": init,
             "hardforks": [],
         },
     })
@@ -518,86 +539,6 @@ impl LiteServer {
             }),
             Err(e) => error(code::ERROR, format!("cannot prove the block header: {e}")),
         }
-    }
-
-    /// `getBlockProof` forward: one link from `known` to `target` (the
-    /// newest masterchain block when none is named) carrying the target's
-    /// header proof and the signatures of its validators, as the chain
-    /// that produced it gives them. The link's `config_proof` is empty:
-    /// this server does not prove the validator set from `known`'s state
-    /// (a client takes it from the key block it trusts).
-    async fn block_proof(&self, known: BlockIdExt, target: Option<BlockIdExt>) -> Response {
-        let target = match target {
-            Some(t) => t,
-            None => match self.last().await {
-                Ok(b) => block_id(&b),
-                Err(e) => return *e,
-            },
-        };
-        if known.workchain != -1 || target.workchain != -1 {
-            return error(code::ERROR, "block proofs link masterchain blocks only");
-        }
-        // The known block may be the zero state (not a block of the index).
-        let known_zero = known.seqno == 0
-            && known.root_hash == self.zerostate.root_hash
-            && known.file_hash == self.zerostate.file_hash;
-        if !known_zero {
-            if let Err(e) = self.known_block(&known).await {
-                return *e;
-            }
-        }
-        let record = match self.known_block(&target).await {
-            Ok(b) => b,
-            Err(e) => return *e,
-        };
-        if known.seqno > target.seqno {
-            return error(
-                code::ERROR,
-                "backward block proofs are not served: ask from an older known block",
-            );
-        }
-        let Some(signatures) = self.api.chain().and_then(|chain| {
-            chain.block_signatures(
-                &HashBytes(target.root_hash.0),
-                &HashBytes(target.file_hash.0),
-            )
-        }) else {
-            return error(code::ERROR, "this lite server holds no block signatures");
-        };
-        let bytes = match self.block_file(&target).await {
-            Ok(b) => b,
-            Err(e) => return *e,
-        };
-        let dest_proof = match Boc::decode(&bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|root| proof::header_and_state(&root).map_err(|e| e.to_string()))
-        {
-            Ok((header_proof, _)) => header_proof,
-            Err(e) => return error(code::ERROR, format!("cannot prove the block header: {e}")),
-        };
-        Response::PartialBlockProof(PartialBlockProof {
-            complete: true,
-            from: known.clone(),
-            to: target.clone(),
-            steps: vec![BlockLink::BlockLinkForward {
-                to_key_block: record.key_block,
-                from: known,
-                to: target,
-                dest_proof,
-                config_proof: Vec::new(),
-                signatures: SignatureSet {
-                    validator_set_hash: record.validator_list_hash_short,
-                    catchain_seqno: record.gen_catchain_seqno,
-                    signatures: signatures
-                        .into_iter()
-                        .map(|(node, sig)| Signature {
-                            node_id_short: Int256(node.0),
-                            signature: sig.to_vec(),
-                        })
-                        .collect(),
-                },
-            }],
-        })
     }
 
     /// `getAllShardsInfo`: the masterchain state's shard hashes, with a

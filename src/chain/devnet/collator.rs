@@ -111,6 +111,8 @@ pub struct Chain {
     pub base: Tip,
     /// The masterchain zerostate (`getMasterchainInfo.init`).
     pub zerostate: BlockRef,
+    /// Every N-th masterchain block is a key block (besides the first).
+    pub key_block_every: Option<u32>,
 }
 
 /// Software version the blocks report: the config's global version.
@@ -144,8 +146,13 @@ impl Chain {
             |m| matches!(emulate::message_destination(m), Ok((a, _)) if a.is_masterchain()),
         );
 
-        // The first masterchain block is a key block: it carries the config.
-        let is_key = self.master.last.seqno == 0;
+        // The first masterchain block is a key block: it carries the config;
+        // so is every N-th one after it when the devnet is asked to.
+        let seqno = self.master.last.seqno + 1;
+        let is_key = seqno == 1
+            || self
+                .key_block_every
+                .is_some_and(|n| n > 0 && seqno.is_multiple_of(n));
         let prev_key_block_seqno = if extra.after_key_block {
             self.master.last.seqno
         } else {

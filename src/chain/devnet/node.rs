@@ -65,6 +65,9 @@ pub struct DevnetOptions {
     pub block_interval: Option<Duration>,
     /// Write every produced block there, one BoC file each.
     pub export_dir: Option<PathBuf>,
+    /// Make every N-th masterchain block a key block (besides the first),
+    /// as config changes and elections do on a real network.
+    pub key_block_every: Option<u32>,
 }
 
 /// What is written at genesis and read back on restart.
@@ -222,6 +225,7 @@ impl Devnet {
                 last: zs_ref(&g.basechain),
             },
             zerostate: zs_ref(&g.masterchain),
+            key_block_every: opts.key_block_every,
         };
         if let Some(dir) = &opts.export_dir {
             std::fs::create_dir_all(dir)?;
@@ -293,6 +297,7 @@ impl Devnet {
             master: tip(-1)?,
             base: tip(0)?,
             zerostate,
+            key_block_every: opts.key_block_every,
         };
         if opts.mnemonic != identity.mnemonic || opts.global_id != identity.global_id {
             tracing::warn!(

@@ -329,3 +329,65 @@ fn read_whole(cell: &Cell, seen: &mut std::collections::HashSet<HashBytes>) {
         read_whole(&child, seen);
     }
 }
+
+/// The config params a forward block link's checker reads from the key
+/// block (or zero state) it starts at: the catchain settings (28) and the
+/// current validators (34, or 35 while temporary ones are in force).
+const VALIDATOR_PARAMS: [u32; 3] = [28, 34, 35];
+
+/// `config_proof` of a forward block link from key block `block`: its
+/// header, and its extra's config down to the validator params, each whole.
+pub fn key_block_config(block: &Cell) -> Result<Vec<u8>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    proof_of(block, |root| {
+        let block: Block = root.parse()?;
+        block.load_info()?;
+        let config = block
+            .load_extra()?
+            .load_custom()?
+            .and_then(|mc| mc.config)
+            .ok_or(Error::InvalidData)?;
+        let dict = config.params.as_dict();
+        for p in VALIDATOR_PARAMS {
+            if let Some(value) = dict.get(p)? {
+                read_whole(&value, &mut seen);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `config_proof` of a forward block link from the zero state
+/// `state_root` (read from the cell store): the state down to the
+/// validator params, each whole.
+pub fn zero_state_config(rows: &dyn CellRows, state_root: &HashBytes) -> anyhow::Result<Vec<u8>> {
+    let state = Loader::new(rows).whole(state_root)?;
+    let mut seen = std::collections::HashSet::new();
+    Ok(proof_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        let extra = state.load_custom()?.ok_or(Error::InvalidData)?;
+        let dict = extra.config.params.as_dict();
+        for p in VALIDATOR_PARAMS {
+            if let Some(value) = dict.get(p)? {
+                read_whole(&value, &mut seen);
+            }
+        }
+        Ok(())
+    })?)
+}
+
+/// The masterchain state `state_root` (read from the cell store) down to
+/// its `last_key_block` reference: a backward link's `state_proof` to the
+/// key block before the state's block.
+pub fn last_key_block_entry(
+    rows: &dyn CellRows,
+    state_root: &HashBytes,
+) -> anyhow::Result<Vec<u8>> {
+    let state = Loader::new(rows).whole(state_root)?;
+    Ok(proof_of(&state, |root| {
+        let state: ShardStateUnsplit = root.parse()?;
+        let extra = state.load_custom()?.ok_or(Error::InvalidData)?;
+        extra.last_key_block.ok_or(Error::InvalidData)?;
+        Ok(())
+    })?)
+}

@@ -11,12 +11,17 @@
 //! Trust: every block must have the root and file hash it was asked by
 //! (so a masterchain block's shard blocks are the ones it names, and a
 //! zero state the one the global config names). With a trust anchor (the
-//! zero state of the global config), each masterchain block must also be
-//! signed by the validators in force (`trust.rs`: a forward block proof
-//! from the last trusted key block, `getBlockProof`) and follow the block
-//! indexed before it; a lite server that fails either is left like one
-//! that hangs. Without an anchor (`--trust-liteservers`) the signatures
-//! are not checked.
+//! global config's init block, else its zero state), each masterchain
+//! block must also be signed by the validators in force — reached by the
+//! forward block links from the last trusted key block through every key
+//! block after it (`getBlockProof`; each key block's signatures checked
+//! and its config put in force, `trust.rs`) — and follow the block indexed
+//! before it; a lite server that fails either, or serves another zero
+//! state, is left like one that hangs. Without an anchor
+//! (`--trust-liteservers`) the signatures are not checked.
+//!
+//! A follow that starts after the first block (`--from-seqno`) indexes the
+//! shard blocks its first masterchain block commits, not those before.
 
 use std::time::Duration;
 
@@ -45,10 +50,14 @@ pub struct FollowOptions {
     /// queries (connecting included) before the next is asked; default
     /// [`STEP_TIMEOUT`].
     pub step_timeout: Option<Duration>,
-    /// The masterchain zero state the global config names: the block the
-    /// validators in force are first read from. `None` = believe the lite
-    /// servers (no signature checks).
+    /// Where trust starts: the global config's `init_block` (a key block
+    /// trusted as given, as tonlib trusts it) or, without one, its zero
+    /// state — the block the validators in force are first read from.
+    /// `None` = believe the lite servers (no signature checks).
     pub anchor: Option<BlockIdExt>,
+    /// The global config's zero state: a lite server whose masterchain
+    /// info names another serves another chain and is left.
+    pub zero_state: Option<BlockIdExt>,
 }
 
 /// The last key block the follower trusts and the validators its config
@@ -183,56 +192,108 @@ async fn initial_trust(
     trusted_at(client, &key_block).await
 }
 
-/// Checks masterchain block `mc` against the validators in force: a
-/// forward proof from the trusted key block whose signatures verify.
+/// Checks masterchain block `mc` against the validators in force: the
+/// forward block links from the trusted key block — through each key block
+/// on the way, whose signatures are checked and whose config puts the next
+/// validators in force — to `mc`, whose signatures must verify. The
+/// anchor itself is trusted as given.
 async fn check_signatures(
     client: &mut LiteClient,
-    trusted: &Trusted,
+    trusted: &mut Trusted,
     mc: &DecodedBlock,
 ) -> anyhow::Result<()> {
     let id = mc.record.id;
-    let proof = client
-        .get_block_proof(
-            lite_id(&trusted.key_block),
-            Some(lite_id(&id)),
-            false,
-            false,
-        )
-        .await
-        .map_err(|e| anyhow!("getBlockProof of masterchain block {}: {e:?}", id.id.seqno))?;
-    let signatures = proof.steps.iter().find_map(|step| match step {
-        ton_liteapi::tl::common::BlockLink::BlockLinkForward { to, signatures, .. }
-            if model_id(to) == id =>
-        {
-            Some(signatures)
-        }
-        _ => None,
-    });
-    let Some(set) = signatures else {
+    if id == trusted.key_block {
+        return Ok(());
+    }
+    if id.id.seqno < trusted.key_block.id.seqno {
         bail!(
-            "the lite server gave no signatures of masterchain block {}",
-            id.id.seqno
+            "masterchain block {} is older than the trusted key block {}: start at or after \
+             it (--from-seqno), or --trust-liteservers",
+            id.id.seqno,
+            trusted.key_block.id.seqno
         );
-    };
-    let sigs: Vec<BlockSignature> = set
-        .signatures
-        .iter()
-        .map(|s| BlockSignature {
-            node_id_short: s.node_id_short.0,
-            signature: s.signature.clone(),
-        })
-        .collect();
-    trusted
-        .validators
-        .check(
-            &id.root_hash,
-            &id.file_hash,
-            mc.record.gen_catchain_seqno,
-            mc.record.validator_list_hash_short,
-            set.validator_set_hash,
-            &sigs,
-        )
-        .with_context(|| format!("masterchain block {}'s signatures", id.id.seqno))
+    }
+    loop {
+        let proof = client
+            .get_block_proof(
+                lite_id(&trusted.key_block),
+                Some(lite_id(&id)),
+                false,
+                false,
+            )
+            .await
+            .map_err(|e| anyhow!("getBlockProof of masterchain block {}: {e:?}", id.id.seqno))?;
+        if proof.steps.is_empty() {
+            bail!(
+                "the lite server gave no block links to masterchain block {}",
+                id.id.seqno
+            );
+        }
+        for step in &proof.steps {
+            let ton_liteapi::tl::common::BlockLink::BlockLinkForward {
+                to_key_block,
+                from,
+                to,
+                signatures,
+                ..
+            } = step
+            else {
+                bail!("the lite server gave a backward link where a forward one was asked");
+            };
+            if model_id(from) != trusted.key_block {
+                bail!("a block link does not start at the trusted key block");
+            }
+            let sigs: Vec<BlockSignature> = signatures
+                .signatures
+                .iter()
+                .map(|s| BlockSignature {
+                    node_id_short: s.node_id_short.0,
+                    signature: s.signature.clone(),
+                })
+                .collect();
+            let to = model_id(to);
+            // The header fields the signatures are checked with: the
+            // target's, or the key block's on the way (fetched by the id
+            // the signatures cover, so hash-checked).
+            let (record, key_boc) = if to == id {
+                (mc.record.clone(), None)
+            } else if *to_key_block {
+                let (block, boc) = fetch_boc(client, &to).await?;
+                (block.record, Some(boc))
+            } else {
+                bail!("a block link leads to a block that is neither the target nor a key block");
+            };
+            trusted
+                .validators
+                .check(
+                    &to.root_hash,
+                    &to.file_hash,
+                    record.gen_catchain_seqno,
+                    record.validator_list_hash_short,
+                    signatures.validator_set_hash,
+                    &sigs,
+                )
+                .with_context(|| format!("masterchain block {}'s signatures", to.id.seqno))?;
+            if to == id {
+                return Ok(());
+            }
+            if let Some(boc) = key_boc {
+                if !record.key_block {
+                    bail!("block {} is called a key block but is not one", to.id.seqno);
+                }
+                // The key block's config puts the next validators in force.
+                *trusted = Trusted {
+                    key_block: to,
+                    validators: Validators::from_key_block(&tycho_types::boc::Boc::decode(&boc)?)
+                        .with_context(|| {
+                        format!("the validators of key block {}", to.id.seqno)
+                    })?,
+                };
+            }
+        }
+        // An incomplete chain: asked again from the key block reached.
+    }
 }
 
 /// A zero state by its id (a lite server gives those whole), checked
@@ -296,18 +357,23 @@ async fn mc_block_id(client: &mut LiteClient, seqno: u32) -> anyhow::Result<Bloc
 
 /// The shard blocks masterchain block `mc` commits that the index does not
 /// hold yet, oldest first: from each shard's new top back along its
-/// previous blocks to the top the previous masterchain block committed.
+/// previous blocks to the top the previous masterchain block committed
+/// (held by the index, or named in `stop` on a fresh start).
 async fn new_shard_blocks(
     db: &Db,
     client: &mut LiteClient,
     mc: &DecodedBlock,
+    stop: &[BlockId],
 ) -> anyhow::Result<Vec<DecodedBlock>> {
     let mut out = Vec::new();
     for top in &mc.shards {
         let mut chain = Vec::new();
         let mut id = top.block;
         loop {
-            if query::blocks::block(&db.reader(), &id.id)?.is_some() {
+            let committed_before = stop.iter().any(|s| {
+                s.workchain == id.id.workchain && s.shard == id.id.shard && id.id.seqno <= s.seqno
+            });
+            if committed_before || query::blocks::block(&db.reader(), &id.id)?.is_some() {
                 break;
             }
             let block = fetch(client, &id).await?;
@@ -406,15 +472,23 @@ async fn step(
     db: &Db,
     indexer: &Indexer<'_>,
     client: &mut LiteClient,
-    trusted: Option<&Trusted>,
+    trusted: Option<&mut Trusted>,
+    zero_state: Option<&BlockIdExt>,
     next: u32,
 ) -> anyhow::Result<(u32, Option<Vec<DecodedBlock>>)> {
-    let tip = client
+    let info = client
         .get_masterchain_info()
         .await
-        .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?
-        .last
-        .seqno;
+        .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?;
+    if let Some(zs) = zero_state {
+        if info.init.root_hash.0 != zs.root_hash || info.init.file_hash.0 != zs.file_hash {
+            bail!(
+                "the lite server serves another chain: its zero state is not the global \
+                 config's"
+            );
+        }
+    }
+    let tip = info.last.seqno;
     if next > tip {
         return Ok((tip, None));
     }
@@ -437,7 +511,26 @@ async fn step(
             }
         }
     }
-    let mut blocks = new_shard_blocks(db, client, &mc).await?;
+    // On a fresh start after the first block, the shard blocks committed
+    // before this masterchain block are not fetched: the walk back stops at
+    // the tops the previous masterchain block committed.
+    let prev_mc = BlockId {
+        workchain: -1,
+        shard: query::MASTER_SHARD,
+        seqno: next - 1,
+    };
+    let stop = match mc.record.prev_blocks.first() {
+        Some(prev) if next > 1 && query::blocks::block(&db.reader(), &prev_mc)?.is_none() => {
+            fetch(client, &prev.block)
+                .await?
+                .shards
+                .iter()
+                .map(|s| s.block.id)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut blocks = new_shard_blocks(db, client, &mc, &stop).await?;
     blocks.push(mc);
     zero_states_of(indexer, client, &blocks).await?;
     Ok((tip, Some(blocks)))
@@ -479,7 +572,15 @@ pub async fn follow(
                 if let (Some(anchor), None) = (&opts.anchor, &trusted) {
                     trusted = Some(initial_trust(db, client, anchor).await?);
                 }
-                step(db, &indexer, client, trusted.as_ref(), next).await
+                step(
+                    db,
+                    &indexer,
+                    client,
+                    trusted.as_mut(),
+                    opts.zero_state.as_ref(),
+                    next,
+                )
+                .await
             })
             .await
             .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),

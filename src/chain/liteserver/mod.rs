@@ -56,27 +56,57 @@ pub fn liteservers(config: &serde_json::Value) -> anyhow::Result<Vec<LiteServerA
 
 /// The masterchain zero state a global config names
 /// (`validator.zero_state`: `workchain`, `shard`, `seqno`, base64
-/// `root_hash` and `file_hash`): where trust in its chain starts.
+/// `root_hash` and `file_hash`): the chain a lite server must serve.
 pub fn zero_state(config: &serde_json::Value) -> anyhow::Result<tonindex_model::BlockIdExt> {
+    let zs = masterchain_block(config, "zero_state")?;
+    if zs.id.seqno != 0 {
+        return Err(anyhow!(
+            "validator.zero_state is not the masterchain's zero state (seqno 0)"
+        ));
+    }
+    Ok(zs)
+}
+
+/// Where trust in a global config's chain starts: its `init_block` (a
+/// masterchain key block that tonlib trusts as given) when it names one
+/// after the zero state, else the zero state.
+pub fn trust_anchor(config: &serde_json::Value) -> anyhow::Result<tonindex_model::BlockIdExt> {
+    let zero = zero_state(config)?;
+    if config["validator"]["init_block"].is_null() {
+        return Ok(zero);
+    }
+    let init = masterchain_block(config, "init_block")?;
+    Ok(if init.id.seqno == 0 { zero } else { init })
+}
+
+/// A masterchain block id of the config's `validator` section.
+fn masterchain_block(
+    config: &serde_json::Value,
+    field: &str,
+) -> anyhow::Result<tonindex_model::BlockIdExt> {
     use base64::Engine as _;
-    let zs = &config["validator"]["zero_state"];
-    let hash = |field: &str| -> anyhow::Result<[u8; 32]> {
+    let b = &config["validator"][field];
+    let hash = |name: &str| -> anyhow::Result<[u8; 32]> {
         base64::engine::general_purpose::STANDARD
-            .decode(zs[field].as_str().unwrap_or_default())
+            .decode(b[name].as_str().unwrap_or_default())
             .ok()
             .and_then(|h| <[u8; 32]>::try_from(h).ok())
-            .ok_or_else(|| anyhow!("validator.zero_state.{field} is not 32 bytes of base64"))
+            .ok_or_else(|| anyhow!("validator.{field}.{name} is not 32 bytes of base64"))
     };
-    if zs["workchain"].as_i64() != Some(-1) || zs["seqno"].as_i64() != Some(0) {
+    let seqno = b["seqno"]
+        .as_u64()
+        .and_then(|s| u32::try_from(s).ok())
+        .ok_or_else(|| anyhow!("validator.{field}.seqno is missing"))?;
+    if b["workchain"].as_i64() != Some(-1) {
         return Err(anyhow!(
-            "validator.zero_state is not the masterchain's zero state (workchain -1, seqno 0)"
+            "validator.{field} is not a masterchain block (workchain -1)"
         ));
     }
     Ok(tonindex_model::BlockIdExt {
         id: tonindex_model::BlockId {
             workchain: -1,
             shard: 0x8000_0000_0000_0000,
-            seqno: 0,
+            seqno,
         },
         root_hash: hash("root_hash")?,
         file_hash: hash("file_hash")?,

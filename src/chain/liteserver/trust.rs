@@ -143,7 +143,8 @@ pub fn node_id_short(public: &[u8; 32]) -> [u8; 32] {
 /// root_cell_hash:int256 file_hash:int256`.
 pub fn to_sign(root_hash: &[u8; 32], file_hash: &[u8; 32]) -> Vec<u8> {
     let mut data = Vec::with_capacity(68);
-    data.extend_from_slice(&0x706e_0bc5u32.to_le_bytes());
+    // `ton.blockId#c50b6e70`, its TL id written little-endian.
+    data.extend_from_slice(&0xc50b_6e70u32.to_le_bytes());
     data.extend_from_slice(root_hash);
     data.extend_from_slice(file_hash);
     data
