@@ -73,6 +73,7 @@ pub fn compare(db: &Arc<Db>, devnet: &Devnet, export: &Path, scratch: &Path) -> 
     };
     let opts = FollowOptions {
         from_seqno: None,
+        from_tip: false,
         until_seqno: Some(tip),
         step_timeout: None,
         // This lite server holds no block signatures (it serves the

@@ -10,7 +10,9 @@ use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 
 use crate::chain::liteserver::follow::{follow, FollowOptions};
-use crate::chain::liteserver::{liteservers, read_config, trust_anchor, zero_state};
+use crate::chain::liteserver::{
+    embedded_config, liteservers, read_config, trust_anchor, zero_state,
+};
 use crate::config::Config;
 
 #[derive(Debug, Args)]
@@ -18,17 +20,24 @@ pub struct SyncArgs {
     /// Database directory (overrides the config's `db`).
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
-    /// The network's global config (its `liteservers`); e.g. the one
-    /// `tonindex dev --liteserver-config` writes.
-    #[arg(long, value_name = "FILE")]
-    pub global_config: PathBuf,
+    /// The network's global config (its `liteservers` and `validator`);
+    /// e.g. the one `tonindex dev --liteserver-config` writes.
+    #[arg(long, value_name = "FILE", required_unless_present = "network")]
+    pub global_config: Option<PathBuf>,
+    /// A network whose global config is built in: `mainnet` or `testnet`
+    /// (its public lite servers, zero state and init block).
+    #[arg(long, value_name = "NAME", conflicts_with = "global_config",
+          value_parser = ["mainnet", "testnet"])]
+    pub network: Option<String>,
     /// Believe the lite servers without checking masterchain blocks'
     /// validator signatures (by default each is checked against the
     /// validators in force, from the global config's init block — or zero
     /// state — through every key block after it).
     #[arg(long)]
     pub trust_liteservers: bool,
-    /// The first masterchain block to index on an empty database.
+    /// The first masterchain block to index on an empty database (default:
+    /// 1 on a chain whose trust starts at its first blocks, such as the
+    /// devnet; the tip on a network whose config names a later init block).
     #[arg(long, value_name = "N")]
     pub from_seqno: Option<u32>,
     /// Stop once masterchain block N is indexed (default: follow forever).
@@ -50,21 +59,21 @@ pub struct RunArgs {
     pub listen: Option<String>,
 }
 
-/// The lite servers of the global config, the block trust starts from
-/// (its init block or zero state; `None` with `--trust-liteservers`) and
-/// the zero state the servers must serve.
-fn checked_servers(
+/// What a follow is told by the global config and the flags: its lite
+/// servers and where it starts and stops.
+fn follow_options(
     args: &SyncArgs,
-) -> anyhow::Result<(
-    Vec<crate::chain::liteserver::LiteServerAddr>,
-    Option<tonindex_model::BlockIdExt>,
-    tonindex_model::BlockIdExt,
-)> {
-    let config = read_config(&args.global_config)?;
+) -> anyhow::Result<(Vec<crate::chain::liteserver::LiteServerAddr>, FollowOptions)> {
+    let config = match (&args.network, &args.global_config) {
+        (Some(name), _) => embedded_config(name)?,
+        (None, Some(path)) => read_config(path)?,
+        (None, None) => return Err(anyhow!("give --global-config FILE or --network NAME")),
+    };
     let servers = liteservers(&config)?;
     if servers.is_empty() {
         return Err(anyhow!("the global config lists no liteservers"));
     }
+    let trusted_from = trust_anchor(&config)?;
     let anchor = if args.trust_liteservers {
         tracing::warn!(
             "--trust-liteservers: masterchain blocks are NOT checked against validator \
@@ -72,9 +81,19 @@ fn checked_servers(
         );
         None
     } else {
-        Some(trust_anchor(&config)?)
+        Some(trusted_from)
     };
-    Ok((servers, anchor, zero_state(&config)?))
+    let options = FollowOptions {
+        from_seqno: args.from_seqno,
+        // A network whose trust starts at a recent key block is followed
+        // from its tip: its first blocks are out of reach anyway.
+        from_tip: trusted_from.id.seqno > 1,
+        until_seqno: args.until_seqno,
+        step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
+        anchor,
+        zero_state: Some(zero_state(&config)?),
+    };
+    Ok((servers, options))
 }
 
 fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
@@ -94,7 +113,7 @@ pub fn run_and_serve(
     args: &RunArgs,
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let (servers, anchor, zero_state) = checked_servers(&args.sync)?;
+    let (servers, opts) = follow_options(&args.sync)?;
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -102,13 +121,6 @@ pub fn run_and_serve(
             write_only_memtables: false,
         },
     )?);
-    let opts = FollowOptions {
-        from_seqno: args.sync.from_seqno,
-        until_seqno: args.sync.until_seqno,
-        step_timeout: args.sync.liteserver_timeout_ms.map(Duration::from_millis),
-        anchor,
-        zero_state: Some(zero_state),
-    };
     let follower = {
         let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
         std::thread::Builder::new()
@@ -170,7 +182,7 @@ pub fn run_and_serve(
 }
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
-    let (servers, anchor, zero_state) = checked_servers(args)?;
+    let (servers, opts) = follow_options(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -178,13 +190,6 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
             write_only_memtables: false,
         },
     )?;
-    let opts = FollowOptions {
-        from_seqno: args.from_seqno,
-        until_seqno: args.until_seqno,
-        step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
-        anchor,
-        zero_state: Some(zero_state),
-    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -42,8 +42,10 @@ use crate::query;
 #[derive(Debug, Clone, Default)]
 pub struct FollowOptions {
     /// The first masterchain block to index on an empty index (default 1,
-    /// the first after the zero state).
+    /// the first after the zero state, or the tip with `from_tip`).
     pub from_seqno: Option<u32>,
+    /// Without `from_seqno`, an empty index starts at the chain's tip.
+    pub from_tip: bool,
     /// Stop once this masterchain block is indexed (else follow forever).
     pub until_seqno: Option<u32>,
     /// How long one lite server may take over one masterchain block's
@@ -536,6 +538,23 @@ async fn step(
     Ok((tip, Some(blocks)))
 }
 
+/// The newest masterchain block's seqno, from the pool's servers in turn.
+async fn tip_now(pool: &mut Pool<'_>, timeout: Duration) -> anyhow::Result<u32> {
+    loop {
+        let tip = match pool.client().await {
+            Ok(client) => tokio::time::timeout(timeout, client.get_masterchain_info())
+                .await
+                .map_err(|_| anyhow!("no answer in {timeout:?}"))
+                .and_then(|r| r.map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))),
+            Err(e) => Err(e),
+        };
+        match tip {
+            Ok(info) => return Ok(info.last.seqno),
+            Err(e) => pool.fail(e).await?,
+        }
+    }
+}
+
 /// Follows the chain the lite servers serve into `db` until `until_seqno`
 /// (or forever), polling for new masterchain blocks every `poll`.
 pub async fn follow(
@@ -559,9 +578,15 @@ pub async fn follow(
     let mut trusted: Option<Trusted> = None;
     let indexer = Indexer::new(db);
     let mut summary = FollowSummary::default();
-    let mut next = match db.cursor()?.last_mc_seqno {
-        Some(last) => last + 1,
-        None => opts.from_seqno.unwrap_or(1).max(1),
+    let mut next = match (db.cursor()?.last_mc_seqno, opts.from_seqno) {
+        (Some(last), _) => last + 1,
+        (None, Some(from)) => from.max(1),
+        (None, None) if opts.from_tip => {
+            let tip = tip_now(&mut pool, timeout).await?;
+            tracing::info!("following from the tip, masterchain block {tip}");
+            tip
+        }
+        (None, None) => 1,
     };
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {

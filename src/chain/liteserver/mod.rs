@@ -113,6 +113,18 @@ fn masterchain_block(
     })
 }
 
+/// The global config of a network tonindex knows by name (`mainnet`,
+/// `testnet`): its public lite servers, zero state and init block, built
+/// into the binary (`configs/networks/`) so that `--network` needs no file.
+pub fn embedded_config(name: &str) -> anyhow::Result<serde_json::Value> {
+    let text = match name {
+        "mainnet" => include_str!("../../../configs/networks/mainnet.json"),
+        "testnet" => include_str!("../../../configs/networks/testnet.json"),
+        other => return Err(anyhow!("no built-in global config for network {other:?}")),
+    };
+    serde_json::from_str(text).with_context(|| format!("the built-in {name} config"))
+}
+
 /// Reads a global config file.
 pub fn read_config(path: &std::path::Path) -> anyhow::Result<serde_json::Value> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -135,5 +147,36 @@ mod tests {
         assert_eq!(ls[1].addr, "135.181.177.59:53312".parse().unwrap());
         let bad = serde_json::json!({"liteservers": [{"ip": 1, "port": 2, "id": {"@type": "pub.aes", "key": ""}}]});
         assert!(liteservers(&bad).is_err());
+    }
+
+    /// The built-in network configs say what the networks' own published
+    /// configs say (read in place from the fixtures): the same lite servers,
+    /// zero state and init block; trust starts at the init block.
+    #[test]
+    fn built_in_networks_match_their_published_configs() {
+        for (name, published) in [
+            ("mainnet", "config/ston-fi/mainnet_public.json"),
+            ("testnet", "config/ston-fi/testnet_public.json"),
+        ] {
+            let ours = embedded_config(name).unwrap();
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/fixtures")
+                .join(published);
+            let theirs = read_config(&path).unwrap();
+            assert_eq!(liteservers(&ours).unwrap(), liteservers(&theirs).unwrap());
+            assert!(liteservers(&ours).unwrap().len() > 10);
+            assert_eq!(zero_state(&ours).unwrap(), zero_state(&theirs).unwrap());
+            let anchor = trust_anchor(&ours).unwrap();
+            assert_eq!(anchor, trust_anchor(&theirs).unwrap());
+            assert!(anchor.id.seqno > 1_000_000, "{name}: {anchor:?}");
+        }
+        // Mainnet's zero state, as the fixtures' provenance states it.
+        use base64::Engine as _;
+        let zs = zero_state(&embedded_config("mainnet").unwrap()).unwrap();
+        assert_eq!(
+            base64::engine::general_purpose::STANDARD.encode(zs.root_hash),
+            "F6OpKZKqvqeFp6CQmFomXNMfMj2EnaUSOXN+Mh+wVWk="
+        );
+        assert!(embedded_config("devnet").is_err());
     }
 }
