@@ -958,7 +958,9 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
 /// checks its first block through the same chain of key blocks, indexes
 /// from there (no older masterchain block, only the shard blocks the first
 /// one commits) and serves the blocks and transactions as the devnet
-/// does; a config naming another init block is not believed.
+/// does, and account states (and get-methods on them) it did not replay as
+/// the lite server proves them; a config naming another init block is not
+/// believed.
 #[test]
 fn trust_walks_key_blocks_from_the_init_block() {
     let dir = tempfile::tempdir().unwrap();
@@ -1067,6 +1069,34 @@ fn trust_walks_key_blocks_from_the_init_block() {
             .count();
         assert!(unknown > 0, "{ours}");
         assert_eq!(txs(ours), txs(theirs), "{path}");
+    }
+    // Accounts last touched before block 8 (genesis wallet 0) or after:
+    // their states come from the lite server, checked by their proofs, as
+    // the devnet has them; get-methods run on them; an unused address is
+    // proven not to exist.
+    let (_, accounts) = json(dev.port, "GET", "/dev/accounts", "");
+    let wallet = accounts[0]["address"].as_str().unwrap().to_string();
+    let unused = format!("0:{}", hex::encode([0xeeu8; 32]));
+    for path in [
+        format!("/api/v2/getAddressInformation?address={wallet}"),
+        format!(
+            "/api/v2/getAddressInformation?address=0:{}",
+            hex::encode([1u8; 32])
+        ),
+        format!("/api/v2/getAddressInformation?address={unused}"),
+        format!("/api/v2/getWalletInformation?address={wallet}"),
+        format!("/api/v2/runGetMethod?address={wallet}&method=get_public_key&stack=%5B%5D"),
+        format!("/api/v3/walletStates?address={wallet}"),
+    ] {
+        let (status, ours) = json(http, "GET", &path, "");
+        let (_, theirs) = json(dev.port, "GET", &path, "");
+        assert_eq!(status, 200, "{path}: {ours}");
+        let (mut ours, mut theirs) = (strip(ours), strip(theirs));
+        for v in [&mut ours, &mut theirs] {
+            // The block an answer names is each node's own newest.
+            v["result"].as_object_mut().map(|o| o.remove("block_id"));
+        }
+        assert_eq!(ours, theirs, "{path}");
     }
     run.kill().unwrap();
     run.wait().unwrap();
@@ -1409,6 +1439,16 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
                                 Err(e) => fail(format!("{e:?}")),
                             }
                         }
+                        // An account that exists is said not to.
+                        Request::GetAccountState(r) => {
+                            match c.get_account_state(r.id, r.account).await {
+                                Ok(mut a) => {
+                                    a.state.clear();
+                                    Response::AccountState(a)
+                                }
+                                Err(e) => fail(format!("{e:?}")),
+                            }
+                        }
                         _ => fail("not forwarded".into()),
                     }
                 }
@@ -1450,7 +1490,8 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
 /// block; listed before the honest server, it is left for it and the chain
 /// is synced whole;
 /// with `--trust-liteservers` the same liar is believed (so it is the
-/// signature check, not anything else, that caught it).
+/// signature check, not anything else, that caught it). Its account states
+/// (it says existing accounts do not exist) are refused by their proofs.
 #[test]
 fn a_lite_server_that_lies_about_signatures_is_caught() {
     use base64::Engine as _;
@@ -1533,5 +1574,54 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    // Account states are checked by their proofs whatever the flag: a
+    // node that replayed none (it starts at the tip) and is served by the
+    // liar (which also says that accounts that exist do not) refuses its
+    // account states, saying so, and makes none up.
+    let http = common::free_port();
+    let mut run = Command::new(common::tonindex_bin())
+        .args([
+            "run",
+            "--trust-liteservers",
+            "--from-seqno",
+            &tip.to_string(),
+        ])
+        .arg("--db")
+        .arg(dir.path().join("states"))
+        .arg("--global-config")
+        .arg(&only_liar)
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no catch-up: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let funded = "0:5454545454545454545454545454545454545454545454545454545454545454";
+    let (status, v) = json(
+        http,
+        "GET",
+        &format!("/api/v2/getAddressInformation?address={funded}"),
+        "",
+    );
+    assert_eq!(status, 404, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("does not check out"),
+        "{v}"
+    );
+    run.kill().unwrap();
+    run.wait().unwrap();
     dev.stop(false);
 }

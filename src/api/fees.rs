@@ -60,10 +60,10 @@ pub fn estimate(ctx: &Ctx<'_>, req: &FeeRequest) -> Result<Fees, TvmError> {
     let dst = StdAddr::new(workchain, HashBytes(req.address.id));
     // Fees are estimated on the state the node holds, or on no account
     // where a held state of its shard lacks it — never on a made-up one.
-    let (state, state_utime) = match account::newest(&ctx.reader, &req.address)
+    let (state, state_utime) = match crate::api::account_state::newest(ctx, &req.address)
         .map_err(|e| TvmError::Internal(e.to_string()))?
     {
-        account::Known::Held((rec, sa)) => (sa, rec.gen_utime),
+        account::Known::Held(s) => (s.shard_account, s.gen_utime),
         account::Known::Absent => {
             let none = ShardAccount {
                 account: tycho_types::cell::Lazy::new(&tycho_types::models::OptionalAccount::EMPTY)

@@ -4,6 +4,7 @@
 //! deadline; reads too big for the async worker queue for a bounded number
 //! of slots on the blocking pool.
 
+pub mod account_state;
 pub mod admission;
 
 pub mod cors;
@@ -142,8 +143,9 @@ pub struct Ctx<'a> {
     pub cfg: &'a ApiConfig,
     /// Slots bounding concurrent TVM runs, and the decoded config they use.
     pub tvm: &'a getmethod::Tvm,
-    /// The chain this process runs (`tonindex dev`), if any: where sent
-    /// messages go.
+    /// The chain this process runs (`tonindex dev`) or follows (`tonindex
+    /// run`), if any: where sent messages go, and where account states the
+    /// index does not hold are asked for.
     pub chain: Option<&'a dyn ChainLink>,
 }
 

@@ -84,6 +84,17 @@ pub trait ChainLink: Send + Sync {
     ) -> Option<Result<ShardBlockProof, Refused>> {
         None
     }
+    /// The state of `account` as of the indexed masterchain block `mc`,
+    /// fetched from the chain's lite servers and checked by its proofs;
+    /// `None` when this chain cannot fetch states (the devnet holds all
+    /// of its own).
+    fn account_state(
+        &self,
+        _account: &tonindex_model::Address,
+        _mc: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<crate::chain::liteserver::proofs::ProvenAccount, Refused>> {
+        None
+    }
     /// The devnet's `/dev/` requests; `None` for a chain without them.
     fn dev(&self) -> Option<&dyn DevLink> {
         None

@@ -85,7 +85,7 @@ fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
             }),
         });
     }
-    let account = match account::newest_view(&ctx.reader, &address)? {
+    let account = match crate::api::account_state::newest_view(ctx, &address)? {
         account::Known::Held(view) => view,
         account::Known::Absent => AccountView::nonexistent(address),
         account::Known::NotHeld(why) => return Err(V2Error::new(404, why)),
@@ -200,8 +200,8 @@ pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let address = required(p.address("address")?, "address")?.address;
     let held = match earlier_seqno(ctx, p)? {
         Some(seqno) => shard_account_after(ctx, &address, seqno)?.shard_account,
-        None => match account::newest(&ctx.reader, &address)? {
-            account::Known::Held((_, sa)) => Some(sa),
+        None => match crate::api::account_state::newest(ctx, &address)? {
+            account::Known::Held(s) => Some(s.shard_account),
             account::Known::Absent => None,
             // The cell names no block: an older state is not given as new.
             account::Known::NotHeld(why) | account::Known::Stale(_, why) => {

@@ -59,8 +59,9 @@ fn wallet_of(a: &AccountView) -> Option<WalletInfo> {
 }
 
 /// The held accounts among `address` (repeated), in the order asked;
-/// accounts the index holds no current state for (none, or one older than
-/// their indexed transactions) are left out.
+/// accounts the node holds no current state for (none, or one older than
+/// their indexed transactions, and none a followed lite server proves)
+/// are left out.
 fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error> {
     let addresses = p.parsed_all("address", "an address", crate::api::encoding::parse_address)?;
     if addresses.is_empty() {
@@ -69,7 +70,8 @@ fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error>
     let code_hashes = p.parsed_all("code_hash", "a hash", crate::api::encoding::parse_hash)?;
     let mut out = Vec::new();
     for a in addresses.into_iter().take(MAX_ADDRESSES) {
-        if let account::Known::Held(view) = account::newest_view(&ctx.reader, &a.address)? {
+        let known = crate::api::account_state::newest_view(ctx, &a.address)?;
+        if let account::Known::Held(view) = known {
             let code_ok = code_hashes.is_empty()
                 || view
                     .code_hash()
@@ -210,7 +212,7 @@ fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
             "address of account is required",
         ));
     };
-    match account::newest_view(&ctx.reader, &a.address)? {
+    match crate::api::account_state::newest_view(ctx, &a.address)? {
         account::Known::Held(view) => Ok(view),
         account::Known::Absent => {
             let mut v = AccountView::nonexistent(a.address);

@@ -78,7 +78,7 @@ pub struct FollowSummary {
     pub last_mc_seqno: Option<u32>,
 }
 
-fn lite_id(id: &BlockIdExt) -> LiteBlockIdExt {
+pub(super) fn lite_id(id: &BlockIdExt) -> LiteBlockIdExt {
     LiteBlockIdExt {
         workchain: id.id.workchain,
         shard: id.id.shard,
@@ -88,7 +88,7 @@ fn lite_id(id: &BlockIdExt) -> LiteBlockIdExt {
     }
 }
 
-fn model_id(id: &LiteBlockIdExt) -> BlockIdExt {
+pub(super) fn model_id(id: &LiteBlockIdExt) -> BlockIdExt {
     BlockIdExt {
         id: BlockId {
             workchain: id.workchain,

@@ -5,6 +5,7 @@
 //! API's TL types are the `adnl` and `ton_liteapi` crates'.
 
 pub mod follow;
+pub mod proofs;
 pub mod send;
 pub mod trust;
 
