@@ -1491,7 +1491,9 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
 /// is synced whole;
 /// with `--trust-liteservers` the same liar is believed (so it is the
 /// signature check, not anything else, that caught it). Its account states
-/// (it says existing accounts do not exist) are refused by their proofs.
+/// (it says existing accounts do not exist) are refused by their proofs;
+/// listed before the honest server, the honest one's are taken, and a
+/// message sent to both at once executes.
 #[test]
 fn a_lite_server_that_lies_about_signatures_is_caught() {
     use base64::Engine as _;
@@ -1621,6 +1623,59 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         v["error"].as_str().unwrap().contains("does not check out"),
         "{v}"
     );
+    run.kill().unwrap();
+    run.wait().unwrap();
+
+    // With the honest server listed after the liar, the account is read
+    // from it after the liar's proof fails, and a message sent goes to
+    // both at once: the honest one takes it (the liar does not forward
+    // sends) and the transfer executes.
+    let http = common::free_port();
+    let mut run = Command::new(common::tonindex_bin())
+        .args([
+            "run",
+            "--trust-liteservers",
+            "--from-seqno",
+            &tip.to_string(),
+        ])
+        .arg("--db")
+        .arg(dir.path().join("states-both"))
+        .arg("--global-config")
+        .arg(&liar_first)
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    let path = format!("/api/v2/getAddressBalance?address={funded}");
+    let start = Instant::now();
+    let ours = loop {
+        let (status, v) = json(http, "GET", &path, "");
+        if status == 200 {
+            break v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (_, theirs) = json(dev.port, "GET", &path, "");
+    assert_eq!(ours["result"], theirs["result"]);
+    let t = python("wallet_transfer.py", &[dev.url()]);
+    let body = serde_json::json!({ "boc": t["boc"] }).to_string();
+    let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
+    assert_eq!(status, 200, "{v}");
+    let wallet = t["wallet"].as_str().unwrap();
+    let seqno_path = format!("/api/v2/runGetMethod?address={wallet}&method=seqno&stack=%5B%5D");
+    let want = format!("0x{:x}", t["seqno"].as_u64().unwrap() + 1);
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(dev.port, "GET", &seqno_path, "");
+        if v["result"]["stack"][0][1] == want.as_str() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     run.kill().unwrap();
     run.wait().unwrap();
     dev.stop(false);

@@ -143,11 +143,10 @@ pub fn run_and_serve(
         .enable_all()
         .thread_name("tonindex-http")
         .build()?;
-    // Sends go to the first lite server (several at once: not yet).
-    let sender = crate::chain::liteserver::send::LiteSender::new(
-        servers[0].clone(),
-        runtime.handle().clone(),
-    );
+    // Sends go to several lite servers at once; account reads to one, the
+    // next after a failure.
+    let sender =
+        crate::chain::liteserver::send::LiteSender::new(servers.clone(), runtime.handle().clone());
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),

@@ -359,43 +359,57 @@ async fn mc_block_id(client: &mut LiteClient, seqno: u32) -> anyhow::Result<Bloc
 
 /// The shard blocks masterchain block `mc` commits that the index does not
 /// hold yet, oldest first: from each shard's new top back along its
-/// previous blocks to the top the previous masterchain block committed
-/// (held by the index, or named in `stop` on a fresh start).
+/// previous blocks (both of them after a merge; the parent after a split)
+/// to the blocks the previous masterchain block committed (held by the
+/// index, or named in `stop` on a fresh start).
 async fn new_shard_blocks(
     db: &Db,
     client: &mut LiteClient,
     mc: &DecodedBlock,
     stop: &[BlockId],
 ) -> anyhow::Result<Vec<DecodedBlock>> {
+    let mut pending: Vec<BlockIdExt> = mc.shards.iter().map(|s| s.block).collect();
+    let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for top in &mc.shards {
-        let mut chain = Vec::new();
-        let mut id = top.block;
-        loop {
-            let committed_before = stop.iter().any(|s| {
-                s.workchain == id.id.workchain && s.shard == id.id.shard && id.id.seqno <= s.seqno
-            });
-            if committed_before || query::blocks::block(&db.reader(), &id.id)?.is_some() {
-                break;
-            }
-            let block = fetch(client, &id).await?;
-            let prev = match block.record.prev_blocks.as_slice() {
-                [prev] => prev.block,
-                [] => bail!("shard block {id:?} has no previous block"),
-                _ => bail!("shard block {id:?} follows a merge: not followed yet"),
-            };
-            let first = block.record.id.id.seqno <= 1;
-            chain.push(block);
-            if first || prev.id.seqno == 0 || prev.id.shard != id.id.shard {
-                // Back at the zero state (or a split): nothing older to fetch.
-                break;
-            }
-            id = prev;
+    while let Some(id) = pending.pop() {
+        if !seen.insert(id.id) || id.id.seqno == 0 || committed_before(stop, &id.id) {
+            continue;
         }
-        chain.reverse();
-        out.extend(chain);
+        if query::blocks::block(&db.reader(), &id.id)?.is_some() {
+            continue;
+        }
+        let block = fetch(client, &id).await?;
+        if block.record.prev_blocks.is_empty() {
+            bail!("shard block {id:?} has no previous block");
+        }
+        pending.extend(block.record.prev_blocks.iter().map(|p| p.block));
+        out.push(block);
     }
+    // Seqnos grow along a shard's history (across splits and merges too):
+    // ordered by them, every block comes after the blocks it follows.
+    out.sort_by_key(|b| (b.record.id.id.seqno, b.record.id.id.shard));
     Ok(out)
+}
+
+/// Whether shard block `id` is at or before a block of `stop` of its
+/// shard, or of a shard it split from or merged into (seqnos grow along a
+/// shard's history, across splits and merges).
+fn committed_before(stop: &[BlockId], id: &BlockId) -> bool {
+    stop.iter().any(|s| {
+        s.workchain == id.workchain && shards_intersect(s.shard, id.shard) && id.seqno <= s.seqno
+    })
+}
+
+/// Whether two shards (TON's tagged prefixes) share accounts: one holds
+/// the other.
+fn shards_intersect(a: u64, b: u64) -> bool {
+    let bits = |s: u64| 63 - s.trailing_zeros(); // prefix length
+    let len = bits(a).min(bits(b));
+    if len == 0 {
+        return true;
+    }
+    let mask = !0u64 << (64 - len);
+    (a & mask) == (b & mask)
 }
 
 /// How long one lite server may take over one masterchain block's
@@ -644,5 +658,48 @@ pub async fn follow(
         }
         progress(&summary, tip);
         next += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(shard: u64, seqno: u32) -> BlockId {
+        BlockId {
+            workchain: 0,
+            shard,
+            seqno,
+        }
+    }
+
+    #[test]
+    fn blocks_before_the_previous_tops_are_not_fetched_across_splits_and_merges() {
+        let full = 0x8000_0000_0000_0000;
+        let (left, right) = (0x4000_0000_0000_0000, 0xc000_0000_0000_0000);
+        let left_left = 0x2000_0000_0000_0000;
+        assert!(shards_intersect(full, left) && shards_intersect(right, full));
+        assert!(!shards_intersect(left, right));
+        assert!(shards_intersect(left_left, left) && !shards_intersect(left_left, right));
+        // The previous masterchain block committed the whole shard at 10.
+        let stop = [id(full, 10)];
+        assert!(committed_before(&stop, &id(full, 10)));
+        assert!(committed_before(&stop, &id(full, 9)));
+        assert!(!committed_before(&stop, &id(full, 11)));
+        // After a split, the children (seqno 11 on) are new.
+        assert!(!committed_before(&stop, &id(left, 11)));
+        // Two halves committed at 20 and 22: their merge (23) is new, the
+        // halves and older blocks of either are not.
+        let stop = [id(left, 20), id(right, 22)];
+        assert!(!committed_before(&stop, &id(full, 23)));
+        assert!(committed_before(&stop, &id(left, 20)));
+        assert!(committed_before(&stop, &id(right, 21)));
+        assert!(!committed_before(&stop, &id(left, 21)));
+        // Another workchain is never covered.
+        let other = BlockId {
+            workchain: 1,
+            ..id(left, 1)
+        };
+        assert!(!committed_before(&stop, &other));
     }
 }

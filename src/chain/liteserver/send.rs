@@ -1,71 +1,139 @@
 //! The API's road to the lite servers on a node that follows a chain
-//! (`tonindex run`): sending (v2 `sendBoc`, v3 `POST /message`, as
-//! toncenter's v2 hands messages to liteservers through tonlib) and
-//! reading the states of accounts whose state the index does not hold,
+//! (`tonindex run`): sending (v2 `sendBoc`, v3 `POST /message`) to several
+//! lite servers at once, as toncenter's v2 hands messages to liteservers
+//! through tonlib, and reading the states of accounts whose state the
+//! index does not hold — from one server, the next after a failure —
 //! checked by their proofs (`proofs.rs`).
 
+use std::time::Duration;
+
+use ton_liteapi::client::LiteClient;
+use ton_liteapi::types::LiteError;
 use tycho_types::cell::{Cell, HashBytes};
 
 use super::proofs::{check_account_state, ProvenAccount};
 use super::LiteServerAddr;
 use crate::chain::link::{ChainLink, Refused};
 
-/// A [`ChainLink`] that forwards external messages to a lite server and
-/// reads account states from it.
+/// How many lite servers a message goes to at once.
+const SEND_TO: usize = 3;
+/// How long a send or a read may take before the API answers without it.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A [`ChainLink`] over the lite servers of a global config.
 pub struct LiteSender {
-    server: LiteServerAddr,
+    servers: Vec<LiteServerAddr>,
     runtime: tokio::runtime::Handle,
-    /// One connection kept for reads (dropped after an error).
-    reads: tokio::sync::Mutex<Option<ton_liteapi::client::LiteClient>>,
+    /// The connection kept for reads and the server it goes to (dropped
+    /// after a failure, and the next server asked).
+    reads: tokio::sync::Mutex<(usize, Option<LiteClient>)>,
 }
 
 impl LiteSender {
-    /// Sends through `server`, on `runtime` (the API's).
-    pub fn new(server: LiteServerAddr, runtime: tokio::runtime::Handle) -> Self {
+    /// Uses `servers` (in the config's order) on `runtime` (the API's).
+    pub fn new(servers: Vec<LiteServerAddr>, runtime: tokio::runtime::Handle) -> Self {
         Self {
-            server,
+            servers,
             runtime,
-            reads: tokio::sync::Mutex::new(None),
+            reads: tokio::sync::Mutex::new((0, None)),
         }
     }
 
-    /// How long a read may take before the API answers without it.
-    const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+    /// Sends `boc` through one server on a connection of its own.
+    async fn send_one(server: LiteServerAddr, boc: Vec<u8>) -> Result<(), Refused> {
+        let sent = tokio::time::timeout(TIMEOUT, async {
+            let mut client = LiteClient::connect(server.addr, server.key)
+                .await
+                .map_err(|e| {
+                    Refused::new(
+                        503,
+                        format!("LITE_SERVER_NETWORK: cannot reach {}: {e:?}", server.addr),
+                    )
+                })?;
+            match client.send_message(boc).await {
+                Ok(_) => Ok(()),
+                Err(LiteError::ServerError(e)) => Err(Refused::new(
+                    500,
+                    format!("LITE_SERVER_UNKNOWN: {}", e.message),
+                )),
+                Err(e) => Err(Refused::new(500, format!("LITE_SERVER_NETWORK: {e:?}"))),
+            }
+        })
+        .await;
+        sent.unwrap_or_else(|_| {
+            Err(Refused::new(
+                504,
+                format!(
+                    "LITE_SERVER_NETWORK: {} did not answer in time",
+                    server.addr
+                ),
+            ))
+        })
+    }
 
+    /// The account's state at `mc` from the current read server, proofs
+    /// checked; on a failure the next server is asked (once round).
     async fn fetch_account(
         &self,
         account: &tonindex_model::Address,
         mc: &tonindex_model::BlockIdExt,
     ) -> Result<ProvenAccount, Refused> {
-        let network = |e: String| Refused::new(503, format!("LITE_SERVER_NETWORK: {e}"));
         let mut slot = self.reads.lock().await;
-        if slot.is_none() {
-            let client =
-                ton_liteapi::client::LiteClient::connect(self.server.addr, self.server.key)
-                    .await
-                    .map_err(|e| network(format!("cannot reach {}: {e:?}", self.server.addr)))?;
-            *slot = Some(client);
+        let mut last_error = None;
+        for _ in 0..self.servers.len() {
+            let server = self.servers[slot.0 % self.servers.len()].clone();
+            match Self::read_account(&mut slot.1, &server, account, mc).await {
+                Ok(proven) => return Ok(proven),
+                // The account's own refusal is the same on every server.
+                Err((refused, false)) => return Err(refused),
+                Err((refused, true)) => {
+                    tracing::warn!(
+                        "lite server {} failed an account read: {}; asking the next one",
+                        server.addr,
+                        refused.message
+                    );
+                    slot.1 = None;
+                    slot.0 = (slot.0 + 1) % self.servers.len();
+                    last_error = Some(refused);
+                }
+            }
         }
-        let client = slot.as_mut().expect("connected above");
+        Err(last_error.unwrap_or_else(|| Refused::new(503, "LITE_SERVER_NETWORK: no lite server")))
+    }
+
+    /// One read from `server`; an error says whether another server may
+    /// do better (a network failure, a proof that does not check out).
+    async fn read_account(
+        conn: &mut Option<LiteClient>,
+        server: &LiteServerAddr,
+        account: &tonindex_model::Address,
+        mc: &tonindex_model::BlockIdExt,
+    ) -> Result<ProvenAccount, (Refused, bool)> {
+        let network = |e: String| (Refused::new(503, format!("LITE_SERVER_NETWORK: {e}")), true);
+        if conn.is_none() {
+            let client = LiteClient::connect(server.addr, server.key)
+                .await
+                .map_err(|e| network(format!("cannot reach {}: {e:?}", server.addr)))?;
+            *conn = Some(client);
+        }
+        let client = conn.as_mut().expect("connected above");
         let id = ton_liteapi::tl::common::AccountId {
             workchain: account.workchain,
             id: ton_liteapi::tl::common::Int256(account.id),
         };
-        let answer = client
+        let answer = match client
             .get_account_state(super::follow::lite_id(mc), id)
-            .await;
-        let answer = match answer {
+            .await
+        {
             Ok(a) => a,
-            Err(ton_liteapi::types::LiteError::ServerError(e)) => {
-                return Err(Refused::new(
-                    500,
-                    format!("LITE_SERVER_UNKNOWN: {}", e.message),
+            // Not there yet on this server, say: another may have it.
+            Err(LiteError::ServerError(e)) => {
+                return Err((
+                    Refused::new(500, format!("LITE_SERVER_UNKNOWN: {}", e.message)),
+                    true,
                 ))
             }
-            Err(e) => {
-                *slot = None;
-                return Err(network(format!("{e:?}")));
-            }
+            Err(e) => return Err(network(format!("{e:?}"))),
         };
         check_account_state(
             mc,
@@ -76,44 +144,54 @@ impl LiteSender {
             &answer.state,
         )
         .map_err(|e| {
-            // A server whose proofs do not check out is not asked again on
-            // this connection.
-            *slot = None;
-            Refused::new(
-                502,
-                format!("LITE_SERVER_UNKNOWN: the lite server's account state does not check out: {e:#}"),
+            (
+                Refused::new(
+                    502,
+                    format!(
+                        "LITE_SERVER_UNKNOWN: the lite server's account state does not check \
+                         out: {e:#}"
+                    ),
+                ),
+                true,
             )
         })
     }
 }
 
 impl ChainLink for LiteSender {
-    /// Forwards the message with `liteServer.sendMessage` on a connection
-    /// of its own; a refusal comes back as the lite server worded it.
+    /// Forwards the message with `liteServer.sendMessage` to the first
+    /// [`SEND_TO`] servers at once; accepted when one accepts it, else the
+    /// first server's refusal as it worded it.
     fn send(&self, msg: Cell) -> Result<(), Refused> {
         let boc = tycho_types::boc::Boc::encode(msg.as_ref());
-        let server = self.server.clone();
+        let servers: Vec<_> = self.servers.iter().take(SEND_TO).cloned().collect();
         self.runtime.block_on(async move {
-            let mut client = ton_liteapi::client::LiteClient::connect(server.addr, server.key)
-                .await
-                .map_err(|e| {
-                    Refused::new(
-                        503,
-                        format!("LITE_SERVER_NETWORK: cannot reach {}: {e:?}", server.addr),
-                    )
-                })?;
-            match client.send_message(boc).await {
-                Ok(_) => Ok(()),
-                Err(ton_liteapi::types::LiteError::ServerError(e)) => Err(Refused::new(
-                    500,
-                    format!("LITE_SERVER_UNKNOWN: {}", e.message),
-                )),
-                Err(e) => Err(Refused::new(500, format!("LITE_SERVER_NETWORK: {e:?}"))),
+            let sends = servers
+                .into_iter()
+                .map(|server| tokio::spawn(Self::send_one(server, boc.clone())));
+            let mut first_refusal = None;
+            for sent in sends.collect::<Vec<_>>() {
+                match sent.await {
+                    Ok(Ok(())) => return Ok(()),
+                    Ok(Err(refused)) => {
+                        // A refusal by a server outranks one that is not reached.
+                        let better = match &first_refusal {
+                            None => true,
+                            Some(Refused { status, .. }) => *status != 500 && refused.status == 500,
+                        };
+                        if better {
+                            first_refusal = Some(refused);
+                        }
+                    }
+                    Err(_) => {}
+                }
             }
+            Err(first_refusal
+                .unwrap_or_else(|| Refused::new(503, "LITE_SERVER_NETWORK: no lite server")))
         })
     }
 
-    /// The account's state at `mc` from the lite server, proofs checked
+    /// The account's state at `mc` from the lite servers, proofs checked
     /// (on the kept read connection; a blocking pool thread waits for it).
     fn account_state(
         &self,
@@ -121,12 +199,12 @@ impl ChainLink for LiteSender {
         mc: &tonindex_model::BlockIdExt,
     ) -> Option<Result<ProvenAccount, Refused>> {
         Some(self.runtime.block_on(async {
-            tokio::time::timeout(Self::READ_TIMEOUT, self.fetch_account(account, mc))
+            tokio::time::timeout(TIMEOUT, self.fetch_account(account, mc))
                 .await
                 .unwrap_or_else(|_| {
                     Err(Refused::new(
                         504,
-                        "LITE_SERVER_NETWORK: the lite server did not answer in time",
+                        "LITE_SERVER_NETWORK: the lite servers did not answer in time",
                     ))
                 })
         }))
