@@ -41,6 +41,11 @@ pub struct BenchDevArgs {
     /// from the files, and followed from the devnet's lite server.
     #[arg(long)]
     pub sync: bool,
+    /// With --sync, follow once more through a relay that delays every
+    /// byte by half this round trip each way (0: not), as a lite server
+    /// across a real network would.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pub rtt_ms: u64,
 }
 
 /// CPU time this process has used, all threads.
@@ -141,7 +146,13 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     );
 
     if args.sync {
-        super::bench_sync::compare(&db, &devnet, &export, scratch.path())?;
+        super::bench_sync::compare(
+            &db,
+            &devnet,
+            &export,
+            scratch.path(),
+            Duration::from_millis(args.rtt_ms),
+        )?;
     }
     let Some(emulator_dir) = &args.emulator else {
         return Ok(());

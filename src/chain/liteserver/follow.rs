@@ -22,6 +22,12 @@
 //!
 //! A follow that starts after the first block (`--from-seqno`) indexes the
 //! shard blocks its first masterchain block commits, not those before.
+//!
+//! Catching up, up to [`FETCH_AHEAD`] masterchain blocks are fetched ahead
+//! (with their shard blocks) on connections of their own to the server the
+//! last step used, so that round trips overlap; each is still checked and
+//! indexed in order by the step, and one that failed is fetched again
+//! there.
 
 use std::time::Duration;
 
@@ -363,7 +369,7 @@ async fn mc_block_id(client: &mut LiteClient, seqno: u32) -> anyhow::Result<Bloc
 /// to the blocks the previous masterchain block committed (held by the
 /// index, or named in `stop` on a fresh start).
 async fn new_shard_blocks(
-    db: &Db,
+    db: Option<&Db>,
     client: &mut LiteClient,
     mc: &DecodedBlock,
     stop: &[BlockId],
@@ -375,8 +381,10 @@ async fn new_shard_blocks(
         if !seen.insert(id.id) || id.id.seqno == 0 || committed_before(stop, &id.id) {
             continue;
         }
-        if query::blocks::block(&db.reader(), &id.id)?.is_some() {
-            continue;
+        if let Some(db) = db {
+            if query::blocks::block(&db.reader(), &id.id)?.is_some() {
+                continue;
+            }
         }
         let block = fetch(client, &id).await?;
         if block.record.prev_blocks.is_empty() {
@@ -482,6 +490,69 @@ impl<'a> Pool<'a> {
     }
 }
 
+/// A unit being fetched ahead, and the connection it hands back.
+type AheadTask = tokio::task::JoinHandle<(Option<LiteClient>, anyhow::Result<Vec<DecodedBlock>>)>;
+
+/// What a step finds fetched ahead for its masterchain block.
+enum Ahead {
+    Nothing,
+    /// The unit (shard blocks, then the masterchain block), fetched from a
+    /// server whose chain was checked, while the tip was `tip`.
+    Fetched {
+        tip: u32,
+        blocks: Vec<DecodedBlock>,
+    },
+}
+
+/// How many masterchain blocks are fetched ahead while catching up, each
+/// on a connection of its own: on a real network most of a block's time
+/// is round trips, and these overlap.
+const FETCH_AHEAD: u32 = 8;
+
+/// Masterchain block `seqno` and the shard blocks it commits, fetched on
+/// a connection of its own (made if `client` is `None`) and handed back
+/// with it: the block by `lookupBlock`, its shard blocks back to those the
+/// previous masterchain block committed (that block is fetched for its
+/// shard tops). Hash-checked; not trusted until the follower checks it.
+async fn fetch_ahead(
+    server: LiteServerAddr,
+    client: Option<LiteClient>,
+    seqno: u32,
+    timeout: Duration,
+) -> (Option<LiteClient>, anyhow::Result<Vec<DecodedBlock>>) {
+    let mut client = match client {
+        Some(c) => c,
+        None => {
+            match tokio::time::timeout(timeout, LiteClient::connect(server.addr, server.key)).await
+            {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => return (None, Err(anyhow!("connecting: {e:?}"))),
+                Err(_) => return (None, Err(anyhow!("connecting timed out"))),
+            }
+        }
+    };
+    let work = async {
+        let mc_id = mc_block_id(&mut client, seqno).await?;
+        let mc = fetch(&mut client, &mc_id).await?;
+        let stop: Vec<BlockId> = match mc.record.prev_blocks.first() {
+            Some(prev) if seqno > 1 => fetch(&mut client, &prev.block)
+                .await?
+                .shards
+                .iter()
+                .map(|s| s.block.id)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut blocks = new_shard_blocks(None, &mut client, &mc, &stop).await?;
+        blocks.push(mc);
+        anyhow::Ok(blocks)
+    };
+    let out = tokio::time::timeout(timeout, work)
+        .await
+        .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}")));
+    (out.is_ok().then_some(client), out)
+}
+
 /// What one step fetched: the chain's tip, and the unit of masterchain
 /// block `next` once the tip has reached it.
 async fn step(
@@ -491,25 +562,41 @@ async fn step(
     trusted: Option<&mut Trusted>,
     zero_state: Option<&BlockIdExt>,
     next: u32,
+    ahead: Ahead,
 ) -> anyhow::Result<(u32, Option<Vec<DecodedBlock>>)> {
-    let info = client
-        .get_masterchain_info()
-        .await
-        .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?;
-    if let Some(zs) = zero_state {
-        if info.init.root_hash.0 != zs.root_hash || info.init.file_hash.0 != zs.file_hash {
-            bail!(
-                "the lite server serves another chain: its zero state is not the global \
-                 config's"
-            );
+    // The tip is asked for (and the server's chain checked) unless a
+    // prefetched unit of a server already checked is at hand.
+    let (tip, mut prefetched) = match ahead {
+        Ahead::Fetched { tip, blocks } => (tip, Some(blocks)),
+        Ahead::Nothing => {
+            let info = client
+                .get_masterchain_info()
+                .await
+                .map_err(|e| anyhow!("getMasterchainInfo: {e:?}"))?;
+            if let Some(zs) = zero_state {
+                if info.init.root_hash.0 != zs.root_hash || info.init.file_hash.0 != zs.file_hash {
+                    bail!(
+                        "the lite server serves another chain: its zero state is not the \
+                         global config's"
+                    );
+                }
+            }
+            (info.last.seqno, None)
         }
-    }
-    let tip = info.last.seqno;
+    };
     if next > tip {
         return Ok((tip, None));
     }
-    let mc_id = mc_block_id(client, next).await?;
-    let mc = fetch(client, &mc_id).await?;
+    let mc = match prefetched.as_mut().and_then(|b| b.pop()) {
+        Some(mc) => mc,
+        None => {
+            let mc_id = mc_block_id(client, next).await?;
+            fetch(client, &mc_id).await?
+        }
+    };
+    if mc.record.id.id.seqno != next || mc.record.id.id.workchain != -1 {
+        bail!("the lite server sent another block than masterchain block {next}");
+    }
     if let Some(trusted) = trusted {
         check_signatures(client, trusted, &mc).await?;
         // It follows the block indexed before it.
@@ -535,18 +622,25 @@ async fn step(
         shard: query::MASTER_SHARD,
         seqno: next - 1,
     };
-    let stop = match mc.record.prev_blocks.first() {
-        Some(prev) if next > 1 && query::blocks::block(&db.reader(), &prev_mc)?.is_none() => {
-            fetch(client, &prev.block)
-                .await?
-                .shards
-                .iter()
-                .map(|s| s.block.id)
-                .collect()
+    let mut blocks = match prefetched {
+        Some(shard_blocks) => shard_blocks,
+        None => {
+            let stop = match mc.record.prev_blocks.first() {
+                Some(prev)
+                    if next > 1 && query::blocks::block(&db.reader(), &prev_mc)?.is_none() =>
+                {
+                    fetch(client, &prev.block)
+                        .await?
+                        .shards
+                        .iter()
+                        .map(|s| s.block.id)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            new_shard_blocks(Some(db), client, &mc, &stop).await?
         }
-        _ => Vec::new(),
     };
-    let mut blocks = new_shard_blocks(db, client, &mc, &stop).await?;
     blocks.push(mc);
     zero_states_of(indexer, client, &blocks).await?;
     Ok((tip, Some(blocks)))
@@ -602,9 +696,44 @@ pub async fn follow(
         }
         (None, None) => 1,
     };
+    // Units fetched ahead (seqno, task), idle connections for them, and the
+    // tip and server they were fetched under.
+    let mut ahead: std::collections::VecDeque<(u32, AheadTask)> = Default::default();
+    let mut idle: Vec<LiteClient> = Vec::new();
+    let mut known_tip: Option<(u32, usize)> = None;
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {
+            for (_, task) in ahead {
+                task.abort();
+            }
             return Ok(summary);
+        }
+        // Catching up: keep FETCH_AHEAD units in flight from the server the
+        // last step checked.
+        if let Some((tip, server)) = known_tip.filter(|(_, s)| *s == pool.current) {
+            let last = opts.until_seqno.map_or(tip, |u| u.min(tip));
+            let mut s = ahead.back().map_or(next + 1, |(s, _)| s + 1).max(next + 1);
+            while s <= last && s <= next + FETCH_AHEAD {
+                let task =
+                    tokio::spawn(fetch_ahead(servers[server].clone(), idle.pop(), s, timeout));
+                ahead.push_back((s, task));
+                s += 1;
+            }
+        }
+        let mut prefetched = Ahead::Nothing;
+        if ahead.front().is_some_and(|(s, _)| *s == next) {
+            let (_, task) = ahead.pop_front().expect("checked above");
+            match (task.await, known_tip) {
+                (Ok((client, Ok(blocks))), Some((tip, _))) => {
+                    idle.extend(client);
+                    prefetched = Ahead::Fetched { tip, blocks };
+                }
+                // Fetched again in the step, with the pool's failover.
+                (Ok((_, Err(e))), _) => {
+                    tracing::debug!("fetching masterchain block {next} ahead failed: {e:#}")
+                }
+                _ => {}
+            }
         }
         let fetched = match pool.client().await {
             Ok(client) => tokio::time::timeout(timeout, async {
@@ -618,6 +747,7 @@ pub async fn follow(
                     trusted.as_mut(),
                     opts.zero_state.as_ref(),
                     next,
+                    prefetched,
                 )
                 .await
             })
@@ -628,11 +758,18 @@ pub async fn follow(
         let (tip, blocks) = match fetched {
             Ok(f) => f,
             Err(e) => {
+                // What was fetched ahead came from this server: dropped.
+                for (_, task) in ahead.drain(..) {
+                    task.abort();
+                }
+                idle.clear();
+                known_tip = None;
                 pool.fail(e).await?;
                 continue;
             }
         };
         pool.failures = 0;
+        known_tip = Some((tip, pool.current));
         let Some(blocks) = blocks else {
             tokio::time::sleep(poll).await;
             continue;
