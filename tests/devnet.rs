@@ -959,8 +959,9 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
 /// from there (no older masterchain block, only the shard blocks the first
 /// one commits) and serves the blocks and transactions as the devnet
 /// does, and account states (and get-methods on them) it did not replay as
-/// the lite server proves them; a config naming another init block is not
-/// believed.
+/// the lite server proves them — fetched for each changed account as its
+/// unit is indexed, and on demand for the rest; a config naming another
+/// init block is not believed.
 #[test]
 fn trust_walks_key_blocks_from_the_init_block() {
     let dir = tempfile::tempdir().unwrap();
@@ -1100,6 +1101,39 @@ fn trust_walks_key_blocks_from_the_init_block() {
     }
     run.kill().unwrap();
     run.wait().unwrap();
+
+    // The follower's index itself holds the states of the accounts blocks
+    // 8 on changed (read from the lite server with proofs as each unit was
+    // indexed): served without any chain, the last funded account is
+    // there as on the devnet, while one changed only before block 8 is
+    // unknown.
+    let http = common::free_port();
+    let mut serve = Command::new(common::tonindex_bin())
+        .args(["serve", "--db"])
+        .arg(dir.path().join("follower"))
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    let last_funded = format!("0:{}", hex::encode([n; 32]));
+    let path = format!("/api/v3/accountStates?address={last_funded}&include_boc=false");
+    let (status, ours) = json(http, "GET", &path, "");
+    let (_, theirs) = json(dev.port, "GET", &path, "");
+    assert_eq!(status, 200, "{ours}");
+    assert_eq!(ours["accounts"].as_array().map(Vec::len), Some(1), "{ours}");
+    assert_eq!(ours["accounts"], theirs["accounts"]);
+    let first_funded = format!("0:{}", hex::encode([1u8; 32]));
+    let (status, v) = json(
+        http,
+        "GET",
+        &format!("/api/v2/getAddressInformation?address={first_funded}"),
+        "",
+    );
+    assert_eq!(status, 404, "{v}");
+    serve.kill().unwrap();
+    serve.wait().unwrap();
 
     // An init block the chain does not have: nothing is believed.
     let mut other: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
@@ -1491,9 +1525,10 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
 /// is synced whole;
 /// with `--trust-liteservers` the same liar is believed (so it is the
 /// signature check, not anything else, that caught it). Its account states
-/// (it says existing accounts do not exist) are refused by their proofs;
-/// listed before the honest server, the honest one's are taken, and a
-/// message sent to both at once executes.
+/// (it says existing accounts do not exist) are refused by their proofs,
+/// even so; listed before the honest server, the honest one's are taken
+/// (as blocks are indexed and when the API asks), and a message sent to
+/// both at once executes.
 #[test]
 fn a_lite_server_that_lies_about_signatures_is_caught() {
     use base64::Engine as _;
@@ -1578,53 +1613,28 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
     );
 
     // Account states are checked by their proofs whatever the flag: a
-    // node that replayed none (it starts at the tip) and is served by the
-    // liar (which also says that accounts that exist do not) refuses its
-    // account states, saying so, and makes none up.
-    let http = common::free_port();
-    let mut run = Command::new(common::tonindex_bin())
+    // follow that replayed none (it starts at the tip) reads the states of
+    // the accounts each block changed, and the liar (which also says that
+    // accounts that exist do not) is caught there.
+    let out = Command::new(common::tonindex_bin())
         .args([
-            "run",
+            "sync",
             "--trust-liteservers",
-            "--from-seqno",
-            &tip.to_string(),
+            "--liteserver-timeout-ms",
+            "3000",
         ])
+        .args(["--from-seqno", &tip.to_string()])
+        .args(["--until-seqno", &tip.to_string()])
         .arg("--db")
         .arg(dir.path().join("states"))
         .arg("--global-config")
         .arg(&only_liar)
-        .args(["--listen", &format!("127.0.0.1:{http}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
+        .output()
         .unwrap();
-    common::wait_listening(http);
-    let start = Instant::now();
-    loop {
-        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
-        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no catch-up: {v}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("the proven state holds it"), "{err}");
     let funded = "0:5454545454545454545454545454545454545454545454545454545454545454";
-    let (status, v) = json(
-        http,
-        "GET",
-        &format!("/api/v2/getAddressInformation?address={funded}"),
-        "",
-    );
-    assert_eq!(status, 404, "{v}");
-    assert!(
-        v["error"].as_str().unwrap().contains("does not check out"),
-        "{v}"
-    );
-    run.kill().unwrap();
-    run.wait().unwrap();
 
     // With the honest server listed after the liar, the account is read
     // from it after the liar's proof fails, and a message sent goes to

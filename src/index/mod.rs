@@ -110,6 +110,19 @@ impl<'a> Indexer<'a> {
 
     /// Applies one unit as one atomic batch. A unit fully present already is a no-op.
     pub fn apply(&self, unit: &Unit) -> Result<Applied, IndexError> {
+        self.apply_with_accounts(unit, &[])
+    }
+
+    /// [`Indexer::apply`], with the states of accounts the unit changed
+    /// that a source fetched (and checked) because the index holds no
+    /// state of their shard: written in the same batch, as of the block
+    /// each comes from. An account whose shard state is held is left to
+    /// the state replay, which is exact.
+    pub fn apply_with_accounts(
+        &self,
+        unit: &Unit,
+        accounts: &[FetchedAccount],
+    ) -> Result<Applied, IndexError> {
         let mut cursor = self.db.cursor()?;
         let mut batch = self.db.batch();
         let mut applied = Applied::default();
@@ -205,6 +218,23 @@ impl<'a> Indexer<'a> {
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
+        if !accounts.is_empty() {
+            let held = self.held_shards()?;
+            for a in accounts {
+                let tracked = held
+                    .iter()
+                    .any(|(wc, shard)| *wc == a.address.workchain && a.address.in_shard(*shard));
+                if !tracked {
+                    state::put_account(
+                        &mut batch,
+                        &a.address,
+                        &a.shard_account,
+                        Some(a.source),
+                        a.gen_utime,
+                    );
+                }
+            }
+        }
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
             if applied.state_updates > 0 {
@@ -225,6 +255,17 @@ impl<'a> Indexer<'a> {
             feed.publish(committed(mc_seqno, &new_blocks));
         }
         Ok(applied)
+    }
+
+    /// The shards whose state the index holds, as `(workchain, shard)`.
+    fn held_shards(&self) -> Result<Vec<(i32, u64)>, IndexError> {
+        let reader = self.db.reader();
+        let mut out = Vec::new();
+        for row in reader.prefix::<tonindex_storage::tables::ShardStates>(&[], false) {
+            let (key, _) = row?;
+            out.push((key.workchain, key.shard));
+        }
+        Ok(out)
     }
 
     /// Stored blocks that a masterchain block committing `tops` commits too:
@@ -580,6 +621,16 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
         };
         rows.put::<MsgByDestination>(&key, &());
     }
+}
+
+/// An account's state as a source fetched it (a lite server, its proofs
+/// checked): its `ShardAccount` cell as of block `source`.
+#[derive(Debug, Clone)]
+pub struct FetchedAccount {
+    pub address: Address,
+    pub shard_account: tycho_types::cell::Cell,
+    pub source: BlockId,
+    pub gen_utime: u32,
 }
 
 /// The newest transaction per account seen in a unit, merged with storage at the end.

@@ -366,7 +366,9 @@ impl<'db> StateWork<'db> {
     }
 }
 
-fn put_account(
+/// Writes an account's state row (its `ShardAccount` BoC, the block whose
+/// state it comes from, that state's time, its code hash).
+pub(crate) fn put_account(
     batch: &mut Batch<'_>,
     addr: &Address,
     shard_account: &Cell,

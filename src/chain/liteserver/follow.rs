@@ -37,12 +37,15 @@ use ton_liteapi::tl::common::{BlockId as LiteBlockId, BlockIdExt as LiteBlockIdE
 use tonindex_model::{BlockId, BlockIdExt};
 use tonindex_storage::Db;
 
+use super::client::Multiplexed;
+use super::proofs::check_account_state;
 use super::trust::{BlockSignature, Validators};
 use super::LiteServerAddr;
 use crate::decode::state::decode_state_file;
 use crate::decode::{decode_block, file_hash, DecodedBlock};
-use crate::index::{Indexer, Unit};
+use crate::index::{FetchedAccount, Indexer, Unit};
 use crate::query;
+use tycho_types::models::ShardAccount;
 
 /// Where a follow starts and stops.
 #[derive(Debug, Clone, Default)]
@@ -555,6 +558,7 @@ async fn fetch_ahead(
 
 /// What one step fetched: the chain's tip, and the unit of masterchain
 /// block `next` once the tip has reached it.
+#[allow(clippy::too_many_arguments)]
 async fn step(
     db: &Db,
     indexer: &Indexer<'_>,
@@ -563,7 +567,8 @@ async fn step(
     zero_state: Option<&BlockIdExt>,
     next: u32,
     ahead: Ahead,
-) -> anyhow::Result<(u32, Option<Vec<DecodedBlock>>)> {
+    states: Option<&std::sync::Arc<Multiplexed>>,
+) -> anyhow::Result<(u32, Option<Stepped>)> {
     // The tip is asked for (and the server's chain checked) unless a
     // prefetched unit of a server already checked is at hand.
     let (tip, mut prefetched) = match ahead {
@@ -641,9 +646,110 @@ async fn step(
             new_shard_blocks(Some(db), client, &mc, &stop).await?
         }
     };
+    let mc_id = mc.record.id;
     blocks.push(mc);
     zero_states_of(indexer, client, &blocks).await?;
-    Ok((tip, Some(blocks)))
+    let accounts = match states {
+        Some(conn) => fetch_account_states(db, conn, &mc_id, &blocks).await?,
+        None => Vec::new(),
+    };
+    Ok((tip, Some(Stepped { blocks, accounts })))
+}
+
+/// One step's unit, and the states of the accounts it changed that the
+/// index holds no shard state for.
+struct Stepped {
+    blocks: Vec<DecodedBlock>,
+    accounts: Vec<FetchedAccount>,
+}
+
+/// How many account states are asked for at once on one connection.
+const ACCOUNTS_AT_ONCE: usize = 256;
+
+/// The states, as of masterchain block `mc`, of the accounts `blocks`
+/// changed whose shard state the index does not hold (a follow that did
+/// not start at the zero state replays none): asked for all at once on
+/// one connection, each believed only when its proofs lead from `mc`'s
+/// root hash to it (`proofs.rs`). An account the proven state lacks is
+/// recorded as none, after its newest transaction in the unit.
+async fn fetch_account_states(
+    db: &Db,
+    conn: &std::sync::Arc<Multiplexed>,
+    mc: &BlockIdExt,
+    blocks: &[DecodedBlock],
+) -> anyhow::Result<Vec<FetchedAccount>> {
+    let held: Vec<(i32, u64)> = db
+        .reader()
+        .prefix::<tonindex_storage::tables::ShardStates>(&[], false)
+        .map(|r| r.map(|(k, _)| (k.workchain, k.shard)))
+        .collect::<Result<_, _>>()?;
+    // Each changed account whose shard state is not held, with its newest
+    // transaction in the unit.
+    let mut changed: std::collections::HashMap<tonindex_model::Address, (u64, [u8; 32])> =
+        Default::default();
+    for tx in blocks.iter().flat_map(|b| &b.transactions) {
+        let a = tx.record.account;
+        if held
+            .iter()
+            .any(|(wc, shard)| *wc == a.workchain && a.in_shard(*shard))
+        {
+            continue;
+        }
+        let e = changed.entry(a).or_insert((0, [0; 32]));
+        if tx.record.lt >= e.0 {
+            *e = (tx.record.lt, tx.record.hash);
+        }
+    }
+    let mut out = Vec::with_capacity(changed.len());
+    let changed: Vec<_> = changed.into_iter().collect();
+    for chunk in changed.chunks(ACCOUNTS_AT_ONCE) {
+        let mut asked = tokio::task::JoinSet::new();
+        for (address, newest) in chunk.iter().copied() {
+            let (conn, mc) = (std::sync::Arc::clone(conn), *mc);
+            asked.spawn(async move {
+                let request = ton_liteapi::tl::request::Request::GetAccountState(
+                    ton_liteapi::tl::request::GetAccountState {
+                        id: lite_id(&mc),
+                        account: ton_liteapi::tl::common::AccountId {
+                            workchain: address.workchain,
+                            id: Int256(address.id),
+                        },
+                    },
+                );
+                let answer = match conn.query(request).await {
+                    Ok(ton_liteapi::tl::response::Response::AccountState(a)) => a,
+                    Ok(other) => bail!("getAccountState answered {other:?}"),
+                    Err(e) => bail!("getAccountState of {address:?}: {e:?}"),
+                };
+                let proven = check_account_state(
+                    &mc,
+                    &tycho_types::cell::HashBytes(address.id),
+                    &model_id(&answer.shardblk),
+                    &answer.shard_proof,
+                    &answer.proof,
+                    &answer.state,
+                )
+                .with_context(|| format!("the state of {address:?}"))?;
+                let shard_account = proven.shard_account.unwrap_or(ShardAccount {
+                    account: tycho_types::cell::Lazy::new(
+                        &tycho_types::models::OptionalAccount::EMPTY,
+                    )?,
+                    last_trans_hash: tycho_types::cell::HashBytes(newest.1),
+                    last_trans_lt: newest.0,
+                });
+                anyhow::Ok(FetchedAccount {
+                    address,
+                    shard_account: tycho_types::cell::CellBuilder::build_from(&shard_account)?,
+                    source: proven.shard_block.id,
+                    gen_utime: proven.gen_utime,
+                })
+            });
+        }
+        while let Some(done) = asked.join_next().await {
+            out.push(done.map_err(|e| anyhow!("an account read stopped: {e}"))??);
+        }
+    }
+    Ok(out)
 }
 
 /// The newest masterchain block's seqno, from the pool's servers in turn.
@@ -701,6 +807,8 @@ pub async fn follow(
     let mut ahead: std::collections::VecDeque<(u32, AheadTask)> = Default::default();
     let mut idle: Vec<LiteClient> = Vec::new();
     let mut known_tip: Option<(u32, usize)> = None;
+    // The connection account states are read on (to the current server).
+    let mut states: Option<(usize, std::sync::Arc<Multiplexed>)> = None;
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {
             for (_, task) in ahead {
@@ -735,10 +843,21 @@ pub async fn follow(
                 _ => {}
             }
         }
+        let current = pool.current;
+        if states.as_ref().is_some_and(|(s, _)| *s != current) {
+            states = None;
+        }
         let fetched = match pool.client().await {
             Ok(client) => tokio::time::timeout(timeout, async {
                 if let (Some(anchor), None) = (&opts.anchor, &trusted) {
                     trusted = Some(initial_trust(db, client, anchor).await?);
+                }
+                if states.is_none() {
+                    let server = &servers[current];
+                    let conn = Multiplexed::connect(server)
+                        .await
+                        .map_err(|e| anyhow!("connecting to {}: {e:?}", server.addr))?;
+                    states = Some((current, std::sync::Arc::new(conn)));
                 }
                 step(
                     db,
@@ -748,6 +867,7 @@ pub async fn follow(
                     opts.zero_state.as_ref(),
                     next,
                     prefetched,
+                    states.as_ref().map(|(_, c)| c),
                 )
                 .await
             })
@@ -764,13 +884,14 @@ pub async fn follow(
                 }
                 idle.clear();
                 known_tip = None;
+                states = None;
                 pool.fail(e).await?;
                 continue;
             }
         };
         pool.failures = 0;
         known_tip = Some((tip, pool.current));
-        let Some(blocks) = blocks else {
+        let Some(Stepped { blocks, accounts }) = blocks else {
             tokio::time::sleep(poll).await;
             continue;
         };
@@ -785,7 +906,7 @@ pub async fn follow(
             .map(|b| b.transactions.len() as u64)
             .sum::<u64>();
         indexer
-            .apply(&Unit { blocks })
+            .apply_with_accounts(&Unit { blocks }, &accounts)
             .with_context(|| format!("indexing masterchain block {next}"))?;
         summary.mc_blocks += 1;
         summary.last_mc_seqno = Some(next);

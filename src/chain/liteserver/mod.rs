@@ -4,6 +4,7 @@
 //! the same indexer as `tonindex import`. The ADNL-TCP client and the lite
 //! API's TL types are the `adnl` and `ton_liteapi` crates'.
 
+pub mod client;
 pub mod follow;
 pub mod proofs;
 pub mod send;

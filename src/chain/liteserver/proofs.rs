@@ -181,6 +181,9 @@ pub fn check_account_state(
             None
         }
         Some((_, entry)) => {
+            if state.is_empty() {
+                bail!("no account was sent, but the proven state holds it");
+            }
             let cell = Boc::decode(state).context("state is not an Account BoC")?;
             if *cell.repr_hash() != entry.account_hash {
                 bail!("the account sent is not the one the proven state holds");

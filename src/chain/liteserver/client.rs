@@ -1,0 +1,53 @@
+//! A lite API connection that carries many queries at once: the follower
+//! asks for the states of every account a block changed together, one
+//! round trip for all of them instead of one each. Built from
+//! `ton_liteapi`'s own parts (the ADNL peer, its message layers and
+//! tokio-tower's multiplexing client, queries matched to answers by id);
+//! its `LiteClient` takes one query at a time.
+
+use adnl::AdnlPeer;
+use ton_liteapi::layers::{UnwrapErrorLayer, WrapMessagesLayer};
+use ton_liteapi::peer::LitePeer;
+use ton_liteapi::tl::request::{Request, WrappedRequest};
+use ton_liteapi::tl::response::Response;
+use ton_liteapi::types::LiteError;
+use tower04::{Service as _, ServiceBuilder, ServiceExt as _};
+
+use super::LiteServerAddr;
+
+type Inner = tower04::util::BoxService<WrappedRequest, Response, LiteError>;
+
+/// One connection to a lite server, shared by concurrent queries.
+pub struct Multiplexed {
+    service: tokio::sync::Mutex<Inner>,
+}
+
+impl Multiplexed {
+    pub async fn connect(server: &LiteServerAddr) -> Result<Self, LiteError> {
+        let adnl = AdnlPeer::connect(server.key, server.addr).await?;
+        let service = ServiceBuilder::new()
+            .layer(UnwrapErrorLayer)
+            .layer(WrapMessagesLayer)
+            .service(tokio_tower::multiplex::Client::<
+                _,
+                Box<dyn std::error::Error + Send + Sync + 'static>,
+                _,
+            >::new(LitePeer::new(adnl)));
+        Ok(Self {
+            service: tokio::sync::Mutex::new(service.boxed()),
+        })
+    }
+
+    /// Sends `request` and waits for its answer; other queries may be sent
+    /// meanwhile (the connection is held only while sending).
+    pub async fn query(&self, request: Request) -> Result<Response, LiteError> {
+        let answer = {
+            let mut service = self.service.lock().await;
+            service.ready().await?.call(WrappedRequest {
+                wait_masterchain_seqno: None,
+                request,
+            })
+        };
+        answer.await
+    }
+}
