@@ -851,6 +851,7 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     assert_eq!(v["shards"], 1, "{v}");
     assert_eq!(v["get_methods"], true, "{v}");
     assert_eq!(v["lookups"], true, "{v}");
+    assert_eq!(v["shard_block_proof"], true, "{v}");
     assert_eq!(v["unknown_method_exit_code"], 11, "{v}");
     assert!(v["transactions"].as_u64() >= Some(1), "{v}");
     assert!(v["block_transactions"].as_u64() >= Some(1), "{v}");
@@ -1189,9 +1190,18 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
         panic!("the follower did not reach masterchain block {seqno}");
     };
     caught_up(dev.mc_seqno());
+    // Block signatures (checked against the key block's validators) and
+    // a shard block's proofs, from the lite server, as the devnet gives
+    // them; the init block's own signers are a zero-state key block's,
+    // which the follower does not ask for.
+    let tip = dev.mc_seqno();
+    let shard = "workchain=0&shard=-9223372036854775808";
     for path in [
         format!("/api/v2/getAddressBalance?address={funded}"),
         "/api/v3/masterchainInfo".to_string(),
+        format!("/api/v2/getMasterchainBlockSignatures?seqno={tip}"),
+        format!("/api/v2/getShardBlockProof?{shard}&seqno=2&from_seqno={tip}"),
+        format!("/api/v2/getShardBlockProof?{shard}&seqno=2&from_seqno=2"),
     ] {
         let (_, ours) = json(http, "GET", &path, "");
         let (_, theirs) = json(dev.port, "GET", &path, "");

@@ -52,6 +52,9 @@ pub struct LinkBack {
     pub state_proof: Vec<u8>,
 }
 
+/// A block's signatures as `(node_id_short, signature)`.
+pub type Signatures = Vec<(HashBytes, [u8; 64])>;
+
 /// A chain the API may hand messages to.
 pub trait ChainLink: Send + Sync {
     /// Checks `msg` (an external-in message the API has parsed) against
@@ -66,6 +69,16 @@ pub trait ChainLink: Send + Sync {
         _root_hash: &HashBytes,
         _file_hash: &HashBytes,
     ) -> Option<Vec<(HashBytes, [u8; 64])>> {
+        None
+    }
+    /// The signatures of masterchain block `block` as a lite server gives
+    /// them, checked against the validators of `key_block` (the key block
+    /// in force for it); `None` where this chain cannot ask.
+    fn proven_block_signatures(
+        &self,
+        _block: &tonindex_model::BlockIdExt,
+        _key_block: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<Signatures, Refused>> {
         None
     }
     /// Each shard's newest block and the messages in its outbound queue;

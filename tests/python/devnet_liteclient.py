@@ -14,7 +14,8 @@ liteServer.sendMessage (seen executed through v2); get-methods run by the
 server (runSmcMethod, shard proof checked), the wallet's transactions
 (getTransactions, hash-chained), its block's transaction list with the
 proof checked here, the config (getConfigAll/getConfigParams, proofs
-checked) and libraries, each against v2; the same message again refused,
+checked) and libraries, each against v2, a shard block's proof (checked);
+the same message again refused,
 and a query the server does not answer refused with an error.
 Prints one JSON line; a failed expectation raises."""
 import asyncio
@@ -182,6 +183,11 @@ async def main(config_path, base):
         must(found.seqno == v2["seqno"] and hdr.info.gen_utime <= info_utime, f"by time {found} vs {v2}")
         out["lookups"] = True
 
+        # The shard block's proof from the masterchain block that committed
+        # it (pytoniq checks the header proof and finds the shard in it).
+        await client.get_shard_block_proof(block)
+        out["shard_block_proof"] = True
+
         # The config of the newest block's state (proofs checked): every
         # param v2 has, and param 34's validators.
         config = await client.get_config_all()
@@ -205,8 +211,8 @@ async def main(config_path, base):
 
         # A query the server does not answer is an error, not a hang.
         try:
-            await client.liteserver_request("getShardBlockProof", {"id": last.to_dict()})
-            must(False, "getShardBlockProof answered")
+            await client.liteserver_request("getOutMsgQueueSizes", {"mode": 0})
+            must(False, "getOutMsgQueueSizes answered")
         except LiteServerError as e:
             must("does not answer" in e.message, e.message)
             out["unsupported_refused"] = e.code

@@ -10,7 +10,7 @@
 //! `last_key_block` names the key block before it.
 
 use ton_liteapi::tl::common::{BlockIdExt, BlockLink, Int256, Signature, SignatureSet};
-use ton_liteapi::tl::response::{PartialBlockProof, Response};
+use ton_liteapi::tl::response::{PartialBlockProof, Response, ShardBlockLink, ShardBlockProof};
 use tonindex_model::BlockRecord;
 use tycho_types::boc::Boc;
 use tycho_types::cell::HashBytes;
@@ -174,7 +174,12 @@ impl LiteServer {
                 .map_err(|e| refuse(code::ERROR, format!("cannot prove a block header: {e}")))
         };
         let (proof, state_hash) = header(self.block_file(&from_id).await?)?;
-        let dest_proof = header(self.block_file(&to_id).await?)?.0;
+        // `to`'s header alone, as the devnet's v2 getShardBlockProof gives it.
+        let to_bytes = self.block_file(&to_id).await?;
+        let dest_proof = Boc::decode(&to_bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|root| proof::header(&root).map_err(|e| e.to_string()))
+            .map_err(|e| refuse(code::ERROR, format!("cannot prove a block header: {e}")))?;
         let (key, seqno) = (to.key_block, to.id.id.seqno);
         let state_proof = self
             .read(move |ctx| {
@@ -259,5 +264,68 @@ impl LiteServer {
                     .collect(),
             },
         })
+    }
+}
+
+impl LiteServer {
+    /// `getShardBlockProof`: the masterchain block that committed shard
+    /// block `id`, and one link — that block's shard hashes naming `id` —
+    /// when `id` is the top it committed (a block committed below the top
+    /// is not proven here yet). A masterchain block has no links.
+    pub(super) async fn shard_block_proof(&self, id: BlockIdExt) -> Response {
+        match self.shard_links(id).await {
+            Ok(r) => r,
+            Err(e) => *e,
+        }
+    }
+
+    async fn shard_links(&self, id: BlockIdExt) -> Result<Response, Refusal> {
+        let target = self.known_block(&id).await?;
+        if id.workchain == -1 {
+            return Ok(Response::ShardBlockProof(ShardBlockProof {
+                masterchain_id: id,
+                links: Vec::new(),
+            }));
+        }
+        let mc_seqno = target.mc_block_seqno.ok_or_else(|| {
+            refuse(
+                code::NOTREADY,
+                "no masterchain block commits this block yet",
+            )
+        })?;
+        let (mc, tops) = self
+            .read(move |ctx| {
+                let mc = query::blocks::mc_block(&ctx.reader, mc_seqno)
+                    .map_err(storage_error)?
+                    .ok_or_else(|| refuse(code::NOTREADY, "the committing block is not indexed"))?;
+                let tops =
+                    query::blocks::shard_state(&ctx.reader, mc_seqno).map_err(storage_error)?;
+                Ok((mc, tops))
+            })
+            .await?;
+        if !tops.iter().any(|d| d.block.id == target.id.id) {
+            return Err(refuse(
+                code::ERROR,
+                "the block is not the top its masterchain block committed: not proven here yet",
+            ));
+        }
+        let chain = self
+            .api
+            .chain()
+            .ok_or_else(|| refuse(code::ERROR, "this lite server keeps no block proofs"))?;
+        let proofs = chain
+            .shard_block_proof(&target.id, &mc.id, &mc.id)
+            .ok_or_else(|| refuse(code::ERROR, "this lite server keeps no block proofs"))?
+            .map_err(|r| refuse(code::ERROR, r.message))?;
+        let proof = proofs
+            .link
+            .ok_or_else(|| refuse(code::ERROR, "no link from the masterchain block"))?;
+        Ok(Response::ShardBlockProof(ShardBlockProof {
+            masterchain_id: block_id(&mc),
+            links: vec![ShardBlockLink {
+                id: block_id(&target),
+                proof,
+            }],
+        }))
     }
 }

@@ -13,7 +13,7 @@
 //! `getBlockHeader`, `lookupBlock` (by seqno, lt or time), `getAllShardsInfo`, `getState`
 //! of a zero state, `getAccountState` (with its proofs), `getBlockProof`
 //! forward through the key blocks between two masterchain blocks
-//! (`block_proof.rs`),
+//! and `getShardBlockProof` (`block_proof.rs`),
 //! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions` and
 //! `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
 //! `getConfigParams` (`config.rs`), `getLibraries` (`libraries.rs`),
@@ -360,6 +360,7 @@ impl LiteServer {
             Request::GetState(r) => self.zero_state(r.id).await,
             Request::GetAccountState(r) => self.account_state(r.id, r.account).await,
             Request::GetBlockProof(r) => self.block_proof(r.known_block, r.target_block).await,
+            Request::GetShardBlockProof(r) => self.shard_block_proof(r.id).await,
             Request::SendMessage(r) => self.send_message(r.body).await,
             Request::RunSmcMethod(r) => self.run_smc_method(r).await,
             Request::GetTransactions(r) => self.transactions(r).await,

@@ -73,8 +73,10 @@ fn unavailable(what: &str) -> V2Error {
     )
 }
 
-/// Answered where this process runs the chain (`tonindex dev`): its
-/// validator's signatures of the indexed masterchain block.
+/// Answered where this process runs the chain (`tonindex dev`: its
+/// validator's signatures of the indexed masterchain block) or follows one
+/// (`tonindex run`: a lite server's, checked against the validators of
+/// the key block in force).
 pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
     let Some(chain) = ctx.chain else {
@@ -83,12 +85,27 @@ pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let block = query::blocks::mc_block(&ctx.reader, seqno)?.ok_or_else(|| {
         V2Error::not_found(format!("masterchain block {seqno} is not in the index"))
     })?;
-    let signatures = chain
-        .block_signatures(
-            &HashBytes(block.id.root_hash),
-            &HashBytes(block.id.file_hash),
-        )
-        .ok_or_else(|| unavailable("block signatures"))?;
+    let signatures = match chain.block_signatures(
+        &HashBytes(block.id.root_hash),
+        &HashBytes(block.id.file_hash),
+    ) {
+        Some(s) => s,
+        // A followed chain: from a lite server, checked against the
+        // validators of the key block in force for the block.
+        None => {
+            let key = query::blocks::mc_block(&ctx.reader, block.prev_key_block_seqno)?
+                .filter(|k| k.key_block && block.prev_key_block_seqno > 0)
+                .ok_or_else(|| unavailable("block signatures"))?;
+            // A lite server is waited for on the read pool, not inline.
+            if ctx.reader.exhaust_budget() {
+                return Err(unavailable("block signatures"));
+            }
+            chain
+                .proven_block_signatures(&block.id, &key.id)
+                .ok_or_else(|| unavailable("block signatures"))?
+                .map_err(|r| V2Error::new(r.status, r.message))?
+        }
+    };
     to_json(&serde_json::json!({
         "@type": "blocks.blockSignatures",
         "id": TonBlockIdExt::from(&block.id),
@@ -101,8 +118,9 @@ pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
 }
 
 /// Answered where this process runs the chain and keeps its blocks
-/// (`tonindex dev`): the Merkle proofs of a liteserver's
-/// `shardBlockProof`, from the newest masterchain block or `from_seqno`.
+/// (`tonindex dev`) or follows one (`tonindex run`: the lite server's
+/// proofs): the Merkle proofs of a liteserver's `shardBlockProof`, from
+/// the newest masterchain block or `from_seqno`.
 pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
     let shard = required(shard(p)?, "shard")?;
@@ -143,6 +161,10 @@ pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             "from_seqno {} is older than masterchain block {} that commits the block",
             from.id.id.seqno, mc.id.id.seqno
         )));
+    }
+    // A lite server is waited for on the read pool, not inline.
+    if ctx.reader.exhaust_budget() {
+        return Err(unavailable("block proofs"));
     }
     let proofs = chain
         .shard_block_proof(&target.id, &mc.id, &from.id)

@@ -11,9 +11,11 @@ use ton_liteapi::client::LiteClient;
 use ton_liteapi::types::LiteError;
 use tycho_types::cell::{Cell, HashBytes};
 
+use super::client::Multiplexed;
 use super::proofs::{check_account_state, ProvenAccount};
 use super::LiteServerAddr;
 use crate::chain::link::{ChainLink, Refused};
+use ton_liteapi::tl::response::Response;
 
 /// How many lite servers a message goes to at once.
 const SEND_TO: usize = 3;
@@ -158,6 +160,54 @@ impl LiteSender {
     }
 }
 
+impl LiteSender {
+    /// Asks the servers in turn until one answers `f` (a network failure
+    /// or a failed check moves on; a server's refusal is the answer).
+    async fn ask<T, F, Fut>(&self, what: &str, f: F) -> Result<T, Refused>
+    where
+        F: Fn(std::sync::Arc<Multiplexed>) -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<T>>,
+    {
+        let mut last = None;
+        for server in &self.servers {
+            let conn = match Multiplexed::connect(server).await {
+                Ok(c) => std::sync::Arc::new(c),
+                Err(e) => {
+                    last = Some(format!("cannot reach {}: {e:?}", server.addr));
+                    continue;
+                }
+            };
+            match tokio::time::timeout(TIMEOUT, f(conn)).await {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(e)) => {
+                    tracing::warn!("lite server {} failed {what}: {e:#}", server.addr);
+                    last = Some(format!("{e:#}"));
+                }
+                Err(_) => last = Some(format!("{} did not answer in time", server.addr)),
+            }
+        }
+        Err(Refused::new(
+            503,
+            format!(
+                "LITE_SERVER_NETWORK: {what}: {}",
+                last.unwrap_or_else(|| "no lite server".into())
+            ),
+        ))
+    }
+}
+
+/// A lite API answer of the expected kind, or why not.
+fn expect<T>(
+    answer: Result<Response, LiteError>,
+    pick: impl FnOnce(Response) -> Option<T>,
+) -> anyhow::Result<T> {
+    match answer {
+        Ok(r) => pick(r).ok_or_else(|| anyhow::anyhow!("an answer of another kind")),
+        Err(LiteError::ServerError(e)) => anyhow::bail!("{}", e.message),
+        Err(e) => anyhow::bail!("{e:?}"),
+    }
+}
+
 impl ChainLink for LiteSender {
     /// Forwards the message with `liteServer.sendMessage` to the first
     /// [`SEND_TO`] servers at once; accepted when one accepts it, else the
@@ -189,6 +239,172 @@ impl ChainLink for LiteSender {
             Err(first_refusal
                 .unwrap_or_else(|| Refused::new(503, "LITE_SERVER_NETWORK: no lite server")))
         })
+    }
+
+    /// `getShardBlockProof` from a lite server: the link from the
+    /// committing masterchain block `mc` to `target`, and the link back
+    /// from `from` to `mc` (`getBlockProof` backward) when they differ.
+    fn shard_block_proof(
+        &self,
+        target: &tonindex_model::BlockIdExt,
+        mc: &tonindex_model::BlockIdExt,
+        from: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<crate::chain::link::ShardBlockProof, Refused>> {
+        let (target, mc, from) = (*target, *mc, *from);
+        Some(
+            self.runtime
+                .block_on(self.ask("a shard block proof", |conn| async move {
+                    use ton_liteapi::tl::common::BlockLink;
+                    use ton_liteapi::tl::request::{GetBlockProof, GetShardBlockProof, Request};
+                    let link = if target.id.workchain == -1 {
+                        None
+                    } else {
+                        let answer = conn
+                            .query(Request::GetShardBlockProof(GetShardBlockProof {
+                                id: super::follow::lite_id(&target),
+                            }))
+                            .await;
+                        let proof = expect(answer, |r| match r {
+                            Response::ShardBlockProof(p) => Some(p),
+                            _ => None,
+                        })?;
+                        if super::follow::model_id(&proof.masterchain_id) != mc {
+                            anyhow::bail!(
+                                "the lite server proves it from another masterchain block"
+                            );
+                        }
+                        match proof.links.as_slice() {
+                            [one] if super::follow::model_id(&one.id) == target => {
+                                Some(one.proof.clone())
+                            }
+                            _ => {
+                                anyhow::bail!("a proof of more than one link is not passed on yet")
+                            }
+                        }
+                    };
+                    let back = if from == mc {
+                        None
+                    } else {
+                        let answer = conn
+                            .query(Request::GetBlockProof(GetBlockProof {
+                                mode: (),
+                                known_block: super::follow::lite_id(&from),
+                                target_block: Some(super::follow::lite_id(&mc)),
+                                allow_weak_target: None,
+                                base_block_from_request: None,
+                            }))
+                            .await;
+                        let proof = expect(answer, |r| match r {
+                            Response::PartialBlockProof(p) => Some(p),
+                            _ => None,
+                        })?;
+                        match proof.steps.as_slice() {
+                            [BlockLink::BlockLinkBack {
+                                to_key_block: false,
+                                dest_proof,
+                                proof,
+                                state_proof,
+                                ..
+                            }] => Some(crate::chain::link::LinkBack {
+                                dest_proof: dest_proof.clone(),
+                                proof: proof.clone(),
+                                state_proof: state_proof.clone(),
+                            }),
+                            _ => anyhow::bail!("the link back is not one step through prev_blocks"),
+                        }
+                    };
+                    Ok(crate::chain::link::ShardBlockProof { link, back })
+                })),
+        )
+    }
+
+    /// A masterchain block's signatures from a lite server's forward
+    /// link to it from `key_block`, checked against the validators that
+    /// key block puts in force before they are passed on.
+    fn proven_block_signatures(
+        &self,
+        block: &tonindex_model::BlockIdExt,
+        key_block: &tonindex_model::BlockIdExt,
+    ) -> Option<Result<crate::chain::link::Signatures, Refused>> {
+        let (block, key_block) = (*block, *key_block);
+        Some(self.runtime.block_on(self.ask("block signatures", |conn| async move {
+            use ton_liteapi::tl::common::BlockLink;
+            use ton_liteapi::tl::request::{GetBlock, GetBlockProof, Request};
+            let answer = conn
+                .query(Request::GetBlockProof(GetBlockProof {
+                    mode: (),
+                    known_block: super::follow::lite_id(&key_block),
+                    target_block: Some(super::follow::lite_id(&block)),
+                    allow_weak_target: None,
+                    base_block_from_request: None,
+                }))
+                .await;
+            let proof = expect(answer, |r| match r {
+                Response::PartialBlockProof(p) => Some(p),
+                _ => None,
+            })?;
+            let Some(BlockLink::BlockLinkForward { signatures, .. }) = proof.steps.iter().find(
+                |s| matches!(s, BlockLink::BlockLinkForward { to, .. } if super::follow::model_id(to) == block),
+            ) else {
+                anyhow::bail!("no forward link to the block");
+            };
+            // The key block's validators, from the key block itself.
+            let answer = conn
+                .query(Request::GetBlock(GetBlock {
+                    id: super::follow::lite_id(&key_block),
+                }))
+                .await;
+            let data = expect(answer, |r| match r {
+                Response::BlockData(b) => Some(b.data),
+                _ => None,
+            })?;
+            if crate::decode::file_hash(&data) != key_block.file_hash {
+                anyhow::bail!("the key block sent is not the one asked for");
+            }
+            let validators = super::trust::Validators::from_key_block(
+                &tycho_types::boc::Boc::decode(&data)?,
+            )?;
+            // The header fields the signatures are checked with.
+            let answer = conn
+                .query(Request::GetBlock(GetBlock {
+                    id: super::follow::lite_id(&block),
+                }))
+                .await;
+            let data = expect(answer, |r| match r {
+                Response::BlockData(b) => Some(b.data),
+                _ => None,
+            })?;
+            let decoded = crate::decode::decode_block(&data)?;
+            if decoded.record.id != block {
+                anyhow::bail!("the block sent is not the one asked for");
+            }
+            let sigs: Vec<super::trust::BlockSignature> = signatures
+                .signatures
+                .iter()
+                .map(|s| super::trust::BlockSignature {
+                    node_id_short: s.node_id_short.0,
+                    signature: s.signature.clone(),
+                })
+                .collect();
+            validators.check(
+                &block.root_hash,
+                &block.file_hash,
+                decoded.record.gen_catchain_seqno,
+                decoded.record.validator_list_hash_short,
+                signatures.validator_set_hash,
+                &sigs,
+            )?;
+            sigs.into_iter()
+                .map(|s| {
+                    let sig: [u8; 64] = s
+                        .signature
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| anyhow::anyhow!("a signature is not 64 bytes"))?;
+                    Ok((HashBytes(s.node_id_short), sig))
+                })
+                .collect()
+        })))
     }
 
     /// The account's state at `mc` from the lite servers, proofs checked
