@@ -860,6 +860,59 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     assert!(v["unsupported_refused"].is_number(), "{v}");
 }
 
+/// Hostile lite clients (F7, bad input): a connection that never
+/// completes the ADNL handshake is dropped after the handshake timeout, one
+/// that sends garbage at once, and neither holds the server: a follower
+/// syncs from it meanwhile.
+#[test]
+fn the_lite_server_drops_silent_and_garbage_clients() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (_dev, config, port) = dev_with_lite_server(dir.path());
+    let silent: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    let mut garbage = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    garbage.write_all(&[0x5a; 300]).unwrap();
+    let out = Command::new(common::tonindex_bin())
+        .args(["sync", "--until-seqno", "1", "--db"])
+        .arg(dir.path().join("follower"))
+        .arg("--global-config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let closed = |mut s: &TcpStream, within: Duration| {
+        s.set_read_timeout(Some(within)).unwrap();
+        let mut buf = [0u8; 64];
+        // End of stream or a reset: the server let go of it. A read that
+        // times out means it still holds it.
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(_) => continue,
+                Err(e) => {
+                    return !matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    )
+                }
+            }
+        }
+    };
+    assert!(closed(&garbage, Duration::from_secs(3)), "garbage kept");
+    let start = Instant::now();
+    for s in &silent {
+        assert!(closed(s, Duration::from_secs(10)), "a silent client kept");
+    }
+    let waited = start.elapsed();
+    assert!(waited < Duration::from_secs(9), "dropped after {waited:?}");
+}
+
 /// A second tonindex follows the devnet through its lite server (F7 item
 /// 4, first part): `tonindex sync --global-config` with the config the
 /// devnet wrote fetches the zero states and every block over ADNL-TCP

@@ -64,6 +64,11 @@ mod code {
     pub const TIMEOUT: i32 = 652;
 }
 
+/// Lite clients served at once.
+pub const MAX_CONNECTIONS: usize = 512;
+/// How long a new connection has to complete the ADNL handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The lite server's version and capabilities as `getVersion` reports them
 /// (a node of 2024 and later: 0x101, capabilities 7).
 const VERSION: u32 = 0x101;
@@ -257,18 +262,56 @@ impl LiteServer {
         })
     }
 
-    /// Accepts lite clients on `listener` until the process ends.
+    /// Accepts lite clients on `addr` until the process ends: at most
+    /// [`MAX_CONNECTIONS`] at once (more wait in the kernel's backlog), each
+    /// given [`HANDSHAKE_TIMEOUT`] to complete the ADNL handshake — a client
+    /// that connects and says nothing, or says garbage, is dropped without
+    /// holding a slot. (`ton_liteapi::server::serve` has neither bound.)
     pub async fn serve(self: Arc<Self>, addr: SocketAddr) -> anyhow::Result<()> {
         let key = adnl::crypto::KeyPair::from(&adnl::crypto::SecretKey::from_bytes(self.secret));
-        let server = Arc::clone(&self);
-        let service = tower04::service_fn(move |msg: Message| {
-            let server = Arc::clone(&server);
-            async move { Ok::<_, Infallible>(server.answer_message(msg).await) }
-        });
-        let make = tower04::make::Shared::new(service);
-        ton_liteapi::server::serve(&addr, key, make)
+        let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .map_err(|e| anyhow::anyhow!("lite server on {addr}: {e}"))
+            .map_err(|e| anyhow::anyhow!("lite server on {addr}: {e}"))?;
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        loop {
+            let slot = Arc::clone(&slots)
+                .acquire_owned()
+                .await
+                .map_err(|e| anyhow::anyhow!("lite server on {addr}: {e}"))?;
+            let (socket, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors, say: wait rather than spin.
+                    tracing::warn!("lite server on {addr}: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+            };
+            let server = Arc::clone(&self);
+            tokio::spawn(async move {
+                let _slot = slot;
+                let handshake = adnl::AdnlPeer::handle_handshake(socket, move |_| Some(key));
+                let adnl = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
+                    Ok(Ok(adnl)) => adnl,
+                    Ok(Err(e)) => {
+                        tracing::debug!("lite client {peer}: handshake failed: {e:?}");
+                        return;
+                    }
+                    Err(_) => {
+                        tracing::debug!("lite client {peer}: no handshake in time");
+                        return;
+                    }
+                };
+                let service = tower04::service_fn(move |msg: Message| {
+                    let server = Arc::clone(&server);
+                    async move { Ok::<_, Infallible>(server.answer_message(msg).await) }
+                });
+                let peer_io = ton_liteapi::peer::LitePeer::new(adnl);
+                if let Err(e) = tokio_tower::multiplex::Server::new(peer_io, service).await {
+                    tracing::debug!("lite client {peer}: {e:?}");
+                }
+            });
+        }
     }
 
     /// One ADNL message: a query gets its answer, a ping its pong.
