@@ -196,6 +196,70 @@ fn dev_with_lite_server(dir: &Path) -> (Dev, PathBuf, u16) {
     (dev, config, port)
 }
 
+/// `tonindex run` on database `db` following the global config `config`
+/// (with `extra` flags), serving on a free port: the process and the port,
+/// once it listens.
+fn start_run(db: &Path, config: &Path, extra: &[&str]) -> (Child, u16) {
+    let http = common::free_port();
+    let child = Command::new(common::tonindex_bin())
+        .arg("run")
+        .args(extra)
+        .arg("--db")
+        .arg(db)
+        .arg("--global-config")
+        .arg(config)
+        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_listening(http);
+    (child, http)
+}
+
+/// `tonindex sync` (into `dir/other`) with a copy of `config` whose
+/// `validator.<block>.<field>` hash is zeros: a chain the servers do not
+/// serve.
+fn sync_with_forged(dir: &Path, config: &Path, block: &str, field: &str) -> std::process::Output {
+    let mut other: Value = serde_json::from_slice(&std::fs::read(config).unwrap()).unwrap();
+    other["validator"][block][field] =
+        serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    let other_config = dir.join("other.json");
+    std::fs::write(&other_config, other.to_string()).unwrap();
+    Command::new(common::tonindex_bin())
+        .args(["sync", "--liteserver-timeout-ms", "2000", "--db"])
+        .arg(dir.join("other"))
+        .arg("--global-config")
+        .arg(&other_config)
+        .output()
+        .unwrap()
+}
+
+/// Waits (30 s at most) until the node `run` serving on `port` has indexed
+/// masterchain block `seqno`; a node that stops meanwhile fails the test
+/// with what it said.
+fn wait_for_seqno(run: &mut Child, port: u16, seqno: u64) {
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(port, "GET", "/api/v2/getMasterchainInfo", "");
+        if v["result"]["last"]["seqno"].as_u64() >= Some(seqno) {
+            return;
+        }
+        if let Ok(Some(status)) = run.try_wait() {
+            let mut err = String::new();
+            if let Some(e) = run.stderr.as_mut() {
+                e.read_to_string(&mut err).unwrap();
+            }
+            panic!("tonindex run stopped ({status}): {err}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "masterchain block {seqno} not reached: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
@@ -977,19 +1041,7 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     // Trust starts at the global config's zero state: a config naming
     // another one is not the chain this server serves, and nothing is
     // believed.
-    let mut other: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
-    other["validator"]["zero_state"]["root_hash"] =
-        serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
-    let other_config = dir.path().join("other.json");
-    std::fs::write(&other_config, other.to_string()).unwrap();
-    let refused = Command::new(common::tonindex_bin())
-        .args(["sync", "--liteserver-timeout-ms", "2000", "--db"])
-        .arg(dir.path().join("other"))
-        .arg("--global-config")
-        .arg(&other_config)
-        .output()
-        .unwrap();
+    let refused = sync_with_forged(dir.path(), &config, "zero_state", "root_hash");
     assert!(!refused.status.success());
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("zero state"),
@@ -1046,40 +1098,13 @@ fn trust_walks_key_blocks_from_the_init_block() {
     assert!(v["proven"].as_array().is_some_and(|p| p.len() >= 10), "{v}");
 
     // A follower starting at block 8: trust goes 1 -> 3 -> 6 -> 8.
-    let http = common::free_port();
-    let mut run = Command::new(common::tonindex_bin())
-        .args(["run", "--from-seqno", "8", "--db"])
-        .arg(dir.path().join("follower"))
-        .arg("--global-config")
-        .arg(&config)
-        .args(["--listen", &format!("127.0.0.1:{http}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    common::wait_listening(http);
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &config,
+        &["--from-seqno", "8"],
+    );
     let tip = dev.mc_seqno();
-    let start = Instant::now();
-    loop {
-        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
-        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
-            break;
-        }
-        if let Ok(Some(status)) = run.try_wait() {
-            let mut err = String::new();
-            run.stderr
-                .as_mut()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            panic!("tonindex run stopped ({status}): {err}");
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no catch-up: {v}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_seqno(&mut run, http, tip);
     let strip = |mut v: Value| {
         v.as_object_mut().map(|o| o.remove("@extra"));
         v
@@ -1190,18 +1215,7 @@ fn trust_walks_key_blocks_from_the_init_block() {
     serve.wait().unwrap();
 
     // An init block the chain does not have: nothing is believed.
-    let mut other: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
-    other["validator"]["init_block"]["file_hash"] =
-        serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
-    let other_config = dir.path().join("other.json");
-    std::fs::write(&other_config, other.to_string()).unwrap();
-    let refused = Command::new(common::tonindex_bin())
-        .args(["sync", "--liteserver-timeout-ms", "2000", "--db"])
-        .arg(dir.path().join("other"))
-        .arg("--global-config")
-        .arg(&other_config)
-        .output()
-        .unwrap();
+    let refused = sync_with_forged(dir.path(), &config, "init_block", "file_hash");
     assert!(!refused.status.success());
     dev.stop(false);
 }
@@ -1219,30 +1233,8 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
     let funded = "0:5353535353535353535353535353535353535353535353535353535353535353";
     fund(&dev, funded, 3_000_000_000);
 
-    let http = common::free_port();
-    let mut run = Command::new(common::tonindex_bin())
-        .args(["run", "--db"])
-        .arg(dir.path().join("follower"))
-        .arg("--global-config")
-        .arg(&config)
-        .args(["--listen", &format!("127.0.0.1:{http}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_listening(http);
-    let caught_up = |seqno: u64| {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(30) {
-            let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
-            if v["result"]["last"]["seqno"].as_u64() >= Some(seqno) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("the follower did not reach masterchain block {seqno}");
-    };
-    caught_up(dev.mc_seqno());
+    let (mut run, http) = start_run(&dir.path().join("follower"), &config, &[]);
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
     // Block signatures (checked against the key block's validators) and
     // a shard block's proofs, from the lite server, as the devnet gives
     // them; the init block's own signers are a zero-state key block's,
@@ -1703,24 +1695,12 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
     // from it after the liar's proof fails, and a message sent goes to
     // both at once: the honest one takes it (the liar does not forward
     // sends) and the transfer executes.
-    let http = common::free_port();
-    let mut run = Command::new(common::tonindex_bin())
-        .args([
-            "run",
-            "--trust-liteservers",
-            "--from-seqno",
-            &tip.to_string(),
-        ])
-        .arg("--db")
-        .arg(dir.path().join("states-both"))
-        .arg("--global-config")
-        .arg(&liar_first)
-        .args(["--listen", &format!("127.0.0.1:{http}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_listening(http);
+    let tip_arg = tip.to_string();
+    let (mut run, http) = start_run(
+        &dir.path().join("states-both"),
+        &liar_first,
+        &["--trust-liteservers", "--from-seqno", &tip_arg],
+    );
     let path = format!("/api/v2/getAddressBalance?address={funded}");
     let start = Instant::now();
     let ours = loop {

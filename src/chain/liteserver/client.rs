@@ -51,3 +51,57 @@ impl Multiplexed {
         answer.await
     }
 }
+
+impl Multiplexed {
+    /// `getBlockProof` from `known` to `target`.
+    pub async fn block_proof(
+        &self,
+        known: &tonindex_model::BlockIdExt,
+        target: &tonindex_model::BlockIdExt,
+    ) -> anyhow::Result<ton_liteapi::tl::response::PartialBlockProof> {
+        let answer = self
+            .query(Request::GetBlockProof(
+                ton_liteapi::tl::request::GetBlockProof {
+                    mode: (),
+                    known_block: super::follow::lite_id(known),
+                    target_block: Some(super::follow::lite_id(target)),
+                    allow_weak_target: None,
+                    base_block_from_request: None,
+                },
+            ))
+            .await;
+        expect(answer, |r| match r {
+            Response::PartialBlockProof(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// `getBlock` of `id`, its file hash checked.
+    pub async fn block(&self, id: &tonindex_model::BlockIdExt) -> anyhow::Result<Vec<u8>> {
+        let answer = self
+            .query(Request::GetBlock(ton_liteapi::tl::request::GetBlock {
+                id: super::follow::lite_id(id),
+            }))
+            .await;
+        let data = expect(answer, |r| match r {
+            Response::BlockData(b) => Some(b.data),
+            _ => None,
+        })?;
+        if crate::decode::file_hash(&data) != id.file_hash {
+            anyhow::bail!("the block sent is not the one asked for");
+        }
+        Ok(data)
+    }
+}
+
+/// A lite API answer of the expected kind, or why not.
+pub fn expect<T>(
+    answer: Result<Response, LiteError>,
+    pick: impl FnOnce(Response) -> Option<T>,
+) -> anyhow::Result<T> {
+    match answer {
+        Ok(r) => pick(r).ok_or_else(|| anyhow::anyhow!("an answer of another kind")),
+        Err(LiteError::ServerError(e)) => anyhow::bail!("{}", e.message),
+        Err(e) => anyhow::bail!("{e:?}"),
+    }
+}

@@ -11,7 +11,7 @@ use ton_liteapi::client::LiteClient;
 use ton_liteapi::types::LiteError;
 use tycho_types::cell::{Cell, HashBytes};
 
-use super::client::Multiplexed;
+use super::client::{expect, Multiplexed};
 use super::proofs::{check_account_state, ProvenAccount};
 use super::LiteServerAddr;
 use crate::chain::link::{ChainLink, Refused};
@@ -196,18 +196,6 @@ impl LiteSender {
     }
 }
 
-/// A lite API answer of the expected kind, or why not.
-fn expect<T>(
-    answer: Result<Response, LiteError>,
-    pick: impl FnOnce(Response) -> Option<T>,
-) -> anyhow::Result<T> {
-    match answer {
-        Ok(r) => pick(r).ok_or_else(|| anyhow::anyhow!("an answer of another kind")),
-        Err(LiteError::ServerError(e)) => anyhow::bail!("{}", e.message),
-        Err(e) => anyhow::bail!("{e:?}"),
-    }
-}
-
 impl ChainLink for LiteSender {
     /// Forwards the message with `liteServer.sendMessage` to the first
     /// [`SEND_TO`] servers at once; accepted when one accepts it, else the
@@ -255,7 +243,7 @@ impl ChainLink for LiteSender {
             self.runtime
                 .block_on(self.ask("a shard block proof", |conn| async move {
                     use ton_liteapi::tl::common::BlockLink;
-                    use ton_liteapi::tl::request::{GetBlockProof, GetShardBlockProof, Request};
+                    use ton_liteapi::tl::request::{GetShardBlockProof, Request};
                     let link = if target.id.workchain == -1 {
                         None
                     } else {
@@ -285,19 +273,7 @@ impl ChainLink for LiteSender {
                     let back = if from == mc {
                         None
                     } else {
-                        let answer = conn
-                            .query(Request::GetBlockProof(GetBlockProof {
-                                mode: (),
-                                known_block: super::follow::lite_id(&from),
-                                target_block: Some(super::follow::lite_id(&mc)),
-                                allow_weak_target: None,
-                                base_block_from_request: None,
-                            }))
-                            .await;
-                        let proof = expect(answer, |r| match r {
-                            Response::PartialBlockProof(p) => Some(p),
-                            _ => None,
-                        })?;
+                        let proof = conn.block_proof(&from, &mc).await?;
                         match proof.steps.as_slice() {
                             [BlockLink::BlockLinkBack {
                                 to_key_block: false,
@@ -329,51 +305,19 @@ impl ChainLink for LiteSender {
         let (block, key_block) = (*block, *key_block);
         Some(self.runtime.block_on(self.ask("block signatures", |conn| async move {
             use ton_liteapi::tl::common::BlockLink;
-            use ton_liteapi::tl::request::{GetBlock, GetBlockProof, Request};
-            let answer = conn
-                .query(Request::GetBlockProof(GetBlockProof {
-                    mode: (),
-                    known_block: super::follow::lite_id(&key_block),
-                    target_block: Some(super::follow::lite_id(&block)),
-                    allow_weak_target: None,
-                    base_block_from_request: None,
-                }))
-                .await;
-            let proof = expect(answer, |r| match r {
-                Response::PartialBlockProof(p) => Some(p),
-                _ => None,
-            })?;
+            let proof = conn.block_proof(&key_block, &block).await?;
             let Some(BlockLink::BlockLinkForward { signatures, .. }) = proof.steps.iter().find(
                 |s| matches!(s, BlockLink::BlockLinkForward { to, .. } if super::follow::model_id(to) == block),
             ) else {
                 anyhow::bail!("no forward link to the block");
             };
             // The key block's validators, from the key block itself.
-            let answer = conn
-                .query(Request::GetBlock(GetBlock {
-                    id: super::follow::lite_id(&key_block),
-                }))
-                .await;
-            let data = expect(answer, |r| match r {
-                Response::BlockData(b) => Some(b.data),
-                _ => None,
-            })?;
-            if crate::decode::file_hash(&data) != key_block.file_hash {
-                anyhow::bail!("the key block sent is not the one asked for");
-            }
+            let data = conn.block(&key_block).await?;
             let validators = super::trust::Validators::from_key_block(
                 &tycho_types::boc::Boc::decode(&data)?,
             )?;
             // The header fields the signatures are checked with.
-            let answer = conn
-                .query(Request::GetBlock(GetBlock {
-                    id: super::follow::lite_id(&block),
-                }))
-                .await;
-            let data = expect(answer, |r| match r {
-                Response::BlockData(b) => Some(b.data),
-                _ => None,
-            })?;
+            let data = conn.block(&block).await?;
             let decoded = crate::decode::decode_block(&data)?;
             if decoded.record.id != block {
                 anyhow::bail!("the block sent is not the one asked for");
