@@ -1449,7 +1449,21 @@ fn sync_leaves_failing_lite_servers_for_the_next() {
 /// unchanged, except that it flips one bit of each validator signature in
 /// the block proofs. Blocks, states and hashes all check out; only the
 /// signatures betray it. Returns its address and public key.
-fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> (u16, [u8; 32]) {
+/// How a test lite server in front of the devnet's misbehaves.
+#[derive(Clone, Copy, PartialEq)]
+enum Lie {
+    /// Flips a bit of every signature, says existing accounts do not exist.
+    Signatures,
+    /// Says the first masterchain info forever (a server that stopped
+    /// following its network); honest otherwise.
+    Frozen,
+}
+
+fn lying_lite_server(
+    upstream: std::net::SocketAddr,
+    upstream_key: [u8; 32],
+    lie: Lie,
+) -> (u16, [u8; 32]) {
     use std::convert::Infallible;
     use std::sync::Arc;
     use ton_liteapi::client::LiteClient;
@@ -1471,8 +1485,10 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
             let client = Arc::new(tokio::sync::Mutex::new(
                 LiteClient::connect(upstream, upstream_key).await.unwrap(),
             ));
+            let frozen = Arc::new(tokio::sync::Mutex::new(None));
             let forward = move |req: Request| {
                 let client = Arc::clone(&client);
+                let frozen = Arc::clone(&frozen);
                 async move {
                     let mut c = client.lock().await;
                     let fail = |e: String| {
@@ -1482,10 +1498,21 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
                         })
                     };
                     match req {
-                        Request::GetMasterchainInfo => c
-                            .get_masterchain_info()
-                            .await
-                            .map_or_else(|e| fail(format!("{e:?}")), Response::MasterchainInfo),
+                        Request::GetMasterchainInfo => {
+                            let mut kept = frozen.lock().await;
+                            match (&*kept, lie) {
+                                (Some(info), Lie::Frozen) => {
+                                    Response::MasterchainInfo(Clone::clone(info))
+                                }
+                                _ => match c.get_masterchain_info().await {
+                                    Ok(info) => {
+                                        *kept = Some(info.clone());
+                                        Response::MasterchainInfo(info)
+                                    }
+                                    Err(e) => fail(format!("{e:?}")),
+                                },
+                            }
+                        }
                         Request::LookupBlock(r) => c
                             .lookup_block(
                                 (),
@@ -1514,7 +1541,7 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
                                 .get_block_proof(r.known_block, r.target_block, false, false)
                                 .await
                             {
-                                Ok(mut proof) => {
+                                Ok(mut proof) if lie == Lie::Signatures => {
                                     for step in &mut proof.steps {
                                         if let BlockLink::BlockLinkForward { signatures, .. } = step
                                         {
@@ -1525,6 +1552,7 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
                                     }
                                     Response::PartialBlockProof(proof)
                                 }
+                                Ok(proof) => Response::PartialBlockProof(proof),
                                 Err(e) => fail(format!("{e:?}")),
                             }
                         }
@@ -1532,7 +1560,9 @@ fn lying_lite_server(upstream: std::net::SocketAddr, upstream_key: [u8; 32]) -> 
                         Request::GetAccountState(r) => {
                             match c.get_account_state(r.id, r.account).await {
                                 Ok(mut a) => {
-                                    a.state.clear();
+                                    if lie == Lie::Signatures {
+                                        a.state.clear();
+                                    }
                                     Response::AccountState(a)
                                 }
                                 Err(e) => fail(format!("{e:?}")),
@@ -1602,7 +1632,11 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         .unwrap()
         .try_into()
         .unwrap();
-    let (port, key) = lying_lite_server(([127, 0, 0, 1], upstream_port).into(), upstream_key);
+    let (port, key) = lying_lite_server(
+        ([127, 0, 0, 1], upstream_port).into(),
+        upstream_key,
+        Lie::Signatures,
+    );
     let liar = serde_json::json!({
         "ip": 2130706433, "port": port,
         "id": {"@type": "pub.ed25519", "key": base64::engine::general_purpose::STANDARD.encode(key)},
@@ -1728,6 +1762,58 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         }
         assert!(start.elapsed() < Duration::from_secs(30), "{v}");
         std::thread::sleep(Duration::from_millis(50));
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    dev.stop(false);
+}
+
+/// A lite server that stopped following its network (it says the same
+/// masterchain info forever) is left for the next one once its tip has
+/// stood still for a while (F7 item 3: health by seqno): `tonindex run`
+/// with it listed first reaches blocks the devnet makes after the start.
+#[test]
+fn a_lite_server_whose_tip_stands_still_is_left() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, config, port) = dev_with_lite_server(dir.path());
+    let honest: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let key: [u8; 32] = base64::engine::general_purpose::STANDARD
+        .decode(honest["liteservers"][0]["id"]["key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let (frozen_port, frozen_key) =
+        lying_lite_server(([127, 0, 0, 1], port).into(), key, Lie::Frozen);
+    let mut both = honest.clone();
+    both["liteservers"] = serde_json::json!([
+        {"ip": 2130706433, "port": frozen_port,
+         "id": {"@type": "pub.ed25519", "key": base64::engine::general_purpose::STANDARD.encode(frozen_key)}},
+        honest["liteservers"][0].clone(),
+    ]);
+    let both_config = dir.path().join("both.json");
+    std::fs::write(&both_config, both.to_string()).unwrap();
+    let (mut run, http) = start_run(&dir.path().join("follower"), &both_config, &[]);
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    // New blocks the frozen server never reports.
+    fund(
+        &dev,
+        "0:5656565656565656565656565656565656565656565656565656565656565656",
+        1_000_000_000,
+    );
+    let tip = dev.mc_seqno();
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "still at {v} after {:?}",
+            start.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(200));
     }
     run.kill().unwrap();
     run.wait().unwrap();

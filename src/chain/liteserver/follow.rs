@@ -29,7 +29,7 @@
 //! indexed in order by the step, and one that failed is fetched again
 //! there.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context as _};
 use ton_liteapi::client::LiteClient;
@@ -427,6 +427,11 @@ fn shards_intersect(a: u64, b: u64) -> bool {
 /// queries before the follower gives up on it and asks the next.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// How long the current lite server's tip may stand still, with the index
+/// at it, before the next server is asked (one that stopped following its
+/// network would otherwise hold the follower back for good).
+pub const STALE_AFTER: Duration = Duration::from_secs(20);
+
 /// How many times in a row every lite server may fail before the follow
 /// stops with the last error.
 const ROUNDS: usize = 3;
@@ -470,6 +475,12 @@ impl<'a> Pool<'a> {
             self.client = Some(client);
         }
         Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// Moves on to the next server without counting a failure.
+    fn rotate(&mut self) {
+        self.client = None;
+        self.current = (self.current + 1) % self.servers.len();
     }
 
     /// Leaves the current server after `e`; an error once every server has
@@ -809,6 +820,9 @@ pub async fn follow(
     let mut known_tip: Option<(u32, usize)> = None;
     // The connection account states are read on (to the current server).
     let mut states: Option<(usize, std::sync::Arc<Multiplexed>)> = None;
+    // Since when the current server has shown no masterchain block past
+    // the index's.
+    let mut still_since: Option<Instant> = None;
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {
             for (_, task) in ahead {
@@ -885,6 +899,7 @@ pub async fn follow(
                 idle.clear();
                 known_tip = None;
                 states = None;
+                still_since = None;
                 pool.fail(e).await?;
                 continue;
             }
@@ -892,9 +907,29 @@ pub async fn follow(
         pool.failures = 0;
         known_tip = Some((tip, pool.current));
         let Some(Stepped { blocks, accounts }) = blocks else {
+            // At this server's tip. One whose tip stands still while others
+            // may have moved on is left for the next (not as a failure: on
+            // a quiet chain every server's tip stands still).
+            let stands_since = *still_since.get_or_insert_with(Instant::now);
+            if servers.len() > 1 && stands_since.elapsed() >= STALE_AFTER {
+                tracing::info!(
+                    "lite server {} has had no new masterchain block for {STALE_AFTER:?}; \
+                     asking the next one",
+                    servers[pool.current].addr
+                );
+                pool.rotate();
+                for (_, task) in ahead.drain(..) {
+                    task.abort();
+                }
+                idle.clear();
+                known_tip = None;
+                states = None;
+                still_since = None;
+            }
             tokio::time::sleep(poll).await;
             continue;
         };
+        still_since = None;
         // A key block puts the validators of its config in force.
         let new_key_block = match (&trusted, blocks.last()) {
             (Some(_), Some(mc)) if mc.record.key_block => Some(mc.record.id),
