@@ -504,6 +504,29 @@ impl<'a> Pool<'a> {
     }
 }
 
+/// What the follower holds of the server it follows now: units fetched
+/// ahead (seqno, task) and idle connections for them, the tip and server
+/// they were fetched under, the connection account states are read on,
+/// and since when the server has shown no block past the index's.
+#[derive(Default)]
+struct FromServer {
+    ahead: std::collections::VecDeque<(u32, AheadTask)>,
+    idle: Vec<LiteClient>,
+    known_tip: Option<(u32, usize)>,
+    states: Option<(usize, std::sync::Arc<Multiplexed>)>,
+    still_since: Option<Instant>,
+}
+
+impl FromServer {
+    /// Drops all of it (the server is left, or the follow ends).
+    fn leave(&mut self) {
+        for (_, task) in self.ahead.drain(..) {
+            task.abort();
+        }
+        *self = Self::default();
+    }
+}
+
 /// A unit being fetched ahead, and the connection it hands back.
 type AheadTask = tokio::task::JoinHandle<(Option<LiteClient>, anyhow::Result<Vec<DecodedBlock>>)>;
 
@@ -813,41 +836,38 @@ pub async fn follow(
         }
         (None, None) => 1,
     };
-    // Units fetched ahead (seqno, task), idle connections for them, and the
-    // tip and server they were fetched under.
-    let mut ahead: std::collections::VecDeque<(u32, AheadTask)> = Default::default();
-    let mut idle: Vec<LiteClient> = Vec::new();
-    let mut known_tip: Option<(u32, usize)> = None;
-    // The connection account states are read on (to the current server).
-    let mut states: Option<(usize, std::sync::Arc<Multiplexed>)> = None;
-    // Since when the current server has shown no masterchain block past
-    // the index's.
-    let mut still_since: Option<Instant> = None;
+    let mut srv = FromServer::default();
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {
-            for (_, task) in ahead {
-                task.abort();
-            }
+            srv.leave();
             return Ok(summary);
         }
         // Catching up: keep FETCH_AHEAD units in flight from the server the
         // last step checked.
-        if let Some((tip, server)) = known_tip.filter(|(_, s)| *s == pool.current) {
+        if let Some((tip, server)) = srv.known_tip.filter(|(_, s)| *s == pool.current) {
             let last = opts.until_seqno.map_or(tip, |u| u.min(tip));
-            let mut s = ahead.back().map_or(next + 1, |(s, _)| s + 1).max(next + 1);
+            let mut s = srv
+                .ahead
+                .back()
+                .map_or(next + 1, |(s, _)| s + 1)
+                .max(next + 1);
             while s <= last && s <= next + FETCH_AHEAD {
-                let task =
-                    tokio::spawn(fetch_ahead(servers[server].clone(), idle.pop(), s, timeout));
-                ahead.push_back((s, task));
+                let task = tokio::spawn(fetch_ahead(
+                    servers[server].clone(),
+                    srv.idle.pop(),
+                    s,
+                    timeout,
+                ));
+                srv.ahead.push_back((s, task));
                 s += 1;
             }
         }
         let mut prefetched = Ahead::Nothing;
-        if ahead.front().is_some_and(|(s, _)| *s == next) {
-            let (_, task) = ahead.pop_front().expect("checked above");
-            match (task.await, known_tip) {
+        if srv.ahead.front().is_some_and(|(s, _)| *s == next) {
+            let (_, task) = srv.ahead.pop_front().expect("checked above");
+            match (task.await, srv.known_tip) {
                 (Ok((client, Ok(blocks))), Some((tip, _))) => {
-                    idle.extend(client);
+                    srv.idle.extend(client);
                     prefetched = Ahead::Fetched { tip, blocks };
                 }
                 // Fetched again in the step, with the pool's failover.
@@ -858,20 +878,20 @@ pub async fn follow(
             }
         }
         let current = pool.current;
-        if states.as_ref().is_some_and(|(s, _)| *s != current) {
-            states = None;
+        if srv.states.as_ref().is_some_and(|(s, _)| *s != current) {
+            srv.states = None;
         }
         let fetched = match pool.client().await {
             Ok(client) => tokio::time::timeout(timeout, async {
                 if let (Some(anchor), None) = (&opts.anchor, &trusted) {
                     trusted = Some(initial_trust(db, client, anchor).await?);
                 }
-                if states.is_none() {
+                if srv.states.is_none() {
                     let server = &servers[current];
                     let conn = Multiplexed::connect(server)
                         .await
                         .map_err(|e| anyhow!("connecting to {}: {e:?}", server.addr))?;
-                    states = Some((current, std::sync::Arc::new(conn)));
+                    srv.states = Some((current, std::sync::Arc::new(conn)));
                 }
                 step(
                     db,
@@ -881,7 +901,7 @@ pub async fn follow(
                     opts.zero_state.as_ref(),
                     next,
                     prefetched,
-                    states.as_ref().map(|(_, c)| c),
+                    srv.states.as_ref().map(|(_, c)| c),
                 )
                 .await
             })
@@ -892,25 +912,18 @@ pub async fn follow(
         let (tip, blocks) = match fetched {
             Ok(f) => f,
             Err(e) => {
-                // What was fetched ahead came from this server: dropped.
-                for (_, task) in ahead.drain(..) {
-                    task.abort();
-                }
-                idle.clear();
-                known_tip = None;
-                states = None;
-                still_since = None;
+                srv.leave();
                 pool.fail(e).await?;
                 continue;
             }
         };
         pool.failures = 0;
-        known_tip = Some((tip, pool.current));
+        srv.known_tip = Some((tip, pool.current));
         let Some(Stepped { blocks, accounts }) = blocks else {
             // At this server's tip. One whose tip stands still while others
             // may have moved on is left for the next (not as a failure: on
             // a quiet chain every server's tip stands still).
-            let stands_since = *still_since.get_or_insert_with(Instant::now);
+            let stands_since = *srv.still_since.get_or_insert_with(Instant::now);
             if servers.len() > 1 && stands_since.elapsed() >= STALE_AFTER {
                 tracing::info!(
                     "lite server {} has had no new masterchain block for {STALE_AFTER:?}; \
@@ -918,18 +931,12 @@ pub async fn follow(
                     servers[pool.current].addr
                 );
                 pool.rotate();
-                for (_, task) in ahead.drain(..) {
-                    task.abort();
-                }
-                idle.clear();
-                known_tip = None;
-                states = None;
-                still_since = None;
+                srv.leave();
             }
             tokio::time::sleep(poll).await;
             continue;
         };
-        still_since = None;
+        srv.still_since = None;
         // A key block puts the validators of its config in force.
         let new_key_block = match (&trusted, blocks.last()) {
             (Some(_), Some(mc)) if mc.record.key_block => Some(mc.record.id),
