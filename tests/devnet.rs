@@ -1110,13 +1110,20 @@ fn trust_walks_key_blocks_from_the_init_block() {
         v
     };
     let mc = "workchain=-1&shard=-9223372036854775808";
+    // Block 7 is before the follow: not in the index (its header is not
+    // served), though a lookup finds it on the lite server.
     let (status, _) = json(
         http,
         "GET",
-        &format!("/api/v2/lookupBlock?{mc}&seqno=7"),
+        &format!("/api/v2/getBlockHeader?{mc}&seqno=7"),
         "",
     );
     assert_eq!(status, 404, "block 7 is before the follow");
+    let path = format!("/api/v2/lookupBlock?{mc}&seqno=7");
+    assert_eq!(
+        json(http, "GET", &path, "").1["result"],
+        json(dev.port, "GET", &path, "").1["result"]
+    );
     for seqno in 8..=tip {
         for path in [
             format!("/api/v2/lookupBlock?{mc}&seqno={seqno}"),
@@ -1815,6 +1822,71 @@ fn a_lite_server_whose_tip_stands_still_is_left() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    dev.stop(false);
+}
+
+/// v2 `lookupBlock` of blocks a follower has not indexed (F7 item 5):
+/// `tonindex run --until-seqno 2` stops following at block 2 and goes on
+/// serving; later masterchain and shard blocks — by seqno, by lt, by time
+/// — are looked up on the lite server, their headers checked, and answer
+/// as the devnet does; one that does not exist is the lite server's 404.
+#[test]
+fn a_follower_looks_up_blocks_it_has_not_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &config,
+        &["--until-seqno", "2"],
+    );
+    while dev.mc_seqno() < 5 {
+        fund(
+            &dev,
+            "0:5757575757575757575757575757575757575757575757575757575757575757",
+            1_000_000_000,
+        );
+    }
+    wait_for_seqno(&mut run, http, 2);
+    let (_, info) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+    assert_eq!(info["result"]["last"]["seqno"], 2, "{info}");
+    let (_, header) = json(
+        dev.port,
+        "GET",
+        "/api/v2/getBlockHeader?workchain=0&shard=-9223372036854775808&seqno=4",
+        "",
+    );
+    let lt = header["result"]["start_lt"].as_str().unwrap().to_string();
+    let utime = header["result"]["gen_utime"].as_u64().unwrap();
+    let mc = "workchain=-1&shard=-9223372036854775808";
+    let base = "workchain=0&shard=-9223372036854775808";
+    for query in [
+        format!("{mc}&seqno=4"),
+        format!("{base}&seqno=4"),
+        format!("{base}&lt={lt}"),
+        format!("{mc}&unixtime={utime}"),
+    ] {
+        let path = format!("/api/v2/lookupBlock?{query}");
+        let (status, ours) = json(http, "GET", &path, "");
+        let (_, theirs) = json(dev.port, "GET", &path, "");
+        assert_eq!(status, 200, "{path}: {ours}");
+        assert_eq!(ours["result"], theirs["result"], "{path}");
+    }
+    let (status, v) = json(
+        http,
+        "GET",
+        &format!("/api/v2/lookupBlock?{mc}&seqno=999"),
+        "",
+    );
+    assert_eq!(status, 404, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("LITE_SERVER_UNKNOWN"),
+        "{v}"
+    );
     run.kill().unwrap();
     run.wait().unwrap();
     dev.stop(false);

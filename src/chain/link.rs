@@ -52,6 +52,14 @@ pub struct LinkBack {
     pub state_proof: Vec<u8>,
 }
 
+/// What a block is looked up by in its shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    Seqno(u32),
+    Lt(u64),
+    Utime(u32),
+}
+
 /// A block's signatures as `(node_id_short, signature)`.
 pub type Signatures = Vec<(HashBytes, [u8; 64])>;
 
@@ -79,6 +87,17 @@ pub trait ChainLink: Send + Sync {
         _block: &tonindex_model::BlockIdExt,
         _key_block: &tonindex_model::BlockIdExt,
     ) -> Option<Result<Signatures, Refused>> {
+        None
+    }
+    /// A block the index does not hold (yet), looked up on the chain —
+    /// its header proven to be the block's and to match `by`; `None`
+    /// where this chain cannot look blocks up.
+    fn lookup_block(
+        &self,
+        _workchain: i32,
+        _shard: u64,
+        _by: Lookup,
+    ) -> Option<Result<tonindex_model::BlockIdExt, Refused>> {
         None
     }
     /// Each shard's newest block and the messages in its outbound queue;

@@ -40,7 +40,8 @@ pub struct SyncArgs {
     /// devnet; the tip on a network whose config names a later init block).
     #[arg(long, value_name = "N")]
     pub from_seqno: Option<u32>,
-    /// Stop once masterchain block N is indexed (default: follow forever).
+    /// Stop following once masterchain block N is indexed (default: follow
+    /// forever); `tonindex run` goes on serving what it indexed.
     #[arg(long, value_name = "N")]
     pub until_seqno: Option<u32>,
     /// How long a lite server may take over one masterchain block's
@@ -121,24 +122,30 @@ pub fn run_and_serve(
             write_only_memtables: false,
         },
     )?);
-    let follower = {
+    // The follower's end: an error stops the process; reaching
+    // --until-seqno leaves the API serving what was indexed.
+    let (ended, follower_end) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
+    {
         let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
         std::thread::Builder::new()
             .name("tonindex-sync".into())
-            .spawn(move || -> anyhow::Result<()> {
-                let runtime = tokio::runtime::Builder::new_current_thread()
+            .spawn(move || {
+                let followed = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
-                    .build()?;
-                runtime.block_on(follow(
-                    &db,
-                    &servers,
-                    &opts,
-                    Duration::from_millis(200),
-                    log_progress,
-                ))?;
-                Ok(())
-            })?
-    };
+                    .build()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|runtime| {
+                        runtime.block_on(follow(
+                            &db,
+                            &servers,
+                            &opts,
+                            Duration::from_millis(200),
+                            log_progress,
+                        ))
+                    });
+                let _ = ended.send(followed.map(|_| ()));
+            })?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("tonindex-http")
@@ -156,27 +163,21 @@ pub fn run_and_serve(
             Some(super::reload_serve(config_path)),
             None,
         );
-        let follower_done = async {
-            loop {
-                if follower.is_finished() {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        };
+        tokio::pin!(serve);
         tokio::select! {
-            r = serve => r,
-            () = follower_done => Ok(()),
+            r = &mut serve => r,
+            end = follower_end => match end {
+                Ok(Ok(())) => {
+                    tracing::info!("the follow reached --until-seqno; serving what it indexed");
+                    serve.await
+                }
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(anyhow!("the follower stopped without a word")),
+            },
         }
     });
     db.flush()?;
     served?;
-    // The follower stopped by itself only on an error (or at --until-seqno).
-    if follower.is_finished() {
-        follower
-            .join()
-            .map_err(|_| anyhow!("the follower panicked"))??;
-    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use super::{positive_seqno, required, to_json, V2Error, V2Result};
 use crate::api::encoding::{parse_hash, B64Bytes, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::chain::link::Lookup;
 use crate::query::{self, blocks::BlockAt};
 use tycho_types::cell::HashBytes;
 
@@ -284,6 +285,38 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         let t = unixtime.unwrap_or_default();
         query::blocks::lookup(r, workchain, shard, BlockAt::Utime(t))?
     };
+    // By time, the newest indexed block of the shard is the answer only if
+    // no later block exists: a followed chain may hold one.
+    let maybe_later = |b: &BlockRecord| -> Result<bool, V2Error> {
+        let next = BlockId {
+            seqno: b.id.id.seqno + 1,
+            ..b.id.id
+        };
+        Ok(seqno.is_none() && lt.is_none() && query::blocks::block(r, &next)?.is_none())
+    };
+    let by = match (seqno, lt, unixtime) {
+        (Some(s), _, _) => Lookup::Seqno(s),
+        (None, Some(lt), _) => Lookup::Lt(lt),
+        (None, None, t) => Lookup::Utime(t.unwrap_or_default()),
+    };
+    // Not indexed (yet), or maybe not the newest: a followed chain's lite
+    // server is asked, on the read pool.
+    let ask_chain = match &found {
+        None => true,
+        Some(b) => maybe_later(b)?,
+    };
+    if ask_chain {
+        if let Some(chain) = ctx.chain {
+            if ctx.reader.exhaust_budget() {
+                return Err(V2Error::not_found("block is not in the index"));
+            }
+            match chain.lookup_block(workchain, shard, by) {
+                Some(Ok(id)) => return to_json(&TonBlockIdExt::from(&id)),
+                Some(Err(r)) if found.is_none() => return Err(V2Error::new(r.status, r.message)),
+                _ => {}
+            }
+        }
+    }
     match found {
         Some(b) => to_json(&TonBlockIdExt::from(&b.id)),
         None => Err(V2Error::not_found("block is not in the index")),

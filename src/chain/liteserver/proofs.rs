@@ -129,6 +129,30 @@ fn shard_hashes(state: &Cell) -> anyhow::Result<ShardHashes> {
     Ok(ShardHashes::from_dict(Dict::from_raw(Some(root))))
 }
 
+/// The header of block `id` from a proof of it (`lookupBlock`'s
+/// `header_proof`): the proof must hide `id`'s root hash, and the header
+/// name `id`'s shard and seqno.
+pub fn check_header(proof: &[u8], id: &BlockIdExt) -> anyhow::Result<BlockInfo> {
+    let proof = Boc::decode(proof).context("the header proof is not a BoC")?;
+    let block = proven_root(&proof, &id.root_hash, "the header proof")?;
+    let mut s = block.as_slice()?;
+    if s.load_u32()? != 0x11ef_55aa {
+        bail!("the header proof: not a block");
+    }
+    let info: BlockInfo = block
+        .reference_cloned(0)
+        .ok_or_else(|| anyhow!("the header proof: no header"))?
+        .parse()
+        .context("the header proof: the header")?;
+    if info.seqno != id.id.seqno
+        || info.shard.workchain() != id.id.workchain
+        || info.shard.prefix() != id.id.shard
+    {
+        bail!("the header is of another block than the id names");
+    }
+    Ok(info)
+}
+
 /// Checks `getAccountState`'s answer for account `id` at the trusted
 /// masterchain block `mc`: `shardblk` the shard block it names,
 /// `shard_proof` and `proof` the two-root BoCs, `state` the `Account` BoC

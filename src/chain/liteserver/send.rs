@@ -294,6 +294,74 @@ impl ChainLink for LiteSender {
         )
     }
 
+    /// `lookupBlock` on a lite server, its header checked against the id
+    /// and against what it was looked up by.
+    fn lookup_block(
+        &self,
+        workchain: i32,
+        shard: u64,
+        by: crate::chain::link::Lookup,
+    ) -> Option<Result<tonindex_model::BlockIdExt, Refused>> {
+        use crate::chain::link::Lookup;
+        Some(
+            self.runtime
+                .block_on(self.ask("a block lookup", |conn| async move {
+                    use ton_liteapi::tl::request::{LookupBlock, Request};
+                    let request = LookupBlock {
+                        mode: (),
+                        id: ton_liteapi::tl::common::BlockId {
+                            workchain,
+                            shard,
+                            seqno: match by {
+                                Lookup::Seqno(s) => s,
+                                _ => 0,
+                            },
+                        },
+                        seqno: matches!(by, Lookup::Seqno(_)).then_some(()),
+                        lt: match by {
+                            Lookup::Lt(lt) => Some(lt),
+                            _ => None,
+                        },
+                        utime: match by {
+                            Lookup::Utime(t) => Some(t),
+                            _ => None,
+                        },
+                        with_state_update: None,
+                        with_value_flow: None,
+                        with_extra: None,
+                        with_shard_hashes: None,
+                        with_prev_blk_signatures: None,
+                    };
+                    let answer = conn.query(Request::LookupBlock(request)).await;
+                    let header = match answer {
+                        Ok(Response::BlockHeader(h)) => h,
+                        Ok(_) => anyhow::bail!("an answer of another kind"),
+                        // The server does not know such a block: that is the answer.
+                        Err(ton_liteapi::types::LiteError::ServerError(e)) => {
+                            return Ok(Err(Refused::new(
+                                404,
+                                format!("LITE_SERVER_UNKNOWN: {}", e.message),
+                            )))
+                        }
+                        Err(e) => anyhow::bail!("{e:?}"),
+                    };
+                    let id = super::follow::model_id(&header.id);
+                    let info = super::proofs::check_header(&header.header_proof, &id)?;
+                    let fits = id.id.workchain == workchain
+                        && match by {
+                            Lookup::Seqno(s) => id.id.seqno == s && id.id.shard == shard,
+                            Lookup::Lt(lt) => info.start_lt <= lt && lt <= info.end_lt,
+                            Lookup::Utime(t) => info.gen_utime <= t,
+                        };
+                    if !fits {
+                        anyhow::bail!("the block found is not the one looked for");
+                    }
+                    Ok(Ok(id))
+                }))
+                .and_then(|r| r),
+        )
+    }
+
     /// A masterchain block's signatures from a lite server's forward
     /// link to it from `key_block`, checked against the validators that
     /// key block puts in force before they are passed on.
