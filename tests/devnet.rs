@@ -235,7 +235,7 @@ fn sync_with_forged(dir: &Path, config: &Path, block: &str, field: &str) -> std:
         .unwrap()
 }
 
-/// Waits (30 s at most) until the node `run` serving on `port` has indexed
+/// Waits (60 s at most) until the node `run` serving on `port` has indexed
 /// masterchain block `seqno`; a node that stops meanwhile fails the test
 /// with what it said.
 fn wait_for_seqno(run: &mut Child, port: u16, seqno: u64) {
@@ -253,7 +253,7 @@ fn wait_for_seqno(run: &mut Child, port: u16, seqno: u64) {
             panic!("tonindex run stopped ({status}): {err}");
         }
         assert!(
-            start.elapsed() < Duration::from_secs(30),
+            start.elapsed() < Duration::from_secs(60),
             "masterchain block {seqno} not reached: {v}"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -1269,18 +1269,7 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
     let body = serde_json::json!({ "boc": t["boc"] }).to_string();
     let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
     assert_eq!(status, 200, "{v}");
-    let wallet = t["wallet"].as_str().unwrap();
-    let seqno_path = format!("/api/v2/runGetMethod?address={wallet}&method=seqno&stack=%5B%5D");
-    let want = format!("0x{:x}", t["seqno"].as_u64().unwrap() + 1);
-    let start = Instant::now();
-    loop {
-        let (_, v) = json(http, "GET", &seqno_path, "");
-        if v["result"]["stack"][0][1] == want.as_str() {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_wallet_seqno(http, &t);
     // The same message again: the devnet refuses it, and so does the follower.
     let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
     assert_eq!(status, 500, "{v}");
@@ -1610,6 +1599,44 @@ fn lying_lite_server(
     (port, public)
 }
 
+/// The devnet's global config `config`, and the `liteservers` entry of a
+/// misbehaving proxy (`lie`) started in front of its lite server.
+fn proxy_in_front(config: &Path, lie: Lie) -> (Value, Value) {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let honest: Value = serde_json::from_slice(&std::fs::read(config).unwrap()).unwrap();
+    let ls = &honest["liteservers"][0];
+    let upstream_port = ls["port"].as_u64().unwrap() as u16;
+    let upstream_key: [u8; 32] = b64
+        .decode(ls["id"]["key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let (port, key) = lying_lite_server(([127, 0, 0, 1], upstream_port).into(), upstream_key, lie);
+    let entry = serde_json::json!({
+        "ip": 2130706433, "port": port,
+        "id": {"@type": "pub.ed25519", "key": b64.encode(key)},
+    });
+    (honest, entry)
+}
+
+/// Waits (30 s at most) until the wallet of a `wallet_transfer.py` transfer
+/// `t` has the seqno after it, as the node on `port` reads it.
+fn wait_for_wallet_seqno(port: u16, t: &Value) {
+    let wallet = t["wallet"].as_str().unwrap();
+    let path = format!("/api/v2/runGetMethod?address={wallet}&method=seqno&stack=%5B%5D");
+    let want = format!("0x{:x}", t["seqno"].as_u64().unwrap() + 1);
+    let start = Instant::now();
+    loop {
+        let (_, v) = json(port, "GET", &path, "");
+        if v["result"]["stack"][0][1] == want.as_str() {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A lite server that alters validator signatures is caught by the
 /// follower's checks (F7 item 2): alone in the config, the sync stops
 /// saying the signatures do not verify and indexes nothing past the init
@@ -1623,7 +1650,6 @@ fn lying_lite_server(
 /// both at once executes.
 #[test]
 fn a_lite_server_that_lies_about_signatures_is_caught() {
-    use base64::Engine as _;
     let dir = tempfile::tempdir().unwrap();
     let (dev, config, _) = dev_with_lite_server(dir.path());
     fund(
@@ -1631,23 +1657,9 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         "0:5454545454545454545454545454545454545454545454545454545454545454",
         1_000_000_000,
     );
-    let honest: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let (honest, liar) = proxy_in_front(&config, Lie::Signatures);
     let ls = &honest["liteservers"][0];
-    let upstream_port = ls["port"].as_u64().unwrap() as u16;
-    let upstream_key: [u8; 32] = base64::engine::general_purpose::STANDARD
-        .decode(ls["id"]["key"].as_str().unwrap())
-        .unwrap()
-        .try_into()
-        .unwrap();
-    let (port, key) = lying_lite_server(
-        ([127, 0, 0, 1], upstream_port).into(),
-        upstream_key,
-        Lie::Signatures,
-    );
-    let liar = serde_json::json!({
-        "ip": 2130706433, "port": port,
-        "id": {"@type": "pub.ed25519", "key": base64::engine::general_purpose::STANDARD.encode(key)},
-    });
+    let port = liar["port"].as_u64().unwrap();
     let with_servers = |name: &str, servers: Vec<Value>| {
         let mut c = honest.clone();
         c["liteservers"] = Value::Array(servers);
@@ -1758,18 +1770,7 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
     let body = serde_json::json!({ "boc": t["boc"] }).to_string();
     let (status, v) = json(http, "POST", "/api/v2/sendBoc", &body);
     assert_eq!(status, 200, "{v}");
-    let wallet = t["wallet"].as_str().unwrap();
-    let seqno_path = format!("/api/v2/runGetMethod?address={wallet}&method=seqno&stack=%5B%5D");
-    let want = format!("0x{:x}", t["seqno"].as_u64().unwrap() + 1);
-    let start = Instant::now();
-    loop {
-        let (_, v) = json(dev.port, "GET", &seqno_path, "");
-        if v["result"]["stack"][0][1] == want.as_str() {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "{v}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_wallet_seqno(dev.port, &t);
     run.kill().unwrap();
     run.wait().unwrap();
     dev.stop(false);
@@ -1781,23 +1782,11 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
 /// with it listed first reaches blocks the devnet makes after the start.
 #[test]
 fn a_lite_server_whose_tip_stands_still_is_left() {
-    use base64::Engine as _;
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, port) = dev_with_lite_server(dir.path());
-    let honest: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
-    let key: [u8; 32] = base64::engine::general_purpose::STANDARD
-        .decode(honest["liteservers"][0]["id"]["key"].as_str().unwrap())
-        .unwrap()
-        .try_into()
-        .unwrap();
-    let (frozen_port, frozen_key) =
-        lying_lite_server(([127, 0, 0, 1], port).into(), key, Lie::Frozen);
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (honest, frozen) = proxy_in_front(&config, Lie::Frozen);
     let mut both = honest.clone();
-    both["liteservers"] = serde_json::json!([
-        {"ip": 2130706433, "port": frozen_port,
-         "id": {"@type": "pub.ed25519", "key": base64::engine::general_purpose::STANDARD.encode(frozen_key)}},
-        honest["liteservers"][0].clone(),
-    ]);
+    both["liteservers"] = serde_json::json!([frozen, honest["liteservers"][0].clone()]);
     let both_config = dir.path().join("both.json");
     std::fs::write(&both_config, both.to_string()).unwrap();
     let (mut run, http) = start_run(&dir.path().join("follower"), &both_config, &[]);
@@ -1808,20 +1797,7 @@ fn a_lite_server_whose_tip_stands_still_is_left() {
         "0:5656565656565656565656565656565656565656565656565656565656565656",
         1_000_000_000,
     );
-    let tip = dev.mc_seqno();
-    let start = Instant::now();
-    loop {
-        let (_, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
-        if v["result"]["last"]["seqno"].as_u64() >= Some(tip) {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "still at {v} after {:?}",
-            start.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
     run.kill().unwrap();
     run.wait().unwrap();
     dev.stop(false);
