@@ -1,7 +1,7 @@
 //! tonindex: a self-hosted TON indexer serving toncenter-compatible APIs.
 //!
 //! Flow: `chain` (block sources) → `decode` (pure, rayon) → `index` (one
-//! WriteBatch per unit) → storage (the `tonindex-storage` crate) ← `query`
+//! WriteBatch per unit, with `trace` assembly) → storage (the `tonindex-storage` crate) ← `query`
 //! (every read an answer needs) ← `api`.
 
 pub mod api;
@@ -17,4 +17,5 @@ pub mod priority;
 pub mod query;
 pub mod state;
 pub mod telemetry;
+pub mod trace;
 pub mod tvm;

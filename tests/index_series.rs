@@ -9,11 +9,11 @@ use tonindex::chain::files::collect_paths;
 use tonindex::decode::DecodedBlock;
 use tonindex::index::{Indexer, Planner, Unit};
 use tonindex::ingest::{decode_block_file, import_files, IngestOptions};
-use tonindex_model::{BlockId, ShardDescrRecord};
+use tonindex_model::{BlockId, Hash, ShardDescrRecord, TraceRecord, TraceState, TransactionRecord};
 use tonindex_storage::tables::{
     AccountLtKey, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
-    McShardState, Messages, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg,
-    TxByMcBlock,
+    McShardState, Messages, TraceEdges, TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs,
+    TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock, TxByTrace,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -354,4 +354,134 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
     assert_eq!(import(4, DbOptions::default()), serial);
     assert_eq!(import(1, importer.clone()), serial);
     assert_eq!(import(4, importer), serial);
+}
+
+/// What the trace tables say, by content (transaction hashes, not ids,
+/// which depend on the order units were applied in).
+#[derive(Debug, PartialEq)]
+struct TraceView {
+    traces: std::collections::BTreeMap<Hash, (TraceRecord, Vec<Hash>)>,
+    edges: std::collections::BTreeMap<Hash, Hash>,
+    orphans: std::collections::BTreeMap<Hash, Hash>,
+}
+
+fn trace_view(db: &Db) -> TraceView {
+    let r = db.reader();
+    let mut traces = std::collections::BTreeMap::new();
+    for row in r.prefix::<Traces>(&[], false) {
+        let (id, rec) = row.unwrap();
+        let tx_ids: Vec<u64> = r
+            .prefix::<TxByTrace>(&id, false)
+            .map(|x| x.unwrap().1)
+            .collect();
+        let hashes = r
+            .multi_get::<Transactions>(&tx_ids)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.unwrap().hash)
+            .collect();
+        traces.insert(id, (rec, hashes));
+    }
+    let edges = r
+        .prefix::<TraceEdges>(&[], false)
+        .map(|x| x.unwrap())
+        .collect();
+    let orphans = r
+        .prefix::<TraceOrphans>(&[], false)
+        .map(|x| x.unwrap())
+        .collect();
+    TraceView {
+        traces,
+        edges,
+        orphans,
+    }
+}
+
+/// Trace assembly over real blocks: every transaction is in exactly one
+/// trace; a trace with messages still on their way is pending and the
+/// pending edges are exactly those messages; and the blocks imported in
+/// one go or in two imports (the second completing traces the first left
+/// pending, and sending messages the first saw received) give the same
+/// traces.
+#[test]
+fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
+    let paths = series();
+    let (mc, shard): (Vec<PathBuf>, Vec<PathBuf>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| p.to_string_lossy().contains("/mc/"));
+    let first: Vec<PathBuf> = mc[..mc.len() / 2]
+        .iter()
+        .chain(&shard[..shard.len() / 2])
+        .cloned()
+        .collect();
+    let second: Vec<PathBuf> = mc[mc.len() / 2..]
+        .iter()
+        .chain(&shard[shard.len() / 2..])
+        .cloned()
+        .collect();
+
+    let dir = tempfile::tempdir().unwrap();
+    let one = Db::open(&dir.path().join("one"), &DbOptions::default()).unwrap();
+    import_files(&one, &paths, &opts(), |_, _| {}).unwrap();
+    let two = Db::open(&dir.path().join("two"), &DbOptions::default()).unwrap();
+    import_files(&two, &first, &opts(), |_, _| {}).unwrap();
+    let halfway = trace_view(&two);
+    import_files(&two, &second, &opts(), |_, _| {}).unwrap();
+
+    let view = trace_view(&one);
+    assert_eq!(view, trace_view(&two), "one import and two differ");
+
+    // Every transaction in exactly one trace, and that trace knows it.
+    let r = one.reader();
+    let txs: Vec<(u64, TransactionRecord)> = r
+        .prefix::<Transactions>(&[], false)
+        .map(|x| x.unwrap())
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for (rec, hashes) in view.traces.values() {
+        assert_eq!(rec.transactions as usize, hashes.len());
+        for h in hashes {
+            assert!(seen.insert(*h), "a transaction in two traces");
+        }
+    }
+    assert_eq!(seen.len(), txs.len());
+    for (id, t) in &txs {
+        let trace = r.get::<TraceOfTx>(id).unwrap().expect("trace of tx");
+        assert!(view.traces[&trace].1.contains(&t.hash));
+    }
+    // Pending traces are those with undelivered messages, and the edges are those messages.
+    let pending: u32 = view.traces.values().map(|(t, _)| t.pending_messages).sum();
+    assert_eq!(pending as usize, view.edges.len());
+    for (msg, trace) in &view.edges {
+        let (t, _) = &view.traces[trace];
+        assert!(t.pending_messages > 0, "edge of a settled trace");
+        assert!(r.get::<Messages>(msg).unwrap().is_some());
+    }
+    let states =
+        |v: &TraceView, s: TraceState| v.traces.values().filter(|(t, _)| t.state == s).count();
+    assert!(states(&view, TraceState::Pending) > 0);
+    assert!(states(&view, TraceState::Complete) > 0);
+    // The second import completed or extended traces the first left waiting.
+    let moved = halfway
+        .traces
+        .iter()
+        .filter(|(id, (t, _))| {
+            t.state != TraceState::Complete && view.traces.get(*id).is_none_or(|(now, _)| now != t)
+        })
+        .count();
+    assert!(
+        moved > 0,
+        "no trace of the first half changed in the second"
+    );
+    println!(
+        "{} traces: {} complete, {} pending, {} broken; {} edges, {} orphans; {} changed by the second import",
+        view.traces.len(),
+        states(&view, TraceState::Complete),
+        states(&view, TraceState::Pending),
+        states(&view, TraceState::Broken),
+        view.edges.len(),
+        view.orphans.len(),
+        moved
+    );
 }

@@ -341,6 +341,90 @@ pub struct MessageRecord {
     pub hash_norm: Option<Hash>,
 }
 
+/// How far a trace has been assembled (v3 `trace_info.trace_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TraceState {
+    /// Every internal message its transactions sent has been delivered.
+    Complete,
+    /// Some internal messages are still on their way.
+    Pending,
+    /// Its root consumed an internal message whose sender the index never
+    /// saw (the index started after it was sent): the trace lacks its start.
+    Broken,
+}
+
+/// Whether a trace's actions were computed (v3 `trace_info.classification_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClassificationState {
+    Unclassified,
+    Ok,
+    Failed,
+    Broken,
+}
+
+/// One trace: the transactions caused by one external message (or one
+/// tick-tock, or one message from outside what the index holds), as trace
+/// assembly left it after the last unit that touched it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    /// Hash of the root transaction.
+    pub trace_id: Hash,
+    /// The root transaction's in-message, if it has one.
+    pub external_hash: Option<Hash>,
+    /// Its TEP-467 normalized hash, for an external-in root message.
+    pub external_hash_norm: Option<Hash>,
+    pub mc_seqno_start: Option<u32>,
+    pub mc_seqno_end: Option<u32>,
+    pub start_lt: u64,
+    pub start_utime: u32,
+    pub end_lt: u64,
+    pub end_utime: u32,
+    pub state: TraceState,
+    /// Transactions assembled so far.
+    pub transactions: u32,
+    /// Messages: the root's in-message and every message its transactions sent.
+    pub messages: u32,
+    /// Internal messages sent and not yet delivered.
+    pub pending_messages: u32,
+    pub classification: ClassificationState,
+}
+
+/// One action a trace's classification produced: toncenter's action row,
+/// generic columns plus the per-type fields. The API maps them to each
+/// type's `details` (spec v3 §4.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    pub action_id: Hash,
+    pub trace_id: Hash,
+    /// The action type (`ton_transfer`, `jetton_transfer`, …).
+    pub kind: String,
+    pub start_lt: u64,
+    pub end_lt: u64,
+    pub start_utime: u32,
+    pub end_utime: u32,
+    pub success: bool,
+    /// Transactions the action covers, in trace order.
+    pub tx_hashes: Vec<Hash>,
+    /// Accounts the action involves (v3 `accounts`, `/actions?account=`).
+    pub accounts: Vec<Address>,
+    pub source: Option<Address>,
+    pub source_secondary: Option<Address>,
+    pub destination: Option<Address>,
+    pub destination_secondary: Option<Address>,
+    pub asset: Option<Address>,
+    pub asset_secondary: Option<Address>,
+    pub opcode: Option<u32>,
+    /// Nanotons, decimal.
+    pub value: Option<String>,
+    /// Token units, decimal.
+    pub amount: Option<String>,
+    /// Types of the composite actions that contain this one.
+    pub ancestor_type: Vec<String>,
+    pub parent_action_id: Option<Hash>,
+    /// The per-type fields (toncenter's `<type>_data`), a JSON object as text.
+    pub data: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

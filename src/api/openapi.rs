@@ -734,6 +734,61 @@ fn v3_schemas() -> Value {
         ("account_state_after", refer("AccountState")),
         ("emulated", boolean()),
         ("finality", strings(&["pending", "confirmed", "finalized"])),
+        ("trace_id?", b64_hash()),
+    ]);
+    let action = obj(&[
+        ("trace_id", b64_hash()),
+        ("action_id", b64_hash()),
+        ("start_lt", dec()),
+        ("end_lt", dec()),
+        ("start_utime", int()),
+        ("end_utime", int()),
+        ("trace_end_lt", dec()),
+        ("trace_end_utime", int()),
+        ("trace_mc_seqno_end", nullable(int())),
+        ("transactions", array(b64_hash())),
+        ("success", boolean()),
+        ("type", string()),
+        ("details", ty("object")),
+        ("trace_external_hash?", b64_hash()),
+        ("trace_external_hash_norm?", b64_hash()),
+        ("accounts?", array(raw_address())),
+        ("transactions_full?", array(refer("Transaction"))),
+        ("finality", strings(&["pending", "confirmed", "finalized"])),
+    ]);
+    let trace_node = obj(&[
+        ("tx_hash", b64_hash()),
+        ("in_msg_hash?", b64_hash()),
+        ("children", nullable(array(refer("TraceNode")))),
+    ]);
+    let trace = obj(&[
+        ("trace_id", b64_hash()),
+        ("external_hash", nullable(b64_hash())),
+        ("mc_seqno_start", nullable(dec())),
+        ("mc_seqno_end", nullable(dec())),
+        ("start_lt", dec()),
+        ("start_utime", int()),
+        ("end_lt", dec()),
+        ("end_utime", int()),
+        (
+            "trace_info",
+            obj(&[
+                ("trace_state", strings(&["complete", "pending", "broken"])),
+                ("messages", int()),
+                ("transactions", int()),
+                ("pending_messages", int()),
+                (
+                    "classification_state",
+                    strings(&["unclassified", "ok", "failed", "broken"]),
+                ),
+            ]),
+        ),
+        ("is_incomplete", boolean()),
+        ("warning?", string()),
+        ("actions?", array(refer("Action"))),
+        ("trace?", refer("TraceNode")),
+        ("transactions_order", array(b64_hash())),
+        ("transactions", map_of(refer("Transaction"))),
     ]);
     let book_row = obj(&[
         ("user_friendly", nullable(string())),
@@ -754,6 +809,9 @@ fn v3_schemas() -> Value {
         "AccountState": account_state,
         "TransactionDescr": description,
         "Transaction": transaction,
+        "Action": action,
+        "TraceNode": trace_node,
+        "Trace": trace,
         "AddressBookRow": book_row,
         "AddressBook": map_of(refer("AddressBookRow")),
         "Fees": fees,
@@ -1102,6 +1160,70 @@ fn v3_ops() -> Vec<Op> {
             &[401, 404, 422],
         ),
         op(
+            "traces",
+            "traces",
+            "Traces by filter (at most one of account, trace_id, tx_hash, msg_hash)",
+            &[TRACE_FILTER, PAGING, NO_BOOK],
+            obj(&[("traces", array(refer("Trace"))), book(), metadata()]),
+            &[404, 422],
+        ),
+        op(
+            "traces",
+            "events",
+            "Traces by filter, under the key `events`",
+            &[TRACE_FILTER, PAGING, NO_BOOK],
+            obj(&[("events", array(refer("Trace"))), book(), metadata()]),
+            &[404, 422],
+        ),
+        op(
+            "traces",
+            "actions",
+            "Actions of classified traces by filter",
+            &[
+                &[
+                    p("account", Kind::Address, "Actions involving this account"),
+                    p(
+                        "tx_hash",
+                        Kind::Hash,
+                        "Actions including these transactions",
+                    )
+                    .many(),
+                    p(
+                        "msg_hash",
+                        Kind::Hash,
+                        "Actions of traces with these messages",
+                    )
+                    .many(),
+                    p("action_id", Kind::Hash, "Action ids").many(),
+                    p("trace_id", Kind::Hash, "Trace ids").many(),
+                    p(
+                        "mc_seqno",
+                        Kind::Int,
+                        "Traces completed in this masterchain block",
+                    ),
+                    p("action_type", Kind::Str, "Only these types").many(),
+                    p("exclude_action_type", Kind::Str, "Not these types").many(),
+                    p(
+                        "supported_action_types",
+                        Kind::Str,
+                        "Types (and shortcuts v1…v4, latest, groups) the client understands",
+                    )
+                    .many(),
+                    p("include_accounts", Kind::Bool, "Fill `accounts`"),
+                    p(
+                        "include_transactions",
+                        Kind::Bool,
+                        "Fill `transactions_full`",
+                    ),
+                ],
+                TIME_LT,
+                PAGING,
+                NO_BOOK,
+            ],
+            obj(&[("actions", array(refer("Action"))), book(), metadata()]),
+            &[404, 422],
+        ),
+        op(
             "send",
             "message",
             "Sends an external message",
@@ -1114,6 +1236,39 @@ fn v3_ops() -> Vec<Op> {
         ),
     ]
 }
+
+/// `/traces` and `/events` filters.
+const TRACE_FILTER: &[P] = &[
+    p(
+        "account",
+        Kind::Address,
+        "Traces with a transaction on this account",
+    ),
+    p("trace_id", Kind::Hash, "Trace ids").many(),
+    p("tx_hash", Kind::Hash, "Traces holding these transactions").many(),
+    p(
+        "msg_hash",
+        Kind::Hash,
+        "Traces holding these messages (or normalized hashes)",
+    )
+    .many(),
+    p(
+        "mc_seqno",
+        Kind::Int,
+        "Traces completed in this masterchain block",
+    ),
+    p("start_utime", Kind::Utime, "Trace end time at or after"),
+    p("end_utime", Kind::Utime, "Trace end time at or before"),
+    p("start_lt", Kind::Unsigned, "Trace end lt at or after"),
+    p("end_lt", Kind::Unsigned, "Trace end lt at or before"),
+    p("include_actions", Kind::Bool, "Attach the actions"),
+    p(
+        "supported_action_types",
+        Kind::Str,
+        "Types (and shortcuts v1…v4, latest, groups) the client understands",
+    )
+    .many(),
+];
 
 /// `estimateFee`'s fields after `address`, the same in both APIs.
 const ESTIMATE: &[P] = &[

@@ -24,6 +24,9 @@ pub struct DecodedTransaction {
     pub in_msg: Option<MessageRecord>,
     pub out_msgs: Vec<MessageRecord>,
     pub boc: Vec<u8>,
+    /// The transaction's root cell, kept so that trace classification
+    /// reads message bodies without parsing the BoC again.
+    pub cell: Cell,
 }
 
 /// Decodes one transaction of `block` (workchain `workchain`).
@@ -74,6 +77,7 @@ pub fn decode_transaction(
         in_msg,
         out_msgs,
         boc: crate::boc::encode(cell.as_ref()),
+        cell: cell.clone(),
     })
 }
 

@@ -29,6 +29,9 @@ pub struct Committed {
     pub mc_seqno: Option<u32>,
     pub blocks: Vec<BlockIdExt>,
     pub transactions: Vec<CommittedTx>,
+    /// Traces this commit settled (every message delivered): what pending
+    /// traces give way to.
+    pub settled_traces: Vec<Hash>,
 }
 
 /// The sending side, held by whoever indexes; clone it to subscribe.

@@ -10,12 +10,13 @@ pub mod commit;
 pub mod feed;
 mod plan;
 pub mod state;
+pub mod traces;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
+use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashMsgKey, HashTxKey,
     KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
@@ -201,6 +202,7 @@ impl<'a> Indexer<'a> {
                 first_tx_id,
             });
         }
+        let unit_traces = traces::index_traces(self.db, &mut batch, &new_blocks)?;
         let mut latest = LatestStates::default();
         for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
             batch.append(rows);
@@ -252,7 +254,7 @@ impl<'a> Indexer<'a> {
         batch.put_cursor(&cursor);
         self.db.write(batch)?;
         if let Some(feed) = &self.feed {
-            feed.publish(committed(mc_seqno, &new_blocks));
+            feed.publish(committed(mc_seqno, &new_blocks, unit_traces.settled));
         }
         Ok(applied)
     }
@@ -384,9 +386,14 @@ impl<'a> Indexer<'a> {
 
 /// A block of the unit that is not stored yet, with where its rows go.
 /// What a commit added, for the feed.
-fn committed(mc_seqno: Option<u32>, blocks: &[NewBlock<'_>]) -> feed::Committed {
+fn committed(
+    mc_seqno: Option<u32>,
+    blocks: &[NewBlock<'_>],
+    settled_traces: Vec<Hash>,
+) -> feed::Committed {
     feed::Committed {
         mc_seqno,
+        settled_traces,
         blocks: blocks.iter().map(|b| b.block.record.id).collect(),
         transactions: blocks
             .iter()

@@ -18,6 +18,7 @@ pub mod accounts;
 pub mod blocks;
 pub mod config;
 pub mod messages;
+pub mod traces;
 pub mod transactions;
 
 pub use blocks::MASTER_SHARD;

@@ -4,8 +4,8 @@
 
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    AccountLtKey, LtAccountKey, McLtAccountKey, Transactions, TxBocs, TxByAccount, TxByHash,
-    TxByLt, TxByMcBlock,
+    AccountLtKey, LtAccountKey, McLtAccountKey, TraceOfTx, Transactions, TxBocs, TxByAccount,
+    TxByHash, TxByLt, TxByMcBlock,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
@@ -18,6 +18,8 @@ pub struct FullTx {
     pub out_msgs: Vec<Message>,
     /// The transaction BoC.
     pub boc: Vec<u8>,
+    /// The trace it belongs to, once assembled.
+    pub trace_id: Option<Hash>,
 }
 
 /// Loads one transaction record.
@@ -45,10 +47,12 @@ pub fn with_messages(
     let records: Vec<_> = records.into_iter().collect();
     let ids: Vec<u64> = records.iter().map(|(id, _)| *id).collect();
     let bocs = r.multi_get::<TxBocs>(&ids)?;
+    let traces = r.multi_get::<TraceOfTx>(&ids)?;
     records
         .into_iter()
         .zip(bocs)
-        .map(|((_, tx), boc)| {
+        .zip(traces)
+        .map(|(((_, tx), boc), trace_id)| {
             let boc = boc.ok_or(MISSING_TX)?.0;
             let cells = tx_message_cells(&boc)?;
             let in_msg = match &tx.in_msg {
@@ -70,6 +74,7 @@ pub fn with_messages(
                 in_msg,
                 out_msgs,
                 boc,
+                trace_id,
             })
         })
         .collect()

@@ -209,6 +209,18 @@ impl Value for BlockId {
     }
 }
 
+/// A hash used as a value (a pending message → its trace id).
+impl Value for Hash {
+    fn encode(&self) -> Vec<u8> {
+        self.to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        bytes
+            .try_into()
+            .map_err(|_| Error::Corrupt("32-byte hash value"))
+    }
+}
+
 /// A large blob stored `lz4_flex`-compressed (size-prepended block format).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lz4Bytes(pub Vec<u8>);

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use tonindex_model::{
-    AccountStatus, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+    AccountStatus, ActionRecord, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord,
+    TraceRecord, TransactionRecord,
 };
 
 use crate::codec::bincode_value;
@@ -69,5 +70,7 @@ bincode_value!(
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,
-    MessageRecord
+    MessageRecord,
+    TraceRecord,
+    ActionRecord
 );

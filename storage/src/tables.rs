@@ -18,7 +18,8 @@
 
 use rocksdb::Options;
 use tonindex_model::{
-    Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TransactionRecord,
+    ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord,
+    TraceRecord, TransactionRecord,
 };
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
@@ -231,6 +232,63 @@ table!(
     AccountStates, "account_states", Address => AccountStateRecord, blob_values; importer_reads
 );
 
+table!(
+    /// Traces as assembly left them. key: trace id `[32]` (the root
+    /// transaction's hash) → bincode [`TraceRecord`].
+    Traces, "traces", Hash => TraceRecord, point_lookup; importer_reads
+);
+table!(
+    /// Trace assembly's pending edges: internal messages sent and not yet
+    /// delivered, so that the transaction that receives one (in a later
+    /// unit) joins the sender's trace. A row is deleted when its message
+    /// is delivered. key: message hash `[32]` → trace id `[32]`.
+    TraceEdges, "trace_edges", Hash => Hash, point_lookup; importer_reads
+);
+table!(
+    /// Transactions whose in-message's sender the index had not seen when
+    /// they arrived (they start broken traces): in-message hash → that
+    /// trace's id. When the sender arrives later (blocks indexed out of
+    /// order), the broken trace joins the sender's and the row goes.
+    TraceOrphans, "trace_orphans", Hash => Hash, point_lookup; importer_reads
+);
+table!(
+    /// The trace of each transaction. key: `tx_id u64` → trace id `[32]`.
+    TraceOfTx, "trace_of_tx", u64 => Hash; importer_reads
+);
+table!(
+    /// A trace's transactions in v3's order. key: `trace id [32] | lt u64 |
+    /// account` → `tx_id u64`.
+    TxByTrace, "tx_by_trace", TraceTxKey => u64; importer_reads
+);
+table!(
+    /// Settled traces (every message delivered) by account, newest last.
+    /// key: `account | trace end_lt u64 | trace id [32]` → ().
+    TraceByAccount, "trace_by_account", AccountLtHashKey => ()
+);
+table!(
+    /// Settled traces by end lt. key: `end_lt u64 | trace id [32]` → ().
+    TraceByEndLt, "trace_by_end_lt", LtHashKey => ()
+);
+table!(
+    /// Complete traces by the masterchain block that completed them (v3
+    /// `mc_seqno`). key: `mc_seqno_end u32 | end_lt u64 | trace id [32]` → ().
+    TraceByMcBlock, "trace_by_mc_block", OpcodeLtHashKey => ()
+);
+table!(
+    /// Actions of classified traces. key: `trace id [32] | action id [32]`
+    /// → bincode [`ActionRecord`].
+    Actions, "actions", HashMsgKey => ActionRecord, blob_values
+);
+table!(
+    /// Actions by account. key: `account | trace end_lt u64 | trace id [32]`
+    /// → (); the trace's actions are read from [`Actions`] and filtered.
+    ActionByAccount, "action_by_account", AccountLtHashKey => ()
+);
+table!(
+    /// key: action id `[32]` → trace id `[32]`.
+    ActionById, "action_by_id", Hash => Hash, point_lookup
+);
+
 /// A column family as the database opens it.
 pub struct TableSpec {
     pub name: &'static str,
@@ -279,6 +337,17 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Cells>(),
         entry::<ShardStates>(),
         entry::<AccountStates>(),
+        entry::<Traces>(),
+        entry::<TraceEdges>(),
+        entry::<TraceOrphans>(),
+        entry::<TraceOfTx>(),
+        entry::<TxByTrace>(),
+        entry::<TraceByAccount>(),
+        entry::<TraceByEndLt>(),
+        entry::<TraceByMcBlock>(),
+        entry::<Actions>(),
+        entry::<ActionByAccount>(),
+        entry::<ActionById>(),
     ]
 }
 
@@ -545,7 +614,60 @@ impl Key for HashMsgKey {
     }
 }
 
-/// `opcode u32 | lt u64 | msg hash [32]`.
+/// `trace id [32] | lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceTxKey {
+    pub trace_id: Hash,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for TraceTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(76)
+            .hash(&self.trace_id)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TraceTxKey {
+            trace_id: r.hash()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `lt u64 | hash [32]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtHashKey {
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl Key for LtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(40)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = LtHashKey {
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `opcode u32 | lt u64 | msg hash [32]` (also `mc_seqno u32 | lt u64 | trace id [32]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpcodeLtHashKey {
     pub opcode: u32,

@@ -88,6 +88,39 @@ const msgs = await getJson(
 );
 must(msgs.messages.length === 1, `v3 messages from the wallet: ${msgs.messages.length}`);
 
+must(byHash.transactions[0].trace_id === deploy.hash().toString("base64"), "the deploy roots its trace");
+
+// 3b. The deploy's trace and actions in v3: the wallet's transaction and
+// the genesis wallet's, a TON transfer with its comment, and the deploy.
+const raw = (a) => a.toRawString().toUpperCase();
+const waitTrace = async (txHash) => {
+  for (let i = 0; i < 50; i++) {
+    const t = await getJson(
+      `/api/v3/traces?tx_hash=${encodeURIComponent(txHash)}&include_actions=true`,
+    );
+    if (t.traces.length === 1 && t.traces[0].trace_info.trace_state === "complete") return t.traces[0];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`trace of ${txHash} never completed`);
+};
+const trace = await waitTrace(deploy.hash().toString("base64"));
+must(trace.trace_id === deploy.hash().toString("base64"), "trace id is the root transaction");
+must(trace.trace_info.transactions === 2 && trace.trace_info.messages === 2, `trace counts ${JSON.stringify(trace.trace_info)}`);
+must(trace.trace_info.classification_state === "ok", "trace classified");
+must(trace.transactions_order.length === 2 && trace.transactions_order[0] === trace.trace_id, "transactions order");
+must(trace.trace.tx_hash === trace.trace_id && trace.trace.children.length === 1, "trace tree");
+must(trace.trace.children[0].in_msg_hash === msgs.messages[0].hash, "tree edge is the wallet's message");
+const transfer = trace.actions.find((a) => a.type === "ton_transfer");
+must(transfer, `a ton_transfer action: ${JSON.stringify(trace.actions)}`);
+must(transfer.success === true && transfer.details.comment === "hello devnet", `transfer details ${JSON.stringify(transfer)}`);
+must(transfer.details.source === raw(addr) && transfer.details.destination === raw(to), "transfer ends");
+must(transfer.details.value === toNano("1").toString() && transfer.details.encrypted === false, "transfer value");
+must(transfer.transactions.length === 2, "the transfer covers both transactions");
+const deployed = trace.actions.find((a) => a.type === "contract_deploy");
+must(deployed && deployed.details.destination === raw(addr), `a contract_deploy action: ${JSON.stringify(trace.actions)}`);
+const byAccount = await getJson(`/api/v3/actions?account=${encodeURIComponent(addr.toRawString())}&include_accounts=true`);
+must(byAccount.actions.some((a) => a.action_id === transfer.action_id && a.accounts.includes(raw(to))), "the transfer by account");
+
 // 4. A bounceable transfer to an address nobody deployed bounces.
 const nowhere = new Address(0, Buffer.alloc(32, 0x42));
 await contract.sendTransfer({
@@ -102,6 +135,13 @@ const inMsg = bounced[0].inMessage;
 must(inMsg && inMsg.info.type === "internal" && inMsg.info.bounced, "the bounce came back");
 const there = await client.getTransactions(nowhere, { limit: 1 });
 must(there.length === 1, "the undeployed address has the bounced transaction");
+// In v3: one trace of three transactions; the transfer failed, the bounce came back.
+const bounceTrace = await waitTrace(there[0].hash().toString("base64"));
+must(bounceTrace.trace_info.transactions === 3, `bounce trace ${JSON.stringify(bounceTrace.trace_info)}`);
+const failed = bounceTrace.actions.find((a) => a.type === "ton_transfer");
+must(failed && failed.success === false && failed.details.destination === raw(nowhere), `failed transfer ${JSON.stringify(bounceTrace.actions)}`);
+const back0 = bounceTrace.actions.find((a) => a.type === "call_contract");
+must(back0 && back0.details.opcode === "0xffffffff" && back0.details.destination === raw(addr), `the bounce ${JSON.stringify(bounceTrace.actions)}`);
 
 // 5. To the masterchain: a bounceable transfer to an address nobody deployed
 // there crosses to the masterchain, bounces, and the bounce crosses back.

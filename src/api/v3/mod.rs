@@ -2,11 +2,13 @@
 //! parameters, JSON bodies, errors as `{"error": "..."}` (spec v3 §1).
 
 pub mod accounts;
+pub mod actions;
 pub mod address_book;
 pub mod blocks;
 pub mod messages;
 pub mod models;
 pub mod send;
+pub mod traces;
 pub mod transactions;
 
 use std::sync::Arc;
@@ -124,9 +126,6 @@ pub(crate) const NOT_YET: &[&str] = &[
     "vesting",
     "decode",
     "balanceChanges",
-    "traces",
-    "events",
-    "actions",
     "pendingTraces",
     "pendingActions",
     "pendingTransactions",
@@ -162,6 +161,9 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("runGetMethod", accounts::run_get_method),
     ("estimateFee", accounts::estimate_fee),
     ("message", send::message),
+    ("traces", traces::traces),
+    ("events", traces::events),
+    ("actions", actions::actions),
 ];
 
 fn handler_for(endpoint: &str) -> Option<Handler> {
@@ -243,6 +245,7 @@ async fn dispatch(
     for (header, key) in [
         ("x-no-address-book", "x_no_address_book"),
         ("x-no-metadata", "x_no_metadata"),
+        ("x-actions-version", "supported_action_types"),
     ] {
         if let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) {
             params.push(key, v);

@@ -320,6 +320,9 @@ pub struct Transaction {
     pub account_state_after: AccountState,
     pub emulated: bool,
     pub finality: &'static str,
+    /// The trace the transaction belongs to (absent where none was assembled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<B64>,
 }
 
 impl From<&FullTx> for Transaction {
@@ -345,6 +348,7 @@ impl From<&FullTx> for Transaction {
             account_state_after: AccountState::hash_only(r.account_state_hash_after),
             emulated: false,
             finality: "finalized",
+            trace_id: t.trace_id.map(B64),
         }
     }
 }

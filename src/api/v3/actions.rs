@@ -1,0 +1,601 @@
+//! `/actions` (spec v3 §4.2), the action-type sets clients ask for
+//! (§4.4), and how an action row becomes its JSON with per-type
+//! `details` (§4.5) — shared with `/traces?include_actions=true`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
+
+use super::address_book::{self, AddressBook};
+use super::models::Transaction;
+use super::{parse_utime, to_json, Paging, V3Error, V3Result};
+use crate::api::encoding::{b64, parse_address, parse_hash, raw_upper};
+use crate::api::params::Params;
+use crate::api::Ctx;
+use crate::query::{self, messages::Side};
+
+const V1: &[&str] = &[
+    "call_contract",
+    "contract_deploy",
+    "ton_transfer",
+    "stake_deposit",
+    "stake_withdrawal",
+    "stake_withdrawal_request",
+    "dex_deposit_liquidity",
+    "dex_withdraw_liquidity",
+    "jetton_transfer",
+    "jetton_burn",
+    "jetton_mint",
+    "jetton_swap",
+    "nft_transfer",
+    "nft_mint",
+    "change_dns",
+    "delete_dns",
+    "renew_dns",
+    "subscribe",
+    "unsubscribe",
+    "election_deposit",
+    "election_recover",
+    "auction_bid",
+    "tick_tock",
+];
+const V2: &[&str] = &[
+    "v1",
+    "multisig_create_order",
+    "multisig_approve",
+    "multisig_execute",
+    "vesting_send_message",
+    "vesting_add_whitelist",
+    "evaa_supply",
+    "evaa_withdraw",
+    "evaa_liquidate",
+    "jvault_stake",
+    "jvault_unstake",
+    "jvault_claim",
+    "jvault_unstake_request",
+    "nft_discovery",
+    "tonco_deploy_pool",
+    "coffee_create_vault",
+    "coffee_create_pool_creator",
+    "coffee_create_pool",
+    "coffee_mev_protect_hold_funds",
+    "coffee_mev_protect_failed_swap",
+    "coffee_staking_claim_rewards",
+    "coffee_staking_deposit",
+    "coffee_staking_withdraw",
+    "unknown",
+];
+const V3: &[&str] = &[
+    "v2",
+    "nft_put_on_sale",
+    "nft_put_on_auction",
+    "auction_outbid",
+    "nft_cancel_sale",
+    "nft_purchase",
+    "nft_cancel_auction",
+    "nft_finish_auction",
+    "teleitem_start_auction",
+    "teleitem_cancel_auction",
+    "nft_update_sale",
+    "dns_purchase",
+    "dns_release",
+    "layerzero_send",
+    "layerzero_send_tokens",
+    "layerzero_receive",
+    "layerzero_commit_packet",
+    "layerzero_dvn_verify",
+];
+const COCOON: &[&str] = &[
+    "cocoon_worker_payout",
+    "cocoon_proxy_payout",
+    "cocoon_proxy_charge",
+    "cocoon_client_top_up",
+    "cocoon_register_proxy",
+    "cocoon_unregister_proxy",
+    "cocoon_client_register",
+    "cocoon_client_change_secret_hash",
+    "cocoon_client_request_refund",
+    "cocoon_grant_refund",
+    "cocoon_client_increase_stake",
+    "cocoon_client_withdraw",
+];
+
+/// The shortcuts of `supported_action_types`: a name and what it stands
+/// for (types or other shortcuts).
+fn shortcut(name: &str) -> Option<Vec<&'static str>> {
+    Some(match name {
+        "v1" => V1.to_vec(),
+        "v2" => V2.to_vec(),
+        "v3" => V3.to_vec(),
+        "v4" => [&["v3"][..], COCOON].concat(),
+        "latest" => vec!["v4"],
+        "staking" => vec![
+            "stake_deposit",
+            "stake_withdrawal",
+            "stake_withdrawal_request",
+        ],
+        "jettons" => vec!["jetton_transfer", "jetton_burn", "jetton_mint"],
+        "nft" => vec!["nft_transfer", "nft_mint", "auction_bid"],
+        "nft.v3" => vec![
+            "nft",
+            "nft_put_on_sale",
+            "nft_put_on_auction",
+            "auction_outbid",
+            "nft_cancel_sale",
+            "nft_purchase",
+            "nft_cancel_auction",
+            "nft_finish_auction",
+            "teleitem_start_auction",
+            "teleitem_cancel_auction",
+            "nft_update_sale",
+            "dns_purchase",
+            "dns_release",
+        ],
+        "dns" => vec![
+            "change_dns",
+            "delete_dns",
+            "renew_dns",
+            "dns_purchase",
+            "dns_release",
+        ],
+        "dns.v2" => vec!["dns", "dns_purchase", "dns_release"],
+        "multisig" => vec![
+            "multisig_create_order",
+            "multisig_approve",
+            "multisig_execute",
+        ],
+        "vesting" => vec!["vesting_send_message", "vesting_add_whitelist"],
+        "evaa" => vec!["evaa_supply", "evaa_withdraw", "evaa_liquidate"],
+        "jvault" => vec![
+            "jvault_stake",
+            "jvault_unstake",
+            "jvault_claim",
+            "jvault_unstake_request",
+        ],
+        "coffee" => vec![
+            "coffee_create_vault",
+            "coffee_create_pool_creator",
+            "coffee_create_pool",
+            "coffee_mev_protect_hold_funds",
+            "coffee_staking_claim_rewards",
+            "coffee_staking_deposit",
+            "coffee_staking_withdraw",
+        ],
+        "tgbtc" => vec![
+            "tgbtc_dkg_log_fallback",
+            "tgbtc_new_key",
+            "tgbtc_new_key_fallback",
+            "tgbtc_burn",
+            "tgbtc_burn_fallback",
+            "tgbtc_mint",
+            "tgbtc_mint_fallback",
+        ],
+        "layerzero" => vec![
+            "layerzero_send",
+            "layerzero_send_tokens",
+            "layerzero_receive",
+            "layerzero_commit_packet",
+            "layerzero_dvn_verify",
+        ],
+        "cocoon" => COCOON.to_vec(),
+        _ => return None,
+    })
+}
+
+fn expand(name: &str, out: &mut HashSet<String>, depth: usize) {
+    match shortcut(name) {
+        Some(members) if depth < 10 => {
+            for m in members {
+                expand(m, out, depth + 1);
+            }
+        }
+        Some(_) => {}
+        None => {
+            out.insert(name.to_string());
+        }
+    }
+}
+
+/// The action types a client understands: the shortcuts it named
+/// (`supported_action_types`, repeated or comma-separated; `latest` when
+/// absent), expanded, always with v1.
+pub fn supported_types(p: &Params) -> Result<HashSet<String>, V3Error> {
+    let mut names: Vec<String> = Vec::new();
+    for v in p.all("supported_action_types") {
+        for n in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            check_type_name(n)?;
+            names.push(n.to_string());
+        }
+    }
+    if names.is_empty() {
+        names.push("latest".into());
+    }
+    let mut out = HashSet::new();
+    for n in &names {
+        expand(n, &mut out, 0);
+    }
+    expand("v1", &mut out, 0);
+    Ok(out)
+}
+
+fn check_type_name(n: &str) -> Result<(), V3Error> {
+    let ok = !n.is_empty()
+        && n.len() <= 64
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    if ok {
+        Ok(())
+    } else {
+        Err(V3Error::invalid(format!(
+            "invalid action type: {}",
+            crate::tvm::stack::cut(n)
+        )))
+    }
+}
+
+/// Whether a client with `supported` sees an action: its type is in the
+/// set and none of the composite actions containing it is.
+pub fn visible(a: &ActionRecord, supported: &HashSet<String>) -> bool {
+    supported.contains(&a.kind) && !a.ancestor_type.iter().any(|t| supported.contains(t))
+}
+
+/// One action as v3 shows it.
+#[derive(Serialize)]
+pub struct ActionJson {
+    trace_id: String,
+    action_id: String,
+    start_lt: String,
+    end_lt: String,
+    start_utime: u32,
+    end_utime: u32,
+    trace_end_lt: String,
+    trace_end_utime: u32,
+    trace_mc_seqno_end: Option<u32>,
+    transactions: Vec<String>,
+    success: bool,
+    #[serde(rename = "type")]
+    kind: String,
+    details: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_external_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_external_hash_norm: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accounts: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transactions_full: Option<Vec<Transaction>>,
+    finality: &'static str,
+}
+
+fn a(x: &Option<Address>) -> Value {
+    x.as_ref()
+        .map_or(Value::Null, |a| Value::String(raw_upper(a)))
+}
+
+fn s(x: &Option<String>) -> Value {
+    x.clone().map_or(Value::Null, Value::String)
+}
+
+/// The type's `details` from the action row (spec v3 §4.5).
+fn details(r: &ActionRecord) -> Value {
+    let data: Map<String, Value> = serde_json::from_str(&r.data).unwrap_or_default();
+    let d = |k: &str| data.get(k).cloned().unwrap_or(Value::Null);
+    let mut o = Map::new();
+    let mut put = |k: &str, v: Value| {
+        o.insert(k.to_string(), v);
+    };
+    match r.kind.as_str() {
+        "ton_transfer" => {
+            put("source", a(&r.source));
+            put("destination", a(&r.destination));
+            put("value", s(&r.value));
+            put("value_extra_currencies", Value::Object(Map::new()));
+            put("comment", d("content"));
+            put("encrypted", d("encrypted"));
+        }
+        "call_contract" | "contract_deploy" => {
+            if let Some(op) = r.opcode {
+                put("opcode", Value::String(super::models::opcode_str(op)));
+            }
+            if r.source.is_some() {
+                put("source", a(&r.source));
+            }
+            put("destination", a(&r.destination));
+            put("value", s(&r.value));
+            if r.kind == "call_contract" {
+                put("extra_currencies", Value::Object(Map::new()));
+            }
+        }
+        "tick_tock" => {}
+        "jetton_transfer" => {
+            put("asset", a(&r.asset));
+            put("sender", a(&r.source));
+            put("receiver", a(&r.destination));
+            put("sender_jetton_wallet", a(&r.source_secondary));
+            put("receiver_jetton_wallet", a(&r.destination_secondary));
+            put("amount", s(&r.amount));
+            for k in [
+                "comment",
+                "is_encrypted_comment",
+                "query_id",
+                "response_destination",
+                "custom_payload",
+                "forward_payload",
+                "forward_amount",
+            ] {
+                put(k, d(k));
+            }
+        }
+        "jetton_mint" => {
+            put("asset", a(&r.asset));
+            put("receiver", a(&r.destination));
+            put("receiver_jetton_wallet", a(&r.destination_secondary));
+            put("amount", s(&r.amount));
+            put("ton_amount", s(&r.value));
+        }
+        "jetton_burn" => {
+            put("owner", a(&r.source));
+            put("owner_jetton_wallet", a(&r.source_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+        }
+        "nft_mint" => {
+            if r.source.is_some() {
+                put("owner", a(&r.source));
+            }
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("nft_item_index", d("nft_item_index"));
+        }
+        "nft_transfer" => {
+            put("nft_collection", a(&r.asset));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_item_index", d("nft_item_index"));
+            if r.source.is_some() {
+                put("old_owner", a(&r.source));
+            }
+            put("new_owner", a(&r.destination));
+            put("is_purchase", d("is_purchase"));
+            if !d("price").is_null() {
+                put("price", d("price"));
+            }
+            for k in [
+                "query_id",
+                "response_destination",
+                "custom_payload",
+                "forward_payload",
+                "forward_amount",
+                "comment",
+                "is_encrypted_comment",
+            ] {
+                put(k, d(k));
+            }
+        }
+        "unknown" => {}
+        other => {
+            put(
+                "error",
+                Value::String(format!("unsupported action type: '{other}'")),
+            );
+        }
+    }
+    Value::Object(o)
+}
+
+/// An action row as v3 shows it, with its trace's fields.
+pub fn action_json(r: &ActionRecord, trace: &TraceRecord, accounts: bool) -> ActionJson {
+    ActionJson {
+        trace_id: b64(&r.trace_id),
+        action_id: b64(&r.action_id),
+        start_lt: r.start_lt.to_string(),
+        end_lt: r.end_lt.to_string(),
+        start_utime: r.start_utime,
+        end_utime: r.end_utime,
+        trace_end_lt: trace.end_lt.to_string(),
+        trace_end_utime: trace.end_utime,
+        trace_mc_seqno_end: trace.mc_seqno_end,
+        transactions: r.tx_hashes.iter().map(|h| b64(h)).collect(),
+        success: r.success,
+        kind: r.kind.clone(),
+        details: details(r),
+        trace_external_hash: trace.external_hash.as_ref().map(|h| b64(h)),
+        trace_external_hash_norm: trace.external_hash_norm.as_ref().map(|h| b64(h)),
+        accounts: accounts.then(|| r.accounts.iter().map(raw_upper).collect()),
+        transactions_full: None,
+        finality: "finalized",
+    }
+}
+
+#[derive(Serialize)]
+struct ActionsResponse {
+    actions: Vec<ActionJson>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, ()>,
+}
+
+/// Traces (newest or oldest first) whose actions a filter looks at.
+fn candidate_traces(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<Hash>, V3Error> {
+    let r = &ctx.reader;
+    let hashes = |name: &str| p.parsed_all(name, "a hash", parse_hash);
+    let action_ids = hashes("action_id")?;
+    if !action_ids.is_empty() {
+        let mut out = Vec::new();
+        for id in &action_ids {
+            out.extend(query::traces::trace_of_action(r, id)?);
+        }
+        return Ok(out);
+    }
+    let trace_ids = hashes("trace_id")?;
+    let tx_hashes = hashes("tx_hash")?;
+    let msg_hashes = hashes("msg_hash")?;
+    let account = p.parsed("account", "an address", parse_address)?;
+    if !trace_ids.is_empty() {
+        return Ok(trace_ids);
+    }
+    if !tx_hashes.is_empty() {
+        return traces_of_txs(ctx, &tx_hashes);
+    }
+    if !msg_hashes.is_empty() {
+        return traces_of_messages(ctx, &msg_hashes);
+    }
+    if let Some(mc) = p.int::<u32>("mc_seqno")? {
+        if query::blocks::mc_block(r, mc)?.is_none() {
+            return Err(V3Error::not_found(format!(
+                "masterchain block {mc} not found"
+            )));
+        }
+        let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
+        return Ok(ids.into_iter().map(|(_, h)| h).collect());
+    }
+    let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
+    let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+    let wanted = paging
+        .offset
+        .saturating_add(paging.limit)
+        .saturating_mul(4)
+        .max(64);
+    let iter: Box<dyn Iterator<Item = _>> = match &account {
+        Some(acc) => Box::new(query::traces::action_trace_ids(
+            r,
+            &acc.address,
+            lo,
+            hi,
+            paging.desc,
+        )),
+        None => query::traces::settled_trace_ids(r, None, lo, hi, paging.desc),
+    };
+    let mut out = Vec::new();
+    for x in iter.take(wanted) {
+        out.push(x?.1);
+    }
+    Ok(out)
+}
+
+/// The traces of transactions given by hash.
+pub fn traces_of_txs(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, V3Error> {
+    let mut ids = Vec::new();
+    for h in hashes {
+        ids.extend(query::transactions::tx_id_by_hash(&ctx.reader, h)?);
+    }
+    let mut out = Vec::new();
+    for t in query::traces::traces_of_tx_ids(&ctx.reader, &ids)? {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// The traces holding messages given by hash (or TEP-467 normalized hash).
+pub fn traces_of_messages(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, V3Error> {
+    let r = &ctx.reader;
+    let msgs = query::messages::msg_hashes_or_norm(r, hashes)?;
+    let mut ids = Vec::new();
+    for m in &msgs {
+        for side in [Side::Sender, Side::Receiver] {
+            ids.extend(query::messages::txs_of_message(r, m, side)?);
+        }
+    }
+    let mut out = Vec::new();
+    for t in query::traces::traces_of_tx_ids(r, &ids)? {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// `GET /api/v3/actions`.
+pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let supported = supported_types(p)?;
+    let include: Vec<String> = type_list(p, "action_type")?;
+    let exclude: Vec<String> = type_list(p, "exclude_action_type")?;
+    let include_accounts = p.bool("include_accounts")?.unwrap_or(false);
+    let include_txs = p.bool("include_transactions")?.unwrap_or(false);
+    let account = p
+        .parsed("account", "an address", parse_address)?
+        .map(|a| a.address);
+    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
+    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+    let tx_filter = p.parsed_all("tx_hash", "a hash", parse_hash)?;
+    let action_filter = p.parsed_all("action_id", "a hash", parse_hash)?;
+    let traces = candidate_traces(ctx, p, &paging)?;
+    let mut rows: Vec<(TraceRecord, ActionRecord)> = Vec::new();
+    for id in &traces {
+        let Some(trace) = query::traces::trace(&ctx.reader, id)? else {
+            continue;
+        };
+        if start_utime.is_some_and(|u| u64::from(trace.end_utime) < u)
+            || end_utime.is_some_and(|u| u64::from(trace.end_utime) > u)
+        {
+            continue;
+        }
+        for act in query::traces::trace_actions(&ctx.reader, id)? {
+            let shown = if include.is_empty() {
+                visible(&act, &supported)
+            } else {
+                include.contains(&act.kind)
+            };
+            if !shown
+                || exclude.contains(&act.kind)
+                || account.is_some_and(|acc| !act.accounts.contains(&acc))
+                || (!tx_filter.is_empty() && !act.tx_hashes.iter().any(|h| tx_filter.contains(h)))
+                || (!action_filter.is_empty() && !action_filter.contains(&act.action_id))
+            {
+                continue;
+            }
+            rows.push((trace.clone(), act));
+        }
+    }
+    let key = |(t, a): &(TraceRecord, ActionRecord)| (t.end_lt, t.trace_id, a.end_lt, a.action_id);
+    rows.sort_by_key(key);
+    if paging.desc {
+        rows.reverse();
+    }
+    let rows = paging.page(rows);
+    let mut addresses = Vec::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for (trace, act) in &rows {
+        addresses.extend(act.accounts.iter().copied());
+        let mut j = action_json(act, trace, include_accounts);
+        if include_txs {
+            j.transactions_full = Some(full_transactions(ctx, &act.tx_hashes)?);
+        }
+        out.push(j);
+    }
+    let address_book = address_book::build(ctx, p, addresses)?;
+    to_json(&ActionsResponse {
+        actions: out,
+        address_book,
+        metadata: BTreeMap::new(),
+    })
+}
+
+fn type_list(p: &Params, name: &str) -> Result<Vec<String>, V3Error> {
+    let mut out = Vec::new();
+    for v in p.all(name) {
+        for n in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            check_type_name(n)?;
+            out.push(n.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Transactions by hash as v3 shows them.
+pub fn full_transactions(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Transaction>, V3Error> {
+    let mut ids = Vec::new();
+    for h in hashes {
+        ids.extend(query::transactions::tx_id_by_hash(&ctx.reader, h)?);
+    }
+    let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
+    let mut out: Vec<Transaction> = txs.iter().map(Transaction::from).collect();
+    for t in &mut out {
+        t.account_state_before.fill(&ctx.reader)?;
+        t.account_state_after.fill(&ctx.reader)?;
+    }
+    Ok(out)
+}

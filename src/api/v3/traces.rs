@@ -1,0 +1,291 @@
+//! `/traces` and `/events` (spec v3 §4.1): traces with their transactions,
+//! tree and (on request) actions.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tonindex_model::{ClassificationState, Hash, TraceRecord, TraceState};
+
+use super::actions::{self, ActionJson};
+use super::address_book::{self, AddressBook};
+use super::models::Transaction;
+use super::{parse_utime, to_json, Paging, V3Error, V3Result};
+use crate::api::encoding::{b64, parse_address, parse_hash};
+use crate::api::params::Params;
+use crate::api::Ctx;
+use crate::query;
+use crate::trace::{trace_tx, tree};
+
+/// Traces with more transactions are listed without them (toncenter's
+/// `-max-trace-txs`).
+const MAX_TRACE_TXS: usize = 4000;
+
+#[derive(Serialize)]
+struct TraceInfo {
+    trace_state: &'static str,
+    messages: u32,
+    transactions: u32,
+    pending_messages: u32,
+    classification_state: &'static str,
+}
+
+#[derive(Serialize)]
+struct NodeJson {
+    tx_hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_msg_hash: Option<String>,
+    children: Option<Vec<NodeJson>>,
+}
+
+impl From<&tree::Node> for NodeJson {
+    fn from(n: &tree::Node) -> Self {
+        Self {
+            tx_hash: b64(&n.tx_hash),
+            in_msg_hash: n.in_msg_hash.as_ref().map(|h| b64(h)),
+            children: n
+                .children
+                .as_ref()
+                .map(|c| c.iter().map(NodeJson::from).collect()),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct TraceJson {
+    trace_id: String,
+    external_hash: Option<String>,
+    mc_seqno_start: Option<String>,
+    mc_seqno_end: Option<String>,
+    start_lt: String,
+    start_utime: u32,
+    end_lt: String,
+    end_utime: u32,
+    trace_info: TraceInfo,
+    is_incomplete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actions: Option<Vec<ActionJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<NodeJson>,
+    transactions_order: Vec<String>,
+    transactions: BTreeMap<String, Transaction>,
+}
+
+fn state_str(s: TraceState) -> &'static str {
+    match s {
+        TraceState::Complete => "complete",
+        TraceState::Pending => "pending",
+        TraceState::Broken => "broken",
+    }
+}
+
+fn classification_str(s: ClassificationState) -> &'static str {
+    match s {
+        ClassificationState::Unclassified => "unclassified",
+        ClassificationState::Ok => "ok",
+        ClassificationState::Failed => "failed",
+        ClassificationState::Broken => "broken",
+    }
+}
+
+/// A trace as v3 shows it, with its transactions (and actions when
+/// `supported` is given); also the accounts its transactions touch.
+fn trace_json(
+    ctx: &Ctx<'_>,
+    t: &TraceRecord,
+    supported: Option<&std::collections::HashSet<String>>,
+    accounts: &mut Vec<tonindex_model::Address>,
+) -> Result<TraceJson, V3Error> {
+    let too_large = t.transactions as usize > MAX_TRACE_TXS;
+    let mut out = TraceJson {
+        trace_id: b64(&t.trace_id),
+        external_hash: t.external_hash.as_ref().map(|h| b64(h)),
+        mc_seqno_start: t.mc_seqno_start.map(|s| s.to_string()),
+        mc_seqno_end: t.mc_seqno_end.map(|s| s.to_string()),
+        start_lt: t.start_lt.to_string(),
+        start_utime: t.start_utime,
+        end_lt: t.end_lt.to_string(),
+        end_utime: t.end_utime,
+        trace_info: TraceInfo {
+            trace_state: state_str(t.state),
+            messages: t.messages,
+            transactions: t.transactions,
+            pending_messages: t.pending_messages,
+            classification_state: classification_str(t.classification),
+        },
+        is_incomplete: too_large || t.state != TraceState::Complete,
+        warning: too_large.then_some("trace is too large"),
+        actions: None,
+        trace: None,
+        transactions_order: Vec::new(),
+        transactions: BTreeMap::new(),
+    };
+    if too_large {
+        return Ok(out);
+    }
+    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
+    let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
+    let nodes: Vec<_> = txs
+        .iter()
+        .map(|f| {
+            let outs: Vec<_> = f.out_msgs.iter().map(|m| m.record.clone()).collect();
+            trace_tx(
+                &f.tx,
+                f.in_msg.as_ref().map(|m| &m.record),
+                &outs,
+                f.tx.mc_block_seqno,
+                None,
+            )
+        })
+        .collect();
+    out.trace = tree::build(&nodes, &t.trace_id)
+        .as_ref()
+        .map(NodeJson::from);
+    out.transactions_order = tree::order(&nodes)
+        .into_iter()
+        .map(|i| b64(&nodes[i].hash))
+        .collect();
+    for f in &txs {
+        accounts.push(f.tx.account);
+        let mut j = Transaction::from(f);
+        j.account_state_before.fill(&ctx.reader)?;
+        j.account_state_after.fill(&ctx.reader)?;
+        out.transactions.insert(b64(&f.tx.hash), j);
+    }
+    if let Some(supported) = supported {
+        let mut acts: Vec<_> = query::traces::trace_actions(&ctx.reader, &t.trace_id)?
+            .into_iter()
+            .filter(|a| actions::visible(a, supported))
+            .collect();
+        acts.sort_by_key(|a| (a.start_lt, a.end_lt, a.action_id));
+        out.actions = Some(
+            acts.iter()
+                .map(|a| actions::action_json(a, t, false))
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct TracesResponse {
+    traces: Vec<TraceJson>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, ()>,
+}
+
+#[derive(Serialize)]
+struct EventsResponse {
+    events: Vec<TraceJson>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, ()>,
+}
+
+/// The traces a request names, in answer order (before paging).
+fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>, V3Error> {
+    let r = &ctx.reader;
+    let account = p.parsed("account", "an address", parse_address)?;
+    let trace_ids = p.parsed_all("trace_id", "a hash", parse_hash)?;
+    let tx_hashes = p.parsed_all("tx_hash", "a hash", parse_hash)?;
+    let msg_hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
+    let given = [
+        account.is_some(),
+        !trace_ids.is_empty(),
+        !tx_hashes.is_empty(),
+        !msg_hashes.is_empty(),
+    ];
+    if given.iter().filter(|g| **g).count() > 1 {
+        return Err(V3Error::invalid(
+            "only one of account, trace_id, tx_hash, msg_hash should be specified",
+        ));
+    }
+    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
+    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+    let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
+    let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+    let by_id = |ids: Vec<Hash>| -> Result<Vec<TraceRecord>, V3Error> {
+        Ok(query::traces::traces(r, &ids)?)
+    };
+    let mut traces = if !trace_ids.is_empty() {
+        by_id(trace_ids)?
+    } else if !tx_hashes.is_empty() {
+        by_id(actions::traces_of_txs(ctx, &tx_hashes)?)?
+    } else if !msg_hashes.is_empty() {
+        by_id(actions::traces_of_messages(ctx, &msg_hashes)?)?
+    } else if let Some(mc) = p.int::<u32>("mc_seqno")? {
+        if query::blocks::mc_block(r, mc)?.is_none() {
+            return Err(V3Error::not_found(format!(
+                "masterchain block {mc} not found"
+            )));
+        }
+        let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
+        by_id(ids.into_iter().map(|(_, h)| h).collect())?
+    } else {
+        let account = account.map(|a| a.address);
+        let wanted = paging.offset.saturating_add(paging.limit);
+        let mut ids = Vec::new();
+        for x in query::traces::settled_trace_ids(r, account.as_ref(), lo, hi, paging.desc) {
+            let (_, id) = x?;
+            ids.push(id);
+            // Time filters are checked on the records; read on until enough pass.
+            if start_utime.is_none() && end_utime.is_none() && ids.len() >= wanted {
+                break;
+            }
+            if ids.len() >= wanted.saturating_mul(8).max(1024) {
+                break;
+            }
+        }
+        by_id(ids)?
+    };
+    traces.retain(|t| {
+        t.end_lt >= lo
+            && t.end_lt <= hi
+            && start_utime.is_none_or(|u| u64::from(t.end_utime) >= u)
+            && end_utime.is_none_or(|u| u64::from(t.end_utime) <= u)
+    });
+    traces.sort_by_key(|t| (t.end_lt, t.trace_id));
+    if paging.desc {
+        traces.reverse();
+    }
+    Ok(traces)
+}
+
+fn respond(ctx: &Ctx<'_>, p: &Params) -> Result<(Vec<TraceJson>, AddressBook), V3Error> {
+    let paging = Paging::from_params(ctx, p)?;
+    let include_actions = p.bool("include_actions")?.unwrap_or(false);
+    let supported = actions::supported_types(p)?;
+    let traces = paging.page(select(ctx, p, &paging)?);
+    let mut accounts = Vec::new();
+    let mut out = Vec::with_capacity(traces.len());
+    for t in &traces {
+        out.push(trace_json(
+            ctx,
+            t,
+            include_actions.then_some(&supported),
+            &mut accounts,
+        )?);
+    }
+    let book = address_book::build(ctx, p, accounts)?;
+    Ok((out, book))
+}
+
+/// `GET /api/v3/traces`.
+pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let (traces, address_book) = respond(ctx, p)?;
+    to_json(&TracesResponse {
+        traces,
+        address_book,
+        metadata: BTreeMap::new(),
+    })
+}
+
+/// `GET /api/v3/events`: `/traces` under the key `events`.
+pub fn events(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let (events, address_book) = respond(ctx, p)?;
+    to_json(&EventsResponse {
+        events,
+        address_book,
+        metadata: BTreeMap::new(),
+    })
+}

@@ -1,0 +1,354 @@
+//! Traces in the index step: a unit's new transactions are assembled into
+//! traces over what earlier units left pending, and every trace the unit
+//! settles (all its messages delivered) is listed by account and lt and,
+//! when complete, classified into actions — all in the unit's batch, so a
+//! restart (even kill -9) between two blocks of one trace resumes it from
+//! exactly what was committed.
+
+use std::collections::{HashMap, HashSet};
+
+use tonindex_model::{
+    ActionRecord, Address, ClassificationState, Hash, MessageRecord, TraceRecord, TraceState,
+    TransactionRecord,
+};
+use tonindex_storage::tables::{
+    AccountLtHashKey, ActionByAccount, ActionById, Actions, HashMsgKey, LtHashKey, OpcodeLtHashKey,
+    TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey,
+    Traces, Transactions, TxBocs, TxByTrace,
+};
+use tonindex_storage::{Batch, Db, KeyWriter};
+
+use super::{IndexError, NewBlock};
+use crate::decode::DecodedTransaction;
+use crate::trace::assembly::Assembly;
+use crate::trace::classify;
+use crate::trace::{trace_tx, TraceTx};
+
+/// What assembly decided for a unit's transactions.
+#[derive(Default)]
+pub(super) struct UnitTraces {
+    /// Traces the unit settled (for the commit feed).
+    pub settled: Vec<Hash>,
+}
+
+/// Stored ids whose `TxByTrace` rows make up each trace: its own (when it
+/// was stored before the unit) and those of stored traces merged into it.
+type StoredParts = HashMap<Hash, Vec<Hash>>;
+
+/// Assembles the unit's new transactions, writes the traces, edges,
+/// orphans and listings it changes, and classifies the traces it completes.
+pub(super) fn index_traces(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    blocks: &[NewBlock<'_>],
+) -> Result<UnitTraces, IndexError> {
+    // The unit's transactions, without bodies (assembly needs hashes only).
+    let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
+    for b in blocks {
+        for (i, tx) in b.block.transactions.iter().enumerate() {
+            let t = trace_tx(
+                &tx.record,
+                tx.in_msg.as_ref(),
+                &tx.out_msgs,
+                b.mc_seqno,
+                None,
+            );
+            unit.push((t, tx, b.first_tx_id + i as u64));
+        }
+    }
+    if unit.is_empty() {
+        return Ok(UnitTraces::default());
+    }
+    unit.sort_by_key(|(t, _, _)| t.order_key());
+
+    let reader = db.reader();
+    let lookup = |keys: Vec<Hash>, found: Vec<Option<Hash>>| -> HashMap<Hash, Hash> {
+        keys.into_iter()
+            .zip(found)
+            .filter_map(|(m, t)| Some((m, t?)))
+            .collect()
+    };
+    let needed = Assembly::edges_needed(unit.iter().map(|(t, _, _)| t));
+    let found = reader.multi_get::<TraceEdges>(&needed)?;
+    let stored_edges = lookup(needed, found);
+    let needed = Assembly::orphans_needed(unit.iter().map(|(t, _, _)| t));
+    let found = reader.multi_get::<TraceOrphans>(&needed)?;
+    let stored_orphans = lookup(needed, found);
+    let mut trace_ids: Vec<Hash> = stored_edges
+        .values()
+        .chain(stored_orphans.values())
+        .copied()
+        .collect();
+    trace_ids.sort();
+    trace_ids.dedup();
+    let stored_traces: Vec<TraceRecord> = reader
+        .multi_get::<Traces>(&trace_ids)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let stored_ids: HashSet<Hash> = stored_traces.iter().map(|t| t.trace_id).collect();
+
+    let mut asm = Assembly::new(stored_edges, stored_orphans, stored_traces);
+    let ids: Vec<Hash> = unit.iter().map(|(t, _, _)| asm.add(t)).collect();
+    let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
+    let changes = asm.finish();
+    let mut trace_of = HashMap::new();
+    for ((t, _, tx_id), trace_id) in unit.iter().zip(&ids) {
+        trace_of.insert(t.hash, *trace_id);
+        batch.put::<TraceOfTx>(tx_id, trace_id);
+        let key = TraceTxKey {
+            trace_id: *trace_id,
+            lt: t.lt,
+            account: t.account,
+        };
+        batch.put::<TxByTrace>(&key, tx_id);
+    }
+    let consumed: HashSet<Hash> = changes.consumed_edges.iter().copied().collect();
+    for (msg, trace) in &changes.new_edges {
+        batch.put::<TraceEdges>(msg, trace);
+    }
+    for msg in &consumed {
+        batch.delete::<TraceEdges>(msg);
+    }
+    for (msg, trace) in &changes.new_orphans {
+        batch.put::<TraceOrphans>(msg, trace);
+    }
+    for msg in &changes.consumed_orphans {
+        batch.delete::<TraceOrphans>(msg);
+    }
+    let mut parts: StoredParts = HashMap::new();
+    for id in &stored_ids {
+        parts.entry(*id).or_default().push(*id);
+    }
+    for (old, into) in &changes.merged {
+        if stored_ids.contains(&old.trace_id) {
+            move_stored(db, batch, old, *into, &consumed)?;
+            let moved = parts.remove(&old.trace_id).unwrap_or_default();
+            parts.entry(*into).or_default().extend(moved);
+        }
+    }
+    let mut out = UnitTraces::default();
+    for mut trace in changes.traces {
+        if trace.pending_messages == 0 {
+            let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
+            settle(db, batch, &mut trace, stored, &unit, &trace_of)?;
+            out.settled.push(trace.trace_id);
+        }
+        batch.put::<Traces>(&trace.trace_id, &trace);
+    }
+    Ok(out)
+}
+
+/// Moves a stored trace merged into `into`: its transactions' rows, its
+/// pending edges (those this unit did not deliver) and, if it was settled,
+/// its listings go; its record is deleted.
+fn move_stored(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    old: &TraceRecord,
+    into: Hash,
+    consumed: &HashSet<Hash>,
+) -> Result<(), IndexError> {
+    let reader = db.reader();
+    let prefix = KeyWriter::with_capacity(32).hash(&old.trace_id).finish();
+    let rows: Vec<(TraceTxKey, u64)> = reader
+        .prefix::<TxByTrace>(&prefix, false)
+        .collect::<Result<_, _>>()?;
+    let ids: Vec<u64> = rows.iter().map(|(_, id)| *id).collect();
+    let mut accounts = HashSet::new();
+    let mut sent = Vec::new();
+    for rec in reader
+        .multi_get::<Transactions>(&ids)?
+        .into_iter()
+        .flatten()
+    {
+        accounts.insert(rec.account);
+        sent.extend(rec.out_msgs);
+    }
+    for (key, tx_id) in &rows {
+        batch.delete::<TxByTrace>(key);
+        let moved = TraceTxKey {
+            trace_id: into,
+            ..*key
+        };
+        batch.put::<TxByTrace>(&moved, tx_id);
+        batch.put::<TraceOfTx>(tx_id, &into);
+    }
+    for (msg, edge) in sent.iter().zip(reader.multi_get::<TraceEdges>(&sent)?) {
+        if edge == Some(old.trace_id) && !consumed.contains(msg) {
+            batch.put::<TraceEdges>(msg, &into);
+        }
+    }
+    if old.pending_messages == 0 {
+        for account in accounts {
+            let key = AccountLtHashKey {
+                account,
+                lt: old.end_lt,
+                hash: old.trace_id,
+            };
+            batch.delete::<TraceByAccount>(&key);
+        }
+        batch.delete::<TraceByEndLt>(&LtHashKey {
+            lt: old.end_lt,
+            hash: old.trace_id,
+        });
+    }
+    batch.delete::<Traces>(&old.trace_id);
+    Ok(())
+}
+
+/// Lists a settled trace by account, end lt and masterchain block, and
+/// classifies it when it is complete.
+fn settle(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    trace: &mut TraceRecord,
+    stored: &[Hash],
+    unit: &[(TraceTx, &DecodedTransaction, u64)],
+    trace_of: &HashMap<Hash, Hash>,
+) -> Result<(), IndexError> {
+    let id = trace.trace_id;
+    let txs = trace_transactions(db, &id, stored, unit, trace_of)?;
+    let accounts: HashSet<Address> = txs.iter().map(|t| t.account).collect();
+    for account in &accounts {
+        let key = AccountLtHashKey {
+            account: *account,
+            lt: trace.end_lt,
+            hash: id,
+        };
+        batch.put::<TraceByAccount>(&key, &());
+    }
+    batch.put::<TraceByEndLt>(
+        &LtHashKey {
+            lt: trace.end_lt,
+            hash: id,
+        },
+        &(),
+    );
+    if trace.state != TraceState::Complete {
+        return Ok(());
+    }
+    if let Some(mc) = trace.mc_seqno_end {
+        let key = OpcodeLtHashKey {
+            opcode: mc,
+            lt: trace.end_lt,
+            hash: id,
+        };
+        batch.put::<TraceByMcBlock>(&key, &());
+    }
+    let actions = classify::classify(trace, &txs, &classify::NoInterfaces);
+    trace.classification = match &actions {
+        Ok(_) => ClassificationState::Ok,
+        Err(_) => ClassificationState::Failed,
+    };
+    for action in actions.unwrap_or_default() {
+        write_action(batch, trace, &action);
+    }
+    Ok(())
+}
+
+fn write_action(batch: &mut Batch<'_>, trace: &TraceRecord, action: &ActionRecord) {
+    batch.put::<Actions>(
+        &HashMsgKey {
+            hash: trace.trace_id,
+            msg_hash: action.action_id,
+        },
+        action,
+    );
+    batch.put::<ActionById>(&action.action_id, &trace.trace_id);
+    let mut seen = HashSet::new();
+    for account in &action.accounts {
+        if seen.insert(*account) {
+            let key = AccountLtHashKey {
+                account: *account,
+                lt: trace.end_lt,
+                hash: trace.trace_id,
+            };
+            batch.put::<ActionByAccount>(&key, &());
+        }
+    }
+}
+
+/// Every transaction of a trace with message bodies: those earlier units
+/// stored (under the `stored` trace ids) and this unit's.
+fn trace_transactions(
+    db: &Db,
+    trace_id: &Hash,
+    stored: &[Hash],
+    unit: &[(TraceTx, &DecodedTransaction, u64)],
+    trace_of: &HashMap<Hash, Hash>,
+) -> Result<Vec<TraceTx>, IndexError> {
+    let mut txs = Vec::new();
+    let in_unit: HashSet<Hash> = unit
+        .iter()
+        .filter(|(t, _, _)| trace_of.get(&t.hash) == Some(trace_id))
+        .map(|(t, _, _)| t.hash)
+        .collect();
+    // Stored ones (TxByTrace rows of this unit are still in the batch, not the db).
+    let reader = db.reader();
+    let mut ids: Vec<u64> = Vec::new();
+    for part in stored {
+        let prefix = KeyWriter::with_capacity(32).hash(part).finish();
+        for row in reader.prefix::<TxByTrace>(&prefix, false) {
+            ids.push(row?.1);
+        }
+    }
+    if !ids.is_empty() {
+        let recs = reader.multi_get::<Transactions>(&ids)?;
+        let bocs = reader.multi_get::<TxBocs>(&ids)?;
+        for (rec, boc) in recs.into_iter().zip(bocs) {
+            let (Some(rec), Some(boc)) = (rec, boc) else {
+                return Err(
+                    tonindex_storage::Error::Corrupt("tx_by_trace points to a missing tx").into(),
+                );
+            };
+            if in_unit.contains(&rec.hash) {
+                continue;
+            }
+            let cell = tycho_types::boc::Boc::decode(&boc.0)
+                .map_err(|_| tonindex_storage::Error::Corrupt("stored transaction BoC"))?;
+            let msgs = stored_messages(&reader, &rec)?;
+            let (in_msg, out) = msgs;
+            txs.push(trace_tx(
+                &rec,
+                in_msg.as_ref(),
+                &out,
+                rec.mc_block_seqno,
+                Some(&cell),
+            ));
+        }
+    }
+    for (t, tx, _) in unit {
+        if in_unit.contains(&t.hash) {
+            txs.push(trace_tx(
+                &tx.record,
+                tx.in_msg.as_ref(),
+                &tx.out_msgs,
+                t.mc_seqno,
+                Some(&tx.cell),
+            ));
+        }
+    }
+    txs.sort_by_key(TraceTx::order_key);
+    Ok(txs)
+}
+
+/// A stored transaction's message records.
+fn stored_messages(
+    reader: &tonindex_storage::Reader<'_>,
+    rec: &TransactionRecord,
+) -> Result<(Option<MessageRecord>, Vec<MessageRecord>), IndexError> {
+    use tonindex_storage::tables::Messages;
+    let mut hashes: Vec<Hash> = rec.in_msg.iter().copied().collect();
+    hashes.extend(&rec.out_msgs);
+    let mut found = reader.multi_get::<Messages>(&hashes)?.into_iter();
+    let missing = || tonindex_storage::Error::Corrupt("a transaction's message is missing");
+    let in_msg = match rec.in_msg {
+        Some(_) => Some(found.next().flatten().ok_or_else(missing)?),
+        None => None,
+    };
+    let out = found
+        .map(|m| m.ok_or_else(missing))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((in_msg, out))
+}

@@ -1,0 +1,117 @@
+//! Traces and actions: by id, by account, by end lt, by the masterchain
+//! block that completed them, and the transactions and actions of each.
+
+use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
+use tonindex_storage::tables::{
+    AccountLtHashKey, ActionByAccount, ActionById, Actions, LtHashKey, OpcodeLtHashKey,
+    TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceOfTx, Traces, TxByTrace,
+};
+use tonindex_storage::{prefix_successor, Error, Key, KeyWriter, Reader};
+
+/// A trace by its id.
+pub fn trace(r: &Reader<'_>, id: &Hash) -> Result<Option<TraceRecord>, Error> {
+    r.get::<Traces>(id)
+}
+
+/// Traces by id, in the order asked (missing ones left out).
+pub fn traces(r: &Reader<'_>, ids: &[Hash]) -> Result<Vec<TraceRecord>, Error> {
+    Ok(r.multi_get::<Traces>(ids)?.into_iter().flatten().collect())
+}
+
+/// The traces of transactions by id (those with none left out).
+pub fn traces_of_tx_ids(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Hash>, Error> {
+    Ok(r.multi_get::<TraceOfTx>(ids)?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// The trace's transaction ids in v3's order (lt, then account).
+pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
+    let prefix = KeyWriter::with_capacity(32).hash(id).finish();
+    r.prefix::<TxByTrace>(&prefix, false)
+        .map(|x| x.map(|(_, tx)| tx))
+        .collect()
+}
+
+/// `(end_lt, trace id)` of settled traces with `lo <= end_lt <= hi` that
+/// `account` took part in (`None`: every account), oldest or newest first.
+pub fn settled_trace_ids<'a>(
+    r: &Reader<'a>,
+    account: Option<&Address>,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+    match account {
+        Some(a) => {
+            let (lower, upper) = account_lt_bounds(a, lo, hi);
+            Box::new(
+                r.range::<TraceByAccount>(&lower, upper, desc)
+                    .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+            )
+        }
+        None => {
+            let key = |lt| LtHashKey { lt, hash: [0; 32] }.encode();
+            let upper = hi.checked_add(1).map(key);
+            Box::new(
+                r.range::<TraceByEndLt>(&key(lo), upper, desc)
+                    .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+            )
+        }
+    }
+}
+
+/// `(end_lt, trace id)` of the traces masterchain block `mc_seqno` completed, by end lt.
+pub fn completed_in_mc_block(
+    r: &Reader<'_>,
+    mc_seqno: u32,
+    desc: bool,
+) -> Result<Vec<(u64, Hash)>, Error> {
+    let prefix = OpcodeLtHashKey::prefix(mc_seqno);
+    r.prefix::<TraceByMcBlock>(&prefix, desc)
+        .map(|x| x.map(|(k, ())| (k.lt, k.hash)))
+        .collect()
+}
+
+/// `(trace end_lt, trace id)` of traces with actions involving `account`.
+pub fn action_trace_ids<'a>(
+    r: &Reader<'a>,
+    account: &Address,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> impl Iterator<Item = Result<(u64, Hash), Error>> + 'a {
+    let (lower, upper) = account_lt_bounds(account, lo, hi);
+    r.range::<ActionByAccount>(&lower, upper, desc)
+        .map(|x| x.map(|(k, ())| (k.lt, k.hash)))
+}
+
+/// Every action of a trace, by action id.
+pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord>, Error> {
+    let prefix = KeyWriter::with_capacity(32).hash(trace_id).finish();
+    r.prefix::<Actions>(&prefix, false)
+        .map(|x| x.map(|(_, a)| a))
+        .collect()
+}
+
+/// The trace an action belongs to.
+pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>, Error> {
+    r.get::<ActionById>(action_id)
+}
+
+fn account_lt_bounds(account: &Address, lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+    let key = |lt| {
+        AccountLtHashKey {
+            account: *account,
+            lt,
+            hash: [0; 32],
+        }
+        .encode()
+    };
+    let upper = match hi.checked_add(1) {
+        Some(lt) => Some(key(lt)),
+        None => prefix_successor(&AccountLtHashKey::prefix(account)),
+    };
+    (key(lo), upper)
+}

@@ -1,0 +1,223 @@
+//! Jetton flows (TEP-74): transfer, burn, mint.
+
+use serde_json::Value;
+use tonindex_model::Address;
+use tycho_types::cell::Cell;
+
+use super::body::{self, coins, either_payload, maybe_ref, msg_address};
+use super::{addr, call_failed, change_of, child_with, dec, Block, Claims, Cols, Interfaces, Tree};
+
+pub(crate) const OP_TRANSFER: u32 = 0x0f8a_7ea5;
+pub(crate) const OP_INTERNAL_TRANSFER: u32 = 0x178d_4519;
+pub(crate) const OP_TRANSFER_NOTIFICATION: u32 = 0x7362_d09c;
+const OP_BURN: u32 = 0x595f_07bc;
+const OP_BURN_NOTIFICATION: u32 = 0x7bdd_97de;
+const OP_MINT: u32 = 0x642b_7d07;
+const OP_MINTER_MINT: u32 = 0x15;
+
+/// `transfer#0f8a7ea5 query_id amount destination response_destination
+/// custom_payload:(Maybe ^Cell) forward_ton_amount forward_payload`.
+pub(crate) struct TransferBody {
+    pub query_id: u64,
+    pub amount: u128,
+    pub destination: Option<Address>,
+    pub response_destination: Option<Address>,
+    pub custom_payload: Option<Cell>,
+    pub forward_amount: u128,
+    pub forward_payload: Option<Cell>,
+}
+
+pub(crate) fn transfer_body(cell: &Cell) -> Option<TransferBody> {
+    let mut s = body::after_op(cell)?;
+    let query_id = s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    let destination = msg_address(&mut s)?;
+    let response_destination = msg_address(&mut s)?;
+    let custom_payload = maybe_ref(&mut s)?;
+    let forward_amount = coins(&mut s)?;
+    let forward_payload = either_payload(&mut s).filter(|p| p.bit_len() > 0);
+    Some(TransferBody {
+        query_id,
+        amount,
+        destination,
+        response_destination,
+        custom_payload,
+        forward_amount,
+        forward_payload,
+    })
+}
+
+/// `internal_transfer#178d4519 query_id amount from response_address
+/// forward_ton_amount …`: `(amount, forward_ton_amount)`.
+fn internal_transfer_amounts(cell: &Cell) -> Option<(u128, u128)> {
+    let mut s = body::after_op(cell)?;
+    s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    msg_address(&mut s)?;
+    msg_address(&mut s)?;
+    let forward = coins(&mut s)?;
+    Some((amount, forward))
+}
+
+fn in_body<'a>(tree: &'a Tree<'_>, n: usize) -> Option<&'a Cell> {
+    tree.txs[n].in_msg.as_ref()?.body.as_ref()
+}
+
+/// The data fields of a Jetton transfer (toncenter's `jetton_transfer_data`).
+pub(crate) fn transfer_data(
+    b: &TransferBody,
+    forward_amount: u128,
+) -> serde_json::Map<String, Value> {
+    let (comment, encrypted) = body::payload_comment(b.forward_payload.as_ref());
+    let mut d = serde_json::Map::new();
+    d.insert("query_id".into(), dec(b.query_id));
+    d.insert("response_destination".into(), addr(b.response_destination));
+    d.insert("forward_amount".into(), dec(forward_amount));
+    d.insert(
+        "custom_payload".into(),
+        b.custom_payload.as_ref().map(body::boc_b64).into(),
+    );
+    d.insert(
+        "forward_payload".into(),
+        b.forward_payload.as_ref().map(body::boc_b64).into(),
+    );
+    d.insert("comment".into(), comment.into());
+    d.insert("is_encrypted_comment".into(), encrypted.into());
+    d
+}
+
+/// transfer → internal_transfer (→ transfer_notification), with the
+/// excesses either returns. The receiving wallet must be a known Jetton wallet.
+pub(crate) fn transfer(
+    tree: &Tree<'_>,
+    claims: &Claims,
+    n: usize,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    if tree.opcode(n) != Some(OP_TRANSFER) || tree.txs[n].in_msg.as_ref()?.source.is_none() {
+        return None;
+    }
+    let internal = child_with(tree, claims, n, OP_INTERNAL_TRANSFER)?;
+    let receiver_wallet = tree.txs[internal].in_msg.as_ref()?.destination?;
+    let wallet = interfaces.jetton_wallet(&receiver_wallet)?;
+    let parsed = transfer_body(in_body(tree, n)?)?;
+    let (amount, forward_amount) = in_body(tree, internal)
+        .and_then(internal_transfer_amounts)
+        .unwrap_or((parsed.amount, parsed.forward_amount));
+    let mut nodes = vec![n, internal];
+    let notify = child_with(tree, claims, internal, OP_TRANSFER_NOTIFICATION);
+    nodes.extend(notify);
+    nodes.extend(change_of(tree, claims, internal));
+    if let Some(notify) = notify {
+        nodes.extend(change_of(tree, claims, notify));
+    }
+    let m = tree.txs[n].in_msg.as_ref()?;
+    let cols = Cols {
+        source: m.source,
+        source_secondary: m.destination,
+        destination: Some(wallet.owner),
+        destination_secondary: Some(receiver_wallet),
+        asset: Some(wallet.jetton),
+        amount: Some(amount),
+        ..Cols::default()
+    };
+    let failed = call_failed(tree, n) || call_failed(tree, internal);
+    let mut b = Block::new("jetton_transfer", nodes, failed, cols);
+    b.data = transfer_data(&parsed, forward_amount);
+    Some(b)
+}
+
+/// burn (→ burn_notification at the master, with its excesses).
+pub(crate) fn burn(
+    tree: &Tree<'_>,
+    claims: &Claims,
+    n: usize,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    if tree.opcode(n) != Some(OP_BURN) {
+        return None;
+    }
+    let jetton_wallet = tree.txs[n].in_msg.as_ref()?.destination?;
+    let wallet = interfaces.jetton_wallet(&jetton_wallet)?;
+    let mut s = body::after_op(in_body(tree, n)?)?;
+    s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    let mut nodes = vec![n];
+    if let Some(notify) = child_with(tree, claims, n, OP_BURN_NOTIFICATION) {
+        nodes.push(notify);
+        nodes.extend(change_of(tree, claims, notify));
+    }
+    let cols = Cols {
+        source: Some(wallet.owner),
+        source_secondary: Some(jetton_wallet),
+        asset: Some(wallet.jetton),
+        amount: Some(amount),
+        ..Cols::default()
+    };
+    Some(Block::new("jetton_burn", nodes, call_failed(tree, n), cols))
+}
+
+/// A mint request at a master (`mint#642b7d07`, or the minter's `#15`)
+/// with the internal_transfer it causes and what follows it.
+pub(crate) fn mint(
+    tree: &Tree<'_>,
+    claims: &Claims,
+    n: usize,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    let op = tree.opcode(n)?;
+    if op != OP_MINT && op != OP_MINTER_MINT {
+        return None;
+    }
+    let m = tree.txs[n].in_msg.as_ref()?;
+    m.source?;
+    let mut s = body::after_op(m.body.as_ref()?)?;
+    s.load_u64().ok()?;
+    let to = msg_address(&mut s)?;
+    let ton_amount = coins(&mut s)?;
+    let master_amount = if op == OP_MINTER_MINT {
+        let master_msg = s.load_reference_cloned().ok()?;
+        let mut ms = body::after_op(&master_msg)?;
+        ms.load_u64().ok()?;
+        coins(&mut ms)
+    } else {
+        None
+    };
+    let mut nodes = vec![n];
+    let internal = child_with(tree, claims, n, OP_INTERNAL_TRANSFER);
+    let notify = match internal {
+        Some(i) => child_with(tree, claims, i, OP_TRANSFER_NOTIFICATION),
+        None => child_with(tree, claims, n, OP_TRANSFER_NOTIFICATION),
+    };
+    nodes.extend(internal);
+    nodes.extend(notify);
+    for x in internal.iter().chain(notify.iter()) {
+        nodes.extend(change_of(tree, claims, *x));
+    }
+    let mint_failed = call_failed(tree, n);
+    let cols = match internal {
+        Some(i) if !mint_failed => {
+            let receiver_wallet = tree.txs[i].in_msg.as_ref()?.destination?;
+            let wallet = interfaces.jetton_wallet(&receiver_wallet)?;
+            let (amount, _) = in_body(tree, i).and_then(internal_transfer_amounts)?;
+            let failed = call_failed(tree, i);
+            let cols = Cols {
+                destination: Some(wallet.owner),
+                destination_secondary: Some(receiver_wallet),
+                asset: Some(wallet.jetton),
+                amount: Some(amount),
+                value: Some(ton_amount),
+                ..Cols::default()
+            };
+            return Some(Block::new("jetton_mint", nodes, failed, cols));
+        }
+        _ => Cols {
+            destination: to,
+            asset: m.destination,
+            amount: master_amount,
+            value: Some(ton_amount),
+            ..Cols::default()
+        },
+    };
+    Some(Block::new("jetton_mint", nodes, true, cols))
+}
