@@ -658,3 +658,150 @@ fn message_contents_come_back_from_the_transaction_bocs() {
     assert!(checked > msgs.len(), "the account's transactions add some");
     assert!(init_states > 0, "the fixture has messages with a StateInit");
 }
+
+/// `/traces`, `/events` and `/actions` over the fixture index: every
+/// transaction's trace holds it, lookups by id, transaction and message
+/// agree, the tree and order cover the trace, actions cover transactions
+/// of their trace; and bad input is the spec's 4xx.
+#[test]
+fn traces_and_actions() {
+    let f = fixture();
+    let txs = f.txs();
+    let mut checked = 0;
+    let mut with_actions = 0;
+    for (hash, (_, tx)) in txs.iter().take(40) {
+        let r = get(&format!(
+            "/api/v3/traces?tx_hash={}&include_actions=true",
+            q(&b64(hash))
+        ));
+        assert_eq!(r.status, 200, "{}", r.json);
+        let traces = r.json["traces"].as_array().unwrap();
+        assert_eq!(traces.len(), 1, "one trace per transaction");
+        let t = &traces[0];
+        let order: Vec<&str> = t["transactions_order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap())
+            .collect();
+        assert!(order.contains(&b64(hash).as_str()));
+        assert_eq!(
+            order.len() as u64,
+            t["trace_info"]["transactions"].as_u64().unwrap()
+        );
+        for h in &order {
+            assert!(
+                t["transactions"][*h].is_object(),
+                "order lists {h}, a listed transaction"
+            );
+            assert_eq!(t["transactions"][*h]["trace_id"], t["trace_id"]);
+        }
+        // The tree reaches every transaction of a trace that has its root.
+        if let Some(root) = t.get("trace") {
+            fn count(n: &Value) -> usize {
+                1 + n["children"]
+                    .as_array()
+                    .map_or(0, |c| c.iter().map(count).sum())
+            }
+            assert_eq!(root["tx_hash"], t["trace_id"]);
+            assert!(count(root) <= order.len());
+        }
+        // The same trace by id and by the transaction's in-message.
+        let id = t["trace_id"].as_str().unwrap();
+        let by_id = get(&format!("/api/v3/traces?trace_id={}", q(id)));
+        assert_eq!(by_id.json["traces"][0]["trace_id"], id);
+        if let Some(m) = &tx.in_msg {
+            let by_msg = get(&format!("/api/v3/events?msg_hash={}", q(&b64(&m.hash))));
+            assert!(by_msg.json["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["trace_id"] == id));
+        }
+        for a in t["actions"].as_array().into_iter().flatten() {
+            with_actions += 1;
+            for h in a["transactions"].as_array().unwrap() {
+                assert!(
+                    order.contains(&h.as_str().unwrap()),
+                    "action covers its trace's txs"
+                );
+            }
+            let by_action = get(&format!(
+                "/api/v3/actions?action_id={}",
+                q(a["action_id"].as_str().unwrap())
+            ));
+            assert_eq!(by_action.json["actions"][0]["action_id"], a["action_id"]);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+    assert!(
+        with_actions > 0,
+        "no classified trace among the first transactions"
+    );
+
+    // Listings.
+    let all = get("/api/v3/traces?limit=5&sort=asc");
+    let lts: Vec<u64> = all.json["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["end_lt"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(lts.len(), 5);
+    assert!(lts.windows(2).all(|w| w[0] <= w[1]));
+    let acts = get("/api/v3/actions?limit=20&include_accounts=true");
+    assert_eq!(acts.status, 200);
+    for a in acts.json["actions"].as_array().unwrap() {
+        assert!(a["accounts"].as_array().is_some_and(|x| !x.is_empty()));
+        assert_eq!(a["finality"], "finalized");
+    }
+    let calls = get("/api/v3/actions?action_type=call_contract&limit=5");
+    assert!(calls.json["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["type"] == "call_contract"));
+
+    // Bad input: the spec's 4xx in v3's shape.
+    let some_tx = b64(txs.keys().next().unwrap());
+    for (uri, status) in [
+        (
+            format!(
+                "/api/v3/traces?trace_id={}&tx_hash={}",
+                q(&some_tx),
+                q(&some_tx)
+            ),
+            422,
+        ),
+        ("/api/v3/traces?trace_id=not-a-hash".to_string(), 422),
+        ("/api/v3/traces?limit=100000".to_string(), 422),
+        ("/api/v3/traces?mc_seqno=1".to_string(), 404),
+        ("/api/v3/traces?sort=sideways".to_string(), 422),
+        ("/api/v3/actions?action_type=bad%20type!".to_string(), 422),
+        (
+            "/api/v3/actions?supported_action_types=v1;drop".to_string(),
+            422,
+        ),
+        ("/api/v3/actions?tx_hash=zz".to_string(), 422),
+        ("/api/v3/actions?limit=-5&offset=huge".to_string(), 422),
+        ("/api/v3/events?account=not-an-address".to_string(), 422),
+    ] {
+        let r = get(&uri);
+        assert_eq!(r.status, status, "{uri}: {}", r.json);
+        assert!(r.json["error"].is_string(), "{uri}: {}", r.json);
+    }
+    let r = get(&format!(
+        "/api/v3/traces?trace_id={}&account={}",
+        q(&some_tx),
+        "0:0000000000000000000000000000000000000000000000000000000000000000"
+    ));
+    assert_eq!(
+        r.json["error"],
+        "only one of account, trace_id, tx_hash, msg_hash should be specified"
+    );
+    // A well-formed hash nobody knows: no traces, not an error.
+    let none = get(&format!("/api/v3/traces?tx_hash={}", q(&b64(&[7; 32]))));
+    assert_eq!(none.status, 200);
+    assert_eq!(none.json["traces"].as_array().unwrap().len(), 0);
+}
