@@ -711,6 +711,12 @@ fn traces_and_actions() {
         let by_id = get(&format!("/api/v3/traces?trace_id={}", q(id)));
         assert_eq!(by_id.json["traces"][0]["trace_id"], id);
         if let Some(m) = &tx.in_msg {
+            let msg = get(&format!("/api/v3/messages?msg_hash={}", q(&b64(&m.hash))));
+            assert!(
+                msg.json["messages"][0]["trace_id"].is_string(),
+                "{}",
+                msg.json
+            );
             let by_msg = get(&format!("/api/v3/events?msg_hash={}", q(&b64(&m.hash))));
             assert!(by_msg.json["events"]
                 .as_array()

@@ -606,6 +606,7 @@ fn v3_schemas() -> Value {
         ("message_content", nullable(refer("MessageContent"))),
         ("init_state", nullable(refer("MessageContent"))),
         ("hash_norm?", b64_hash()),
+        ("trace_id?", b64_hash()),
     ]);
     let account_state = obj(&[
         ("hash", b64_hash()),

@@ -257,9 +257,15 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         let holder = sent.or(received).ok_or(tonindex_storage::Error::Corrupt(
             "a message no transaction links to",
         ))?;
+        // A message belongs to the trace of the transaction that holds it.
+        let trace_id = query::traces::traces_of_tx_ids(r, &[holder])?
+            .first()
+            .copied()
+            .map(B64);
         out.push(Message {
             in_msg_tx_hash,
             out_msg_tx_hash,
+            trace_id,
             ..Message::from(&query::messages::message_with_contents(r, m, holder)?)
         });
     }

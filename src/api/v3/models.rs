@@ -174,6 +174,10 @@ pub struct Message {
     pub init_state: Option<MessageContent>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash_norm: Option<B64>,
+    /// The trace of the transaction that sent it (received it, for an
+    /// external-in message); absent where none was assembled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<B64>,
 }
 
 /// `0x` and 8 lower-case hex digits.
@@ -221,6 +225,7 @@ impl From<&query::messages::Message> for Message {
                 decoded: None,
             }),
             hash_norm: m.hash_norm.map(B64),
+            trace_id: None,
         }
     }
 }
@@ -342,8 +347,18 @@ impl From<&FullTx> for Transaction {
             total_fees_extra_currencies: extra_currencies(&r.total_fees),
             description: r.description.as_ref().map(Description::from),
             block_ref: (&r.block).into(),
-            in_msg: t.in_msg.as_ref().map(Message::from),
-            out_msgs: t.out_msgs.iter().map(Message::from).collect(),
+            in_msg: t.in_msg.as_ref().map(|m| Message {
+                trace_id: t.trace_id.map(B64),
+                ..Message::from(m)
+            }),
+            out_msgs: t
+                .out_msgs
+                .iter()
+                .map(|m| Message {
+                    trace_id: t.trace_id.map(B64),
+                    ..Message::from(m)
+                })
+                .collect(),
             account_state_before: AccountState::hash_only(r.account_state_hash_before),
             account_state_after: AccountState::hash_only(r.account_state_hash_after),
             emulated: false,
