@@ -135,6 +135,7 @@ async fn usdt_wallets_run_with_the_state_libraries() {
         chunk_size: 16,
         unit_delay: None,
         decode_pool: None,
+        traces: true,
     };
     import_files(&db, &files, &opts, |_, _| {}).unwrap();
     let app = router(Api::new(Arc::new(db), ApiConfig::default()));

@@ -70,6 +70,7 @@ fn index() -> &'static Index {
             chunk_size: 16,
             unit_delay: None,
             decode_pool: None,
+            traces: true,
         };
         import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         Index {

@@ -30,6 +30,7 @@ fn opts() -> IngestOptions {
         chunk_size: 16,
         unit_delay: None,
         decode_pool: None,
+        traces: true,
     }
 }
 
@@ -340,6 +341,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
             chunk_size: 8,
             unit_delay: None,
             decode_pool: Some(std::sync::Arc::new(pool)),
+            traces: true,
         };
         let s = import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         assert!(s.applied.transactions > 1500);

@@ -27,6 +27,7 @@ fn opts() -> IngestOptions {
         chunk_size: 8,
         unit_delay: None,
         decode_pool: None,
+        traces: true,
     }
 }
 

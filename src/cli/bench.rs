@@ -164,6 +164,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let mut raw = Vec::new();
         let mut decode = Vec::new();
         let mut indexed = Vec::new();
+        let mut untraced = Vec::new();
         let (mut decoder_busy, mut writer_busy, mut writer_decoding, mut cpu_per_tx) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..args.samples {
@@ -180,7 +181,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             });
             decode.push(tx as f64 / t.elapsed().as_secs_f64());
 
-            let steady = steady_import(&files, &pool, args.index_rounds)?;
+            let bare = steady_import(&files, &pool, args.index_rounds, false)?.summary;
+            untraced.push(bare.applied.transactions as f64 / bare.elapsed.as_secs_f64());
+            let steady = steady_import(&files, &pool, args.index_rounds, true)?;
             let s = &steady.summary;
             let elapsed = s.elapsed.as_secs_f64();
             let tx = s.applied.transactions;
@@ -207,7 +210,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 )
             }
         );
-        for (phase, samples) in [("raw", raw), ("decode", decode), ("decode+index", indexed)] {
+        for (phase, samples) in [
+            ("raw", raw),
+            ("decode", decode),
+            ("index-notrace", untraced),
+            ("decode+index", indexed),
+        ] {
             rates.push(Rate {
                 phase,
                 threads,
@@ -234,6 +242,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             format!("{min:.0}-{max:.0}"),
             r.per_sec() / r.threads as f64,
             r.per_sec() / raw
+        );
+    }
+    for &threads in &args.threads {
+        let at = |phase| {
+            rates
+                .iter()
+                .find(|r| r.phase == phase && r.threads == threads)
+                .map_or(f64::NAN, Rate::per_sec)
+        };
+        println!(
+            "threads {threads}: decode+index with traces and actions runs at {:.2}x the rate \
+             without them (index-notrace: assembly and classification off)",
+            at("decode+index") / at("index-notrace")
         );
     }
     if let (Some(&lo), Some(&hi)) = (args.threads.iter().min(), args.threads.iter().max()) {
@@ -269,6 +290,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             chunk_size: 64,
             unit_delay: None,
             decode_pool: None,
+            traces: true,
         },
         |_, _| {},
     )?;
@@ -325,7 +347,7 @@ fn per_core(files: &[PathBuf], lo: usize, hi: usize, args: &BenchArgs) -> anyhow
         for _ in 0..args.samples {
             for (rate, pool) in rates.iter_mut().zip(&pools) {
                 all.first(rate.threads).apply_to_process()?;
-                let s = steady_import(files, pool, args.index_rounds)?.summary;
+                let s = steady_import(files, pool, args.index_rounds, true)?.summary;
                 rate.samples
                     .push(s.applied.transactions as f64 / s.elapsed.as_secs_f64());
             }
@@ -372,12 +394,14 @@ fn steady_import(
     files: &[PathBuf],
     pool: &Arc<rayon::ThreadPool>,
     rounds: u32,
+    traces: bool,
 ) -> anyhow::Result<Steady> {
     fn ignore(_: &Unit, _: &Applied) {}
     let opts = IngestOptions {
         chunk_size: Config::default().import.chunk_size,
         unit_delay: None,
         decode_pool: Some(pool.clone()),
+        traces,
     };
     let mut dirs = Vec::new();
     let mut dbs = Vec::new();

@@ -48,6 +48,7 @@ pub fn compare(
         chunk_size: 512,
         unit_delay: None,
         decode_pool: None,
+        traces: true,
     };
     import_files(&imported, &paths, &opts, |_, _| {})?;
     let import_time = t.elapsed();

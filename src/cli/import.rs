@@ -62,6 +62,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         chunk_size: cfg.import.chunk_size,
         unit_delay: args.unit_delay_ms.map(Duration::from_millis),
         decode_pool: None,
+        traces: true,
     };
     let mut txs = 0u64;
     let summary = import_files(&db, &paths, &opts, |unit, applied| {

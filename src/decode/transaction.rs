@@ -24,9 +24,10 @@ pub struct DecodedTransaction {
     pub in_msg: Option<MessageRecord>,
     pub out_msgs: Vec<MessageRecord>,
     pub boc: Vec<u8>,
-    /// The transaction's root cell, kept so that trace classification
-    /// reads message bodies without parsing the BoC again.
-    pub cell: Cell,
+    /// The message cells (in-message first, then out-messages in order),
+    /// kept so that trace classification reads bodies without parsing the
+    /// transaction again.
+    pub msg_cells: Vec<Cell>,
 }
 
 /// Decodes one transaction of `block` (workchain `workchain`).
@@ -42,13 +43,19 @@ pub fn decode_transaction(
     let tx: Transaction = cell.parse().map_err(ctx)?;
     let update: HashUpdate = tx.state_update.load().map_err(ctx)?;
 
+    let mut msg_cells = Vec::with_capacity(1 + usize::from(tx.out_msg_count.into_inner()));
     let in_msg = match &tx.in_msg {
-        Some(c) => Some(decode_message(c, global_version)?),
+        Some(c) => {
+            msg_cells.push(c.clone());
+            Some(decode_message(c, global_version)?)
+        }
         None => None,
     };
     let mut out_msgs = Vec::with_capacity(usize::from(tx.out_msg_count.into_inner()));
     for msg in tx.out_msgs.values() {
-        out_msgs.push(decode_message(&msg.map_err(ctx)?, global_version)?);
+        let msg = msg.map_err(ctx)?;
+        out_msgs.push(decode_message(&msg, global_version)?);
+        msg_cells.push(msg);
     }
 
     let record = TransactionRecord {
@@ -77,7 +84,7 @@ pub fn decode_transaction(
         in_msg,
         out_msgs,
         boc: crate::boc::encode(cell.as_ref()),
-        cell: cell.clone(),
+        msg_cells,
     })
 }
 

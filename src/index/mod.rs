@@ -85,6 +85,8 @@ pub struct Indexer<'a> {
     encoding: RowEncoding,
     /// Where each commit is announced, if anyone follows.
     feed: Option<feed::CommitFeed>,
+    /// Whether units assemble traces and classify actions.
+    traces: bool,
 }
 
 impl<'a> Indexer<'a> {
@@ -93,6 +95,7 @@ impl<'a> Indexer<'a> {
             db,
             encoding: RowEncoding::Serial,
             feed: None,
+            traces: true,
         }
     }
 
@@ -102,6 +105,13 @@ impl<'a> Indexer<'a> {
             feed: Some(feed),
             ..self
         }
+    }
+
+    /// Turns trace assembly and classification off (on by default): a
+    /// database written so has no traces, so this is for measuring their
+    /// cost (`tonindex bench`), not for serving.
+    pub fn with_traces(self, traces: bool) -> Self {
+        Self { traces, ..self }
     }
 
     /// Sets where a big unit's rows are encoded (serially by default).
@@ -202,7 +212,11 @@ impl<'a> Indexer<'a> {
                 first_tx_id,
             });
         }
-        let unit_traces = traces::index_traces(self.db, &mut batch, &new_blocks)?;
+        let unit_traces = if self.traces {
+            traces::index_traces(self.db, &mut batch, &new_blocks)?
+        } else {
+            traces::UnitTraces::default()
+        };
         let mut latest = LatestStates::default();
         for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
             batch.append(rows);

@@ -305,8 +305,10 @@ fn trace_transactions(
             if in_unit.contains(&rec.hash) {
                 continue;
             }
-            let cell = tycho_types::boc::Boc::decode(&boc.0)
-                .map_err(|_| tonindex_storage::Error::Corrupt("stored transaction BoC"))?;
+            const CORRUPT: tonindex_storage::Error =
+                tonindex_storage::Error::Corrupt("stored transaction BoC");
+            let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
+            let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
             let msgs = stored_messages(&reader, &rec)?;
             let (in_msg, out) = msgs;
             txs.push(trace_tx(
@@ -314,7 +316,7 @@ fn trace_transactions(
                 in_msg.as_ref(),
                 &out,
                 rec.mc_block_seqno,
-                Some(&cell),
+                Some(&cells),
             ));
         }
     }
@@ -325,7 +327,7 @@ fn trace_transactions(
                 tx.in_msg.as_ref(),
                 &tx.out_msgs,
                 t.mc_seqno,
-                Some(&tx.cell),
+                Some(&tx.msg_cells),
             ));
         }
     }

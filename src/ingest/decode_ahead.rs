@@ -493,6 +493,7 @@ mod tests {
             chunk_size: 5,
             unit_delay: None,
             decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
+            traces: true,
         }
     }
 

@@ -26,6 +26,8 @@ pub struct IngestOptions {
     pub unit_delay: Option<Duration>,
     /// Pool that decodes; `None` = rayon's global pool.
     pub decode_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Assemble traces and classify actions (off only to measure their cost).
+    pub traces: bool,
 }
 
 /// Totals of one import run.
@@ -143,7 +145,9 @@ pub struct ImportWriter<'a, F> {
 impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
     pub fn new(db: &'a Db, opts: &IngestOptions, on_unit: F) -> Self {
         Self {
-            indexer: Indexer::new(db).with_encoding(row_encoding(opts)),
+            indexer: Indexer::new(db)
+                .with_encoding(row_encoding(opts))
+                .with_traces(opts.traces),
             planner: Planner::new(opts.chunk_size * 4),
             summary: IngestSummary::default(),
             unit_delay: opts.unit_delay,

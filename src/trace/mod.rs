@@ -73,26 +73,28 @@ impl TraceTx {
     }
 }
 
-/// A transaction as trace assembly and classification take it; with its
-/// cell, message bodies and init states are filled in.
+/// A transaction as trace assembly and classification take it. With its
+/// message cells (in-message first, then out-messages in order), the
+/// bodies the classifier reads are filled in.
 pub fn trace_tx(
     rec: &TransactionRecord,
     in_msg: Option<&MessageRecord>,
     out_msgs: &[MessageRecord],
     mc_seqno: Option<u32>,
-    cell: Option<&Cell>,
+    msg_cells: Option<&[Cell]>,
 ) -> TraceTx {
     use tonindex_model::ComputePhase;
     let mut in_msg = in_msg.map(trace_msg);
     let mut out: Vec<TraceMsg> = out_msgs.iter().map(trace_msg).collect();
-    if let Some(cell) = cell {
-        if let Ok(cells) = crate::decode::transaction::message_cells(cell) {
-            let targets = in_msg.iter_mut().chain(out.iter_mut());
-            for (m, c) in targets.zip(cells) {
-                if let Ok(contents) = crate::decode::message::message_contents(&c) {
-                    m.body = Some(contents.body);
-                    m.init_state = contents.init_state;
-                }
+    if let Some(cells) = msg_cells {
+        let targets = in_msg.iter_mut().chain(out.iter_mut());
+        for (m, c) in targets.zip(cells) {
+            if !classify::reads_body(m.kind, m.opcode) {
+                continue;
+            }
+            if let Ok(contents) = crate::decode::message::message_contents(c) {
+                m.body = Some(contents.body);
+                m.init_state = contents.init_state;
             }
         }
     }

@@ -90,6 +90,7 @@ pub fn fixture() -> &'static Fixture {
                 chunk_size: 16,
                 unit_delay: None,
                 decode_pool: None,
+                traces: true,
             };
             let accounts = tempfile::tempdir().unwrap();
             let mut all = state_paths(accounts.path());

@@ -10,10 +10,10 @@ use super::{addr, call_failed, change_of, child_with, dec, Block, Claims, Cols, 
 pub(crate) const OP_TRANSFER: u32 = 0x0f8a_7ea5;
 pub(crate) const OP_INTERNAL_TRANSFER: u32 = 0x178d_4519;
 pub(crate) const OP_TRANSFER_NOTIFICATION: u32 = 0x7362_d09c;
-const OP_BURN: u32 = 0x595f_07bc;
+pub(crate) const OP_BURN: u32 = 0x595f_07bc;
 const OP_BURN_NOTIFICATION: u32 = 0x7bdd_97de;
-const OP_MINT: u32 = 0x642b_7d07;
-const OP_MINTER_MINT: u32 = 0x15;
+pub(crate) const OP_MINT: u32 = 0x642b_7d07;
+pub(crate) const OP_MINTER_MINT: u32 = 0x15;
 
 /// `transfer#0f8a7ea5 query_id amount destination response_destination
 /// custom_payload:(Maybe ^Cell) forward_ton_amount forward_payload`.

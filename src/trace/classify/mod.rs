@@ -69,6 +69,27 @@ impl Interfaces for NoInterfaces {
 #[error("trace cannot be classified: {0}")]
 pub struct ClassifyError(pub String);
 
+/// Whether the classifier reads the body of a message of this kind and
+/// opcode (the rest it knows by opcode alone): wallet externals,
+/// comments, and the flows its matchers parse.
+pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
+    kind == MsgKind::ExternalIn
+        || matches!(
+            opcode,
+            Some(
+                body::OP_COMMENT
+                    | body::OP_ENCRYPTED_COMMENT
+                    | jetton::OP_TRANSFER
+                    | jetton::OP_INTERNAL_TRANSFER
+                    | jetton::OP_BURN
+                    | jetton::OP_MINT
+                    | jetton::OP_MINTER_MINT
+                    | nft::OP_TRANSFER
+                    | nft::OP_OWNERSHIP_ASSIGNED
+            )
+        )
+}
+
 pub(crate) const OP_EXCESSES: u32 = 0xd532_76db;
 pub(crate) const OP_BOUNCE: u32 = 0xffff_ffff;
 

@@ -9,8 +9,8 @@ use super::{
     NftItem, Tree, OP_EXCESSES,
 };
 
-const OP_TRANSFER: u32 = 0x5fcc_3d14;
-const OP_OWNERSHIP_ASSIGNED: u32 = 0x0513_8d91;
+pub(crate) const OP_TRANSFER: u32 = 0x5fcc_3d14;
+pub(crate) const OP_OWNERSHIP_ASSIGNED: u32 = 0x0513_8d91;
 
 /// A transaction that deployed a known NFT item.
 pub(crate) fn mint(
