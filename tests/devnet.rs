@@ -600,6 +600,113 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
         Some(before + 2),
         "an empty block pair"
     );
+
+    // The next transfer, sent while blocks wait: emulated at once, shown as
+    // pending (traces, actions, transactions) until its block, then as a
+    // real trace and no longer pending.
+    let body = serde_json::json!({ "boc": msgs["next"] }).to_string();
+    let (status, v) = json(dev.port, "POST", "/api/v3/message", &body);
+    assert_eq!(status, 200, "{v}");
+    let hash = v["message_hash"].as_str().unwrap().to_string();
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (status, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    let traces = v["traces"].as_array().expect("a pending trace");
+    assert_eq!(traces.len(), 1, "{v}");
+    let t = &traces[0];
+    assert_eq!(t["external_hash"], hash.as_str());
+    assert_eq!(
+        t["trace_info"]["transactions"], 2,
+        "wallet and receiver: {t}"
+    );
+    let order = t["transactions_order"].as_array().unwrap();
+    for h in order {
+        let tx = &t["transactions"][h.as_str().unwrap()];
+        assert_eq!(tx["emulated"], true);
+        assert_eq!(tx["finality"], "pending");
+        assert!(tx["block_ref"].is_null());
+    }
+    let transfer = t["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"] == "ton_transfer")
+        .unwrap_or_else(|| panic!("a pending ton_transfer: {t}"));
+    assert_eq!(transfer["details"]["value"], "100000000");
+    assert_eq!(transfer["finality"], "pending");
+    let wallet = t["transactions"][order[0].as_str().unwrap()]["account"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wq: String = form_urlencoded::byte_serialize(wallet.as_bytes()).collect();
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingActions?account={wq}"),
+        "",
+    );
+    assert!(
+        v["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action_id"] == transfer["action_id"]),
+        "{v}"
+    );
+    let (status, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingTransactions?account={wq}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["transactions"].as_array().unwrap().len(),
+        1,
+        "the wallet's: {v}"
+    );
+    assert_eq!(json(dev.port, "GET", "/api/v3/pendingTraces", "").0, 422);
+
+    let (_, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(v["mc_seqno"].as_u64(), Some(before + 3));
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert!(v["traces"].is_null(), "no longer pending: {v}");
+    let (status, _) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingTransactions?account={wq}"),
+        "",
+    );
+    assert_eq!(status, 404);
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/traces?msg_hash={q}&include_actions=true"),
+        "",
+    );
+    let real = &v["traces"][0];
+    assert_eq!(real["trace_info"]["trace_state"], "complete", "{v}");
+    assert_eq!(real["trace_info"]["transactions"], 2);
+    let real_transfer = real["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"] == "ton_transfer")
+        .unwrap();
+    // The emulation saw what the chain did (the message's lt and time, and
+    // so its hash and the action's id, are the block's own).
+    assert_eq!(real_transfer["details"], transfer["details"]);
+    assert_eq!(real_transfer["finality"], "finalized");
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod limits;
 pub mod lite;
 pub mod openapi;
 pub mod params;
+pub mod pending;
 pub mod request_metrics;
 pub mod response;
 pub mod send;
@@ -147,6 +148,8 @@ pub struct Ctx<'a> {
     /// run`), if any: where sent messages go, and where account states the
     /// index does not hold are asked for.
     pub chain: Option<&'a dyn ChainLink>,
+    /// Emulated traces of sent messages, where the chain emulates them.
+    pub pending: Option<&'a pending::PendingTraces>,
 }
 
 /// The shared state of the server.
@@ -164,6 +167,8 @@ pub struct Api {
     guards: bool,
     /// The chain this process runs, if any.
     chain: Option<Arc<dyn ChainLink>>,
+    /// Emulated traces of the messages sent through this API.
+    pending: Option<Arc<pending::PendingTraces>>,
     /// API keys and rates in force (swapped on SIGHUP).
     limits: Arc<limits::RateLimits>,
 }
@@ -202,6 +207,23 @@ impl Api {
     pub fn with_chain(db: Arc<Db>, cfg: ApiConfig, chain: Arc<dyn ChainLink>) -> Arc<Self> {
         let api = Self::build(db, cfg, true);
         let mut api = Arc::try_unwrap(api).unwrap_or_else(|_| unreachable!("just built"));
+        if let Some(feed) = chain.commit_feed() {
+            let pending = Arc::new(pending::PendingTraces::new(pending::PENDING_TTL));
+            let store = Arc::clone(&pending);
+            let mut commits = feed.subscribe();
+            // Pending traces give way to the real ones as the index commits them.
+            tokio::spawn(async move {
+                use tokio::sync::broadcast::error::RecvError;
+                loop {
+                    match commits.recv().await {
+                        Ok(c) => store.evict(&c),
+                        Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => break,
+                    }
+                }
+            });
+            api.pending = Some(pending);
+        }
         api.chain = Some(chain);
         Arc::new(api)
     }
@@ -229,6 +251,7 @@ impl Api {
             reads,
             guards,
             chain: None,
+            pending: None,
             limits,
         })
     }
@@ -275,6 +298,7 @@ impl Api {
                 cfg: &self.cfg,
                 tvm: &self.tvm,
                 chain: self.chain.as_deref(),
+                pending: self.pending.as_deref(),
             };
             let run = || response::with_limit(max_response, || f(&ctx));
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
@@ -302,6 +326,7 @@ impl Api {
                 cfg: &api.cfg,
                 tvm: &api.tvm,
                 chain: api.chain.as_deref(),
+                pending: api.pending.as_deref(),
             };
             response::with_limit(max_response, || f(&ctx))
         };

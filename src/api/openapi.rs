@@ -728,7 +728,7 @@ fn v3_schemas() -> Value {
         ("total_fees", dec()),
         ("total_fees_extra_currencies", extra.clone()),
         ("description", nullable(refer("TransactionDescr"))),
-        ("block_ref", refer("BlockId")),
+        ("block_ref", nullable(refer("BlockId"))),
         ("in_msg", nullable(refer("Message"))),
         ("out_msgs", array(refer("Message"))),
         ("account_state_before", refer("AccountState")),
@@ -1225,6 +1225,45 @@ fn v3_ops() -> Vec<Op> {
             &[404, 422],
         ),
         op(
+            "traces",
+            "pendingTraces",
+            "Emulated traces of sent messages not executed yet (null when none)",
+            &[PENDING_FILTER, NO_BOOK],
+            obj(&[
+                ("traces", nullable(array(refer("Trace")))),
+                book(),
+                metadata(),
+            ]),
+            &[422],
+        ),
+        op(
+            "traces",
+            "pendingActions",
+            "Actions of emulated traces",
+            &[
+                PENDING_FILTER,
+                &[p(
+                    "include_transactions",
+                    Kind::Bool,
+                    "Fill `transactions_full`",
+                )],
+                NO_BOOK,
+            ],
+            obj(&[("actions", array(refer("Action"))), book(), metadata()]),
+            &[422],
+        ),
+        op(
+            "traces",
+            "pendingTransactions",
+            "Emulated transactions on these accounts",
+            &[
+                &[p("account", Kind::Address, "Accounts (at least one)").many()],
+                NO_BOOK,
+            ],
+            obj(&[("transactions", array(refer("Transaction"))), book()]),
+            &[404, 422],
+        ),
+        op(
             "send",
             "message",
             "Sends an external message",
@@ -1237,6 +1276,27 @@ fn v3_ops() -> Vec<Op> {
         ),
     ]
 }
+
+/// `/pendingTraces` and `/pendingActions` filters (one is required).
+const PENDING_FILTER: &[P] = &[
+    p(
+        "account",
+        Kind::Address,
+        "Traces with a transaction on this account",
+    ),
+    p(
+        "ext_msg_hash",
+        Kind::Hash,
+        "External message hashes (or normalized hashes)",
+    )
+    .many(),
+    p(
+        "supported_action_types",
+        Kind::Str,
+        "Types (and shortcuts v1…v4, latest, groups) the client understands",
+    )
+    .many(),
+];
 
 /// `/traces` and `/events` filters.
 const TRACE_FILTER: &[P] = &[

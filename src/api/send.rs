@@ -39,7 +39,24 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
     if ctx.reader.exhaust_budget() {
         return Err(Refused::new(500, "moved to the read pool"));
     }
-    chain.send(msg.cell.clone())
+    // Where the chain emulates (its blocks come later), what the message
+    // will do is emulated first, on the state it will meet, and shown as
+    // pending once the chain has taken the message.
+    let emulated = match ctx.pending {
+        Some(_) => chain.emulate_trace(msg.cell.clone()),
+        None => None,
+    };
+    chain.send(msg.cell.clone())?;
+    if let (Some(pending), Some(Ok(cells))) = (ctx.pending, emulated) {
+        let version = crate::query::blocks::mc_block_range(&ctx.reader)
+            .ok()
+            .flatten()
+            .map_or(0, |(_, last)| last.gen_software_version);
+        if let Err(e) = pending.add_emulated(&cells, msg.hash_norm.0, version) {
+            tracing::warn!("an emulated trace could not be kept: {e}");
+        }
+    }
+    Ok(())
 }
 
 /// A checked external-in message.

@@ -70,6 +70,18 @@ pub trait ChainLink: Send + Sync {
     /// blocks it causes are indexed. A message the account does not accept
     /// is refused, never queued.
     fn send(&self, msg: Cell) -> Result<(), Refused>;
+    /// The transactions `msg` (an external-in message) would cause on the
+    /// current state, as emulated transaction cells in execution order;
+    /// `None` where this chain does not emulate (its messages land at once,
+    /// or it cannot).
+    fn emulate_trace(&self, _msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
+        None
+    }
+    /// The feed of what the index this chain writes commits, for pending
+    /// traces to give way to real ones; `None` where it has none here.
+    fn commit_feed(&self) -> Option<crate::index::feed::CommitFeed> {
+        None
+    }
     /// The signatures of a masterchain block this chain produced, as
     /// `(node_id_short, signature)`; `None` when it holds none.
     fn block_signatures(

@@ -49,6 +49,7 @@ console.log(
     wrong_signature: boc(transfer(1, stranger.secretKey)),
     replayed_seqno: first,
     good: boc(transfer(1, secretKey)),
+    next: boc(transfer(2, secretKey)),
     internal: internalMsg,
     unknown_workchain: boc(transfer(1, secretKey), new Address(5, Buffer.alloc(32, 1))),
   }),

@@ -384,6 +384,16 @@ fn details(r: &ActionRecord) -> Value {
     Value::Object(o)
 }
 
+impl ActionJson {
+    /// The action of an emulated trace: not final.
+    pub fn pending(self) -> Self {
+        Self {
+            finality: "pending",
+            ..self
+        }
+    }
+}
+
 /// An action row as v3 shows it, with its trace's fields.
 pub fn action_json(r: &ActionRecord, trace: &TraceRecord, accounts: bool) -> ActionJson {
     ActionJson {
@@ -598,4 +608,40 @@ pub fn full_transactions(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Transacti
         t.account_state_after.fill(&ctx.reader)?;
     }
     Ok(out)
+}
+
+/// `GET /api/v3/pendingActions`: the actions of emulated traces.
+pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let supported = supported_types(p)?;
+    let include_txs = p.bool("include_transactions")?.unwrap_or(false);
+    let account = p
+        .parsed("account", "an address", parse_address)?
+        .map(|a| a.address);
+    let mut out = Vec::new();
+    let mut addresses = Vec::new();
+    for t in super::traces::pending_selected(ctx, p)? {
+        for act in t.actions.iter().filter(|a| visible(a, &supported)) {
+            if account.is_some_and(|acc| !act.accounts.contains(&acc)) {
+                continue;
+            }
+            addresses.extend(act.accounts.iter().copied());
+            let mut j = action_json(act, &t.trace, false).pending();
+            if include_txs {
+                let full = t
+                    .txs
+                    .iter()
+                    .filter(|f| act.tx_hashes.contains(&f.tx.hash))
+                    .map(|f| super::traces::transaction_json(ctx, f, true))
+                    .collect::<Result<Vec<_>, _>>()?;
+                j.transactions_full = Some(full);
+            }
+            out.push(j);
+        }
+    }
+    let address_book = address_book::build(ctx, p, addresses)?;
+    to_json(&ActionsResponse {
+        actions: out,
+        address_book,
+        metadata: BTreeMap::new(),
+    })
 }

@@ -126,9 +126,6 @@ pub(crate) const NOT_YET: &[&str] = &[
     "vesting",
     "decode",
     "balanceChanges",
-    "pendingTraces",
-    "pendingActions",
-    "pendingTransactions",
 ];
 
 /// Every endpoint v3 serves, with its handler (aliases are rows of their own).
@@ -164,6 +161,9 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("traces", traces::traces),
     ("events", traces::events),
     ("actions", actions::actions),
+    ("pendingTraces", traces::pending_traces),
+    ("pendingActions", actions::pending_actions),
+    ("pendingTransactions", traces::pending_transactions),
 ];
 
 fn handler_for(endpoint: &str) -> Option<Handler> {

@@ -318,7 +318,8 @@ pub struct Transaction {
     pub total_fees: Dec<u128>,
     pub total_fees_extra_currencies: BTreeMap<String, String>,
     pub description: Option<Description>,
-    pub block_ref: BlockIdJson,
+    /// The block holding it; null for an emulated transaction (in no block yet).
+    pub block_ref: Option<BlockIdJson>,
     pub in_msg: Option<Message>,
     pub out_msgs: Vec<Message>,
     pub account_state_before: AccountState,
@@ -346,7 +347,7 @@ impl From<&FullTx> for Transaction {
             total_fees: Dec(r.total_fees.grams),
             total_fees_extra_currencies: extra_currencies(&r.total_fees),
             description: r.description.as_ref().map(Description::from),
-            block_ref: (&r.block).into(),
+            block_ref: Some((&r.block).into()),
             in_msg: t.in_msg.as_ref().map(|m| Message {
                 trace_id: t.trace_id.map(B64),
                 ..Message::from(m)

@@ -97,8 +97,49 @@ fn trace_json(
     supported: Option<&std::collections::HashSet<String>>,
     accounts: &mut Vec<tonindex_model::Address>,
 ) -> Result<TraceJson, V3Error> {
+    if t.transactions as usize > MAX_TRACE_TXS {
+        return Ok(shell(t));
+    }
+    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
+    let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
+    let actions = match supported {
+        Some(supported) => {
+            let acts = query::traces::trace_actions(&ctx.reader, &t.trace_id)?;
+            Some(shown_actions(&acts, t, supported, false))
+        }
+        None => None,
+    };
+    render(ctx, t, &txs, actions, false, accounts)
+}
+
+/// A trace's actions a client with `supported` sees, as v3 shows them.
+fn shown_actions(
+    acts: &[tonindex_model::ActionRecord],
+    t: &TraceRecord,
+    supported: &std::collections::HashSet<String>,
+    emulated: bool,
+) -> Vec<ActionJson> {
+    let mut acts: Vec<_> = acts
+        .iter()
+        .filter(|a| actions::visible(a, supported))
+        .collect();
+    acts.sort_by_key(|a| (a.start_lt, a.end_lt, a.action_id));
+    acts.iter()
+        .map(|a| {
+            let j = actions::action_json(a, t, false);
+            if emulated {
+                j.pending()
+            } else {
+                j
+            }
+        })
+        .collect()
+}
+
+/// The trace's own fields, without transactions, tree or actions.
+fn shell(t: &TraceRecord) -> TraceJson {
     let too_large = t.transactions as usize > MAX_TRACE_TXS;
-    let mut out = TraceJson {
+    TraceJson {
         trace_id: b64(&t.trace_id),
         external_hash: t.external_hash.as_ref().map(|h| b64(h)),
         mc_seqno_start: t.mc_seqno_start.map(|s| s.to_string()),
@@ -120,12 +161,19 @@ fn trace_json(
         trace: None,
         transactions_order: Vec::new(),
         transactions: BTreeMap::new(),
-    };
-    if too_large {
-        return Ok(out);
     }
-    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
-    let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
+}
+
+/// A trace with its transactions (emulated ones marked so), tree and order.
+fn render(
+    ctx: &Ctx<'_>,
+    t: &TraceRecord,
+    txs: &[query::transactions::FullTx],
+    actions: Option<Vec<ActionJson>>,
+    emulated: bool,
+    accounts: &mut Vec<tonindex_model::Address>,
+) -> Result<TraceJson, V3Error> {
+    let mut out = shell(t);
     let nodes: Vec<_> = txs
         .iter()
         .map(|f| {
@@ -146,26 +194,32 @@ fn trace_json(
         .into_iter()
         .map(|i| b64(&nodes[i].hash))
         .collect();
-    for f in &txs {
+    for f in txs {
         accounts.push(f.tx.account);
-        let mut j = Transaction::from(f);
+        out.transactions
+            .insert(b64(&f.tx.hash), transaction_json(ctx, f, emulated)?);
+    }
+    out.actions = actions;
+    Ok(out)
+}
+
+/// A transaction as v3 shows it; an emulated one is in no block yet.
+pub fn transaction_json(
+    ctx: &Ctx<'_>,
+    f: &query::transactions::FullTx,
+    emulated: bool,
+) -> Result<Transaction, V3Error> {
+    let mut j = Transaction::from(f);
+    if emulated {
+        j.emulated = true;
+        j.finality = "pending";
+        j.block_ref = None;
+        j.mc_block_seqno = None;
+    } else {
         j.account_state_before.fill(&ctx.reader)?;
         j.account_state_after.fill(&ctx.reader)?;
-        out.transactions.insert(b64(&f.tx.hash), j);
     }
-    if let Some(supported) = supported {
-        let mut acts: Vec<_> = query::traces::trace_actions(&ctx.reader, &t.trace_id)?
-            .into_iter()
-            .filter(|a| actions::visible(a, supported))
-            .collect();
-        acts.sort_by_key(|a| (a.start_lt, a.end_lt, a.action_id));
-        out.actions = Some(
-            acts.iter()
-                .map(|a| actions::action_json(a, t, false))
-                .collect(),
-        );
-    }
-    Ok(out)
+    Ok(j)
 }
 
 #[derive(Serialize)]
@@ -287,5 +341,119 @@ pub fn events(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         events,
         address_book,
         metadata: BTreeMap::new(),
+    })
+}
+
+/// Pending traces a request selects (`account` or `ext_msg_hash`), those
+/// whose external message the index has not executed yet.
+pub fn pending_selected(
+    ctx: &Ctx<'_>,
+    p: &Params,
+) -> Result<Vec<std::sync::Arc<crate::api::pending::PendingTrace>>, V3Error> {
+    let account = p
+        .parsed("account", "an address", parse_address)?
+        .map(|a| a.address);
+    let hashes = p.parsed_all("ext_msg_hash", "a hash", parse_hash)?;
+    if account.is_none() && hashes.is_empty() {
+        return Err(V3Error::invalid(
+            "account or ext_msg_hash should be specified",
+        ));
+    }
+    let Some(pending) = ctx.pending else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for t in pending.select(|t| match &account {
+        Some(a) => t.accounts.contains(a),
+        None => hashes.iter().any(|h| t.has_external(h)),
+    }) {
+        // Its real trace may be committed already (the feed drops it soon).
+        let landed = match t.trace.external_hash {
+            Some(h) => query::messages::first_tx_of_message(
+                &ctx.reader,
+                &h,
+                query::messages::Side::Receiver,
+            )?
+            .is_some(),
+            None => false,
+        };
+        if !landed {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct PendingTracesResponse {
+    traces: Option<Vec<TraceJson>>,
+    address_book: AddressBook,
+    metadata: BTreeMap<String, ()>,
+}
+
+/// `GET /api/v3/pendingTraces`: emulated traces of messages sent and not
+/// yet executed; `traces` is null when there are none (as toncenter).
+pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let supported = actions::supported_types(p)?;
+    let selected = pending_selected(ctx, p)?;
+    let mut accounts = Vec::new();
+    let mut traces = Vec::new();
+    for t in &selected {
+        let acts = shown_actions(&t.actions, &t.trace, &supported, true);
+        traces.push(render(
+            ctx,
+            &t.trace,
+            &t.txs,
+            Some(acts),
+            true,
+            &mut accounts,
+        )?);
+    }
+    let address_book = address_book::build(ctx, p, accounts)?;
+    to_json(&PendingTracesResponse {
+        traces: (!traces.is_empty()).then_some(traces),
+        address_book,
+        metadata: BTreeMap::new(),
+    })
+}
+
+#[derive(Serialize)]
+struct PendingTransactionsResponse {
+    transactions: Vec<Transaction>,
+    address_book: AddressBook,
+}
+
+/// `GET /api/v3/pendingTransactions`: the emulated transactions on the
+/// accounts asked for.
+pub fn pending_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let accounts: Vec<tonindex_model::Address> = p
+        .parsed_all("account", "an address", parse_address)?
+        .into_iter()
+        .map(|a| a.address)
+        .collect();
+    if accounts.is_empty() {
+        return Err(V3Error::invalid("at least 1 account address required"));
+    }
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for a in &accounts {
+        let mut q = Params::from_query(None);
+        q.push("account", &crate::api::encoding::raw_upper(a));
+        for t in pending_selected(ctx, &q)? {
+            for f in t.txs.iter().filter(|f| accounts.contains(&f.tx.account)) {
+                if !seen.contains(&f.tx.hash) {
+                    seen.push(f.tx.hash);
+                    out.push(transaction_json(ctx, f, true)?);
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(V3Error::not_found("emulated traces not found"));
+    }
+    let address_book = address_book::build(ctx, p, accounts)?;
+    to_json(&PendingTransactionsResponse {
+        transactions: out,
+        address_book,
     })
 }

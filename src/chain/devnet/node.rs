@@ -359,27 +359,15 @@ impl Devnet {
         self.chain.master.last.seqno
     }
 
-    /// Runs `msg` against the current state: an external message the
-    /// account does not accept is refused as a liteserver refuses it.
-    pub fn precheck(&self, msg: &Cell) -> Result<(), Refused> {
-        let (dst, _) =
-            emulate::message_destination(msg).map_err(|e| Refused::new(422, e.to_string()))?;
-        let tip = if dst.is_masterchain() {
-            &self.chain.master
-        } else {
-            &self.chain.base
-        };
+    /// The executor's config and a block context after the current tips.
+    fn exec_context(&self) -> Result<(ExecConfig, BlockContext), Refused> {
         let internal = |e: String| Refused::new(500, e);
-        let state: ShardStateUnsplit = tip
+        let base: ShardStateUnsplit = self
+            .chain
+            .base
             .state_root
             .parse()
             .map_err(|e| internal(e.to_string()))?;
-        let account = state
-            .load_accounts()
-            .and_then(|a| a.get(dst.address))
-            .map_err(|e| internal(e.to_string()))?
-            .map(|(_, a)| a)
-            .unwrap_or_else(empty_account);
         let mc: ShardStateUnsplit = self
             .chain
             .master
@@ -390,7 +378,7 @@ impl Devnet {
             .load_custom()
             .map_err(|e| internal(e.to_string()))?
             .ok_or_else(|| internal("no masterchain extra".into()))?;
-        let now = unix_now().max(state.gen_utime);
+        let now = unix_now().max(base.gen_utime).max(mc.gen_utime);
         let config =
             ExecConfig::new(extra.config.params, now).map_err(|e| internal(e.to_string()))?;
         let lt = self
@@ -408,6 +396,37 @@ impl Devnet {
             libraries: mc.libraries.clone(),
             ignore_chksig: false,
         };
+        Ok((config, ctx))
+    }
+
+    /// An account as the current tip of its workchain holds it (an empty
+    /// one where none exists).
+    fn tip_account(&self, dst: &StdAddr) -> Result<ShardAccount, Refused> {
+        let internal = |e: String| Refused::new(500, e);
+        let tip = if dst.is_masterchain() {
+            &self.chain.master
+        } else {
+            &self.chain.base
+        };
+        let state: ShardStateUnsplit = tip
+            .state_root
+            .parse()
+            .map_err(|e| internal(e.to_string()))?;
+        Ok(state
+            .load_accounts()
+            .and_then(|a| a.get(dst.address))
+            .map_err(|e| internal(e.to_string()))?
+            .map(|(_, a)| a)
+            .unwrap_or_else(empty_account))
+    }
+
+    /// Runs `msg` against the current state: an external message the
+    /// account does not accept is refused as a liteserver refuses it.
+    pub fn precheck(&self, msg: &Cell) -> Result<(), Refused> {
+        let (dst, _) =
+            emulate::message_destination(msg).map_err(|e| Refused::new(422, e.to_string()))?;
+        let account = self.tip_account(&dst)?;
+        let (config, ctx) = self.exec_context()?;
         match emulate::emulate(&config, &ctx, &account, msg.clone()) {
             Ok(_) => Ok(()),
             Err(EmulateError::NotAccepted { exit_code }) => Err(Refused::new(
@@ -423,6 +442,50 @@ impl Devnet {
             )),
             Err(e) => Err(Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}"))),
         }
+    }
+
+    /// The transactions an external message would cause if its blocks
+    /// were built now: the message on its account, then every internal
+    /// message they send on its receiver, in the order sent, each on the
+    /// state the earlier ones left (at most [`MAX_EMULATED_TXS`]).
+    pub fn emulate_trace(&self, msg: &Cell) -> Result<Vec<Cell>, Refused> {
+        let internal = |e: String| Refused::new(500, e);
+        let (config, mut ctx) = self.exec_context()?;
+        let mut states: std::collections::HashMap<StdAddr, ShardAccount> = Default::default();
+        let mut queue = std::collections::VecDeque::from([msg.clone()]);
+        let mut out = Vec::new();
+        while let Some(m) = queue.pop_front() {
+            if out.len() >= MAX_EMULATED_TXS {
+                break;
+            }
+            let (dst, _) = emulate::message_destination(&m).map_err(|e| internal(e.to_string()))?;
+            let account = match states.get(&dst) {
+                Some(a) => a.clone(),
+                None => self.tip_account(&dst)?,
+            };
+            let emulation = match emulate::emulate(&config, &ctx, &account, m) {
+                Ok(e) => e,
+                Err(e) if out.is_empty() => {
+                    return Err(Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")))
+                }
+                Err(_) => continue,
+            };
+            let tx = emulation.parsed().map_err(|e| internal(e.to_string()))?;
+            for sent in tx.out_msgs.values() {
+                let sent = sent.map_err(|e| internal(e.to_string()))?;
+                let info: tycho_types::models::MsgInfo =
+                    sent.parse().map_err(|e| internal(e.to_string()))?;
+                if matches!(info, tycho_types::models::MsgInfo::Int(_)) {
+                    queue.push_back(sent);
+                }
+            }
+            let next = tx.lt + 1 + u64::from(tx.out_msg_count.into_inner());
+            ctx.block_lt = ctx.block_lt.max(next);
+            ctx.min_lt = ctx.min_lt.max(next);
+            states.insert(dst, emulation.account);
+            out.push(emulation.transaction);
+        }
+        Ok(out)
     }
 
     /// Produces a block pair from `externals`, indexes it as one unit, and
@@ -644,9 +707,13 @@ pub struct RoundOutcome {
     pub waiting: usize,
 }
 
+/// Transactions an emulated trace runs at most.
+pub const MAX_EMULATED_TXS: usize = 256;
+
 /// A request to the producer thread.
 enum Command {
     Send(Cell, mpsc::Sender<Result<(), Refused>>),
+    Emulate(Cell, mpsc::Sender<Result<Vec<Cell>, Refused>>),
     Block(mpsc::Sender<Result<u32, Refused>>),
     Fund(StdAddr, u128, mpsc::Sender<Result<Executed, Refused>>),
     QueueSizes(mpsc::Sender<Result<Vec<(tonindex_model::BlockIdExt, u64)>, Refused>>),
@@ -707,6 +774,13 @@ impl ChainLink for DevnetHandle {
     }
     fn dev(&self) -> Option<&dyn DevLink> {
         Some(self)
+    }
+    fn commit_feed(&self) -> Option<CommitFeed> {
+        Some(self.feed.clone())
+    }
+    fn emulate_trace(&self, msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
+        // With automine the real trace is indexed before the send answers.
+        (!self.automine).then(|| self.ask(|tx| Command::Emulate(msg, tx)))
     }
     fn block_signatures(
         &self,
@@ -904,6 +978,9 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
                             }
                         });
                         let _ = reply.send(r);
+                    }
+                    Some(Command::Emulate(msg, reply)) => {
+                        let _ = reply.send(devnet.emulate_trace(&msg));
                     }
                     Some(Command::Block(reply)) => {
                         let r = waiting

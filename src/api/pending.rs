@@ -1,0 +1,183 @@
+//! Pending traces: what an accepted external message will do, emulated on
+//! the current state when it is sent (the chain's executor, the index's
+//! assembler and classifier), held in memory until its real trace is
+//! committed (the commit feed says so) or its time is up. This is what
+//! toncenter's trace emulator and Redis do for `/pendingTraces`,
+//! `/pendingActions` and `/pendingTransactions`.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tonindex_model::{ActionRecord, Address, BlockId, Hash, TraceRecord};
+use tycho_types::cell::Cell;
+
+use crate::decode::message::message_contents;
+use crate::decode::transaction::decode_transaction;
+use crate::index::feed::Committed;
+use crate::query::messages::Message;
+use crate::query::transactions::FullTx;
+use crate::trace::assembly::Assembly;
+use crate::trace::classify::{self, NoInterfaces};
+use crate::trace::trace_tx;
+use crate::tvm::emulate::message_destination;
+
+/// How long an emulated trace is shown when its real one never comes.
+pub const PENDING_TTL: Duration = Duration::from_secs(120);
+
+/// One emulated trace.
+pub struct PendingTrace {
+    pub created: Instant,
+    pub trace: TraceRecord,
+    /// Its transactions in execution order, as the index would hold them.
+    pub txs: Vec<FullTx>,
+    pub actions: Vec<ActionRecord>,
+    pub accounts: HashSet<Address>,
+}
+
+impl PendingTrace {
+    /// Whether it answers a lookup by external message hash (or its TEP-467 form).
+    pub fn has_external(&self, h: &Hash) -> bool {
+        self.trace.external_hash.as_ref() == Some(h)
+            || self.trace.external_hash_norm.as_ref() == Some(h)
+    }
+}
+
+/// The emulated traces of one process.
+pub struct PendingTraces {
+    traces: Mutex<Vec<Arc<PendingTrace>>>,
+    ttl: Duration,
+}
+
+impl PendingTraces {
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            traces: Mutex::new(Vec::new()),
+            ttl,
+        }
+    }
+
+    /// Builds a trace from emulated transaction cells (the external
+    /// message's transaction first) and keeps it.
+    /// `version` is the global version the chain runs (how message headers read).
+    pub fn add_emulated(
+        &self,
+        cells: &[Cell],
+        hash_norm: Hash,
+        version: u32,
+    ) -> Result<(), String> {
+        let trace = build(cells, hash_norm, version)?;
+        let mut all = self.traces.lock().map_err(|_| "poisoned")?;
+        all.retain(|t| t.trace.external_hash != trace.trace.external_hash);
+        all.push(Arc::new(trace));
+        Ok(())
+    }
+
+    /// Drops the traces whose external message a commit executed.
+    pub fn evict(&self, committed: &Committed) {
+        let landed: HashSet<Hash> = committed
+            .transactions
+            .iter()
+            .filter_map(|t| t.in_msg)
+            .collect();
+        if let Ok(mut all) = self.traces.lock() {
+            all.retain(|t| t.trace.external_hash.is_none_or(|h| !landed.contains(&h)));
+        }
+    }
+
+    /// The live traces that `keep` selects.
+    pub fn select(&self, keep: impl Fn(&PendingTrace) -> bool) -> Vec<Arc<PendingTrace>> {
+        let Ok(mut all) = self.traces.lock() else {
+            return Vec::new();
+        };
+        let ttl = self.ttl;
+        all.retain(|t| t.created.elapsed() < ttl);
+        all.iter().filter(|t| keep(t)).cloned().collect()
+    }
+}
+
+/// Emulated transactions → records, trace and actions.
+fn build(cells: &[Cell], hash_norm: Hash, version: u32) -> Result<PendingTrace, String> {
+    let mut txs = Vec::new();
+    let mut trace_txs = Vec::new();
+    for cell in cells {
+        let tx: tycho_types::models::Transaction = cell.parse().map_err(|e| e.to_string())?;
+        let in_msg = tx
+            .in_msg
+            .as_ref()
+            .ok_or("an emulated transaction without a message")?;
+        let (dst, _) = message_destination(in_msg).map_err(|e| e.to_string())?;
+        let workchain = i32::from(dst.workchain);
+        // Not in any block yet: the block is the workchain's, seqno unknown (0).
+        let block = BlockId {
+            workchain,
+            shard: 0x8000_0000_0000_0000,
+            seqno: 0,
+        };
+        let d =
+            decode_transaction(cell, workchain, block, None, version).map_err(|e| e.to_string())?;
+        let t = trace_tx(
+            &d.record,
+            d.in_msg.as_ref(),
+            &d.out_msgs,
+            None,
+            Some(&d.msg_cells),
+        );
+        let message = |rec: &tonindex_model::MessageRecord, c: &Cell| -> Result<Message, String> {
+            Ok(Message {
+                record: rec.clone(),
+                contents: message_contents(c).map_err(|e| e.to_string())?,
+            })
+        };
+        let mut cells_iter = d.msg_cells.iter();
+        let in_full = match &d.in_msg {
+            Some(m) => Some(message(m, cells_iter.next().ok_or("message cells")?)?),
+            None => None,
+        };
+        let out_full = d
+            .out_msgs
+            .iter()
+            .zip(cells_iter)
+            .map(|(m, c)| message(m, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        txs.push(FullTx {
+            tx: d.record.clone(),
+            in_msg: in_full,
+            out_msgs: out_full,
+            boc: d.boc.clone(),
+            trace_id: None,
+        });
+        trace_txs.push(t);
+    }
+    let mut asm = Assembly::new(Default::default(), Default::default(), Vec::new());
+    let mut ids = Vec::new();
+    for t in &trace_txs {
+        ids.push(asm.add(t));
+    }
+    let changes = asm.finish();
+    let mut trace = changes
+        .traces
+        .into_iter()
+        .find(|t| Some(t.trace_id) == ids.first().copied())
+        .ok_or("no trace assembled")?;
+    trace.external_hash_norm = Some(hash_norm);
+    let in_trace: Vec<_> = trace_txs
+        .iter()
+        .zip(&ids)
+        .filter(|(_, id)| **id == trace.trace_id)
+        .map(|(t, _)| t.clone())
+        .collect();
+    let actions = classify::classify(&trace, &in_trace, &NoInterfaces).unwrap_or_default();
+    trace.classification = tonindex_model::ClassificationState::Ok;
+    for t in &mut txs {
+        t.trace_id = Some(trace.trace_id);
+    }
+    let accounts = txs.iter().map(|t| t.tx.account).collect();
+    Ok(PendingTrace {
+        created: Instant::now(),
+        trace,
+        txs,
+        actions,
+        accounts,
+    })
+}
