@@ -100,6 +100,13 @@ impl Params {
         self.pairs.push((name.to_string(), value.to_string()));
     }
 
+    /// Replaces every value of `name` with `value` (a header that
+    /// overrides its parameter).
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.pairs.retain(|(k, _)| k != name);
+        self.push(name, value);
+    }
+
     /// The first non-empty value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.pairs

@@ -245,11 +245,17 @@ async fn dispatch(
     for (header, key) in [
         ("x-no-address-book", "x_no_address_book"),
         ("x-no-metadata", "x_no_metadata"),
-        ("x-actions-version", "supported_action_types"),
     ] {
         if let Some(v) = headers.get(header).and_then(|v| v.to_str().ok()) {
             params.push(key, v);
         }
+    }
+    // X-Actions-Version overrides supported_action_types (spec v3 §4.4).
+    if let Some(v) = headers
+        .get("x-actions-version")
+        .and_then(|v| v.to_str().ok())
+    {
+        params.set("supported_action_types", v);
     }
     let big = body.len() > super::INLINE_BODY_BYTES;
     let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler(ctx, &params));
