@@ -258,6 +258,14 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             "v2 getTransactions (limit 10)",
             format!("/api/v2/getTransactions?address={account}&limit=10"),
         ),
+        (
+            "v3 traces of account (limit 100)",
+            format!("/api/v3/traces?account={account}&limit=100"),
+        ),
+        (
+            "v3 actions of account (limit 100)",
+            format!("/api/v3/actions?account={account}&limit=100"),
+        ),
     ];
 
     println!(
