@@ -213,7 +213,7 @@ impl<'a> Indexer<'a> {
             });
         }
         let unit_traces = if self.traces {
-            traces::index_traces(self.db, &mut batch, &new_blocks)?
+            traces::index_traces(self.db, &mut batch, &new_blocks, &self.encoding)?
         } else {
             traces::UnitTraces::default()
         };

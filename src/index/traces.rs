@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use tonindex_model::{
     ActionRecord, Address, ClassificationState, Hash, MessageRecord, TraceRecord, TraceState,
     TransactionRecord,
@@ -16,9 +17,9 @@ use tonindex_storage::tables::{
     TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey,
     Traces, Transactions, TxBocs, TxByTrace,
 };
-use tonindex_storage::{Batch, Db, KeyWriter};
+use tonindex_storage::{Batch, Db, EncodedRows, KeyWriter};
 
-use super::{IndexError, NewBlock};
+use super::{IndexError, NewBlock, RowEncoding};
 use crate::decode::DecodedTransaction;
 use crate::trace::assembly::Assembly;
 use crate::trace::classify;
@@ -41,6 +42,7 @@ pub(super) fn index_traces(
     db: &Db,
     batch: &mut Batch<'_>,
     blocks: &[NewBlock<'_>],
+    encoding: &RowEncoding,
 ) -> Result<UnitTraces, IndexError> {
     // The unit's transactions, without bodies (assembly needs hashes only).
     let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
@@ -127,16 +129,35 @@ pub(super) fn index_traces(
             parts.entry(*into).or_default().extend(moved);
         }
     }
-    let mut out = UnitTraces::default();
-    for mut trace in changes.traces {
+    // Each trace's rows (classification included) are independent of the
+    // others': encoded where the unit's other rows are.
+    let encode = |trace: &TraceRecord| -> Result<EncodedRows, IndexError> {
+        let mut trace = trace.clone();
+        let mut rows = EncodedRows::default();
         if trace.pending_messages == 0 {
             let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
-            settle(db, batch, &mut trace, stored, &unit, &trace_of)?;
-            out.settled.push(trace.trace_id);
+            settle(db, &mut rows, &mut trace, stored, &unit, &trace_of)?;
         }
-        batch.put::<Traces>(&trace.trace_id, &trace);
+        rows.put::<Traces>(&trace.trace_id, &trace);
+        Ok(rows)
+    };
+    let traces = &changes.traces;
+    let parallel = || traces.par_iter().map(encode).collect::<Vec<_>>();
+    let encoded = match encoding {
+        RowEncoding::Parallel(Some(pool)) if traces.len() >= 8 => pool.install(parallel),
+        RowEncoding::Parallel(None) if traces.len() >= 8 => parallel(),
+        _ => traces.iter().map(encode).collect(),
+    };
+    for rows in encoded {
+        batch.append(rows?);
     }
-    Ok(out)
+    Ok(UnitTraces {
+        settled: traces
+            .iter()
+            .filter(|t| t.pending_messages == 0)
+            .map(|t| t.trace_id)
+            .collect(),
+    })
 }
 
 /// Moves a stored trace merged into `into`: its transactions' rows, its
@@ -201,7 +222,7 @@ fn move_stored(
 /// classifies it when it is complete.
 fn settle(
     db: &Db,
-    batch: &mut Batch<'_>,
+    batch: &mut EncodedRows,
     trace: &mut TraceRecord,
     stored: &[Hash],
     unit: &[(TraceTx, &DecodedTransaction, u64)],
@@ -247,7 +268,7 @@ fn settle(
     Ok(())
 }
 
-fn write_action(batch: &mut Batch<'_>, trace: &TraceRecord, action: &ActionRecord) {
+fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRecord) {
     batch.put::<Actions>(
         &HashMsgKey {
             hash: trace.trace_id,
