@@ -110,26 +110,15 @@ pub fn account_msg_hashes(
     lo: u64,
     hi: u64,
 ) -> Result<Vec<Hash>, Error> {
-    let key = |lt| {
-        AccountLtHashKey {
-            account: *account,
-            lt,
-            hash: [0; 32],
-        }
-        .encode()
-    };
-    let upper = match hi.checked_add(1) {
-        Some(lt) => Some(key(lt)),
-        None => prefix_successor(&AccountLtHashKey::prefix(account)),
-    };
+    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
     let hashes = |x: Result<(AccountLtHashKey, ()), Error>| x.map(|(k, ())| k.hash);
     match side {
         Side::Sender => r
-            .range::<MsgBySource>(&key(lo), upper, false)
+            .range::<MsgBySource>(&lower, upper, false)
             .map(hashes)
             .collect(),
         Side::Receiver => r
-            .range::<MsgByDestination>(&key(lo), upper, false)
+            .range::<MsgByDestination>(&lower, upper, false)
             .map(hashes)
             .collect(),
     }

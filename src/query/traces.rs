@@ -6,7 +6,7 @@ use tonindex_storage::tables::{
     AccountLtHashKey, ActionByAccount, ActionById, Actions, LtHashKey, OpcodeLtHashKey,
     TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceOfTx, Traces, TxByTrace,
 };
-use tonindex_storage::{prefix_successor, Error, Key, KeyWriter, Reader};
+use tonindex_storage::{Error, Key, KeyWriter, Reader};
 
 /// A trace by its id.
 pub fn trace(r: &Reader<'_>, id: &Hash) -> Result<Option<TraceRecord>, Error> {
@@ -45,7 +45,7 @@ pub fn settled_trace_ids<'a>(
 ) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
     match account {
         Some(a) => {
-            let (lower, upper) = account_lt_bounds(a, lo, hi);
+            let (lower, upper) = AccountLtHashKey::lt_range(a, lo, hi);
             Box::new(
                 r.range::<TraceByAccount>(&lower, upper, desc)
                     .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
@@ -82,7 +82,7 @@ pub fn action_trace_ids<'a>(
     hi: u64,
     desc: bool,
 ) -> impl Iterator<Item = Result<(u64, Hash), Error>> + 'a {
-    let (lower, upper) = account_lt_bounds(account, lo, hi);
+    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
     r.range::<ActionByAccount>(&lower, upper, desc)
         .map(|x| x.map(|(k, ())| (k.lt, k.hash)))
 }
@@ -98,20 +98,4 @@ pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord
 /// The trace an action belongs to.
 pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>, Error> {
     r.get::<ActionById>(action_id)
-}
-
-fn account_lt_bounds(account: &Address, lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
-    let key = |lt| {
-        AccountLtHashKey {
-            account: *account,
-            lt,
-            hash: [0; 32],
-        }
-        .encode()
-    };
-    let upper = match hi.checked_add(1) {
-        Some(lt) => Some(key(lt)),
-        None => prefix_successor(&AccountLtHashKey::prefix(account)),
-    };
-    (key(lo), upper)
 }

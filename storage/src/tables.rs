@@ -548,9 +548,26 @@ pub struct AccountLtHashKey {
 }
 
 impl AccountLtHashKey {
-    /// Prefix of all messages of one account.
+    /// Prefix of all rows of one account.
     pub fn prefix(account: &Address) -> Vec<u8> {
         KeyWriter::with_capacity(36).address(account).finish()
+    }
+
+    /// Key bounds `[lower, upper)` of one account's rows with `lo <= lt <= hi`.
+    pub fn lt_range(account: &Address, lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let key = |lt| {
+            AccountLtHashKey {
+                account: *account,
+                lt,
+                hash: [0; 32],
+            }
+            .encode()
+        };
+        let upper = match hi.checked_add(1) {
+            Some(lt) => Some(key(lt)),
+            None => crate::db::prefix_successor(&Self::prefix(account)),
+        };
+        (key(lo), upper)
     }
 }
 
