@@ -806,6 +806,16 @@ fn traces_and_actions() {
         r.json["error"],
         "only one of account, trace_id, tx_hash, msg_hash should be specified"
     );
+    // X-Actions-Version overrides supported_action_types (a bad query value is then not read).
+    let uri = "/api/v3/actions?supported_action_types=v1;drop&limit=3";
+    assert_eq!(get(uri).status, 422);
+    let with_header = common::api::run(
+        axum::http::Request::get(uri)
+            .header("X-Actions-Version", "v2")
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    );
+    assert_eq!(with_header.status, 200, "{}", with_header.json);
     // A well-formed hash nobody knows: no traces, not an error.
     let none = get(&format!("/api/v3/traces?tx_hash={}", q(&b64(&[7; 32]))));
     assert_eq!(none.status, 200);
