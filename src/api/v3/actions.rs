@@ -67,8 +67,8 @@ const V2: &[&str] = &[
     "coffee_staking_withdraw",
     "unknown",
 ];
-const V3: &[&str] = &[
-    "v2",
+/// The NFT and DNS-sale types v3 added (also the `nft.v3` group).
+const NFT_V3: &[&str] = &[
     "nft_put_on_sale",
     "nft_put_on_auction",
     "auction_outbid",
@@ -81,6 +81,8 @@ const V3: &[&str] = &[
     "nft_update_sale",
     "dns_purchase",
     "dns_release",
+];
+const LAYERZERO: &[&str] = &[
     "layerzero_send",
     "layerzero_send_tokens",
     "layerzero_receive",
@@ -108,7 +110,7 @@ fn shortcut(name: &str) -> Option<Vec<&'static str>> {
     Some(match name {
         "v1" => V1.to_vec(),
         "v2" => V2.to_vec(),
-        "v3" => V3.to_vec(),
+        "v3" => [&["v2"][..], NFT_V3, LAYERZERO].concat(),
         "v4" => [&["v3"][..], COCOON].concat(),
         "latest" => vec!["v4"],
         "staking" => vec![
@@ -118,21 +120,7 @@ fn shortcut(name: &str) -> Option<Vec<&'static str>> {
         ],
         "jettons" => vec!["jetton_transfer", "jetton_burn", "jetton_mint"],
         "nft" => vec!["nft_transfer", "nft_mint", "auction_bid"],
-        "nft.v3" => vec![
-            "nft",
-            "nft_put_on_sale",
-            "nft_put_on_auction",
-            "auction_outbid",
-            "nft_cancel_sale",
-            "nft_purchase",
-            "nft_cancel_auction",
-            "nft_finish_auction",
-            "teleitem_start_auction",
-            "teleitem_cancel_auction",
-            "nft_update_sale",
-            "dns_purchase",
-            "dns_release",
-        ],
+        "nft.v3" => [&["nft"][..], NFT_V3].concat(),
         "dns" => vec![
             "change_dns",
             "delete_dns",
@@ -172,13 +160,7 @@ fn shortcut(name: &str) -> Option<Vec<&'static str>> {
             "tgbtc_mint",
             "tgbtc_mint_fallback",
         ],
-        "layerzero" => vec![
-            "layerzero_send",
-            "layerzero_send_tokens",
-            "layerzero_receive",
-            "layerzero_commit_packet",
-            "layerzero_dvn_verify",
-        ],
+        "layerzero" => LAYERZERO.to_vec(),
         "cocoon" => COCOON.to_vec(),
         _ => return None,
     })
@@ -644,4 +626,36 @@ pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         address_book,
         metadata: BTreeMap::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(name: &str) -> HashSet<String> {
+        let mut out = HashSet::new();
+        expand(name, &mut out, 0);
+        out
+    }
+
+    #[test]
+    fn shortcuts_expand_to_the_spec_sets() {
+        // v1 23 types, v2 23 more (with unknown), v3 17 more, v4 the 12 cocoon types.
+        assert_eq!(set("v1").len(), 23);
+        assert_eq!(set("v2").len(), 46);
+        assert_eq!(set("v3").len(), 63);
+        assert_eq!(set("latest").len(), 75);
+        assert!(set("latest").is_superset(&set("nft.v3")));
+        assert!(set("nft.v3").contains("nft_mint") && set("nft.v3").contains("dns_release"));
+        assert_eq!(set("layerzero").len(), 5);
+        assert!(
+            !set("latest").contains("tgbtc_mint"),
+            "tgBTC is asked for by name"
+        );
+        assert_eq!(
+            set("jetton_transfer").len(),
+            1,
+            "any other string is a type"
+        );
+    }
 }
