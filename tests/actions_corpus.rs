@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use serde_json::Value;
 use tonindex::trace::assembly::Assembly;
-use tonindex::trace::classify::{self, Interfaces, JettonWallet, NftItem};
+use tonindex::trace::classify::{self, Interfaces, JettonWallet, NftItem, NftSale};
 use tonindex::trace::{tree, TraceMsg, TraceTx};
 use tonindex_model::{
     AccountStatus, ActionRecord, Address, ClassificationState, Hash, MsgKind, TraceRecord,
@@ -327,6 +327,36 @@ impl Interfaces for CorpusInterfaces {
             index,
         })
     }
+    fn nft_sale(&self, a: &Address) -> Option<NftSale> {
+        let s = self.0[raw(a)].get("NftSale")?;
+        Some(NftSale {
+            nft: address(&s["nft_address"])?,
+            owner: address(&s["nft_owner_address"]),
+            marketplace: address(&s["marketplace_address"]),
+            price: record_u128(&s["full_price"])?,
+        })
+    }
+    fn nft_auction(&self, a: &Address) -> Option<NftSale> {
+        let s = self.0[raw(a)].get("NftAuction")?;
+        Some(NftSale {
+            nft: address(&s["nft_addr"])?,
+            owner: address(&s["nft_owner"]),
+            marketplace: address(&s["mp_addr"]),
+            price: record_u128(&s["last_bid"])?,
+        })
+    }
+}
+
+/// A float or integer record number as an integer.
+fn record_u128(v: &Value) -> Option<u128> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .map(u128::from)
+            .or_else(|| n.as_f64().map(|f| f as u128)),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
 }
 
 fn raw(a: &Address) -> String {
@@ -380,8 +410,18 @@ fn action_json(a: &ActionRecord) -> Value {
         "ancestor_type": a.ancestor_type,
         "parent_action_id": a.parent_action_id.as_ref().map(b64),
     });
-    let data: Value = serde_json::from_str(&a.data).expect("action data is JSON");
-    o[format!("{}_data", a.kind)] = data;
+    let mut data: Value = serde_json::from_str(&a.data).expect("action data is JSON");
+    // toncenter's row keeps a type's fields in a column named after it, or
+    // after the type it extends; a LayerZero packet has a column of its own.
+    if let Some(packet) = data.as_object_mut().and_then(|d| d.remove("packet")) {
+        o["layerzero_packet_data"] = packet;
+    }
+    let column = match a.kind.as_str() {
+        "nft_purchase" => "nft_transfer",
+        "layerzero_send_tokens" => "layerzero_send",
+        k => k.strip_suffix("_fallback").unwrap_or(k),
+    };
+    o[format!("{column}_data")] = data;
     o
 }
 
@@ -521,6 +561,9 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "ton-transfers.yaml",
     "jetton-transfer.yaml",
     "jetton-mints.yaml",
+    "nft.yaml",
+    "vesting.yaml",
+    "cocoon.yaml",
 ];
 
 #[test]
@@ -562,4 +605,54 @@ fn classifier_passes_the_corpus_cases() {
         must_pass_failures.len(),
         must_pass_failures.join("\n")
     );
+}
+
+/// A composite whose parts are actions of their own lists them under it:
+/// the NFT transfer and the seller's payout of a Getgems purchase carry the
+/// purchase as parent and ancestor type; the ids are toncenter's (sha256 of
+/// the earliest message hash and the type, computed by its classifier).
+#[test]
+fn purchase_parts_are_listed_under_the_purchase() {
+    let dir = corpus_dir();
+    let path = dir
+        .join("traces")
+        .join("mG5NGg-37hpz1Vgs5KvDo0HKgtQKCnMbmGEpdApY5Ls=.lz4");
+    if std::env::var_os("TONINDEX_ACTIONS_CORPUS").is_some() && !path.exists() {
+        return;
+    }
+    let t = load_trace(&path);
+    let record = trace_record(&t.row);
+    let actions = classify::classify(&record, &t.txs, &CorpusInterfaces(t.interfaces.clone()))
+        .expect("classified");
+    let of =
+        |kind: &str| -> Vec<&ActionRecord> { actions.iter().filter(|a| a.kind == kind).collect() };
+    let purchase = of("nft_purchase");
+    assert_eq!(purchase.len(), 1);
+    let purchase = purchase[0];
+    assert_eq!(
+        b64(&purchase.action_id),
+        "Y3xmNrUJd51i1mMC0jLwB1lpYXysjnh5swMaY/E8C8c="
+    );
+    assert!(purchase.parent_action_id.is_none() && purchase.ancestor_type.is_empty());
+    let transfer = of("nft_transfer");
+    assert_eq!(transfer.len(), 1);
+    assert_eq!(
+        b64(&transfer[0].action_id),
+        "q5pCRDCBRp0QoU9wYs4eYRGAEhcWXKo5UjhN/QVXMcA="
+    );
+    assert_eq!(transfer[0].parent_action_id, Some(purchase.action_id));
+    assert_eq!(transfer[0].ancestor_type, vec!["nft_purchase".to_string()]);
+    // The seller's payout is a part; the marketplace's failed transfer is not.
+    let transfers = of("ton_transfer");
+    assert_eq!(transfers.len(), 2);
+    assert_eq!(
+        transfers
+            .iter()
+            .filter(|a| a.parent_action_id == Some(purchase.action_id))
+            .count(),
+        1
+    );
+    assert!(transfers
+        .iter()
+        .any(|a| a.parent_action_id.is_none() && !a.success));
 }

@@ -331,7 +331,7 @@ fn details(r: &ActionRecord) -> Value {
             put("nft_collection", a(&r.asset));
             put("nft_item_index", d("nft_item_index"));
         }
-        "nft_transfer" => {
+        "nft_transfer" | "nft_purchase" => {
             put("nft_collection", a(&r.asset));
             put("nft_item", a(&r.asset_secondary));
             put("nft_item_index", d("nft_item_index"));
@@ -353,6 +353,56 @@ fn details(r: &ActionRecord) -> Value {
                 "is_encrypted_comment",
             ] {
                 put(k, d(k));
+            }
+            if !d("marketplace").is_null() {
+                put("marketplace", d("marketplace"));
+                put("real_old_owner", d("real_prev_owner"));
+                put("marketplace_address", d("marketplace_address"));
+            }
+            for k in [
+                "payout_amount",
+                "payout_address",
+                "payout_comment",
+                "payout_comment_encrypted",
+                "payout_comment_encoded",
+                "royalty_amount",
+                "royalty_address",
+            ] {
+                if !d(k).is_null() {
+                    put(k, d(k));
+                }
+            }
+        }
+        "vesting_send_message" => {
+            put("query_id", d("query_id"));
+            put("message_boc", d("message_boc"));
+            put("source", a(&r.source));
+            put("vesting", a(&r.destination));
+            put("destination", a(&r.destination_secondary));
+            put("amount", s(&r.amount));
+        }
+        "vesting_add_whitelist" => {
+            put("query_id", d("query_id"));
+            put("accounts_added", d("accounts_added"));
+            put("source", a(&r.source));
+            put("vesting", a(&r.destination));
+        }
+        k if k.starts_with("cocoon_") => {
+            for (k, v) in &data {
+                put(k, v.clone());
+            }
+            for (k, v) in [
+                ("source", &r.source),
+                ("source_secondary", &r.source_secondary),
+                ("destination", &r.destination),
+                ("destination_secondary", &r.destination_secondary),
+            ] {
+                if v.is_some() {
+                    put(k, a(v));
+                }
+            }
+            if r.amount.is_some() {
+                put("amount", s(&r.amount));
             }
         }
         "unknown" => {}

@@ -201,3 +201,93 @@ pub fn payload_comment(payload: Option<&Cell>) -> (Option<String>, bool) {
         _ => (None, false),
     }
 }
+
+/// A `MsgAddress` as toncenter's reader renders every form it accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnyAddress {
+    None,
+    Std(Address),
+    /// `addr_extern`, written `"{bits};{hex}"` (hex without leading zeros).
+    Extern(String),
+}
+
+impl AnyAddress {
+    pub fn std(&self) -> Option<Address> {
+        match self {
+            AnyAddress::Std(a) => Some(*a),
+            _ => None,
+        }
+    }
+
+    /// As a JSON value: a raw address, the external form, or null.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            AnyAddress::None => serde_json::Value::Null,
+            AnyAddress::Std(a) => super::addr(Some(*a)),
+            AnyAddress::Extern(s) => serde_json::Value::String(s.clone()),
+        }
+    }
+}
+
+/// `MsgAddress` with the external form kept and an anycast prefix read
+/// past (not applied); `addr_var` is refused, as toncenter's reader does.
+pub fn any_address(s: &mut CellSlice<'_>) -> Option<AnyAddress> {
+    match s.load_small_uint(2).ok()? {
+        0b00 => Some(AnyAddress::None),
+        0b01 => {
+            let len = s.load_uint(9).ok()? as u16;
+            let mut bits = String::with_capacity(usize::from(len));
+            for _ in 0..len {
+                bits.push(if s.load_bit().ok()? { '1' } else { '0' });
+            }
+            let hex = bits_to_hex(&bits);
+            let mut hex_digits = hex.trim_start_matches('0').to_string();
+            if hex_digits.is_empty() {
+                hex_digits.push('0');
+            }
+            Some(AnyAddress::Extern(format!("{len};{hex_digits}")))
+        }
+        0b10 => {
+            if s.load_bit().ok()? {
+                let depth = s.load_small_uint(5).ok()?;
+                if depth == 0 {
+                    return None;
+                }
+                s.skip_first(u16::from(depth), 0).ok()?;
+            }
+            let workchain = s.load_u8().ok()? as i8;
+            let id = s.load_u256().ok()?;
+            Some(AnyAddress::Std(Address {
+                workchain: i32::from(workchain),
+                id: *id.as_array(),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// A binary string as hex of the same number.
+fn bits_to_hex(bits: &str) -> String {
+    let pad = (4 - bits.len() % 4) % 4;
+    let padded = format!("{}{bits}", "0".repeat(pad));
+    padded
+        .as_bytes()
+        .chunks(4)
+        .map(|c| {
+            let v = c.iter().fold(0u8, |acc, &b| (acc << 1) | (b - b'0'));
+            char::from_digit(u32::from(v), 16).unwrap_or('0')
+        })
+        .collect()
+}
+
+/// An unsigned integer as Python's `hex(n)[2:]` writes it: lower case,
+/// no leading zeros.
+pub fn hex_int(bytes: &[u8]) -> String {
+    let s = hex::encode(bytes);
+    let t = s.trim_start_matches('0');
+    if t.is_empty() {
+        "0".into()
+    } else {
+        t.into()
+    }
+}

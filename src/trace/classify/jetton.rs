@@ -5,7 +5,18 @@ use tonindex_model::Address;
 use tycho_types::cell::Cell;
 
 use super::body::{self, coins, either_payload, maybe_ref, msg_address};
-use super::{addr, call_failed, change_of, child_with, dec, Block, Claims, Cols, Interfaces, Tree};
+use super::{
+    addr, call_failed, change_of, child_with, dec, Block, BlockId, Cols, Graph, Interfaces, Tree,
+};
+
+/// The opcodes whose bodies these matchers read.
+pub(crate) const BODY_OPS: &[u32] = &[
+    OP_TRANSFER,
+    OP_INTERNAL_TRANSFER,
+    OP_BURN,
+    OP_MINT,
+    OP_MINTER_MINT,
+];
 
 pub(crate) const OP_TRANSFER: u32 = 0x0f8a_7ea5;
 pub(crate) const OP_INTERNAL_TRANSFER: u32 = 0x178d_4519;
@@ -88,16 +99,13 @@ pub(crate) fn transfer_data(
 
 /// transfer → internal_transfer (→ transfer_notification), with the
 /// excesses either returns. The receiving wallet must be a known Jetton wallet.
-pub(crate) fn transfer(
-    tree: &Tree<'_>,
-    claims: &Claims,
-    n: usize,
-    interfaces: &dyn Interfaces,
-) -> Option<Block> {
+pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let tree = g.tree;
+    let n = g.leaf(b)?;
     if tree.opcode(n) != Some(OP_TRANSFER) || tree.txs[n].in_msg.as_ref()?.source.is_none() {
         return None;
     }
-    let internal = child_with(tree, claims, n, OP_INTERNAL_TRANSFER)?;
+    let internal = child_with(g, n, OP_INTERNAL_TRANSFER)?;
     let receiver_wallet = tree.txs[internal].in_msg.as_ref()?.destination?;
     let wallet = interfaces.jetton_wallet(&receiver_wallet)?;
     let parsed = transfer_body(in_body(tree, n)?)?;
@@ -105,11 +113,11 @@ pub(crate) fn transfer(
         .and_then(internal_transfer_amounts)
         .unwrap_or((parsed.amount, parsed.forward_amount));
     let mut nodes = vec![n, internal];
-    let notify = child_with(tree, claims, internal, OP_TRANSFER_NOTIFICATION);
+    let notify = child_with(g, internal, OP_TRANSFER_NOTIFICATION);
     nodes.extend(notify);
-    nodes.extend(change_of(tree, claims, internal));
+    nodes.extend(change_of(g, internal));
     if let Some(notify) = notify {
-        nodes.extend(change_of(tree, claims, notify));
+        nodes.extend(change_of(g, notify));
     }
     let m = tree.txs[n].in_msg.as_ref()?;
     let cols = Cols {
@@ -128,12 +136,9 @@ pub(crate) fn transfer(
 }
 
 /// burn (→ burn_notification at the master, with its excesses).
-pub(crate) fn burn(
-    tree: &Tree<'_>,
-    claims: &Claims,
-    n: usize,
-    interfaces: &dyn Interfaces,
-) -> Option<Block> {
+pub(crate) fn burn(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let tree = g.tree;
+    let n = g.leaf(b)?;
     if tree.opcode(n) != Some(OP_BURN) {
         return None;
     }
@@ -143,9 +148,9 @@ pub(crate) fn burn(
     s.load_u64().ok()?;
     let amount = coins(&mut s)?;
     let mut nodes = vec![n];
-    if let Some(notify) = child_with(tree, claims, n, OP_BURN_NOTIFICATION) {
+    if let Some(notify) = child_with(g, n, OP_BURN_NOTIFICATION) {
         nodes.push(notify);
-        nodes.extend(change_of(tree, claims, notify));
+        nodes.extend(change_of(g, notify));
     }
     let cols = Cols {
         source: Some(wallet.owner),
@@ -159,12 +164,9 @@ pub(crate) fn burn(
 
 /// A mint request at a master (`mint#642b7d07`, or the minter's `#15`)
 /// with the internal_transfer it causes and what follows it.
-pub(crate) fn mint(
-    tree: &Tree<'_>,
-    claims: &Claims,
-    n: usize,
-    interfaces: &dyn Interfaces,
-) -> Option<Block> {
+pub(crate) fn mint(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let tree = g.tree;
+    let n = g.leaf(b)?;
     let op = tree.opcode(n)?;
     if op != OP_MINT && op != OP_MINTER_MINT {
         return None;
@@ -184,15 +186,15 @@ pub(crate) fn mint(
         None
     };
     let mut nodes = vec![n];
-    let internal = child_with(tree, claims, n, OP_INTERNAL_TRANSFER);
+    let internal = child_with(g, n, OP_INTERNAL_TRANSFER);
     let notify = match internal {
-        Some(i) => child_with(tree, claims, i, OP_TRANSFER_NOTIFICATION),
-        None => child_with(tree, claims, n, OP_TRANSFER_NOTIFICATION),
+        Some(i) => child_with(g, i, OP_TRANSFER_NOTIFICATION),
+        None => child_with(g, n, OP_TRANSFER_NOTIFICATION),
     };
     nodes.extend(internal);
     nodes.extend(notify);
     for x in internal.iter().chain(notify.iter()) {
-        nodes.extend(change_of(tree, claims, *x));
+        nodes.extend(change_of(g, *x));
     }
     let mint_failed = call_failed(tree, n);
     let cols = match internal {

@@ -17,8 +17,11 @@
 //! records.
 
 pub mod body;
+mod cocoon;
+mod graph;
 mod jetton;
 mod nft;
+mod vesting;
 mod wallet;
 
 use std::collections::{HashMap, HashSet};
@@ -29,6 +32,7 @@ use sha2::{Digest, Sha256};
 use tonindex_model::{AccountStatus, ActionRecord, Address, Hash, MsgKind, TraceRecord, TxKind};
 
 use super::TraceTx;
+pub(crate) use graph::{BlockId, Graph};
 
 /// A Jetton wallet: whose it is and of which Jetton.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,10 +49,29 @@ pub struct NftItem {
     pub index: String,
 }
 
+/// A fixed-price sale or an auction of one NFT (Getgems contracts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NftSale {
+    pub nft: Address,
+    /// The seller.
+    pub owner: Option<Address>,
+    pub marketplace: Option<Address>,
+    /// The full price of a sale, the last bid of an auction.
+    pub price: u128,
+}
+
 /// What the classifier may ask about an account's contract.
 pub trait Interfaces {
     fn jetton_wallet(&self, account: &Address) -> Option<JettonWallet>;
     fn nft_item(&self, account: &Address) -> Option<NftItem>;
+    /// A fixed-price sale contract.
+    fn nft_sale(&self, _account: &Address) -> Option<NftSale> {
+        None
+    }
+    /// An auction contract.
+    fn nft_auction(&self, _account: &Address) -> Option<NftSale> {
+        None
+    }
 }
 
 /// Knows no contract: every Jetton or NFT flow stays contract calls.
@@ -74,20 +97,17 @@ pub struct ClassifyError(pub String);
 /// comments, and the flows its matchers parse.
 pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
     kind == MsgKind::ExternalIn
-        || matches!(
-            opcode,
-            Some(
-                body::OP_COMMENT
-                    | body::OP_ENCRYPTED_COMMENT
-                    | jetton::OP_TRANSFER
-                    | jetton::OP_INTERNAL_TRANSFER
-                    | jetton::OP_BURN
-                    | jetton::OP_MINT
-                    | jetton::OP_MINTER_MINT
-                    | nft::OP_TRANSFER
-                    | nft::OP_OWNERSHIP_ASSIGNED
-            )
-        )
+        || opcode.is_some_and(|op| {
+            [
+                &[body::OP_COMMENT, body::OP_ENCRYPTED_COMMENT][..],
+                jetton::BODY_OPS,
+                nft::BODY_OPS,
+                vesting::BODY_OPS,
+                cocoon::BODY_OPS,
+            ]
+            .iter()
+            .any(|ops| ops.contains(&op))
+        })
 }
 
 pub(crate) const OP_EXCESSES: u32 = 0xd532_76db;
@@ -188,12 +208,15 @@ pub(crate) struct Cols {
     pub amount: Option<u128>,
 }
 
-/// One action in the making.
+/// One action in the making: what a matcher makes of leaves (`nodes`,
+/// transactions whose basic block it takes) and blocks (`members`).
 #[derive(Debug, Clone)]
 pub(crate) struct Block {
     pub kind: &'static str,
     /// The transactions it covers, the one that matched first.
     pub nodes: Vec<usize>,
+    /// Blocks of the graph it takes whole.
+    pub members: Vec<BlockId>,
     pub failed: bool,
     pub cols: Cols,
     pub data: Map<String, Value>,
@@ -204,9 +227,18 @@ impl Block {
         Self {
             kind,
             nodes,
+            members: Vec::new(),
             failed,
             cols,
             data: Map::new(),
+        }
+    }
+
+    /// A composite of graph blocks.
+    pub(crate) fn of(kind: &'static str, members: Vec<BlockId>, failed: bool, cols: Cols) -> Self {
+        Self {
+            members,
+            ..Self::new(kind, Vec::new(), failed, cols)
         }
     }
 }
@@ -301,34 +333,73 @@ pub(crate) fn deployed_here(t: &TraceTx) -> bool {
     t.end_status == AccountStatus::Active && t.orig_status != AccountStatus::Active
 }
 
-/// Matching state: which transactions a composite block took.
-pub(crate) struct Claims {
-    taken: Vec<bool>,
-}
-
-impl Claims {
-    pub fn free(&self, n: usize) -> bool {
-        !self.taken[n]
-    }
-    fn take(&mut self, nodes: &[usize]) {
-        for &n in nodes {
-            self.taken[n] = true;
-        }
-    }
-}
-
-/// A matcher: at an unclaimed transaction, the composite block it makes
-/// there (with every transaction it covers), if the flow is its.
-type Matcher = fn(&Tree<'_>, &Claims, usize, &dyn Interfaces) -> Option<Block>;
+/// A matcher: at an unclaimed block, the composite it makes there (with
+/// every leaf and block it covers), if the flow is its.
+type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Block>;
 
 /// The matchers in toncenter's order.
 const MATCHERS: &[Matcher] = &[
     nft::mint,
+    vesting::send_message,
+    vesting::add_whitelist,
     jetton::transfer,
     jetton::burn,
     nft::transfer,
-    nft::ownership_assigned,
+    nft::telegram_purchase,
+    nft::getgems_purchase,
     jetton::mint,
+    cocoon::worker_payout,
+    cocoon::proxy_payout,
+    cocoon::proxy_charge,
+    cocoon::client_top_up,
+    cocoon::register_proxy,
+    cocoon::unregister_proxy,
+    cocoon::client_register,
+    cocoon::client_change_secret_hash,
+    cocoon::client_request_refund,
+    cocoon::grant_refund,
+    cocoon::client_increase_stake,
+    cocoon::client_withdraw,
+];
+
+/// Types whose members are not listed as actions of their own (toncenter's
+/// v1 set: their parts say nothing the action does not).
+const OPAQUE_TYPES: &[&str] = &[
+    "call_contract",
+    "contract_deploy",
+    "jetton_burn",
+    "tick_tock",
+    "jetton_transfer",
+    "nft_transfer",
+    "nft_mint",
+    "jetton_mint",
+    "ton_transfer",
+    "stake_deposit",
+    "stake_withdrawal",
+    "stake_withdrawal_request",
+    "dex_deposit_liquidity",
+    "jetton_swap",
+    "change_dns",
+    "delete_dns",
+    "renew_dns",
+    "subscribe",
+    "dex_withdraw_liquidity",
+    "unsubscribe",
+    "election_deposit",
+    "election_recover",
+    "auction_bid",
+    "nominator_pool_deposit",
+    "nominator_pool_withdraw_request",
+    "dedust_deposit_liquidity",
+    "dedust_deposit_liquidity_partial",
+    "tonstakers_deposit",
+    "tonstakers_withdraw_request",
+    "tonstakers_withdraw",
+    "ethena_withdrawal_request",
+    "ethena_deposit",
+    "tonco_deposit_liquidity",
+    "tonco_withdraw_liquidity",
+    "coffee_deposit_liquidity",
 ];
 
 /// The actions of a complete trace (its transactions in any order).
@@ -344,37 +415,13 @@ pub fn classify(
         return Ok(Vec::new());
     }
     let tree = Tree::build(txs, &trace.trace_id)?;
-    let mut claims = Claims {
-        taken: vec![false; txs.len()],
-    };
-    let mut blocks = Vec::new();
-    for matcher in MATCHERS {
-        for &n in &tree.bfs {
-            if claims.free(n) {
-                if let Some(b) = matcher(&tree, &claims, n, interfaces) {
-                    claims.take(&b.nodes);
-                    blocks.push(b);
-                }
-            }
-        }
+    let mut actions = run(&tree, trace, interfaces, MATCHERS);
+    let mut ids = HashSet::new();
+    if !actions.iter().all(|a| ids.insert(a.action_id)) {
+        // Two actions with one id: the flows overlap in a way the matchers
+        // do not foresee; the basic actions alone are still true.
+        actions = run(&tree, trace, interfaces, &[]);
     }
-    for &n in &tree.bfs {
-        let t = &tree.txs[n];
-        if claims.free(n) && (t.in_msg.is_some() || t.kind == TxKind::TickTock) {
-            blocks.push(basic_block(&tree, n));
-        }
-    }
-    for &n in &tree.bfs {
-        blocks.extend(deploy_block(&tree, n));
-    }
-    let mut actions: Vec<ActionRecord> = blocks
-        .iter()
-        .filter(|b| {
-            !(b.kind == "call_contract"
-                && (b.cols.source.is_none() || b.cols.destination.is_none()))
-        })
-        .map(|b| serialize(&tree, trace, b, None))
-        .collect();
     if actions.is_empty() {
         actions = wallet::from_external(&tree, trace, interfaces);
     }
@@ -382,6 +429,85 @@ pub fn classify(
         actions.push(unknown(trace, txs));
     }
     Ok(actions)
+}
+
+/// The matchers over the graph, then its blocks as rows.
+fn run(
+    tree: &Tree<'_>,
+    trace: &TraceRecord,
+    interfaces: &dyn Interfaces,
+    matchers: &[Matcher],
+) -> Vec<ActionRecord> {
+    let mut g = Graph::new(tree);
+    for matcher in matchers {
+        for b in g.top_bfs() {
+            if g.top(b) {
+                if let Some(made) = matcher(&g, b, interfaces) {
+                    g.merge(made);
+                }
+            }
+        }
+    }
+    let mut actions = Vec::new();
+    for b in g.top_bfs() {
+        emit(&g, trace, b, None, &[], &mut actions);
+    }
+    for &n in &tree.bfs {
+        if let Some(d) = deploy_block(tree, n) {
+            let row = Row {
+                kind: d.kind,
+                nodes: &d.nodes,
+                initiating: tree.parent[n],
+                failed: d.failed,
+                cols: &d.cols,
+                data: &d.data,
+            };
+            actions.push(serialize(tree, trace, &row, None));
+        }
+    }
+    actions
+}
+
+/// A block's row and, for a type whose parts are actions of their own,
+/// its members' rows under it.
+fn emit(
+    g: &Graph<'_>,
+    trace: &TraceRecord,
+    b: BlockId,
+    parent: Option<&ActionRecord>,
+    ancestors: &[&'static str],
+    out: &mut Vec<ActionRecord>,
+) {
+    let blk = g.block(b);
+    if blk.kind == "call_contract" && (blk.cols.source.is_none() || blk.cols.destination.is_none())
+    {
+        return;
+    }
+    let row = Row {
+        kind: blk.kind,
+        nodes: &blk.nodes,
+        initiating: blk.initiating,
+        failed: blk.failed,
+        cols: &blk.cols,
+        data: &blk.data,
+    };
+    let mut action = serialize(g.tree, trace, &row, None);
+    if let Some(p) = parent {
+        if p.action_id == action.action_id {
+            return;
+        }
+        action.parent_action_id = Some(p.action_id);
+        action.ancestor_type = ancestors.iter().map(|s| s.to_string()).collect();
+    }
+    let opaque = OPAQUE_TYPES.contains(&blk.kind);
+    out.push(action.clone());
+    if !opaque {
+        let mut below = vec![blk.kind];
+        below.extend_from_slice(ancestors);
+        for &c in &blk.children {
+            emit(g, trace, c, Some(&action), &below, out);
+        }
+    }
 }
 
 pub(crate) fn b64(h: &Hash) -> String {
@@ -402,11 +528,23 @@ pub(crate) struct Ghost {
     pub key: String,
 }
 
-/// An action row from a block.
+/// What a row is made from.
+pub(crate) struct Row<'b> {
+    pub kind: &'static str,
+    /// The transactions covered.
+    pub nodes: &'b [usize],
+    /// The transaction that sent the earliest covered message.
+    pub initiating: Option<usize>,
+    pub failed: bool,
+    pub cols: &'b Cols,
+    pub data: &'b Map<String, Value>,
+}
+
+/// An action row.
 pub(crate) fn serialize(
     tree: &Tree<'_>,
     trace: &TraceRecord,
-    b: &Block,
+    b: &Row<'_>,
     ghost: Option<&Ghost>,
 ) -> ActionRecord {
     let first = b.nodes[0];
@@ -419,9 +557,9 @@ pub(crate) fn serialize(
     let initiator = if ghost.is_some() {
         None
     } else {
-        tree.parent[first]
+        b.initiating.filter(|i| !b.nodes.contains(i))
     };
-    let mut covered: Vec<usize> = b.nodes.clone();
+    let mut covered: Vec<usize> = b.nodes.to_vec();
     covered.extend(initiator);
     covered.sort_by_key(|&n| tree.txs[n].order_key());
     covered.dedup();
@@ -432,14 +570,20 @@ pub(crate) fn serialize(
             b.nodes.iter().map(|&n| tree.utime(n)).min().unwrap_or(0),
         ),
     };
-    let mut accounts: Vec<Address> = b.nodes.iter().map(|&n| tree.txs[n].account).collect();
+    let mut by_order: Vec<usize> = b.nodes.to_vec();
+    by_order.sort_by_key(|&n| tree.txs[n].order_key());
+    let mut accounts: Vec<Address> = by_order.iter().map(|&n| tree.txs[n].account).collect();
     accounts.extend(b.cols.source);
     accounts.extend(b.cols.source_secondary);
     if ghost.is_none() {
         accounts.extend(b.cols.destination);
         accounts.extend(b.cols.destination_secondary);
     }
-    accounts.extend(initiator.map(|n| tree.txs[n].account));
+    accounts.extend(
+        initiator
+            .filter(|&n| tree.txs[n].kind != TxKind::TickTock)
+            .map(|n| tree.txs[n].account),
+    );
     let mut seen = HashSet::new();
     accounts.retain(|a| seen.insert(*a));
     let key = match ghost {
@@ -507,20 +651,20 @@ fn unknown(trace: &TraceRecord, txs: &[TraceTx]) -> ActionRecord {
 
 /// Excesses and bounces sent straight to `n`'s transaction's children:
 /// the change a matched flow returns, merged into it.
-pub(crate) fn change_of(tree: &Tree<'_>, claims: &Claims, n: usize) -> Vec<usize> {
-    tree.children[n]
+pub(crate) fn change_of(g: &Graph<'_>, n: usize) -> Vec<usize> {
+    g.tree.children[n]
         .iter()
         .copied()
-        .filter(|&c| claims.free(c) && matches!(tree.opcode(c), Some(OP_EXCESSES | OP_BOUNCE)))
+        .filter(|&c| g.free(c) && matches!(g.tree.opcode(c), Some(OP_EXCESSES | OP_BOUNCE)))
         .collect()
 }
 
 /// The first free child of `n` whose in-message has opcode `op`.
-pub(crate) fn child_with(tree: &Tree<'_>, claims: &Claims, n: usize, op: u32) -> Option<usize> {
-    tree.children[n]
+pub(crate) fn child_with(g: &Graph<'_>, n: usize, op: u32) -> Option<usize> {
+    g.tree.children[n]
         .iter()
         .copied()
-        .find(|&c| claims.free(c) && tree.opcode(c) == Some(op))
+        .find(|&c| g.free(c) && g.tree.opcode(c) == Some(op))
 }
 
 /// A decimal number as a JSON string (toncenter's numeric columns).

@@ -4,21 +4,23 @@
 use serde_json::{Map, Value};
 
 use super::body::{self, coins, either_payload, maybe_ref, msg_address};
+use tonindex_model::{Address, MsgKind};
+
 use super::{
-    addr, call_failed, change_of, child_with, dec, deployed_here, Block, Claims, Cols, Interfaces,
-    NftItem, Tree, OP_EXCESSES,
+    addr, call_failed, dec, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftItem, Tree,
+    OP_EXCESSES,
 };
+
+/// The opcodes whose bodies these matchers read.
+pub(crate) const BODY_OPS: &[u32] = &[OP_TRANSFER, OP_OWNERSHIP_ASSIGNED];
 
 pub(crate) const OP_TRANSFER: u32 = 0x5fcc_3d14;
 pub(crate) const OP_OWNERSHIP_ASSIGNED: u32 = 0x0513_8d91;
 
 /// A transaction that deployed a known NFT item.
-pub(crate) fn mint(
-    tree: &Tree<'_>,
-    _claims: &Claims,
-    n: usize,
-    interfaces: &dyn Interfaces,
-) -> Option<Block> {
+pub(crate) fn mint(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let tree = g.tree;
+    let n = g.leaf(b)?;
     let t = &tree.txs[n];
     if !deployed_here(t) {
         return None;
@@ -70,21 +72,83 @@ fn transfer_data(
     );
     d.insert("comment".into(), comment.into());
     d.insert("is_encrypted_comment".into(), encrypted.into());
-    d.insert("marketplace".into(), Value::Null);
-    d.insert("real_prev_owner".into(), Value::Null);
+    for k in [
+        "marketplace",
+        "marketplace_address",
+        "real_prev_owner",
+        "payout_amount",
+        "payout_address",
+        "payout_comment",
+        "payout_comment_encrypted",
+        "payout_comment_encoded",
+        "royalty_amount",
+        "royalty_address",
+    ] {
+        d.insert(k.into(), Value::Null);
+    }
     d
 }
 
-/// transfer (→ ownership_assigned or excesses) at a known NFT item.
-pub(crate) fn transfer(
-    tree: &Tree<'_>,
-    claims: &Claims,
-    n: usize,
+/// A purchase the transfer completes: what the sale or auction contract
+/// that sent it says.
+struct Purchase {
+    price: u128,
+    seller: Option<Address>,
+    marketplace: Option<Address>,
+}
+
+/// The transfer was sent by a sale contract (paid by the new owner with a
+/// plain TON transfer) or an auction contract of this item, whose seller
+/// is not the buyer.
+fn purchase_of(
+    g: &Graph<'_>,
+    b: BlockId,
+    item: &Address,
+    new_owner: Option<Address>,
     interfaces: &dyn Interfaces,
-) -> Option<Block> {
-    if tree.opcode(n) != Some(OP_TRANSFER) {
+) -> Option<Purchase> {
+    let p = g.block(b).prev?;
+    let sender = g.tree.txs[*g.block(p).nodes.first()?].account;
+    let paid_by_buyer = g.kind(p) == "ton_transfer"
+        && g.leaf(p)
+            .and_then(|n| g.tree.txs[n].in_msg.as_ref())
+            .is_some_and(|m| m.source.is_some() && m.source == new_owner);
+    let sale = paid_by_buyer
+        .then(|| interfaces.nft_sale(&sender))
+        .flatten()
+        .or_else(|| interfaces.nft_auction(&sender))?;
+    (sale.nft == *item && sale.owner != new_owner).then_some(Purchase {
+        price: sale.price,
+        seller: sale.owner,
+        marketplace: sale.marketplace,
+    })
+}
+
+/// Whether the block before a purchase's transfer is part of it: the
+/// buyer's payment (not a `finish`/`stop` command) or an external message.
+fn takes_prev(g: &Graph<'_>, p: BlockId) -> bool {
+    let Some(n) = g.leaf(p) else { return false };
+    let Some(m) = g.tree.txs[n].in_msg.as_ref() else {
+        return false;
+    };
+    match g.kind(p) {
+        "ton_transfer" => !matches!(
+            g.block(p).data.get("content").and_then(Value::as_str),
+            Some("finish" | "stop")
+        ),
+        "call_contract" => m.kind == MsgKind::ExternalIn,
+        _ => false,
+    }
+}
+
+/// transfer (→ ownership_assigned or excesses) at a known NFT item; a
+/// purchase when a sale or auction contract sent it.
+pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_TRANSFER) {
         return None;
     }
+    let tree = g.tree;
+    let n = g.leaf(b)?;
     let t = &tree.txs[n];
     let item = interfaces.nft_item(&t.account)?;
     let m = t.in_msg.as_ref()?;
@@ -99,17 +163,31 @@ pub(crate) fn transfer(
     } else {
         None
     };
-    let mut nodes = vec![n];
-    let assigned = child_with(tree, claims, n, OP_OWNERSHIP_ASSIGNED);
-    let excess = child_with(tree, claims, n, OP_EXCESSES);
-    for c in assigned.iter().chain(excess.iter()) {
-        nodes.push(*c);
-        nodes.extend(change_of(tree, claims, *c));
+    let mut members = vec![b];
+    let mut assigned = None;
+    for &x in &g.block(b).next {
+        match g.call_op(x) {
+            Some(OP_OWNERSHIP_ASSIGNED) => {
+                assigned.get_or_insert(x);
+            }
+            Some(OP_EXCESSES) => {}
+            _ => continue,
+        }
+        members.extend(g.with_change(x));
     }
-    let prev_owner = match assigned.and_then(|a| assigned_prev_owner(tree, a)) {
+    let prev_owner = match assigned
+        .and_then(|a| g.leaf(a))
+        .and_then(|a| assigned_prev_owner(tree, a))
+    {
         Some(p) => p,
         None => m.source,
     };
+    let purchase = purchase_of(g, b, &t.account, new_owner, interfaces);
+    if purchase.is_some() {
+        if let Some(p) = g.block(b).prev.filter(|&p| takes_prev(g, p)) {
+            members.push(p);
+        }
+    }
     let cols = Cols {
         source: prev_owner,
         destination: new_owner,
@@ -117,8 +195,8 @@ pub(crate) fn transfer(
         asset: item.collection,
         ..Cols::default()
     };
-    let mut b = Block::new("nft_transfer", nodes, call_failed(tree, n), cols);
-    b.data = transfer_data(
+    let mut blk = Block::of("nft_transfer", members, call_failed(tree, n), cols);
+    blk.data = transfer_data(
         &item,
         Some(query_id),
         Some(response_destination),
@@ -126,37 +204,69 @@ pub(crate) fn transfer(
         Some(forward_amount),
         forward_payload.as_ref(),
     );
-    Some(b)
+    if let Some(p) = purchase {
+        blk.data.insert("is_purchase".into(), true.into());
+        blk.data.insert("price".into(), dec(p.price));
+        blk.data.insert("marketplace".into(), "getgems".into());
+        blk.data
+            .insert("marketplace_address".into(), addr(p.marketplace));
+        blk.data.insert("real_prev_owner".into(), addr(p.seller));
+    }
+    Some(blk)
 }
 
-/// `ownership_assigned#05138d91 query_id prev_owner forward_payload`: the prev owner.
-fn assigned_prev_owner(tree: &Tree<'_>, n: usize) -> Option<Option<tonindex_model::Address>> {
-    let mut s = body::after_op(tree.txs[n].in_msg.as_ref()?.body.as_ref()?)?;
-    s.load_u64().ok()?;
-    msg_address(&mut s)
-}
+const OP_TELEITEM_BID_INFO: u32 = 0x3812_7de1;
+const OP_FILL_UP: u32 = 0x370f_ec51;
+const OP_TELEITEM_MINT: u32 = 0x299a_3e15;
 
-/// An ownership notice from a known item with no transfer in front of it
-/// (what an item sends its first owner): a transfer to the notice's receiver.
-pub(crate) fn ownership_assigned(
-    tree: &Tree<'_>,
-    _claims: &Claims,
-    n: usize,
+/// A Telegram item (Fragment) sold: its ownership notice to the buyer
+/// carries the winning bid; the item's payouts go with it.
+pub(crate) fn telegram_purchase(
+    g: &Graph<'_>,
+    b: BlockId,
     interfaces: &dyn Interfaces,
 ) -> Option<Block> {
-    if tree.opcode(n) != Some(OP_OWNERSHIP_ASSIGNED) {
+    if g.call_op(b) != Some(OP_OWNERSHIP_ASSIGNED) {
         return None;
     }
-    let m = tree.txs[n].in_msg.as_ref()?;
+    let n = g.leaf(b)?;
+    let m = g.tree.txs[n].in_msg.as_ref()?;
     let item_addr = m.source?;
     let item = interfaces.nft_item(&item_addr)?;
     let mut s = body::after_op(m.body.as_ref()?)?;
     let query_id = s.load_u64().ok()?;
     let prev_owner = msg_address(&mut s)?;
-    let payload = match either_payload(&mut s) {
-        Some(p) => p,
-        None => body::rest_cell(&s)?,
+    let payload = match s.load_bit() {
+        Ok(true) => s.load_reference_cloned().ok(),
+        Ok(false) => body::rest_cell(&s),
+        Err(_) => None,
     };
+    let bid = payload.as_ref().and_then(|p| {
+        let mut ps = p.as_slice().ok()?;
+        (ps.load_u32().ok()? == OP_TELEITEM_BID_INFO).then_some(())?;
+        coins(&mut ps)
+    });
+    let mut members = vec![b];
+    let mut purchase = bid.is_some();
+    let mut payouts: Vec<(u64, BlockId, u128, Option<Address>)> = Vec::new();
+    if let Some(p) = g.block(b).prev {
+        let pn = g.leaf(p);
+        let ext = pn
+            .and_then(|pn| g.tree.txs[pn].in_msg.as_ref())
+            .is_some_and(|pm| pm.kind == MsgKind::ExternalIn);
+        if g.call_op(p) == Some(OP_TELEITEM_MINT) || g.kind(p) == "nft_mint" {
+            purchase = false;
+        } else if g.kind(p) == "ton_transfer" || (g.kind(p) == "call_contract" && ext) {
+            for x in g.next_calls(p, OP_FILL_UP) {
+                let xn = g.leaf(x)?;
+                let xm = g.tree.txs[xn].in_msg.as_ref()?;
+                payouts.push((xm.created_lt.unwrap_or(0), x, xm.value, xm.destination));
+            }
+            payouts.sort_by_key(|p| p.0);
+            members.extend(payouts.iter().map(|p| p.1));
+            members.push(p);
+        }
+    }
     let cols = Cols {
         source: prev_owner,
         destination: m.destination,
@@ -164,7 +274,87 @@ pub(crate) fn ownership_assigned(
         asset: item.collection,
         ..Cols::default()
     };
-    let mut b = Block::new("nft_transfer", vec![n], false, cols);
-    b.data = transfer_data(&item, Some(query_id), None, None, None, Some(&payload));
-    Some(b)
+    let mut blk = Block::of("nft_transfer", members, false, cols);
+    blk.data = transfer_data(&item, Some(query_id), None, None, None, payload.as_ref());
+    if purchase {
+        blk.data.insert("is_purchase".into(), true.into());
+        blk.data.insert("price".into(), bid.map(dec).into());
+        blk.data.insert("marketplace".into(), "fragment".into());
+        let (royalty, payout) = match payouts.as_slice() {
+            [r, p, ..] => (Some(r), Some(p)),
+            [p] => (None, Some(p)),
+            [] => (None, None),
+        };
+        if let Some(p) = payout {
+            blk.data.insert("payout_amount".into(), dec(p.2));
+            blk.data.insert("payout_address".into(), addr(p.3));
+        }
+        if let Some(r) = royalty {
+            blk.data.insert("royalty_amount".into(), dec(r.2));
+            blk.data.insert("royalty_address".into(), addr(r.3));
+        }
+    }
+    Some(blk)
+}
+
+/// A Getgems sale or auction: the purchase transfer with the seller's
+/// payout from the same contract.
+pub(crate) fn getgems_purchase(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    let blk = g.block(b);
+    if blk.kind != "nft_transfer"
+        || blk.data.get("marketplace").and_then(Value::as_str) != Some("getgems")
+        || blk.data.get("is_purchase") != Some(&Value::Bool(true))
+    {
+        return None;
+    }
+    let seller = blk.data.get("real_prev_owner").and_then(Value::as_str)?;
+    // After a `finish` command the payout is the command's sibling.
+    let from = match blk.prev {
+        Some(p)
+            if g.kind(p) == "ton_transfer"
+                && matches!(
+                    g.block(p).data.get("content").and_then(Value::as_str),
+                    Some("finish" | "stop")
+                ) =>
+        {
+            p
+        }
+        _ => b,
+    };
+    let payout = g.block(from).next.iter().copied().find(|&x| {
+        x != b
+            && g.kind(x) == "ton_transfer"
+            && g.block(x)
+                .cols
+                .destination
+                .map(|d| super::raw(&d))
+                .as_deref()
+                == Some(seller)
+    })?;
+    let pay = g.block(payout);
+    let mut out = Block::of("nft_purchase", vec![b, payout], false, blk.cols.clone());
+    out.data = blk.data.clone();
+    out.data.remove("royalty_amount");
+    out.data
+        .insert("payout_amount".into(), pay.cols.value.map(dec).into());
+    let encrypted = pay
+        .data
+        .get("encrypted")
+        .cloned()
+        .unwrap_or(Value::Bool(false));
+    out.data
+        .insert("payout_comment_encrypted".into(), encrypted.clone());
+    out.data.insert("payout_comment_encoded".into(), encrypted);
+    out.data.insert(
+        "payout_comment".into(),
+        pay.data.get("content").cloned().unwrap_or(Value::Null),
+    );
+    Some(out)
+}
+
+/// `ownership_assigned#05138d91 query_id prev_owner forward_payload`: the prev owner.
+fn assigned_prev_owner(tree: &Tree<'_>, n: usize) -> Option<Option<tonindex_model::Address>> {
+    let mut s = body::after_op(tree.txs[n].in_msg.as_ref()?.body.as_ref()?)?;
+    s.load_u64().ok()?;
+    msg_address(&mut s)
 }

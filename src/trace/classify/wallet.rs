@@ -11,7 +11,7 @@ use tycho_types::models::message::{OwnedRelaxedMessage, RelaxedMsgInfo};
 
 use super::body;
 use super::jetton::{self, OP_TRANSFER};
-use super::{root_tx, serialize, Block, Cols, Ghost, Interfaces, Tree};
+use super::{root_tx, serialize, Block, Cols, Ghost, Interfaces, Row, Tree};
 
 /// One message a wallet's external body asked to send.
 struct Payload {
@@ -163,7 +163,15 @@ pub(crate) fn from_external(
                 _ => Block::new("call_contract", vec![tree.root], failed, cols),
             }
         };
-        actions.push(serialize(tree, trace, &block, Some(&Ghost { key })));
+        let row = Row {
+            kind: block.kind,
+            nodes: &block.nodes,
+            initiating: None,
+            failed: block.failed,
+            cols: &block.cols,
+            data: &block.data,
+        };
+        actions.push(serialize(tree, trace, &row, Some(&Ghost { key })));
     }
     actions
 }
