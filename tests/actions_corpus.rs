@@ -336,6 +336,9 @@ impl Interfaces for CorpusInterfaces {
             price: record_u128(&s["full_price"])?,
         })
     }
+    fn account_data(&self, a: &Address) -> Option<tycho_types::cell::Cell> {
+        boc_cell(&self.0[raw(a)]["data_boc"]["data_boc"])
+    }
     fn nft_auction(&self, a: &Address) -> Option<NftSale> {
         let s = self.0[raw(a)].get("NftAuction")?;
         Some(NftSale {
@@ -416,6 +419,11 @@ fn action_json(a: &ActionRecord) -> Value {
     if let Some(packet) = data.as_object_mut().and_then(|d| d.remove("packet")) {
         o["layerzero_packet_data"] = packet;
     }
+    for column in ["asset2", "asset2_secondary"] {
+        if let Some(v) = data.as_object_mut().and_then(|d| d.remove(column)) {
+            o[column] = v;
+        }
+    }
     let column = match a.kind.as_str() {
         "nft_purchase" => "nft_transfer",
         "layerzero_send_tokens" => "layerzero_send",
@@ -425,8 +433,19 @@ fn action_json(a: &ActionRecord) -> Value {
     o
 }
 
+/// `a.b[0].c`: keys, and list indexes after a key.
 fn get_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(v, |cur, key| cur.get(key))
+    path.split('.').try_fold(v, |cur, part| {
+        let (key, index) = match part.split_once('[') {
+            Some((k, i)) => (k, Some(i.strip_suffix(']')?.parse::<usize>().ok()?)),
+            None => (part, None),
+        };
+        let at = cur.get(key)?;
+        match index {
+            Some(i) => at.get(i),
+            None => Some(at),
+        }
+    })
 }
 
 /// toncenter's check: lists match in length and every expected item is in
@@ -564,6 +583,8 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "nft.yaml",
     "vesting.yaml",
     "cocoon.yaml",
+    "jvault.yaml",
+    "layerzero.yaml",
 ];
 
 #[test]

@@ -387,6 +387,80 @@ fn details(r: &ActionRecord) -> Value {
             put("source", a(&r.source));
             put("vesting", a(&r.destination));
         }
+        "jvault_stake" => {
+            put("period", d("period"));
+            put("minted_stake_jettons", Value::Null);
+            put("stake_wallet", d("stake_wallet"));
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("asset", a(&r.asset));
+            put("pool", a(&r.destination));
+            put("amount", s(&r.amount));
+        }
+        "jvault_unstake" | "jvault_unstake_request" => {
+            put("source", a(&r.source));
+            put("stake_wallet", a(&r.source_secondary));
+            put("pool", a(&r.destination));
+            put("amount", s(&r.amount));
+            put(
+                "exit_code",
+                r.opcode.map_or(Value::Null, |c| Value::from(c as i32)),
+            );
+            put("asset", a(&r.asset));
+            put("staking_asset", d("asset2"));
+        }
+        "jvault_claim" => {
+            let jettons = d("claimed_jettons");
+            let amounts = d("claimed_amounts");
+            let rewards: Vec<Value> = jettons
+                .as_array()
+                .into_iter()
+                .flatten()
+                .zip(amounts.as_array().into_iter().flatten())
+                .map(|(j, amt)| serde_json::json!({"jetton": j, "amount": amt}))
+                .collect();
+            put("claimed_rewards", Value::Array(rewards));
+            put("source", a(&r.source));
+            put("stake_wallet", a(&r.source_secondary));
+            put("pool", a(&r.destination));
+        }
+        "layerzero_send" | "layerzero_send_tokens" => {
+            let mut send = data.clone();
+            let packet = send.remove("packet").unwrap_or(Value::Null);
+            if r.kind == "layerzero_send" {
+                put("initiator", a(&r.source));
+            } else {
+                put("sender", a(&r.source));
+                put("sender_wallet", a(&r.source_secondary));
+                put("oapp", a(&r.destination));
+                put("oapp_wallet", a(&r.destination_secondary));
+                put("asset", a(&r.asset));
+                put("amount", s(&r.amount));
+            }
+            put("layerzero_send_data", Value::Object(send));
+            put("layerzero_packet_data", packet);
+        }
+        "layerzero_receive" => {
+            put("sender", a(&r.source));
+            put("oapp", a(&r.destination));
+            put("channel", a(&r.destination_secondary));
+            put("layerzero_packet_data", d("packet"));
+        }
+        "layerzero_commit_packet" => {
+            put("sender", a(&r.source));
+            put("endpoint", a(&r.source_secondary));
+            put("uln", a(&r.destination));
+            put("uln_connection", a(&r.destination_secondary));
+            put("channel", a(&r.asset));
+            put("msglib_connection", a(&r.asset_secondary));
+            put("layerzero_packet_data", d("packet"));
+        }
+        "layerzero_dvn_verify" => {
+            put("initiator", a(&r.source));
+            for k in ["nonce", "status", "dvn", "proxy", "uln", "uln_connection"] {
+                put(k, d(k));
+            }
+        }
         k if k.starts_with("cocoon_") => {
             for (k, v) in &data {
                 put(k, v.clone());

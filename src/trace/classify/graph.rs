@@ -183,6 +183,24 @@ impl<'a> Graph<'a> {
         self.next_calls(b, op).next()
     }
 
+    /// The first next block of `b` of kind `kind` not in `taken`.
+    pub fn next_kind(&self, b: BlockId, kind: &str, taken: &[BlockId]) -> Option<BlockId> {
+        self.blocks[b]
+            .next
+            .iter()
+            .copied()
+            .find(|&x| self.blocks[x].kind == kind && !taken.contains(&x))
+    }
+
+    /// The part of composite `b` whose message has opcode `op`.
+    pub fn part(&self, b: BlockId, op: u32) -> Option<BlockId> {
+        self.blocks[b]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| self.msg(c).and_then(|m| m.opcode) == Some(op))
+    }
+
     /// Excesses and bounces hanging right under `b`: the change a flow
     /// returns, merged with a matched sub-step (never with the trigger).
     pub fn change(&self, b: BlockId) -> Vec<BlockId> {

@@ -20,6 +20,8 @@ pub mod body;
 mod cocoon;
 mod graph;
 mod jetton;
+mod jvault;
+mod layerzero;
 mod nft;
 mod vesting;
 mod wallet;
@@ -72,6 +74,11 @@ pub trait Interfaces {
     fn nft_auction(&self, _account: &Address) -> Option<NftSale> {
         None
     }
+    /// An account's data cell, for the contracts whose roles are read
+    /// from their state (JVault stake wallets and pools).
+    fn account_data(&self, _account: &Address) -> Option<tycho_types::cell::Cell> {
+        None
+    }
 }
 
 /// Knows no contract: every Jetton or NFT flow stays contract calls.
@@ -103,6 +110,8 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 jetton::BODY_OPS,
                 nft::BODY_OPS,
                 vesting::BODY_OPS,
+                jvault::BODY_OPS,
+                layerzero::BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -335,7 +344,7 @@ pub(crate) fn deployed_here(t: &TraceTx) -> bool {
 
 /// A matcher: at an unclaimed block, the composite it makes there (with
 /// every leaf and block it covers), if the flow is its.
-type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Block>;
+pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Block>;
 
 /// The matchers in toncenter's order.
 const MATCHERS: &[Matcher] = &[
@@ -348,6 +357,15 @@ const MATCHERS: &[Matcher] = &[
     nft::telegram_purchase,
     nft::getgems_purchase,
     jetton::mint,
+    jvault::stake,
+    jvault::unstake,
+    jvault::claim,
+    jvault::unstake_request,
+    layerzero::send,
+    layerzero::send_tokens,
+    layerzero::receive,
+    layerzero::commit_packet,
+    layerzero::dvn_verify,
     cocoon::worker_payout,
     cocoon::proxy_payout,
     cocoon::proxy_charge,
