@@ -419,6 +419,18 @@ fn action_json(a: &ActionRecord) -> Value {
     if let Some(packet) = data.as_object_mut().and_then(|d| d.remove("packet")) {
         o["layerzero_packet_data"] = packet;
     }
+    // tgBTC rows keep a key or a Bitcoin txid in an address column.
+    let text_column = match a.kind.as_str() {
+        "tgbtc_mint" | "tgbtc_mint_fallback" => Some(("bitcoin_tx_id", "asset_secondary")),
+        "tgbtc_new_key" | "tgbtc_new_key_fallback" => Some(("pubkey", "source_secondary")),
+        "tgbtc_dkg_log_fallback" => Some(("pubkey", "asset")),
+        _ => None,
+    };
+    if let Some((key, column)) = text_column {
+        if let Some(v) = data.get(key) {
+            o[column] = v.clone();
+        }
+    }
     for column in ["asset2", "asset2_secondary"] {
         if let Some(v) = data.as_object_mut().and_then(|d| d.remove(column)) {
             o[column] = v;
@@ -585,6 +597,7 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "cocoon.yaml",
     "jvault.yaml",
     "layerzero.yaml",
+    "tgbtc.yaml",
 ];
 
 #[test]

@@ -461,6 +461,39 @@ fn details(r: &ActionRecord) -> Value {
                 put(k, d(k));
             }
         }
+        "tgbtc_mint" | "tgbtc_mint_fallback" => {
+            put("source", a(&r.source));
+            put("destination", a(&r.destination));
+            put("amount", s(&r.amount));
+            put("asset", a(&r.asset));
+            put("bitcoin_tx_id", d("bitcoin_tx_id"));
+            put("destination_wallet", a(&r.destination_secondary));
+        }
+        "tgbtc_burn" | "tgbtc_burn_fallback" => {
+            put("source", a(&r.source));
+            put("source_wallet", a(&r.source_secondary));
+            put("destination", a(&r.destination));
+            put("amount", s(&r.amount));
+            put("asset", a(&r.asset));
+        }
+        "tgbtc_new_key" | "tgbtc_new_key_fallback" => {
+            put("source", a(&r.source));
+            put("pubkey", d("pubkey"));
+            put("coordinator", a(&r.destination));
+            put("pegout", a(&r.destination_secondary));
+            put("amount", s(&r.amount));
+            put("asset", a(&r.asset));
+        }
+        "tgbtc_dkg_log_fallback" => {
+            put("coordinator", a(&r.source));
+            put("pubkey", d("pubkey"));
+            put(
+                "timestamp",
+                r.value
+                    .as_ref()
+                    .map_or(Value::Null, |v| Value::String(v.clone())),
+            );
+        }
         k if k.starts_with("cocoon_") => {
             for (k, v) in &data {
                 put(k, v.clone());

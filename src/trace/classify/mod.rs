@@ -23,6 +23,7 @@ mod jetton;
 mod jvault;
 mod layerzero;
 mod nft;
+mod tgbtc;
 mod vesting;
 mod wallet;
 
@@ -112,6 +113,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 vesting::BODY_OPS,
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
+                tgbtc::BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -361,6 +363,13 @@ const MATCHERS: &[Matcher] = &[
     jvault::unstake,
     jvault::claim,
     jvault::unstake_request,
+    tgbtc::mint,
+    tgbtc::burn,
+    tgbtc::new_key,
+    tgbtc::mint_fallback,
+    tgbtc::burn_fallback,
+    tgbtc::new_key_fallback,
+    tgbtc::dkg_log_fallback,
     layerzero::send,
     layerzero::send_tokens,
     layerzero::receive,
