@@ -598,6 +598,7 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "jvault.yaml",
     "layerzero.yaml",
     "tgbtc.yaml",
+    "stonfi-swaps.yaml",
 ];
 
 #[test]

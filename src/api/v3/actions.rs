@@ -387,6 +387,18 @@ fn details(r: &ActionRecord) -> Value {
             put("source", a(&r.source));
             put("vesting", a(&r.destination));
         }
+        "jetton_swap" => {
+            put("dex", d("dex"));
+            put("sender", d("sender"));
+            put("asset_in", a(&r.asset));
+            put("asset_out", d("asset2"));
+            put("dex_incoming_transfer", d("dex_incoming_transfer"));
+            put("dex_outgoing_transfer", d("dex_outgoing_transfer"));
+            put("peer_swaps", d("peer_swaps"));
+            if !d("min_out_amount").is_null() {
+                put("min_out_amount", d("min_out_amount"));
+            }
+        }
         "jvault_stake" => {
             put("period", d("period"));
             put("minted_stake_jettons", Value::Null);

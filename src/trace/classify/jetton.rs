@@ -223,3 +223,49 @@ pub(crate) fn mint(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Op
     };
     Some(Block::new("jetton_mint", nodes, true, cols))
 }
+
+/// The proxy-TON masters (STON.fi pTON v1 and v2, TONCO wTTON): their
+/// wallets take a transfer and notify without an internal transfer.
+pub(crate) const PTON_MASTERS: &[&str] = &[
+    "0:8CDC1D7640AD5EE326527FC1AD0514F468B30DC84B0173F0E155F451B4E11F7C",
+    "0:671963027F7F85659AB55B821671688601CDCF1EE674FC7FBBB1A776A18D34A3",
+    "0:949C4C66760C002800E2FA3D8A3CA4E1C90A9373B53AE7472033483BF14CD95E",
+];
+
+/// Whether `jetton` is a proxy-TON master.
+pub(crate) fn is_pton(jetton: &Address) -> bool {
+    PTON_MASTERS.contains(&super::raw(jetton).as_str())
+}
+
+/// A transfer to a proxy-TON wallet (→ its notification): the wallet pays
+/// out TON itself, so there is no receiving wallet.
+pub(crate) fn pton_transfer(
+    g: &Graph<'_>,
+    b: BlockId,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    if g.call_op(b) != Some(OP_TRANSFER) {
+        return None;
+    }
+    let m = g.msg(b)?;
+    let wallet = interfaces.jetton_wallet(&m.destination?)?;
+    if !is_pton(&wallet.jetton) {
+        return None;
+    }
+    let parsed = transfer_body(m.body.as_ref()?)?;
+    let mut members = vec![b];
+    if let Some(n) = g.next_call(b, OP_TRANSFER_NOTIFICATION) {
+        members.extend(g.with_change(n));
+    }
+    let cols = Cols {
+        source: m.source,
+        destination: parsed.destination,
+        asset: Some(wallet.jetton),
+        amount: Some(parsed.amount),
+        ..Cols::default()
+    };
+    let failed = g.block(b).failed;
+    let mut blk = Block::of("jetton_transfer", members, failed, cols);
+    blk.data = transfer_data(&parsed, parsed.forward_amount);
+    Some(blk)
+}

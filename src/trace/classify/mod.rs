@@ -23,6 +23,7 @@ mod jetton;
 mod jvault;
 mod layerzero;
 mod nft;
+mod swap;
 mod tgbtc;
 mod vesting;
 mod wallet;
@@ -114,6 +115,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
                 tgbtc::BODY_OPS,
+                swap::BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -354,7 +356,9 @@ const MATCHERS: &[Matcher] = &[
     vesting::send_message,
     vesting::add_whitelist,
     jetton::transfer,
+    jetton::pton_transfer,
     jetton::burn,
+    swap::stonfi,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,

@@ -1,0 +1,252 @@
+//! DEX swaps (`jetton_swap`): the transfer into a DEX, its internal steps
+//! and the transfer out, as one action with both legs described.
+
+use serde_json::{Map, Value};
+use tonindex_model::Address;
+
+use super::body::{self, coins, msg_address};
+use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+
+const OP_STONFI_SWAP: u32 = 0x2593_8561;
+const OP_STONFI_PAY_TO: u32 = 0xf93b_b43f;
+const STONFI_OK: u32 = 0xc643_70e5;
+const STONFI_REFERRAL: u32 = 0x4507_8540;
+const STONFI_NO_LIQUIDITY: u32 = 0x5ffe_1295;
+const STONFI_RESERVE_ERROR: u32 = 0x3897_6e9b;
+
+/// The opcodes whose bodies these matchers read.
+pub(crate) const BODY_OPS: &[u32] = &[OP_STONFI_SWAP, OP_STONFI_PAY_TO];
+
+/// One leg of a swap, as `dex_incoming_transfer` / `dex_outgoing_transfer`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Leg {
+    pub asset: Option<Address>,
+    pub amount: u128,
+    pub source: Option<Address>,
+    pub source_wallet: Option<Address>,
+    pub destination: Option<Address>,
+    pub destination_wallet: Option<Address>,
+}
+
+impl Leg {
+    fn json(&self) -> Value {
+        serde_json::json!({
+            "amount": dec(self.amount),
+            "source": addr(self.source),
+            "source_jetton_wallet": addr(self.source_wallet),
+            "destination": addr(self.destination),
+            "destination_jetton_wallet": addr(self.destination_wallet),
+            "asset": addr(self.asset),
+        })
+    }
+}
+
+/// One hop of a multi-pool swap.
+pub(crate) struct Hop {
+    pub asset_in: Option<Address>,
+    pub amount_in: u128,
+    pub asset_out: Option<Address>,
+    pub amount_out: u128,
+}
+
+/// A swap's fields, as the row and its data hold them.
+pub(crate) struct Swap {
+    pub dex: &'static str,
+    pub incoming: Leg,
+    pub outgoing: Leg,
+    /// What the sender asked for (the outgoing asset when unknown).
+    pub destination_asset: Option<Address>,
+    /// The row's `destination_secondary` when not the outgoing wallet.
+    pub destination_wallet: Option<Option<Address>>,
+    pub min_out: Option<u128>,
+    pub hops: Vec<Hop>,
+}
+
+impl Swap {
+    pub(crate) fn block(self, members: Vec<BlockId>, failed: bool) -> Block {
+        let cols = Cols {
+            source: self.incoming.source,
+            source_secondary: self.incoming.source_wallet,
+            destination: self.outgoing.destination,
+            destination_secondary: self
+                .destination_wallet
+                .unwrap_or(self.outgoing.destination_wallet),
+            asset: self.incoming.asset,
+            ..Cols::default()
+        };
+        let mut d = Map::new();
+        d.insert("dex".into(), self.dex.into());
+        d.insert("sender".into(), addr(self.incoming.source));
+        d.insert("dex_incoming_transfer".into(), self.incoming.json());
+        d.insert("dex_outgoing_transfer".into(), self.outgoing.json());
+        d.insert("min_out_amount".into(), self.min_out.map(dec).into());
+        let hops: Vec<Value> = if self.hops.len() > 1 {
+            self.hops
+                .iter()
+                .map(|h| {
+                    serde_json::json!({
+                        "asset_in": addr(h.asset_in),
+                        "amount_in": dec(h.amount_in),
+                        "asset_out": addr(h.asset_out),
+                        "amount_out": dec(h.amount_out),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        d.insert("peer_swaps".into(), Value::Array(hops));
+        let asset2 = self.destination_asset.or(self.outgoing.asset);
+        d.insert("asset2".into(), addr(asset2));
+        let mut blk = Block::of("jetton_swap", members, failed, cols);
+        blk.data = d;
+        blk
+    }
+}
+
+/// Whether a Jetton transfer block had an internal transfer (a standard
+/// wallet, not a proxy-TON one).
+fn has_internal(g: &Graph<'_>, b: BlockId) -> bool {
+    g.part(b, jetton::OP_INTERNAL_TRANSFER).is_some()
+}
+
+/// Everything reachable from `b` through next blocks, `b` included.
+fn subtree(g: &Graph<'_>, b: BlockId) -> Vec<BlockId> {
+    let mut out = vec![b];
+    let mut i = 0;
+    while i < out.len() {
+        for &x in &g.block(out[i]).next {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn jetton_of(interfaces: &dyn Interfaces, wallet: Option<Address>) -> Option<Address> {
+    interfaces.jetton_wallet(&wallet?).map(|w| w.jetton)
+}
+
+/// STON.fi v1: a Jetton transfer to the router, the router's swap at the
+/// pool, the pool's payment requests and the router's transfers out. A
+/// referral's payment is not part of the swap.
+pub(crate) fn stonfi(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.kind(b) != "jetton_transfer" {
+        return None;
+    }
+    let swap = g.next_call(b, OP_STONFI_SWAP)?;
+    let pay_tos: Vec<(BlockId, BlockId)> = g
+        .next_calls(swap, OP_STONFI_PAY_TO)
+        .filter_map(|p| Some((p, g.next_kind(p, "jetton_transfer", &[])?)))
+        .collect();
+    if pay_tos.is_empty() {
+        return None;
+    }
+    // swap#25938561 query_id to_address token_wallet amount min_out has_ref
+    // ^[from_real_user ref_address]
+    let mut s = body::after_op(g.body(swap)?)?;
+    s.load_u64().ok()?;
+    let to_address = msg_address(&mut s)?;
+    let token_wallet = msg_address(&mut s)?;
+    let amount = coins(&mut s)?;
+    coins(&mut s)?;
+    s.load_bit().ok()?;
+    let refs = s.load_reference_cloned().ok()?;
+    let from_real_user = msg_address(&mut refs.as_slice().ok()?)?;
+    // The sender's request in the forward payload:
+    // `#25938561 jetton_wallet min_amount user_address`.
+    let request = (|| {
+        let transfer = g.part(b, jetton::OP_TRANSFER)?;
+        let parsed = jetton::transfer_body(g.body(transfer)?)?;
+        let mut p = parsed.forward_payload.as_ref()?.as_slice().ok()?;
+        if p.load_u32().ok()? != OP_STONFI_SWAP {
+            return None;
+        }
+        let wallet = msg_address(&mut p)?;
+        coins(&mut p)?;
+        let user = msg_address(&mut p)?;
+        Some((wallet, user))
+    })();
+    let mut members = vec![b];
+    members.extend(g.with_change(swap));
+    let mut out: Option<(u128, Option<Address>, BlockId)> = None;
+    let mut success = false;
+    let mut dropped: Vec<BlockId> = Vec::new();
+    for &(pay, transfer) in &pay_tos {
+        let mut p = body::after_op(g.body(pay)?)?;
+        p.load_u64().ok()?;
+        msg_address(&mut p)?;
+        let exit = p.load_u32().ok()?;
+        let r = p.load_reference_cloned().ok()?;
+        let mut r = r.as_slice().ok()?;
+        let a0 = coins(&mut r)?;
+        let t0 = msg_address(&mut r)?;
+        let a1 = coins(&mut r)?;
+        let t1 = msg_address(&mut r)?;
+        let (amt, token) = if a0 > 0 { (a0, t0) } else { (a1, t1) };
+        match exit {
+            STONFI_REFERRAL => {
+                dropped.extend(subtree(g, pay));
+                continue;
+            }
+            STONFI_OK | STONFI_NO_LIQUIDITY | STONFI_RESERVE_ERROR => {
+                if out.is_none_or(|(prev, _, _)| amt > prev) {
+                    out = Some((amt, token, transfer));
+                    success = exit == STONFI_OK;
+                }
+            }
+            _ => {}
+        }
+        members.extend(g.with_change(pay));
+        members.extend(g.with_change(transfer));
+    }
+    members.retain(|m| !dropped.contains(m));
+    let (out_amount, out_token, out_transfer) = out?;
+    let ot = g.block(out_transfer);
+    let in_block = g.block(b);
+    let out_wallet = match request {
+        Some((Some(w), _)) => Some(w),
+        _ => out_token,
+    };
+    let incoming = Leg {
+        asset: jetton_of(interfaces, token_wallet),
+        amount,
+        source: from_real_user,
+        source_wallet: if has_internal(g, b) {
+            in_block.cols.source_secondary
+        } else {
+            None
+        },
+        destination: token_wallet
+            .and_then(|w| interfaces.jetton_wallet(&w))
+            .map(|w| w.owner),
+        destination_wallet: token_wallet,
+    };
+    let (destination, destination_wallet) = if has_internal(g, out_transfer) {
+        (ot.cols.destination, ot.cols.destination_secondary)
+    } else if let Some((_, user)) = request {
+        (user, None)
+    } else {
+        (to_address, None)
+    };
+    let outgoing = Leg {
+        asset: jetton_of(interfaces, out_token),
+        amount: out_amount,
+        source: ot.cols.source,
+        source_wallet: ot.cols.source_secondary,
+        destination,
+        destination_wallet,
+    };
+    let swap = Swap {
+        dex: "stonfi",
+        incoming,
+        outgoing,
+        destination_asset: jetton_of(interfaces, out_wallet),
+        destination_wallet: Some(out_wallet),
+        min_out: None,
+        hops: Vec::new(),
+    };
+    Some(swap.block(members, !success))
+}
