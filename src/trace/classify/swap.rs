@@ -191,11 +191,11 @@ pub(crate) fn stonfi(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
                 dropped.extend(subtree(g, pay));
                 continue;
             }
-            STONFI_OK | STONFI_NO_LIQUIDITY | STONFI_RESERVE_ERROR => {
-                if out.is_none_or(|(prev, _, _)| amt > prev) {
-                    out = Some((amt, token, transfer));
-                    success = exit == STONFI_OK;
-                }
+            STONFI_OK | STONFI_NO_LIQUIDITY | STONFI_RESERVE_ERROR
+                if out.is_none_or(|(prev, _, _)| amt > prev) =>
+            {
+                out = Some((amt, token, transfer));
+                success = exit == STONFI_OK;
             }
             _ => {}
         }
