@@ -116,6 +116,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 layerzero::BODY_OPS,
                 tgbtc::BODY_OPS,
                 swap::BODY_OPS,
+                swap::TONCO_BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -359,6 +360,7 @@ const MATCHERS: &[Matcher] = &[
     jetton::pton_transfer,
     jetton::burn,
     swap::stonfi,
+    swap::tonco,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,

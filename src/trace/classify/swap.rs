@@ -250,3 +250,275 @@ pub(crate) fn stonfi(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
     };
     Some(swap.block(members, !success))
 }
+
+const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+const OP_TONCO_SWAP: u32 = 0xa7fb_58f8;
+const OP_TONCO_PAY_TO: u32 = 0xa1da_a96d;
+
+/// The opcodes whose bodies the TONCO matcher reads.
+pub(crate) const TONCO_BODY_OPS: &[u32] = &[OP_PTON_TON_TRANSFER, OP_TONCO_SWAP, OP_TONCO_PAY_TO];
+
+/// A proxy-TON asset is TON (null).
+fn ton_if_pton(asset: Option<Address>) -> Option<Address> {
+    asset.filter(|a| !jetton::is_pton(a))
+}
+
+/// `ton_transfer#01f3835d query_id ton_amount:Coins refund_address
+/// forward_payload:(Maybe ^Cell)`: the amount and the payload (the rest of
+/// the cell when the bit is 0 but a reference is left).
+fn pton_ton_transfer(g: &Graph<'_>, b: BlockId) -> Option<(u128, Option<tycho_types::cell::Cell>)> {
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    msg_address(&mut s)?;
+    let payload = match s.load_bit() {
+        Ok(true) => s.load_reference_cloned().ok(),
+        _ if s.size_refs() > 0 => s.load_reference_cloned().ok(),
+        _ => None,
+    };
+    Some((amount, payload))
+}
+
+/// `pay_to#a1daa96d query_id reciever0 reciever1 exit_code:uint32
+/// seqno:uint64 coinsinfo:(Maybe ^[amount0 jetton0 amount1 jetton1])`.
+struct ToncoPayTo {
+    exit_code: u32,
+    sides: Option<[(u128, Option<Address>); 2]>,
+}
+
+fn tonco_pay_to(g: &Graph<'_>, b: BlockId) -> Option<ToncoPayTo> {
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    msg_address(&mut s)?;
+    msg_address(&mut s)?;
+    let exit_code = s.load_u32().ok()?;
+    s.load_u64().ok()?;
+    let sides = match body::maybe_ref(&mut s)? {
+        Some(c) => {
+            let mut c = c.as_slice().ok()?;
+            let a0 = coins(&mut c)?;
+            let j0 = msg_address(&mut c)?;
+            let a1 = coins(&mut c)?;
+            let j1 = msg_address(&mut c)?;
+            Some([(a0, j0), (a1, j1)])
+        }
+        None => None,
+    };
+    Some(ToncoPayTo { exit_code, sides })
+}
+
+/// The larger side a pool paid.
+fn larger(sides: &[(u128, Option<Address>); 2]) -> (u128, Option<Address>) {
+    if sides[0].0 >= sides[1].0 {
+        sides[0]
+    } else {
+        sides[1]
+    }
+}
+
+/// TONCO: the transfer into the router (Jettons, or TON through its
+/// proxy-TON wallet), the pool's swap and pay-to, hops through further
+/// pools, the transfer out.
+pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_TONCO_SWAP) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let mut members = vec![b];
+    // The incoming leg.
+    let (incoming, pton_payload) = if g.kind(prev) == "jetton_transfer" {
+        members.push(prev);
+        let t = g.block(prev);
+        let leg = Leg {
+            asset: ton_if_pton(t.cols.asset),
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        };
+        (leg, None)
+    } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
+        let call = g
+            .block(prev)
+            .prev
+            .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
+        members.extend(g.with_change(prev));
+        members.extend(g.with_change(call));
+        let (amount, payload) = pton_ton_transfer(g, call)?;
+        let leg = Leg {
+            asset: None,
+            amount,
+            source: g.msg(call)?.source,
+            source_wallet: None,
+            destination: g.msg(b)?.source,
+            destination_wallet: g.msg(call)?.destination,
+        };
+        (leg, payload)
+    } else {
+        return None;
+    };
+    // Swaps and their pay-tos, hop by hop.
+    let mut swaps = vec![b];
+    let mut pays = Vec::new();
+    let mut out_transfer = None;
+    let mut at = b;
+    for _ in 0..16 {
+        let Some(pay) = g.next_call(at, OP_TONCO_PAY_TO) else {
+            break;
+        };
+        members.extend(g.with_change(pay));
+        pays.push(pay);
+        let Some(t) = g.next_kind(pay, "jetton_transfer", &[]) else {
+            break;
+        };
+        members.extend(g.with_change(t));
+        // Through the router's proxy-TON wallet to the next pool …
+        let via_pton = g.next_call(t, OP_PTON_TON_TRANSFER).and_then(|c| {
+            let n = g.next_call(c, jetton::OP_TRANSFER_NOTIFICATION)?;
+            let s = g.next_call(n, OP_TONCO_SWAP)?;
+            Some((vec![c, n], s))
+        });
+        // … or straight to it, or out to the receiver.
+        let next = via_pton.or_else(|| Some((Vec::new(), g.next_call(t, OP_TONCO_SWAP)?)));
+        match next {
+            Some((steps, s)) => {
+                for x in steps {
+                    members.extend(g.with_change(x));
+                }
+                members.extend(g.with_change(s));
+                swaps.push(s);
+                at = s;
+            }
+            None => {
+                if let Some(c) = g.next_call(t, OP_PTON_TON_TRANSFER) {
+                    members.extend(g.with_change(c));
+                }
+                out_transfer = Some(t);
+                break;
+            }
+        }
+    }
+    if swaps.len() != pays.len() {
+        return None;
+    }
+    let out = g.block(out_transfer?);
+    let outgoing = Leg {
+        asset: ton_if_pton(out.cols.asset),
+        amount: out.cols.amount?,
+        source: out.cols.source,
+        source_wallet: out.cols.source_secondary,
+        destination: out.cols.destination,
+        destination_wallet: out.cols.destination_secondary,
+    };
+    let parsed: Vec<ToncoPayTo> = pays
+        .iter()
+        .map(|&p| tonco_pay_to(g, p))
+        .collect::<Option<_>>()?;
+    let ok = |p: &ToncoPayTo| matches!(p.exit_code, 0 | 200);
+    let success = parsed.iter().all(ok);
+    // The asset of each wallet the router used, for the hops.
+    let mut wallets: Vec<(Address, Option<Address>)> = Vec::new();
+    for &s in &swaps {
+        let Some(mut body) = g.body(s).and_then(body::after_op) else {
+            continue;
+        };
+        let wallet = (|| {
+            body.load_u64().ok()?;
+            msg_address(&mut body)?;
+            msg_address(&mut body)?
+        })();
+        if let Some(w) = wallet {
+            if let Some(j) = interfaces.jetton_wallet(&w) {
+                wallets.push((w, ton_if_pton(Some(j.jetton))));
+            }
+        }
+    }
+    for w in [out.cols.source_secondary, out.cols.destination_secondary]
+        .into_iter()
+        .flatten()
+    {
+        wallets.push((w, outgoing.asset));
+    }
+    let asset_of = |w: Option<Address>| -> Option<Option<Address>> {
+        let w = w?;
+        wallets.iter().find(|(x, _)| *x == w).map(|(_, a)| *a)
+    };
+    let mut hops = Vec::new();
+    if swaps.len() > 1 {
+        if let Some((amt, wallet)) = parsed[0].sides.as_ref().map(larger) {
+            if let Some(asset) = asset_of(wallet) {
+                hops.push(Hop {
+                    asset_in: incoming.asset,
+                    amount_in: incoming.amount,
+                    asset_out: asset,
+                    amount_out: amt,
+                });
+                if ok(&parsed[0]) {
+                    for p in parsed[1..].iter().filter(|p| ok(p)) {
+                        let Some((amt, wallet)) = p.sides.as_ref().map(larger) else {
+                            continue;
+                        };
+                        let last = hops.last().map(|h| (h.asset_out, h.amount_out));
+                        let (asset_in, amount_in) = last.unwrap_or((None, 0));
+                        hops.push(Hop {
+                            asset_in,
+                            amount_in,
+                            asset_out: asset_of(wallet).flatten(),
+                            amount_out: amt,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // What was asked for: on success what came out; on failure the target
+    // of the proxy-TON payload (`#a7fb58f8 target_wallet price_limit
+    // min_out recipient payload`, nested per hop).
+    let (destination_asset, min_out) = if success {
+        (outgoing.asset, Some(outgoing.amount))
+    } else {
+        let mut target = None;
+        let mut cell = pton_payload;
+        for _ in 0..8 {
+            let Some(c) = cell.take() else { break };
+            let Some(mut s) = c.as_slice().ok() else {
+                break;
+            };
+            if s.load_u32().ok() != Some(OP_TONCO_SWAP) {
+                break;
+            }
+            let read = (|| {
+                let wallet = msg_address(&mut s)?;
+                s.skip_first(160, 0).ok()?;
+                let min_out = coins(&mut s)?;
+                msg_address(&mut s)?;
+                Some((wallet, min_out, body::maybe_ref(&mut s).flatten()))
+            })();
+            let Some((wallet, min, next)) = read else {
+                break;
+            };
+            target = Some((wallet, min));
+            cell = next;
+        }
+        match target {
+            Some((wallet, min)) => (
+                wallet
+                    .and_then(|w| interfaces.jetton_wallet(&w))
+                    .and_then(|j| ton_if_pton(Some(j.jetton))),
+                Some(min),
+            ),
+            None => (outgoing.asset, Some(outgoing.amount)),
+        }
+    };
+    let swap = Swap {
+        dex: "tonco",
+        incoming,
+        outgoing,
+        destination_asset,
+        destination_wallet: None,
+        min_out,
+        hops,
+    };
+    Some(swap.block(members, !success))
+}
