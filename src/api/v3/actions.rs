@@ -399,6 +399,24 @@ fn details(r: &ActionRecord) -> Value {
                 put("min_out_amount", d("min_out_amount"));
             }
         }
+        "dex_withdraw_liquidity" => {
+            put("dex", d("dex"));
+            put("amount_1", d("amount1"));
+            put("amount_2", d("amount2"));
+            put("asset_1", d("asset1_out"));
+            put("asset_2", d("asset2_out"));
+            put("user_jetton_wallet_1", d("user_jetton_wallet_1"));
+            put("user_jetton_wallet_2", d("user_jetton_wallet_2"));
+            put("lp_tokens_burnt", d("lp_tokens_burnt"));
+            put("is_refund", Value::Null);
+            put("source", a(&r.source));
+            put("pool", a(&r.destination));
+            put("destination_liquidity", a(&r.destination));
+            put("burnt_nft_index", d("burned_nft_index"));
+            put("burnt_nft_address", d("burned_nft_address"));
+            put("tick_lower", d("tick_lower"));
+            put("tick_upper", d("tick_upper"));
+        }
         "jvault_stake" => {
             put("period", d("period"));
             put("minted_stake_jettons", Value::Null);

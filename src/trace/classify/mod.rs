@@ -22,6 +22,7 @@ mod graph;
 mod jetton;
 mod jvault;
 mod layerzero;
+mod liquidity;
 mod nft;
 mod swap;
 mod tgbtc;
@@ -117,6 +118,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 tgbtc::BODY_OPS,
                 swap::BODY_OPS,
                 swap::TONCO_BODY_OPS,
+                liquidity::BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -361,6 +363,7 @@ const MATCHERS: &[Matcher] = &[
     jetton::burn,
     swap::stonfi,
     swap::tonco,
+    liquidity::tonco_withdraw,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,

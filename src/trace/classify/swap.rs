@@ -251,9 +251,9 @@ pub(crate) fn stonfi(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
     Some(swap.block(members, !success))
 }
 
-const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
+pub(crate) const OP_PTON_TON_TRANSFER: u32 = 0x01f3_835d;
 const OP_TONCO_SWAP: u32 = 0xa7fb_58f8;
-const OP_TONCO_PAY_TO: u32 = 0xa1da_a96d;
+pub(crate) const OP_TONCO_PAY_TO: u32 = 0xa1da_a96d;
 
 /// The opcodes whose bodies the TONCO matcher reads.
 pub(crate) const TONCO_BODY_OPS: &[u32] = &[OP_PTON_TON_TRANSFER, OP_TONCO_SWAP, OP_TONCO_PAY_TO];
@@ -281,16 +281,27 @@ fn pton_ton_transfer(g: &Graph<'_>, b: BlockId) -> Option<(u128, Option<tycho_ty
 
 /// `pay_to#a1daa96d query_id reciever0 reciever1 exit_code:uint32
 /// seqno:uint64 coinsinfo:(Maybe ^[amount0 jetton0 amount1 jetton1])`.
-struct ToncoPayTo {
-    exit_code: u32,
-    sides: Option<[(u128, Option<Address>); 2]>,
+pub(crate) struct ToncoPayTo {
+    pub receivers: [Option<Address>; 2],
+    pub exit_code: u32,
+    pub sides: Option<[(u128, Option<Address>); 2]>,
+}
+
+/// A TONCO router pay-to's fields.
+pub(crate) fn tonco_pay_to_info(g: &Graph<'_>, b: BlockId) -> Option<ToncoPayTo> {
+    tonco_pay_to(g, b)
+}
+
+/// The TON a proxy-TON wallet's `ton_transfer` pays.
+pub(crate) fn pton_ton_amount(g: &Graph<'_>, b: BlockId) -> Option<u128> {
+    pton_ton_transfer(g, b).map(|(amount, _)| amount)
 }
 
 fn tonco_pay_to(g: &Graph<'_>, b: BlockId) -> Option<ToncoPayTo> {
     let mut s = body::after_op(g.body(b)?)?;
     s.load_u64().ok()?;
-    msg_address(&mut s)?;
-    msg_address(&mut s)?;
+    let r0 = msg_address(&mut s)?;
+    let r1 = msg_address(&mut s)?;
     let exit_code = s.load_u32().ok()?;
     s.load_u64().ok()?;
     let sides = match body::maybe_ref(&mut s)? {
@@ -304,7 +315,11 @@ fn tonco_pay_to(g: &Graph<'_>, b: BlockId) -> Option<ToncoPayTo> {
         }
         None => None,
     };
-    Some(ToncoPayTo { exit_code, sides })
+    Some(ToncoPayTo {
+        receivers: [r0, r1],
+        exit_code,
+        sides,
+    })
 }
 
 /// The larger side a pool paid.
