@@ -119,6 +119,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 swap::BODY_OPS,
                 swap::TONCO_BODY_OPS,
                 liquidity::BODY_OPS,
+                swap::COFFEE_BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -364,6 +365,7 @@ const MATCHERS: &[Matcher] = &[
     swap::stonfi,
     swap::tonco,
     liquidity::tonco_withdraw,
+    swap::coffee,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,

@@ -537,3 +537,170 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
     };
     Some(swap.block(members, !success))
 }
+
+pub(crate) const OP_COFFEE_SWAP_NATIVE: u32 = 0xc0ff_ee00;
+const OP_COFFEE_SWAP_INTERNAL: u32 = 0xc0ff_ee20;
+pub(crate) const OP_COFFEE_PAYOUT_INTERNAL: u32 = 0xc0ff_ee21;
+const OP_COFFEE_SWAP_EVENT: u32 = 0xc0ff_ee30;
+pub(crate) const OP_COFFEE_PAYOUT: u32 = 0xc0ff_ee32;
+pub(crate) const OP_COFFEE_NOTIFICATION: u32 = 0xc0ff_ee36;
+
+/// The opcodes whose bodies the Coffee matchers read.
+pub(crate) const COFFEE_BODY_OPS: &[u32] = &[
+    OP_COFFEE_SWAP_NATIVE,
+    OP_COFFEE_PAYOUT_INTERNAL,
+    OP_COFFEE_SWAP_EVENT,
+];
+
+/// A Coffee `Asset`: `native$00`, `jetton$01 chain:uint8 hash:uint256`
+/// (an extra currency is not read).
+pub(crate) fn coffee_asset(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<Option<Address>> {
+    match s.load_small_uint(2).ok()? {
+        0b00 => Some(None),
+        0b01 => {
+            let workchain = s.load_u8().ok()? as i8;
+            let id = s.load_u256().ok()?;
+            Some(Some(Address {
+                workchain: i32::from(workchain),
+                id: *id.as_array(),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// The incoming leg of a Coffee flow: a Jetton transfer to a vault, or a
+/// native message to the TON vault (`#op query_id amount:Coins …`).
+pub(crate) fn coffee_incoming(g: &Graph<'_>, b: BlockId, native_op: u32) -> Option<Leg> {
+    if g.kind(b) == "jetton_transfer" {
+        let t = g.block(b);
+        return Some(Leg {
+            asset: t.cols.asset,
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        });
+    }
+    if g.call_op(b) != Some(native_op) {
+        return None;
+    }
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    let m = g.msg(b)?;
+    Some(Leg {
+        asset: None,
+        amount,
+        source: m.source,
+        destination: m.destination,
+        ..Leg::default()
+    })
+}
+
+/// A Coffee payout: `payout_internal` (pool → vault) and what the vault
+/// sends: a Jetton transfer, a TON payout or a notification.
+pub(crate) fn coffee_payout(
+    g: &Graph<'_>,
+    payout: BlockId,
+    members: &mut Vec<BlockId>,
+) -> Option<Leg> {
+    members.extend(g.with_change(payout));
+    if let Some(t) = g.next_kind(payout, "jetton_transfer", &[]) {
+        members.extend(g.with_change(t));
+        let t = g.block(t);
+        return Some(Leg {
+            asset: t.cols.asset,
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        });
+    }
+    if let Some(p) = g.next_call(payout, OP_COFFEE_PAYOUT) {
+        members.extend(g.with_change(p));
+        // payout_internal#c0ffee21 query_id recipient amount …
+        let mut s = body::after_op(g.body(payout)?)?;
+        s.load_u64().ok()?;
+        let recipient = msg_address(&mut s)?;
+        let amount = coins(&mut s)?;
+        return Some(Leg {
+            asset: None,
+            amount,
+            source: g.msg(payout)?.source,
+            destination: recipient,
+            ..Leg::default()
+        });
+    }
+    let n = g.next_call(payout, OP_COFFEE_NOTIFICATION)?;
+    members.extend(g.with_change(n));
+    let m = g.msg(n)?;
+    Some(Leg {
+        asset: None,
+        amount: m.value,
+        source: m.source,
+        destination: m.destination,
+        ..Leg::default()
+    })
+}
+
+/// `swap_successful_event#c0ffee30 query_id input:Asset input_amount
+/// output_amount …`.
+fn coffee_event(g: &Graph<'_>, b: BlockId) -> Option<(Option<Address>, u128, u128)> {
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let asset = coffee_asset(&mut s)?;
+    let amount_in = coins(&mut s)?;
+    let amount_out = coins(&mut s)?;
+    Some((asset, amount_in, amount_out))
+}
+
+/// Coffee: the transfer into a vault, the vault's swap at the pool (and
+/// further pools), each with its success event, and the payout.
+pub(crate) fn coffee(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_COFFEE_SWAP_INTERNAL) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let incoming = coffee_incoming(g, prev, OP_COFFEE_SWAP_NATIVE)?;
+    let mut members = g.with_change(prev);
+    members.push(b);
+    let mut events = Vec::new();
+    let mut at = b;
+    let outgoing = loop {
+        let event = g.next_call(at, OP_COFFEE_SWAP_EVENT)?;
+        members.push(event);
+        events.push(coffee_event(g, event)?);
+        if let Some(payout) = g.next_call(at, OP_COFFEE_PAYOUT_INTERNAL) {
+            break coffee_payout(g, payout, &mut members)?;
+        }
+        let hop = g.next_call(at, OP_COFFEE_SWAP_INTERNAL)?;
+        members.extend(g.with_change(hop));
+        at = hop;
+        if events.len() > 16 {
+            return None;
+        }
+    };
+    let hops = events
+        .iter()
+        .enumerate()
+        .map(|(i, &(asset_in, amount_in, amount_out))| Hop {
+            asset_in,
+            amount_in,
+            asset_out: events.get(i + 1).map_or(outgoing.asset, |e| e.0),
+            amount_out,
+        })
+        .collect();
+    let swap = Swap {
+        dex: "coffee",
+        incoming,
+        destination_asset: outgoing.asset,
+        outgoing,
+        destination_wallet: None,
+        min_out: None,
+        hops,
+    };
+    Some(swap.block(members, false))
+}
