@@ -417,6 +417,74 @@ fn details(r: &ActionRecord) -> Value {
             put("tick_lower", d("tick_lower"));
             put("tick_upper", d("tick_upper"));
         }
+        "tonco_deploy_pool" => {
+            put("source", a(&r.source));
+            put("pool", a(&r.destination_secondary));
+            put("router", a(&r.destination));
+            put("router_jetton_wallet_1", d("jetton0_router_wallet"));
+            put("router_jetton_wallet_2", d("jetton1_router_wallet"));
+            put("jetton_minter_1", d("jetton0_minter"));
+            put("jetton_minter_2", d("jetton1_minter"));
+            for k in [
+                "tick_spacing",
+                "initial_price_x96",
+                "protocol_fee",
+                "lp_fee_base",
+                "lp_fee_current",
+                "pool_active",
+            ] {
+                put(k, d(k));
+            }
+        }
+        "coffee_create_pool_creator" => {
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("deposit_recipient", a(&r.destination));
+            put("pool_creator_contract", a(&r.destination_secondary));
+            put("provided_asset", a(&r.asset));
+            put("asset_1", d("asset2"));
+            put("asset_2", d("asset2_secondary"));
+            put("amount", s(&r.amount));
+        }
+        "coffee_create_pool" => {
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("initiator_1", d("initiator_1"));
+            put("initiator_2", d("initiator_2"));
+            put("pool", a(&r.destination));
+            put("pool_creator_contract", a(&r.destination_secondary));
+            put("provided_asset", d("provided_asset"));
+            put("amount", s(&r.amount));
+            put("asset_1", a(&r.asset));
+            put("asset_2", d("asset2"));
+            put("amount_1", d("amount_1"));
+            put("amount_2", d("amount_2"));
+            put("lp_tokens_minted", d("lp_tokens_minted"));
+        }
+        "coffee_create_vault" => {
+            put("source", a(&r.source));
+            put("vault", a(&r.destination));
+            put("asset", a(&r.asset));
+            put("value", s(&r.value));
+        }
+        "coffee_mev_protect_hold_funds" => {
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("mev_contract", a(&r.destination));
+            put("mev_contract_jetton_wallet", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+        }
+        "coffee_staking_deposit" => {
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("pool", a(&r.destination));
+            put("pool_jetton_wallet", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+            put("minted_item_address", d("minted_item_address"));
+            put("minted_item_index", d("minted_item_index"));
+        }
         "jvault_stake" => {
             put("period", d("period"));
             put("minted_stake_jettons", Value::Null);

@@ -18,6 +18,7 @@
 
 pub mod body;
 mod cocoon;
+mod coffee;
 mod graph;
 mod jetton;
 mod jvault;
@@ -120,6 +121,8 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 swap::TONCO_BODY_OPS,
                 liquidity::BODY_OPS,
                 swap::COFFEE_BODY_OPS,
+                coffee::BODY_OPS,
+                coffee::TONCO_BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -364,8 +367,14 @@ const MATCHERS: &[Matcher] = &[
     jetton::burn,
     swap::stonfi,
     swap::tonco,
+    coffee::tonco_deploy_pool,
     liquidity::tonco_withdraw,
     swap::coffee,
+    coffee::create_vault,
+    coffee::create_pool_creator,
+    coffee::create_pool,
+    coffee::mev_protect_hold_funds,
+    coffee::staking_deposit,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
@@ -716,6 +725,16 @@ pub(crate) fn addr(a: Option<Address>) -> Value {
         Some(a) => Value::String(raw(&a)),
         None => Value::Null,
     }
+}
+
+/// A raw `wc:HEX` address back (as [`raw`] writes it).
+pub(crate) fn parse_raw(s: &str) -> Option<Address> {
+    let (wc, hex_id) = s.split_once(':')?;
+    let id: [u8; 32] = hex::decode(hex_id).ok()?.try_into().ok()?;
+    Some(Address {
+        workchain: wc.parse().ok()?,
+        id,
+    })
 }
 
 /// `wc:HEX`, upper case, as toncenter writes raw addresses.

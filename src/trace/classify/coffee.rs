@@ -1,0 +1,377 @@
+//! swap.coffee beyond swaps: vaults and pools created, MEV protection
+//! holding funds, staking deposits. (Its swaps are in `swap`.)
+
+use serde_json::Value;
+use tonindex_model::Address;
+use tycho_types::cell::CellSlice;
+
+use super::body::{self, coins, msg_address};
+use super::swap::{coffee_asset, OP_COFFEE_NOTIFICATION};
+use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+
+const OP_CREATE_POOL_NATIVE: u32 = 0xc0ff_ee02;
+const OP_CREATE_VAULT: u32 = 0xc0ff_ee06;
+const OP_CREATE_POOL_JETTON: u32 = 0xc0ff_ee11;
+const OP_DEPLOY: u32 = 0xc0ff_ee22;
+const OP_CREATE_POOL_CREATOR_REQUEST: u32 = 0xc0ff_ee23;
+const OP_CREATE_POOL_REQUEST: u32 = 0xc0ff_ee25;
+const OP_DEPOSIT_EVENT: u32 = 0xc0ff_ee33;
+const OP_SERVICE_FEE: u32 = 0xc0ff_eea0;
+const OP_MEV_HOLD_FUNDS: u32 = 0x6bc7_9e7e;
+const OP_VAULT_INIT: u32 = 0x2c76_b973;
+const OP_VAULT_INIT_ANSWER: u32 = 0xd173_5400;
+const OP_NOTIFICATION_ANSWER: u32 = 0xb216_d31f;
+const OP_STAKING_DEPOSIT: u32 = 0xf947_1134;
+
+/// The opcodes whose bodies these matchers read.
+pub(crate) const BODY_OPS: &[u32] = &[
+    OP_CREATE_POOL_NATIVE,
+    OP_CREATE_VAULT,
+    OP_CREATE_POOL_REQUEST,
+    OP_DEPOSIT_EVENT,
+];
+
+/// `PoolParams first:Asset second:Asset amm:(## 3) amm_settings:(Maybe
+/// ^Cell)` then `PoolCreationParams recipient …`: `(first, second,
+/// recipient)`.
+fn pool_params(
+    s: &mut CellSlice<'_>,
+) -> Option<(Option<Address>, Option<Address>, Option<Address>)> {
+    let first = coffee_asset(s)?;
+    let second = coffee_asset(s)?;
+    s.skip_first(3, 0).ok()?;
+    body::maybe_ref(s)?;
+    let recipient = msg_address(s)?;
+    Some((first, second, recipient))
+}
+
+/// A pool creator deployed: the provided asset (Jettons, or TON with
+/// `create_pool_native`) reaches the factory, which deploys the creator.
+pub(crate) fn create_pool_creator(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_CREATE_POOL_CREATOR_REQUEST) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let deploy = g.next_call(b, OP_DEPLOY)?;
+    let (cols, params) = if g.kind(prev) == "jetton_transfer" {
+        let t = g.block(prev);
+        let transfer = g.part(prev, jetton::OP_TRANSFER)?;
+        let parsed = jetton::transfer_body(g.body(transfer)?)?;
+        let mut p = parsed.forward_payload.as_ref()?.as_slice().ok()?;
+        if p.load_u32().ok()? != OP_CREATE_POOL_JETTON {
+            return None;
+        }
+        let params = pool_params(&mut p)?;
+        let cols = Cols {
+            source: t.cols.source,
+            source_secondary: t.cols.source_secondary,
+            asset: t.cols.asset,
+            amount: t.cols.amount,
+            ..Cols::default()
+        };
+        (cols, params)
+    } else if g.call_op(prev) == Some(OP_CREATE_POOL_NATIVE) {
+        let mut s = body::after_op(g.body(prev)?)?;
+        s.load_u64().ok()?;
+        let amount = coins(&mut s)?;
+        let params = pool_params(&mut s)?;
+        let cols = Cols {
+            source: g.msg(prev)?.source,
+            amount: Some(amount),
+            ..Cols::default()
+        };
+        (cols, params)
+    } else {
+        return None;
+    };
+    let (first, second, recipient) = params;
+    let cols = Cols {
+        destination: recipient,
+        destination_secondary: g.msg(deploy)?.destination,
+        ..cols
+    };
+    let mut members = g.with_change(prev);
+    members.push(b);
+    members.extend(g.with_change(deploy));
+    let mut blk = Block::of("coffee_create_pool_creator", members, false, cols);
+    blk.data.insert("asset2".into(), addr(first));
+    blk.data.insert("asset2_secondary".into(), addr(second));
+    Some(blk)
+}
+
+/// The pool created from a creator: the creator's request to the factory,
+/// the pool's deploy, the LP tokens minted and the deposit event.
+pub(crate) fn create_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    let creator = g.block(b);
+    if creator.kind != "coffee_create_pool_creator" {
+        return None;
+    }
+    let request = g.next_call(b, OP_CREATE_POOL_REQUEST)?;
+    let deploy = g.next_call(request, OP_DEPLOY)?;
+    let lp = g.next_call(deploy, jetton::OP_INTERNAL_TRANSFER)?;
+    let event = g.next_call(deploy, OP_DEPOSIT_EVENT)?;
+    let mut members = vec![b];
+    members.extend(g.with_change(request));
+    members.extend(g.with_change(deploy));
+    members.extend(g.with_change(lp));
+    members.push(event);
+    if let Some(n) = g.next_call(deploy, OP_COFFEE_NOTIFICATION) {
+        members.extend(g.with_change(n));
+        if let Some(x) = g.next_call(n, OP_NOTIFICATION_ANSWER) {
+            members.extend(g.with_change(x));
+        }
+    }
+    // create_pool_request#c0ffee25 query_id amount1 amount2 tx_initiator …
+    let mut s = body::after_op(g.body(request)?)?;
+    s.load_u64().ok()?;
+    let mut amounts = [coins(&mut s)?, coins(&mut s)?];
+    let mut initiators = [creator.cols.source, msg_address(&mut s)?];
+    let mut e = body::after_op(g.body(event)?)?;
+    e.load_u64().ok()?;
+    coins(&mut e)?;
+    coins(&mut e)?;
+    let lp_amount = coins(&mut e)?;
+    let asset_of = |k: &str| -> Option<Option<Address>> {
+        match creator.data.get(k)? {
+            Value::Null => Some(None),
+            Value::String(s) => Some(super::parse_raw(s)),
+            _ => None,
+        }
+    };
+    let (first, second) = (asset_of("asset2")?, asset_of("asset2_secondary")?);
+    let asset_1 = creator.cols.asset;
+    let asset_2 = if asset_1 == second {
+        amounts.swap(0, 1);
+        initiators.swap(0, 1);
+        first
+    } else if asset_1 == first {
+        second
+    } else {
+        second
+    };
+    let cols = Cols {
+        source: creator.cols.source,
+        source_secondary: creator.cols.source_secondary,
+        destination: g.msg(deploy)?.destination,
+        destination_secondary: creator.cols.destination_secondary,
+        asset: asset_1,
+        amount: creator.cols.amount,
+        ..Cols::default()
+    };
+    let mut blk = Block::of("coffee_create_pool", members, false, cols);
+    blk.data.insert("asset2".into(), addr(asset_2));
+    blk.data.insert("amount_1".into(), dec(amounts[0]));
+    blk.data.insert("amount_2".into(), dec(amounts[1]));
+    blk.data.insert("initiator_1".into(), addr(initiators[0]));
+    blk.data.insert("initiator_2".into(), addr(initiators[1]));
+    blk.data.insert("provided_asset".into(), addr(asset_1));
+    blk.data.insert("lp_tokens_minted".into(), dec(lp_amount));
+    Some(blk)
+}
+
+/// A vault created: `create_vault#c0ffee06 query_id asset:Asset` and the
+/// factory's deploy of the vault.
+pub(crate) fn create_vault(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_CREATE_VAULT) {
+        return None;
+    }
+    let deploy = g.next_call(b, OP_DEPLOY)?;
+    let mut members = vec![b];
+    members.extend(g.with_change(deploy));
+    if let Some(init) = g.next_call(deploy, OP_VAULT_INIT) {
+        members.extend(g.with_change(init));
+        if let Some(x) = g.next_call(init, OP_VAULT_INIT_ANSWER) {
+            members.extend(g.with_change(x));
+        }
+    }
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let asset = coffee_asset(&mut s)?;
+    let m = g.msg(b)?;
+    let cols = Cols {
+        source: m.source,
+        destination: g.msg(deploy)?.destination,
+        asset,
+        value: Some(m.value),
+        ..Cols::default()
+    };
+    Some(Block::of("coffee_create_vault", members, false, cols))
+}
+
+/// Funds held by the MEV protection contract (TON, or Jettons whose
+/// payload asks for it), with the service fee paid beside it.
+pub(crate) fn mev_protect_hold_funds(
+    g: &Graph<'_>,
+    b: BlockId,
+    _: &dyn Interfaces,
+) -> Option<Block> {
+    let cols = if g.call_op(b) == Some(OP_MEV_HOLD_FUNDS) {
+        let m = g.msg(b)?;
+        Cols {
+            source: m.source,
+            destination: m.destination,
+            amount: Some(m.value),
+            ..Cols::default()
+        }
+    } else if g.kind(b) == "jetton_transfer" {
+        let transfer = g.part(b, jetton::OP_TRANSFER)?;
+        let parsed = jetton::transfer_body(g.body(transfer)?)?;
+        let op = parsed.forward_payload.as_ref().and_then(body::opcode);
+        if op != Some(OP_MEV_HOLD_FUNDS) {
+            return None;
+        }
+        let t = g.block(b);
+        Cols {
+            source: t.cols.source,
+            source_secondary: t.cols.source_secondary,
+            destination: t.cols.destination,
+            asset: t.cols.asset,
+            amount: t.cols.amount,
+            ..Cols::default()
+        }
+    } else {
+        return None;
+    };
+    let mut members = vec![b];
+    if let Some(p) = g.block(b).prev {
+        if let Some(fee) = g.next_call(p, OP_SERVICE_FEE) {
+            members.extend([p, fee]);
+        }
+    }
+    Some(Block::of(
+        "coffee_mev_protect_hold_funds",
+        members,
+        false,
+        cols,
+    ))
+}
+
+/// A staking deposit: a Jetton transfer to the staking master, its call
+/// to the pool (with its log) and the position NFT minted.
+pub(crate) fn staking_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.kind(b) != "jetton_transfer" {
+        return None;
+    }
+    let pool_call = g.next_call(b, OP_STAKING_DEPOSIT)?;
+    let mint = g.next_kind(pool_call, "nft_mint", &[])?;
+    let mut members = vec![b];
+    members.extend(g.with_change(pool_call));
+    if let Some(log) = g
+        .block(pool_call)
+        .next
+        .iter()
+        .copied()
+        .find(|&x| g.block(x).log.is_some() && g.call_op(x) == Some(OP_STAKING_DEPOSIT))
+    {
+        members.push(log);
+    }
+    members.push(mint);
+    let t = g.block(b);
+    let m = g.block(mint);
+    let cols = Cols {
+        source: t.cols.source,
+        source_secondary: t.cols.source_secondary,
+        destination: g.msg(pool_call)?.destination,
+        destination_secondary: t.cols.destination_secondary,
+        asset: t.cols.asset,
+        amount: t.cols.amount,
+        ..Cols::default()
+    };
+    let mut blk = Block::of("coffee_staking_deposit", members, false, cols);
+    blk.data
+        .insert("minted_item_address".into(), addr(m.cols.asset_secondary));
+    blk.data.insert(
+        "minted_item_index".into(),
+        m.data.get("nft_item_index").cloned().unwrap_or(Value::Null),
+    );
+    Some(blk)
+}
+
+const OP_TONCO_CREATE_POOL: u32 = 0x2e30_34ef;
+const OP_TONCO_POOL_INIT: u32 = 0x441c_39ed;
+
+/// The opcodes whose bodies the TONCO deploy reads.
+pub(crate) const TONCO_BODY_OPS: &[u32] = &[OP_TONCO_CREATE_POOL, OP_TONCO_POOL_INIT];
+
+/// A TONCO pool deployed: the router's create_pool and the pool's init.
+pub(crate) fn tonco_deploy_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_TONCO_CREATE_POOL) {
+        return None;
+    }
+    let init = g.next_call(b, OP_TONCO_POOL_INIT)?;
+    let mut members = vec![b];
+    members.extend(g.with_change(init));
+    // create_pool#2e3034ef query_id wallet0 wallet1 tick_spacing:int24
+    // price:uint160 protocol_fee:uint16 lp_fee_base:uint16
+    // lp_fee_current:uint16 ^content ^item_content ^[minter0 minter1 …]
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let wallet0 = msg_address(&mut s)?;
+    let wallet1 = msg_address(&mut s)?;
+    let tick_spacing = ((s.load_uint(24).ok()? as u32) << 8) as i32 >> 8;
+    let mut price = [0u8; 32];
+    s.load_raw(&mut price[12..], 160).ok()?;
+    let protocol_fee = s.load_u16().ok()?;
+    let lp_fee_base = s.load_u16().ok()?;
+    let lp_fee_current = s.load_u16().ok()?;
+    s.load_reference().ok()?;
+    s.load_reference().ok()?;
+    let minters = s.load_reference_cloned().ok()?;
+    let mut ms = minters.as_slice().ok()?;
+    let minter0 = msg_address(&mut ms)?;
+    let minter1 = msg_address(&mut ms)?;
+    // pool_init#441c39ed query_id from_admin has_admin admin has_controller
+    // controller set_spacing tick_spacing set_price price set_active active …
+    let active = (|| {
+        let mut p = body::after_op(g.body(init)?)?;
+        p.load_u64().ok()?;
+        p.skip_first(2, 0).ok()?;
+        msg_address(&mut p)?;
+        p.skip_first(1, 0).ok()?;
+        msg_address(&mut p)?;
+        p.skip_first(1 + 24 + 1 + 160 + 1, 0).ok()?;
+        p.load_bit().ok()
+    })();
+    let m = g.msg(b)?;
+    let cols = Cols {
+        source: m.source,
+        destination: m.destination,
+        destination_secondary: g.msg(init)?.destination,
+        ..Cols::default()
+    };
+    let mut blk = Block::of("tonco_deploy_pool", members, false, cols);
+    let price = decimal_u256(&price);
+    for (k, v) in [
+        ("jetton0_router_wallet", addr(wallet0)),
+        ("jetton1_router_wallet", addr(wallet1)),
+        ("jetton0_minter", addr(minter0)),
+        ("jetton1_minter", addr(minter1)),
+        ("tick_spacing", Value::from(tick_spacing)),
+        ("initial_price_x96", Value::String(price)),
+        ("protocol_fee", Value::from(protocol_fee)),
+        ("lp_fee_base", Value::from(lp_fee_base)),
+        ("lp_fee_current", Value::from(lp_fee_current)),
+        ("pool_active", active.map_or(Value::Null, Value::Bool)),
+    ] {
+        blk.data.insert(k.into(), v);
+    }
+    Some(blk)
+}
+
+/// A big-endian unsigned integer as decimal.
+fn decimal_u256(bytes: &[u8; 32]) -> String {
+    let mut digits: Vec<u8> = vec![0];
+    for &byte in bytes {
+        let mut carry = u32::from(byte);
+        for d in digits.iter_mut() {
+            let v = u32::from(*d) * 256 + carry;
+            *d = (v % 10) as u8;
+            carry = v / 10;
+        }
+        while carry > 0 {
+            digits.push((carry % 10) as u8);
+            carry /= 10;
+        }
+    }
+    digits.iter().rev().map(|d| char::from(b'0' + d)).collect()
+}
