@@ -140,12 +140,11 @@ pub(crate) fn create_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Opti
     };
     let (first, second) = (asset_of("asset2")?, asset_of("asset2_secondary")?);
     let asset_1 = creator.cols.asset;
+    // The provided asset is the first side: its amount and initiator too.
     let asset_2 = if asset_1 == second {
         amounts.swap(0, 1);
         initiators.swap(0, 1);
         first
-    } else if asset_1 == first {
-        second
     } else {
         second
     };
