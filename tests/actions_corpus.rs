@@ -431,9 +431,12 @@ fn action_json(a: &ActionRecord) -> Value {
             o[column] = v.clone();
         }
     }
-    for column in ["asset2", "asset2_secondary"] {
-        if let Some(v) = data.as_object_mut().and_then(|d| d.remove(column)) {
-            o[column] = v;
+    // The second asset columns (a deposit's data has its own `asset2`).
+    if a.kind != "dex_deposit_liquidity" {
+        for column in ["asset2", "asset2_secondary"] {
+            if let Some(v) = data.as_object_mut().and_then(|d| d.remove(column)) {
+                o[column] = v;
+            }
         }
     }
     let column = match a.kind.as_str() {

@@ -399,6 +399,32 @@ fn details(r: &ActionRecord) -> Value {
                 put("min_out_amount", d("min_out_amount"));
             }
         }
+        "dex_deposit_liquidity" => {
+            put("dex", d("dex"));
+            put("amount_1", d("amount1"));
+            put("amount_2", d("amount2"));
+            put("asset_1", d("asset1"));
+            put("asset_2", d("asset2"));
+            put("user_jetton_wallet_1", d("user_jetton_wallet_1"));
+            put("user_jetton_wallet_2", d("user_jetton_wallet_2"));
+            put("source", a(&r.source));
+            put("pool", a(&r.destination));
+            put("destination_liquidity", a(&r.destination_secondary));
+            for k in [
+                "lp_tokens_minted",
+                "target_asset_1",
+                "target_asset_2",
+                "target_amount_1",
+                "target_amount_2",
+                "vault_excesses",
+                "tick_lower",
+                "tick_upper",
+                "nft_index",
+                "nft_address",
+            ] {
+                put(k, d(k));
+            }
+        }
         "dex_withdraw_liquidity" => {
             put("dex", d("dex"));
             put("amount_1", d("amount1"));
@@ -408,7 +434,7 @@ fn details(r: &ActionRecord) -> Value {
             put("user_jetton_wallet_1", d("user_jetton_wallet_1"));
             put("user_jetton_wallet_2", d("user_jetton_wallet_2"));
             put("lp_tokens_burnt", d("lp_tokens_burnt"));
-            put("is_refund", Value::Null);
+            put("is_refund", d("is_refund"));
             put("source", a(&r.source));
             put("pool", a(&r.destination));
             put("destination_liquidity", a(&r.destination));

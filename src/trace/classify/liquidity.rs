@@ -147,3 +147,184 @@ pub(crate) fn tonco_withdraw(
     blk.data = d;
     Some(blk)
 }
+
+const OP_COFFEE_DEPOSIT_NATIVE: u32 = 0xc0ff_ee04;
+const OP_COFFEE_DEPOSITORY_REQUEST: u32 = 0xc0ff_ee27;
+const OP_COFFEE_DEPLOY: u32 = 0xc0ff_ee22;
+const OP_COFFEE_DEPOSIT_INTERNAL: u32 = 0xc0ff_ee29;
+const OP_COFFEE_DEPOSIT_EVENT: u32 = 0xc0ff_ee33;
+const OP_COFFEE_WITHDRAWAL_EVENT: u32 = 0xc0ff_ee35;
+
+/// The opcodes whose bodies the Coffee liquidity matchers read.
+pub(crate) const COFFEE_BODY_OPS: &[u32] = &[
+    OP_COFFEE_DEPOSIT_NATIVE,
+    OP_COFFEE_DEPOSITORY_REQUEST,
+    OP_COFFEE_DEPOSIT_EVENT,
+    OP_COFFEE_WITHDRAWAL_EVENT,
+    super::jetton::OP_INTERNAL_TRANSFER,
+];
+
+/// `#op query_id amount1:Coins amount2:Coins lp_amount:Coins …` of a
+/// Coffee deposit or withdrawal event.
+fn coffee_event(g: &Graph<'_>, b: BlockId) -> Option<(u128, u128, u128)> {
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    Some((
+        body::coins(&mut s)?,
+        body::coins(&mut s)?,
+        body::coins(&mut s)?,
+    ))
+}
+
+/// One side of a Coffee deposit: the asset brought to a vault (Jettons,
+/// or TON), the depository request the vault sends, the depository's
+/// deploy and — once both sides are in — the pool's deposit with the LP
+/// tokens minted and the event. The first side has no pool yet.
+pub(crate) fn coffee_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_COFFEE_DEPOSITORY_REQUEST) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let incoming = swap::coffee_incoming(g, prev, OP_COFFEE_DEPOSIT_NATIVE)?;
+    let deploy = g.next_call(b, OP_COFFEE_DEPLOY)?;
+    let mut members = g.with_change(prev);
+    members.push(b);
+    members.extend(g.with_change(deploy));
+    // create_liquidity_depository_request#c0ffee27 query_id amount
+    // ^[recipient …] ^[first second amm …] sender …
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let amount = body::coins(&mut s)?;
+    s.load_reference().ok()?;
+    let pool_params = s.load_reference_cloned().ok()?;
+    let sender = msg_address(&mut s)?;
+    let mut p = pool_params.as_slice().ok()?;
+    let first = swap::coffee_asset(&mut p)?;
+    let second = swap::coffee_asset(&mut p)?;
+    let in_asset = incoming.asset;
+    let in_wallet = incoming.source_wallet;
+    let (side, targets) = if in_asset == first {
+        (1, (first, second))
+    } else if in_asset == second {
+        (2, (second, first))
+    } else {
+        return None;
+    };
+    let mut pool = None;
+    let mut lp = None;
+    let mut excesses = Vec::new();
+    if let Some(internal) = g.next_call(deploy, OP_COFFEE_DEPOSIT_INTERNAL) {
+        members.extend(g.with_change(internal));
+        let lp_transfer = g.next_call(internal, super::jetton::OP_INTERNAL_TRANSFER);
+        if let Some(t) = lp_transfer {
+            members.extend(g.with_change(t));
+        }
+        if let Some(event) = g.next_call(internal, OP_COFFEE_DEPOSIT_EVENT) {
+            members.push(event);
+            pool = g.msg(event).and_then(|m| m.source);
+            lp = coffee_event(g, event).map(|e| e.2);
+        }
+        if pool.is_none() {
+            if let Some(t) = lp_transfer {
+                pool = g.msg(t).and_then(|m| m.source);
+                let mut s = body::after_op(g.body(t)?)?;
+                s.load_u64().ok()?;
+                lp = body::coins(&mut s);
+            }
+        }
+        if let Some(payout) = g.next_call(internal, swap::OP_COFFEE_PAYOUT_INTERNAL) {
+            let leg = swap::coffee_payout(g, payout, &mut members)?;
+            excesses.push(serde_json::json!({"asset": addr(leg.asset), "amount": dec(leg.amount)}));
+        }
+    }
+    let cols = Cols {
+        source: sender,
+        destination: pool,
+        destination_secondary: g.msg(deploy)?.destination,
+        ..Cols::default()
+    };
+    let mut d = Map::new();
+    d.insert("dex".into(), "coffee".into());
+    for n in 1..=2 {
+        let mine = n == side;
+        d.insert(
+            format!("asset{n}"),
+            if mine { addr(in_asset) } else { Value::Null },
+        );
+        d.insert(
+            format!("amount{n}"),
+            if mine { dec(amount) } else { Value::Null },
+        );
+        d.insert(
+            format!("user_jetton_wallet_{n}"),
+            if mine { addr(in_wallet) } else { Value::Null },
+        );
+        d.insert(format!("target_amount_{n}"), Value::Null);
+    }
+    d.insert("target_asset_1".into(), addr(targets.0));
+    d.insert("target_asset_2".into(), addr(targets.1));
+    d.insert("lp_tokens_minted".into(), lp.map(dec).into());
+    d.insert("vault_excesses".into(), Value::Array(excesses));
+    let mut blk = Block::of("dex_deposit_liquidity", members, false, cols);
+    blk.data = d;
+    Some(blk)
+}
+
+/// A Coffee withdrawal: LP tokens burnt at the pool, both sides paid out
+/// through their vaults, and the pool's event with the amounts.
+pub(crate) fn coffee_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    let burn = g.block(b);
+    if burn.kind != "jetton_burn" {
+        return None;
+    }
+    let payouts: Vec<BlockId> = g
+        .next_calls(b, swap::OP_COFFEE_PAYOUT_INTERNAL)
+        .take(2)
+        .collect();
+    if payouts.len() != 2 {
+        return None;
+    }
+    let event = g.next_call(b, OP_COFFEE_WITHDRAWAL_EVENT)?;
+    let (amount1, amount2, _) = coffee_event(g, event)?;
+    let pool = g.msg(event)?.source;
+    let mut members = vec![b, event];
+    let mut d = Map::new();
+    d.insert("dex".into(), "coffee".into());
+    for (i, &p) in payouts.iter().enumerate() {
+        let n = i + 1;
+        let leg = swap::coffee_payout(g, p, &mut members)?;
+        let jetton = leg.asset.is_some();
+        d.insert(format!("asset{n}_out"), addr(leg.asset));
+        d.insert(format!("dex_wallet_{n}"), addr(g.msg(p)?.source));
+        d.insert(
+            format!("dex_jetton_wallet_{n}"),
+            if jetton {
+                addr(leg.source_wallet)
+            } else {
+                Value::Null
+            },
+        );
+        d.insert(
+            format!("user_jetton_wallet_{n}"),
+            addr(if jetton {
+                leg.destination_wallet
+            } else {
+                leg.destination
+            }),
+        );
+    }
+    d.insert("amount1".into(), dec(amount1));
+    d.insert("amount2".into(), dec(amount2));
+    d.insert("is_refund".into(), false.into());
+    d.insert("lp_tokens_burnt".into(), burn.cols.amount.map(dec).into());
+    let cols = Cols {
+        source: burn.cols.source,
+        source_secondary: burn.cols.source_secondary,
+        destination: pool,
+        asset: burn.cols.asset,
+        ..Cols::default()
+    };
+    let mut blk = Block::of("dex_withdraw_liquidity", members, false, cols);
+    blk.data = d;
+    Some(blk)
+}
