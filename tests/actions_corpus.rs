@@ -602,6 +602,7 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "layerzero.yaml",
     "tgbtc.yaml",
     "stonfi-swaps.yaml",
+    "tonco.yaml",
 ];
 
 #[test]

@@ -328,3 +328,176 @@ pub(crate) fn coffee_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
     blk.data = d;
     Some(blk)
 }
+
+const OP_TONCO_ADD_LIQUIDITY: u32 = 0x3ebe_5431;
+const OP_TONCO_FUND_ACCOUNT: u32 = 0x4468_de77;
+const OP_TONCO_MINT_AND_REFUND: u32 = 0x8170_2ef8;
+const OP_TONCO_POSITION_INIT: u32 = 0xd5ec_ca2a;
+
+/// The opcodes whose bodies the TONCO deposit reads.
+pub(crate) const TONCO_DEPOSIT_BODY_OPS: &[u32] = &[
+    OP_TONCO_ADD_LIQUIDITY,
+    OP_TONCO_POSITION_INIT,
+    super::jetton::OP_TRANSFER_NOTIFICATION,
+];
+
+fn int24(v: u64) -> i32 {
+    ((v as u32) << 8) as i32 >> 8
+}
+
+/// One side of a TONCO deposit: the asset brought to the router (Jettons,
+/// or TON through its proxy-TON wallet), the router funding the user's
+/// account at the pool, the account's add-liquidity; with the second side,
+/// the position minted (an NFT) and what the router refunds.
+pub(crate) fn tonco_deposit(
+    g: &Graph<'_>,
+    b: BlockId,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    if g.call_op(b) != Some(OP_TONCO_ADD_LIQUIDITY) {
+        return None;
+    }
+    let fund = g
+        .block(b)
+        .prev
+        .filter(|&p| g.call_op(p) == Some(OP_TONCO_FUND_ACCOUNT))?;
+    let input = g.block(fund).prev?;
+    let mut members = vec![b];
+    members.extend(g.with_change(fund));
+    // The notification that carried the deposit, and the user's wallet.
+    let (notification, sender_wallet) = if g.kind(input) == "jetton_transfer" {
+        members.push(input);
+        (
+            g.part(input, super::jetton::OP_TRANSFER_NOTIFICATION)?,
+            g.block(input).cols.source_secondary,
+        )
+    } else if g.call_op(input) == Some(super::jetton::OP_TRANSFER_NOTIFICATION) {
+        let call = g
+            .block(input)
+            .prev
+            .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
+        members.extend(g.with_change(input));
+        members.extend(g.with_change(call));
+        (input, None)
+    } else {
+        return None;
+    };
+    // transfer_notification query_id amount sender forward_payload, the
+    // payload `#4468de77 other_jetton_wallet …`.
+    let mut s = body::after_op(g.body(notification)?)?;
+    s.load_u64().ok()?;
+    let sent = body::coins(&mut s)?;
+    let sender = msg_address(&mut s)?;
+    let payload = body::either_payload(&mut s)?;
+    let mut p = payload.as_slice().ok()?;
+    if p.load_u32().ok()? != OP_TONCO_FUND_ACCOUNT {
+        return None;
+    }
+    let other_wallet = msg_address(&mut p)?;
+    let asset_of = |w: Option<Address>| -> Option<Address> {
+        let j = interfaces.jetton_wallet(&w?)?.jetton;
+        (!super::jetton::is_pton(&j)).then_some(j)
+    };
+    let first_asset = asset_of(g.msg(notification)?.source);
+    let second_asset = asset_of(other_wallet);
+    // add_liquidity#3ebe5431 query_id new_amount0 new_amount1 new_enough0
+    // new_enough1 liquidity:uint128 tick_lower:int24 tick_upper:int24
+    let mut a = body::after_op(g.body(b)?)?;
+    a.load_u64().ok()?;
+    let new_amount0 = body::coins(&mut a)?;
+    body::coins(&mut a)?;
+    let enough0 = body::coins(&mut a)?;
+    let enough1 = body::coins(&mut a)?;
+    a.load_u128().ok()?;
+    let tick_lower = int24(a.load_uint(24).ok()?);
+    let tick_upper = int24(a.load_uint(24).ok()?);
+    // (amount, asset, wallet) of each side, as the pool orders them.
+    let sides = if new_amount0 > 0 {
+        [
+            (Some(sent), first_asset, sender_wallet),
+            (None, second_asset, None),
+        ]
+    } else {
+        [
+            (None, second_asset, None),
+            (Some(sent), first_asset, sender_wallet),
+        ]
+    };
+    // The position, once both sides are in.
+    let mut position = None;
+    let mut excesses = Vec::new();
+    if let Some(mint_refund) = g.next_call(b, OP_TONCO_MINT_AND_REFUND) {
+        if let Some(mint) = g.next_kind(mint_refund, "nft_mint", &[]) {
+            members.extend(g.with_change(mint_refund));
+            members.push(mint);
+            let init = g.block(mint).nodes.first().copied();
+            let read = || {
+                let m = g.tree.txs[init?].in_msg.as_ref()?;
+                let mut s = body::after_op(m.body.as_ref()?)?;
+                s.load_u64().ok()?;
+                msg_address(&mut s)?;
+                let liquidity = s.load_u128().ok()?;
+                let r = s.load_reference_cloned().ok()?;
+                let mut r = r.as_slice().ok()?;
+                r.skip_first(512, 0).ok()?;
+                let index = r.load_u64().ok()?;
+                Some((liquidity, index, m.destination))
+            };
+            position = read();
+            if let Some(pay) = g.next_call(mint_refund, OP_TONCO_PAY_TO) {
+                members.extend(g.with_change(pay));
+                let mut taken = Vec::new();
+                while taken.len() < 2 {
+                    let Some(t) = g.next_kind(pay, "jetton_transfer", &taken) else {
+                        break;
+                    };
+                    taken.push(t);
+                    members.extend(g.with_change(t));
+                    let tb = g.block(t);
+                    let (asset, amount) = match g.next_call(t, OP_PTON_TON_TRANSFER) {
+                        Some(c) => {
+                            members.extend(g.with_change(c));
+                            (None, swap::pton_ton_amount(g, c)?)
+                        }
+                        None => (tb.cols.asset, tb.cols.amount?),
+                    };
+                    excesses.push(serde_json::json!({"asset": addr(asset), "amount": dec(amount)}));
+                }
+            }
+        }
+    }
+    let mut paid = sides.iter().filter(|s| s.0.is_some());
+    let (c1, c2) = (paid.next(), paid.next());
+    let m = g.msg(b)?;
+    let cols = Cols {
+        source: sender,
+        source_secondary: sides[0].2.or(sides[1].2),
+        destination: m.source,
+        destination_secondary: m.destination,
+        ..Cols::default()
+    };
+    let mut d = Map::new();
+    d.insert("dex".into(), "tonco".into());
+    for (n, side) in [(1, c1), (2, c2)] {
+        d.insert(format!("amount{n}"), side.and_then(|s| s.0).map(dec).into());
+        d.insert(format!("asset{n}"), side.map_or(Value::Null, |s| addr(s.1)));
+    }
+    d.insert("user_jetton_wallet_1".into(), addr(sides[0].2));
+    d.insert("user_jetton_wallet_2".into(), addr(sides[1].2));
+    d.insert("target_asset_1".into(), addr(sides[0].1));
+    d.insert("target_asset_2".into(), addr(sides[1].1));
+    d.insert("target_amount_1".into(), dec(enough0));
+    d.insert("target_amount_2".into(), dec(enough1));
+    d.insert("lp_tokens_minted".into(), position.map(|p| dec(p.0)).into());
+    d.insert("nft_index".into(), position.map(|p| dec(p.1)).into());
+    d.insert(
+        "nft_address".into(),
+        position.map_or(Value::Null, |p| addr(p.2)),
+    );
+    d.insert("tick_lower".into(), tick_lower.into());
+    d.insert("tick_upper".into(), tick_upper.into());
+    d.insert("vault_excesses".into(), Value::Array(excesses));
+    let mut blk = Block::of("dex_deposit_liquidity", members, false, cols);
+    blk.data = d;
+    Some(blk)
+}
