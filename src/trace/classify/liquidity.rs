@@ -430,20 +430,7 @@ pub(crate) fn tonco_deposit(
         if let Some(mint) = g.next_kind(mint_refund, "nft_mint", &[]) {
             members.extend(g.with_change(mint_refund));
             members.push(mint);
-            let init = g.block(mint).nodes.first().copied();
-            let read = || {
-                let m = g.tree.txs[init?].in_msg.as_ref()?;
-                let mut s = body::after_op(m.body.as_ref()?)?;
-                s.load_u64().ok()?;
-                msg_address(&mut s)?;
-                let liquidity = s.load_u128().ok()?;
-                let r = s.load_reference_cloned().ok()?;
-                let mut r = r.as_slice().ok()?;
-                r.skip_first(512, 0).ok()?;
-                let index = r.load_u64().ok()?;
-                Some((liquidity, index, m.destination))
-            };
-            position = read();
+            position = position_init(g, mint);
             if let Some(pay) = g.next_call(mint_refund, OP_TONCO_PAY_TO) {
                 members.extend(g.with_change(pay));
                 let mut taken = Vec::new();
@@ -500,4 +487,20 @@ pub(crate) fn tonco_deposit(
     let mut blk = Block::of("dex_deposit_liquidity", members, false, cols);
     blk.data = d;
     Some(blk)
+}
+
+/// `position_init#d5ecca2a query_id user liquidity:uint128 … ^[fee0 fee1
+/// nft_index:uint64 …]` of a minted position: `(liquidity, index, NFT)`.
+fn position_init(g: &Graph<'_>, mint: BlockId) -> Option<(u128, u64, Option<Address>)> {
+    let n = *g.block(mint).nodes.first()?;
+    let m = g.tree.txs[n].in_msg.as_ref()?;
+    let mut s = body::after_op(m.body.as_ref()?)?;
+    s.load_u64().ok()?;
+    msg_address(&mut s)?;
+    let liquidity = s.load_u128().ok()?;
+    let r = s.load_reference_cloned().ok()?;
+    let mut r = r.as_slice().ok()?;
+    r.skip_first(512, 0).ok()?;
+    let index = r.load_u64().ok()?;
+    Some((liquidity, index, m.destination))
 }
