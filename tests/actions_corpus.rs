@@ -336,6 +336,19 @@ impl Interfaces for CorpusInterfaces {
             price: record_u128(&s["full_price"])?,
         })
     }
+    fn dedust_pool(&self, a: &Address) -> Option<[Option<Address>; 2]> {
+        let assets = self.0[raw(a)].get("DedustPool")?["assets"]
+            .as_array()?
+            .clone();
+        let asset = |v: &Value| -> Option<Option<Address>> {
+            if v["is_ton"].as_bool()? {
+                Some(None)
+            } else {
+                Some(Some(address(&v["address"])?))
+            }
+        };
+        Some([asset(assets.first()?)?, asset(assets.get(1)?)?])
+    }
     fn account_data(&self, a: &Address) -> Option<tycho_types::cell::Cell> {
         boc_cell(&self.0[raw(a)]["data_boc"]["data_boc"])
     }

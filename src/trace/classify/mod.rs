@@ -78,6 +78,10 @@ pub trait Interfaces {
     fn nft_auction(&self, _account: &Address) -> Option<NftSale> {
         None
     }
+    /// A DeDust pool's two assets (`None` for TON).
+    fn dedust_pool(&self, _account: &Address) -> Option<[Option<Address>; 2]> {
+        None
+    }
     /// An account's data cell, for the contracts whose roles are read
     /// from their state (JVault stake wallets and pools).
     fn account_data(&self, _account: &Address) -> Option<tycho_types::cell::Cell> {
@@ -123,6 +127,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 liquidity::COFFEE_BODY_OPS,
                 liquidity::TONCO_DEPOSIT_BODY_OPS,
                 swap::COFFEE_BODY_OPS,
+                swap::DEDUST_BODY_OPS,
                 coffee::BODY_OPS,
                 coffee::TONCO_BODY_OPS,
                 cocoon::BODY_OPS,
@@ -367,6 +372,7 @@ const MATCHERS: &[Matcher] = &[
     jetton::transfer,
     jetton::pton_transfer,
     jetton::burn,
+    swap::dedust,
     swap::stonfi,
     swap::tonco,
     liquidity::tonco_deposit,

@@ -704,3 +704,194 @@ pub(crate) fn coffee(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
     };
     Some(swap.block(members, false))
 }
+
+const OP_DEDUST_SWAP_NATIVE: u32 = 0xea06_185d;
+const OP_DEDUST_SWAP_EXTERNAL: u32 = 0x61ee_542d;
+const OP_DEDUST_SWAP_PEER: u32 = 0x72ac_a8aa;
+const OP_DEDUST_PAYOUT_FROM_POOL: u32 = 0xad4e_b6f5;
+const OP_DEDUST_PAYOUT: u32 = 0x474f_86cf;
+const OP_DEDUST_SWAP_EVENT: u32 = 0x9c61_0de3;
+const OP_DEDUST_SWAP_PAYLOAD: u32 = 0xe3a0_d482;
+
+/// The opcodes whose bodies the DeDust matcher reads.
+pub(crate) const DEDUST_BODY_OPS: &[u32] = &[
+    OP_DEDUST_SWAP_NATIVE,
+    OP_DEDUST_PAYOUT_FROM_POOL,
+    OP_DEDUST_SWAP_EVENT,
+];
+
+/// A DeDust `Asset`: `native$0000`, `jetton$0001 workchain:int8
+/// address:uint256` (other kinds read as a Jetton address too).
+fn dedust_asset(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<Option<Address>> {
+    if s.load_small_uint(4).ok()? == 0 {
+        return Some(None);
+    }
+    let workchain = s.load_u8().ok()? as i8;
+    let id = s.load_u256().ok()?;
+    Some(Some(Address {
+        workchain: i32::from(workchain),
+        id: *id.as_array(),
+    }))
+}
+
+/// `SwapStep pool_addr kind:bit limit:Coins next:(Maybe ^SwapStep)`: the
+/// pools of the route.
+fn dedust_route(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<Vec<Address>> {
+    let mut pools = Vec::new();
+    let mut pool = msg_address(s)??;
+    s.load_bit().ok()?;
+    coins(s)?;
+    let mut next = body::maybe_ref(s)?;
+    pools.push(pool);
+    while let Some(cell) = next.take() {
+        if pools.len() > 16 {
+            return None;
+        }
+        let mut c = cell.as_slice().ok()?;
+        pool = msg_address(&mut c)??;
+        c.load_bit().ok()?;
+        coins(&mut c)?;
+        next = body::maybe_ref(&mut c)?;
+        pools.push(pool);
+    }
+    Some(pools)
+}
+
+/// DeDust: the transfer into a vault (Jettons with a swap payload, or TON
+/// with a native swap), the vault's swap at the first pool, swaps on to
+/// further pools, each with its event, and the payout from the last.
+pub(crate) fn dedust(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_DEDUST_SWAP_EXTERNAL) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let (mut incoming, route) = if g.kind(prev) == "jetton_transfer" {
+        let transfer = g.part(prev, jetton::OP_TRANSFER)?;
+        let parsed = jetton::transfer_body(g.body(transfer)?)?;
+        let mut p = parsed.forward_payload.as_ref()?.as_slice().ok()?;
+        if p.load_u32().ok()? != OP_DEDUST_SWAP_PAYLOAD {
+            return None;
+        }
+        let t = g.block(prev);
+        let leg = Leg {
+            asset: t.cols.asset,
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        };
+        (leg, dedust_route(&mut p))
+    } else if g.call_op(prev) == Some(OP_DEDUST_SWAP_NATIVE) {
+        let mut s = body::after_op(g.body(prev)?)?;
+        s.load_u64().ok()?;
+        let amount = coins(&mut s)?;
+        let m = g.msg(prev)?;
+        let leg = Leg {
+            asset: None,
+            amount,
+            source: m.source,
+            destination: m.destination,
+            ..Leg::default()
+        };
+        (leg, dedust_route(&mut s))
+    } else {
+        return None;
+    };
+    let mut members = g.with_change(prev);
+    members.push(b);
+    let mut events = Vec::new();
+    let mut failed = false;
+    let mut at = b;
+    let payout = loop {
+        match g.next_call(at, OP_DEDUST_SWAP_EVENT) {
+            Some(e) => {
+                members.push(e);
+                let lt = g.msg(e).and_then(|m| m.created_lt).unwrap_or(0);
+                events.push((lt, e));
+            }
+            None => failed = true,
+        }
+        if let Some(p) = g.next_call(at, OP_DEDUST_PAYOUT_FROM_POOL) {
+            break p;
+        }
+        let hop = g
+            .next_call(at, OP_DEDUST_SWAP_PEER)
+            .or_else(|| g.next_call(at, OP_DEDUST_SWAP_EXTERNAL))?;
+        members.extend(g.with_change(hop));
+        at = hop;
+        if members.len() > 256 {
+            return None;
+        }
+    };
+    members.extend(g.with_change(payout));
+    let mut ps = body::after_op(g.body(payout)?)?;
+    ps.load_u64().ok()?;
+    ps.load_reference().ok()?;
+    let paid = coins(&mut ps)?;
+    let mut outgoing = if let Some(t) = g.next_kind(payout, "jetton_transfer", &[]) {
+        members.extend(g.with_change(t));
+        let t = g.block(t);
+        Leg {
+            asset: t.cols.asset,
+            amount: paid,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        }
+    } else {
+        let n = g.next_call(payout, OP_DEDUST_PAYOUT)?;
+        members.extend(g.with_change(n));
+        let m = g.msg(n)?;
+        Leg {
+            asset: None,
+            amount: paid,
+            source: m.source,
+            destination: m.destination,
+            ..Leg::default()
+        }
+    };
+    // swap_event#9c610de3 asset_in asset_out amount_in amount_out …
+    events.sort_by_key(|e| e.0);
+    let mut hops = Vec::new();
+    for &(_, e) in &events {
+        let mut s = body::after_op(g.body(e)?)?;
+        let asset_in = dedust_asset(&mut s)?;
+        let asset_out = dedust_asset(&mut s)?;
+        let amount_in = coins(&mut s)?;
+        let amount_out = coins(&mut s)?;
+        hops.push(Hop {
+            asset_in,
+            amount_in,
+            asset_out,
+            amount_out,
+        });
+    }
+    if let (Some(first), Some(last)) = (hops.first(), hops.last()) {
+        incoming.asset = first.asset_in;
+        incoming.amount = first.amount_in;
+        outgoing.asset = last.asset_out;
+        outgoing.amount = last.amount_out;
+    }
+    // What was asked for: the route's last asset, pool by pool.
+    let mut asked = incoming.asset;
+    for pool in route? {
+        let assets = interfaces.dedust_pool(&pool)?;
+        asked = if assets[0] == asked {
+            assets[1]
+        } else {
+            assets[0]
+        };
+    }
+    let swap = Swap {
+        dex: "dedust",
+        incoming,
+        outgoing,
+        destination_asset: asked,
+        destination_wallet: None,
+        min_out: None,
+        hops,
+    };
+    Some(swap.block(members, failed))
+}
