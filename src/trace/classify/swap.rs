@@ -895,3 +895,157 @@ pub(crate) fn dedust(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
     };
     Some(swap.block(members, failed))
 }
+
+const OP_STONFI_V2_SWAP: u32 = 0x6664_de2a;
+const OP_STONFI_V2_PAY_TO: u32 = 0x657b_54f5;
+
+/// The opcodes whose bodies the STON.fi v2 matcher reads.
+pub(crate) const STONFI_V2_BODY_OPS: &[u32] = &[OP_STONFI_V2_SWAP, OP_STONFI_V2_PAY_TO];
+
+/// `pay_to#657b54f5 query_id to excesses original_caller exit_code:uint32
+/// custom_payload:(Maybe ^Cell) ^[fwd_ton amount0 token0 amount1 token1]`:
+/// the exit code and the larger side paid.
+fn stonfi_v2_pay_to(g: &Graph<'_>, b: BlockId) -> Option<(u32, u128, Option<Address>)> {
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    for _ in 0..3 {
+        msg_address(&mut s)?;
+    }
+    let exit = s.load_u32().ok()?;
+    body::maybe_ref(&mut s)?;
+    let r = s.load_reference_cloned().ok()?;
+    let mut r = r.as_slice().ok()?;
+    coins(&mut r)?;
+    let a0 = coins(&mut r)?;
+    let t0 = msg_address(&mut r)?;
+    let a1 = coins(&mut r)?;
+    let t1 = msg_address(&mut r)?;
+    let (amount, token) = if a0 >= a1 { (a0, t0) } else { (a1, t1) };
+    Some((exit, amount, token))
+}
+
+/// STON.fi v2: the transfer into the router (Jettons, or TON through its
+/// proxy-TON wallet), each pool's swap and pay-to, hops on to further
+/// pools, the transfer out (Jettons, or TON through the proxy-TON wallet).
+pub(crate) fn stonfi_v2(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_STONFI_V2_SWAP) {
+        return None;
+    }
+    let prev = g.block(b).prev?;
+    let mut members = vec![b];
+    let incoming = if g.kind(prev) == "jetton_transfer" {
+        members.push(prev);
+        let t = g.block(prev);
+        Leg {
+            asset: ton_if_pton(t.cols.asset),
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        }
+    } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
+        let call = g
+            .block(prev)
+            .prev
+            .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
+        members.extend(g.with_change(prev));
+        members.extend(g.with_change(call));
+        Leg {
+            asset: None,
+            amount: pton_ton_transfer(g, call)?.0,
+            source: g.msg(call)?.source,
+            source_wallet: None,
+            destination: g.msg(b)?.source,
+            destination_wallet: g.msg(call)?.destination,
+        }
+    } else {
+        return None;
+    };
+    let mut pays = Vec::new();
+    let mut out = None;
+    let mut at = b;
+    for _ in 0..16 {
+        let pay = g.next_call(at, OP_STONFI_V2_PAY_TO)?;
+        members.extend(g.with_change(pay));
+        pays.push(stonfi_v2_pay_to(g, pay)?);
+        if let Some(hop) = g.next_call(pay, OP_STONFI_V2_SWAP) {
+            members.extend(g.with_change(hop));
+            at = hop;
+            continue;
+        }
+        let t = g.next_kind(pay, "jetton_transfer", &[])?;
+        members.extend(g.with_change(t));
+        // Through the proxy-TON wallet to the next pool …
+        let via = g.next_call(t, OP_PTON_TON_TRANSFER).and_then(|c| {
+            let n = g.next_call(c, jetton::OP_TRANSFER_NOTIFICATION)?;
+            Some((c, n, g.next_call(n, OP_STONFI_V2_SWAP)?))
+        });
+        if let Some((c, n, hop)) = via {
+            for x in [c, n, hop] {
+                members.extend(g.with_change(x));
+            }
+            at = hop;
+            continue;
+        }
+        if let Some(hop) = g.next_call(t, OP_STONFI_V2_SWAP) {
+            members.extend(g.with_change(hop));
+            at = hop;
+            continue;
+        }
+        out = Some(t);
+        break;
+    }
+    let t = out?;
+    let tb = g.block(t);
+    let outgoing = match g.next_call(t, OP_PTON_TON_TRANSFER) {
+        Some(c) => {
+            members.extend(g.with_change(c));
+            Leg {
+                asset: None,
+                amount: pton_ton_transfer(g, c)?.0,
+                source: tb.cols.source,
+                source_wallet: tb.cols.source_secondary,
+                destination: g.msg(c)?.destination,
+                destination_wallet: None,
+            }
+        }
+        _ if has_internal(g, t) => Leg {
+            asset: ton_if_pton(tb.cols.asset),
+            amount: tb.cols.amount?,
+            source: tb.cols.source,
+            source_wallet: tb.cols.source_secondary,
+            destination: tb.cols.destination,
+            destination_wallet: tb.cols.destination_secondary,
+        },
+        _ => return None,
+    };
+    let success = pays.iter().all(|p| p.0 == STONFI_OK);
+    let mut hops = Vec::new();
+    if pays.len() > 1 {
+        let mut last = (incoming.asset, incoming.amount);
+        for p in &pays {
+            if p.0 != STONFI_OK {
+                break;
+            }
+            let asset = ton_if_pton(jetton_of(interfaces, p.2));
+            hops.push(Hop {
+                asset_in: last.0,
+                amount_in: last.1,
+                asset_out: asset,
+                amount_out: p.1,
+            });
+            last = (asset, p.1);
+        }
+    }
+    let swap = Swap {
+        dex: "stonfi_v2",
+        incoming,
+        destination_asset: outgoing.asset,
+        outgoing,
+        destination_wallet: None,
+        min_out: None,
+        hops,
+    };
+    Some(swap.block(members, !success))
+}
