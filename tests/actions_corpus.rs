@@ -616,7 +616,19 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "tgbtc.yaml",
     "stonfi-swaps.yaml",
     "tonco.yaml",
+    "coffee.yaml",
 ];
+
+/// Cases of the shipped corpus where tonindex answers differently on
+/// purpose, with the reason; each must still fail as described (a fix
+/// upstream would make it pass, and then it leaves this list).
+const KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[(
+    "coffee.yaml",
+    "Coffee withdraw liquidity (jetton - jetton)",
+    "the golden pairs the withdrawal event's amounts with the payouts in toncenter's stored \
+     message order, which is not the chain's order here: it names F6EB37 for the 100000 that the \
+     USDT vault paid; tonindex pairs them in lt order",
+)];
 
 #[test]
 fn classifier_passes_the_corpus_cases() {
@@ -639,10 +651,19 @@ fn classifier_passes_the_corpus_cases() {
         let (mut file_passed, mut file_total) = (0, 0);
         for (case_name, case) in yaml["cases"].as_object().into_iter().flatten() {
             file_total += 1;
-            match run_case(case, &dir.join("traces")) {
-                Ok(()) => file_passed += 1,
-                Err(e) if must => must_pass_failures.push(format!("{name} / {case_name}: {e}")),
-                Err(_) => {}
+            let divergence = KNOWN_DIVERGENCES
+                .iter()
+                .find(|(f, c, _)| !strict_all && *f == name && c == case_name);
+            match (run_case(case, &dir.join("traces")), divergence) {
+                (Ok(()), None) => file_passed += 1,
+                (Ok(()), Some(_)) => must_pass_failures.push(format!(
+                    "{name} / {case_name}: passes now; take it off KNOWN_DIVERGENCES"
+                )),
+                (Err(_), Some((_, _, why))) => println!("{name} / {case_name}: diverges: {why}"),
+                (Err(e), None) if must => {
+                    must_pass_failures.push(format!("{name} / {case_name}: {e}"))
+                }
+                (Err(_), None) => {}
             }
         }
         println!("{name}: {file_passed}/{file_total} cases pass");

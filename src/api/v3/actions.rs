@@ -511,6 +511,25 @@ fn details(r: &ActionRecord) -> Value {
             put("minted_item_address", d("minted_item_address"));
             put("minted_item_index", d("minted_item_index"));
         }
+        "coffee_staking_withdraw" => {
+            put("source", a(&r.source));
+            put("source_jetton_wallet", a(&r.source_secondary));
+            put("pool", a(&r.destination));
+            put("pool_jetton_wallet", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+            put("nft_address", d("nft_address"));
+            put("nft_index", d("nft_index"));
+            put("points", d("points"));
+        }
+        "coffee_staking_claim_rewards" => {
+            put("pool", a(&r.source));
+            put("pool_jetton_wallet", a(&r.source_secondary));
+            put("recipient", a(&r.destination));
+            put("recipient_jetton_wallet", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+        }
         "jvault_stake" => {
             put("period", d("period"));
             put("minted_stake_jettons", Value::Null);

@@ -374,3 +374,105 @@ fn decimal_u256(bytes: &[u8; 32]) -> String {
     }
     digits.iter().rev().map(|d| char::from(b'0' + d)).collect()
 }
+
+const OP_STAKING_WITHDRAW: u32 = 0xcb03_bfaf;
+const OP_STAKING_CLAIM_REWARDS: u32 = 0xb30c_7310;
+
+/// The opcodes whose bodies the staking withdrawal and claim read.
+pub(crate) const STAKING_BODY_OPS: &[u32] = &[OP_STAKING_WITHDRAW, OP_STAKING_CLAIM_REWARDS];
+
+/// A staking position withdrawn: the owner's request at the position NFT,
+/// the NFT's request at the pool (`#cb03bfaf query_id nft_id:uint64 owner
+/// points:Coins ^[jetton_wallet jetton_amount]`), the pool's order to its
+/// Jetton wallet (`#cb03bfaf query_id jetton_wallet jetton_amount owner`)
+/// and the transfer out; the three steps share one opcode.
+pub(crate) fn staking_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_STAKING_WITHDRAW) || g.block(b).log.is_some() {
+        return None;
+    }
+    let internal = |x: BlockId| g.block(x).log.is_none();
+    let second = g
+        .next_calls(b, OP_STAKING_WITHDRAW)
+        .find(|&x| internal(x))?;
+    let third = g
+        .next_calls(second, OP_STAKING_WITHDRAW)
+        .find(|&x| internal(x) && g.next_kind(x, "jetton_transfer", &[]).is_some())?;
+    let transfer = g.next_kind(third, "jetton_transfer", &[])?;
+    let mut members = vec![b];
+    for x in [second, third, transfer] {
+        members.extend(g.with_change(x));
+    }
+    if let Some(log) = g
+        .next_calls(second, OP_STAKING_WITHDRAW)
+        .find(|&x| g.block(x).log.is_some())
+    {
+        members.push(log);
+    }
+    let mut s = body::after_op(g.body(second)?)?;
+    s.load_u64().ok()?;
+    let nft_index = s.load_u64().ok()?;
+    let owner = msg_address(&mut s)?;
+    let points = coins(&mut s)?;
+    let mut t = body::after_op(g.body(third)?)?;
+    t.load_u64().ok()?;
+    let pool_wallet = msg_address(&mut t)?;
+    let amount = coins(&mut t)?;
+    let tb = g.block(transfer);
+    let cols = Cols {
+        source: owner,
+        source_secondary: tb.cols.destination_secondary,
+        destination: g.msg(second)?.source,
+        destination_secondary: pool_wallet,
+        asset: tb.cols.asset,
+        amount: Some(amount),
+        ..Cols::default()
+    };
+    let mut blk = Block::of("coffee_staking_withdraw", members, false, cols);
+    blk.data
+        .insert("nft_address".into(), addr(g.msg(b)?.destination));
+    blk.data.insert("nft_index".into(), dec(nft_index));
+    blk.data.insert("points".into(), dec(points));
+    Some(blk)
+}
+
+/// Rewards claimed from a staking pool: `#b30c7310 query_id jetton_wallet
+/// jetton_amount receiver …` and the pool's Jetton transfer (and log).
+pub(crate) fn staking_claim_rewards(
+    g: &Graph<'_>,
+    b: BlockId,
+    _: &dyn Interfaces,
+) -> Option<Block> {
+    if g.call_op(b) != Some(OP_STAKING_CLAIM_REWARDS) || g.block(b).log.is_some() {
+        return None;
+    }
+    let transfer = g.next_kind(b, "jetton_transfer", &[])?;
+    let mut members = vec![b];
+    members.extend(g.with_change(transfer));
+    if let Some(log) = g
+        .next_calls(b, OP_STAKING_CLAIM_REWARDS)
+        .find(|&x| g.block(x).log.is_some())
+    {
+        members.push(log);
+    }
+    let mut s = body::after_op(g.body(b)?)?;
+    s.load_u64().ok()?;
+    let pool_wallet = msg_address(&mut s)?;
+    let amount = coins(&mut s)?;
+    let receiver = msg_address(&mut s)?;
+    let tb = g.block(transfer);
+    let cols = Cols {
+        source: g.msg(b)?.destination,
+        source_secondary: pool_wallet,
+        destination: receiver,
+        destination_secondary: tb.cols.destination_secondary,
+        asset: tb.cols.asset,
+        amount: Some(amount),
+        ..Cols::default()
+    };
+    Some(Block::of(
+        "coffee_staking_claim_rewards",
+        members,
+        false,
+        cols,
+    ))
+}

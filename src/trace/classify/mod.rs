@@ -131,6 +131,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 swap::STONFI_V2_BODY_OPS,
                 coffee::BODY_OPS,
                 coffee::TONCO_BODY_OPS,
+                coffee::STAKING_BODY_OPS,
                 cocoon::BODY_OPS,
             ]
             .iter()
@@ -388,6 +389,8 @@ const MATCHERS: &[Matcher] = &[
     coffee::create_pool,
     coffee::mev_protect_hold_funds,
     coffee::staking_deposit,
+    coffee::staking_withdraw,
+    coffee::staking_claim_rewards,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
