@@ -29,6 +29,19 @@ pub(crate) struct Leg {
 }
 
 impl Leg {
+    /// A Jetton transfer block as a leg: its sender and wallet, receiver
+    /// and wallet, Jetton and amount.
+    pub(crate) fn of(t: &super::graph::GBlock) -> Option<Leg> {
+        Some(Leg {
+            asset: t.cols.asset,
+            amount: t.cols.amount?,
+            source: t.cols.source,
+            source_wallet: t.cols.source_secondary,
+            destination: t.cols.destination,
+            destination_wallet: t.cols.destination_secondary,
+        })
+    }
+
     fn json(&self) -> Value {
         serde_json::json!({
             "amount": dec(self.amount),
@@ -346,11 +359,7 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
         let t = g.block(prev);
         let leg = Leg {
             asset: ton_if_pton(t.cols.asset),
-            amount: t.cols.amount?,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
+            ..Leg::of(t)?
         };
         (leg, None)
     } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
@@ -420,11 +429,7 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
     let out = g.block(out_transfer?);
     let outgoing = Leg {
         asset: ton_if_pton(out.cols.asset),
-        amount: out.cols.amount?,
-        source: out.cols.source,
-        source_wallet: out.cols.source_secondary,
-        destination: out.cols.destination,
-        destination_wallet: out.cols.destination_secondary,
+        ..Leg::of(out)?
     };
     let parsed: Vec<ToncoPayTo> = pays
         .iter()
@@ -574,14 +579,7 @@ pub(crate) fn coffee_asset(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<O
 pub(crate) fn coffee_incoming(g: &Graph<'_>, b: BlockId, native_op: u32) -> Option<Leg> {
     if g.kind(b) == "jetton_transfer" {
         let t = g.block(b);
-        return Some(Leg {
-            asset: t.cols.asset,
-            amount: t.cols.amount?,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
-        });
+        return Leg::of(t);
     }
     if g.call_op(b) != Some(native_op) {
         return None;
@@ -610,14 +608,7 @@ pub(crate) fn coffee_payout(
     if let Some(t) = g.next_kind(payout, "jetton_transfer", &[]) {
         members.extend(g.with_change(t));
         let t = g.block(t);
-        return Some(Leg {
-            asset: t.cols.asset,
-            amount: t.cols.amount?,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
-        });
+        return Leg::of(t);
     }
     if let Some(p) = g.next_call(payout, OP_COFFEE_PAYOUT) {
         members.extend(g.with_change(p));
@@ -773,14 +764,7 @@ pub(crate) fn dedust(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
             return None;
         }
         let t = g.block(prev);
-        let leg = Leg {
-            asset: t.cols.asset,
-            amount: t.cols.amount?,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
-        };
+        let leg = Leg::of(t)?;
         (leg, dedust_route(&mut p))
     } else if g.call_op(prev) == Some(OP_DEDUST_SWAP_NATIVE) {
         let mut s = body::after_op(g.body(prev)?)?;
@@ -833,12 +817,8 @@ pub(crate) fn dedust(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
         members.extend(g.with_change(t));
         let t = g.block(t);
         Leg {
-            asset: t.cols.asset,
             amount: paid,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
+            ..Leg::of(t)?
         }
     } else {
         let n = g.next_call(payout, OP_DEDUST_PAYOUT)?;
@@ -938,11 +918,7 @@ pub(crate) fn stonfi_v2(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) 
         let t = g.block(prev);
         Leg {
             asset: ton_if_pton(t.cols.asset),
-            amount: t.cols.amount?,
-            source: t.cols.source,
-            source_wallet: t.cols.source_secondary,
-            destination: t.cols.destination,
-            destination_wallet: t.cols.destination_secondary,
+            ..Leg::of(t)?
         }
     } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
         let call = g
@@ -1012,11 +988,7 @@ pub(crate) fn stonfi_v2(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) 
         }
         _ if has_internal(g, t) => Leg {
             asset: ton_if_pton(tb.cols.asset),
-            amount: tb.cols.amount?,
-            source: tb.cols.source,
-            source_wallet: tb.cols.source_secondary,
-            destination: tb.cols.destination,
-            destination_wallet: tb.cols.destination_secondary,
+            ..Leg::of(tb)?
         },
         _ => return None,
     };
