@@ -292,6 +292,33 @@ fn pton_ton_transfer(g: &Graph<'_>, b: BlockId) -> Option<(u128, Option<tycho_ty
     Some((amount, payload))
 }
 
+/// TON into a router through its proxy-TON wallet: the wallet's
+/// `ton_transfer` and its notification (`prev`) to the router, which sent
+/// `swap`. The leg, and the payload the sender attached.
+fn pton_incoming(
+    g: &Graph<'_>,
+    prev: BlockId,
+    swap: BlockId,
+    members: &mut Vec<BlockId>,
+) -> Option<(Leg, Option<tycho_types::cell::Cell>)> {
+    let call = g
+        .block(prev)
+        .prev
+        .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
+    members.extend(g.with_change(prev));
+    members.extend(g.with_change(call));
+    let (amount, payload) = pton_ton_transfer(g, call)?;
+    let leg = Leg {
+        asset: None,
+        amount,
+        source: g.msg(call)?.source,
+        source_wallet: None,
+        destination: g.msg(swap)?.source,
+        destination_wallet: g.msg(call)?.destination,
+    };
+    Some((leg, payload))
+}
+
 /// `pay_to#a1daa96d query_id reciever0 reciever1 exit_code:uint32
 /// seqno:uint64 coinsinfo:(Maybe ^[amount0 jetton0 amount1 jetton1])`.
 pub(crate) struct ToncoPayTo {
@@ -363,22 +390,7 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
         };
         (leg, None)
     } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
-        let call = g
-            .block(prev)
-            .prev
-            .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
-        members.extend(g.with_change(prev));
-        members.extend(g.with_change(call));
-        let (amount, payload) = pton_ton_transfer(g, call)?;
-        let leg = Leg {
-            asset: None,
-            amount,
-            source: g.msg(call)?.source,
-            source_wallet: None,
-            destination: g.msg(b)?.source,
-            destination_wallet: g.msg(call)?.destination,
-        };
-        (leg, payload)
+        pton_incoming(g, prev, b, &mut members)?
     } else {
         return None;
     };
@@ -921,20 +933,7 @@ pub(crate) fn stonfi_v2(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) 
             ..Leg::of(t)?
         }
     } else if g.call_op(prev) == Some(jetton::OP_TRANSFER_NOTIFICATION) {
-        let call = g
-            .block(prev)
-            .prev
-            .filter(|&c| g.call_op(c) == Some(OP_PTON_TON_TRANSFER))?;
-        members.extend(g.with_change(prev));
-        members.extend(g.with_change(call));
-        Leg {
-            asset: None,
-            amount: pton_ton_transfer(g, call)?.0,
-            source: g.msg(call)?.source,
-            source_wallet: None,
-            destination: g.msg(b)?.source,
-            destination_wallet: g.msg(call)?.destination,
-        }
+        pton_incoming(g, prev, b, &mut members)?.0
     } else {
         return None;
     };
