@@ -9,6 +9,7 @@ pub mod boc;
 pub mod chain;
 pub mod cli;
 pub mod config;
+pub mod contracts;
 pub mod decode;
 pub mod fuzzing;
 pub mod index;

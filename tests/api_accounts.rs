@@ -457,6 +457,50 @@ fn v3_account_and_wallet_states() {
         .as_str()
         .unwrap()
         .starts_with("EQ"));
+    // Interfaces and get-method ids come from the code (spec v3 §3.3): the
+    // wallet by its code hash, its methods from the code's dictionary.
+    assert_eq!(a["interfaces"], json!(["wallet_v4r2"]));
+    let methods: Vec<u64> = a["contract_methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_u64().unwrap())
+        .collect();
+    // seqno, get_public_key: crc16(name) | 0x10000, as FunC numbers them.
+    assert!(
+        methods.contains(&85143) && methods.contains(&78748),
+        "{methods:?}"
+    );
+    assert_eq!(
+        book[raw_upper(&v4.address)]["interfaces"],
+        json!(["wallet_v4r2"])
+    );
+    // USDT's wallets run library code: its methods are not in the account,
+    // and v3's table knows the library cell's hash.
+    let usdt = accounts
+        .iter()
+        .find(|r| {
+            b64(r.code.repr_hash().as_array()) == "iUaPAseOVwgC45l5yFFvw43wfqdqSDV+BTbyuns+43s="
+        })
+        .unwrap();
+    let u = ok(&format!(
+        "/api/v3/accountStates?address={}",
+        raw_upper(&usdt.address)
+    ));
+    assert_eq!(
+        u["accounts"][0]["interfaces"],
+        json!(["jetton_wallet_governed"])
+    );
+    assert_eq!(u["accounts"][0]["contract_methods"], Value::Null);
+    let book = ok(&format!(
+        "/api/v3/addressBook?address={}",
+        raw_upper(&usdt.address)
+    ));
+    assert_eq!(
+        book[raw_upper(&usdt.address)]["interfaces"],
+        json!(["jetton_wallet_governed"])
+    );
+
     let no_boc = ok(&format!("{uri}&include_boc=false"));
     assert!(no_boc["accounts"][0].get("data_boc").is_none());
 

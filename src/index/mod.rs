@@ -7,6 +7,7 @@
 //! re-applying a unit that is already there changes nothing.
 
 pub mod commit;
+mod contracts;
 pub mod feed;
 mod plan;
 pub mod state;
@@ -234,6 +235,7 @@ impl<'a> Indexer<'a> {
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
+        let mut written = states.take_written();
         if !accounts.is_empty() {
             let held = self.held_shards()?;
             for a in accounts {
@@ -248,9 +250,11 @@ impl<'a> Indexer<'a> {
                         Some(a.source),
                         a.gen_utime,
                     );
+                    written.push((a.address, a.shard_account.clone()));
                 }
             }
         }
+        contracts::index_codes(self.db, &mut batch, &written)?;
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
             if applied.state_updates > 0 {
@@ -355,6 +359,7 @@ impl<'a> Indexer<'a> {
             StateFile::State(s) => states.import_state(&mut batch, s)?,
             StateFile::Account(a) => states.import_account(&mut batch, a),
         }
+        contracts::index_codes(self.db, &mut batch, &states.take_written())?;
         self.db.write(batch)?;
         Ok(())
     }

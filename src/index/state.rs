@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes};
-use tycho_types::models::{AccountState, ShardAccount, ShardAccounts};
+use tycho_types::models::ShardAccounts;
 
 use tonindex_model::{Address, BlockId, BlockRef};
 use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey, ShardStates};
@@ -70,6 +70,9 @@ pub struct StateWork<'db> {
     db: &'db Db,
     cells: HashMap<HashBytes, Vec<u8>>,
     roots: HashMap<ShardKey, ShardStateRecord>,
+    /// Account states written so far (ShardAccount cells), for the steps
+    /// that read contracts from them.
+    written: Vec<(Address, Cell)>,
 }
 
 impl CellRows for StateWork<'_> {
@@ -87,7 +90,13 @@ impl<'db> StateWork<'db> {
             db,
             cells: HashMap::new(),
             roots: HashMap::new(),
+            written: Vec::new(),
         }
+    }
+
+    /// The account states written since the last call, oldest first.
+    pub fn take_written(&mut self) -> Vec<(Address, Cell)> {
+        std::mem::take(&mut self.written)
     }
 
     /// Whether the database holds any shard state, so that blocks applied
@@ -148,6 +157,7 @@ impl<'db> StateWork<'db> {
         };
         for (addr, cell) in &state.accounts {
             put_account(batch, addr, cell, Some(block), state.gen_utime);
+            self.written.push((*addr, cell.clone()));
         }
         Ok(())
     }
@@ -155,6 +165,8 @@ impl<'db> StateWork<'db> {
     /// Imports one account's state given on its own.
     pub fn import_account(&mut self, batch: &mut Batch<'_>, account: &DecodedAccount) {
         put_account(batch, &account.address, &account.shard_account, None, 0);
+        self.written
+            .push((account.address, account.shard_account.clone()));
     }
 
     /// The held state(s) `block`'s update starts from, if any.
@@ -305,15 +317,18 @@ impl<'db> StateWork<'db> {
         self.put_cells(batch, rows);
 
         let mut loader = Loader::new(self);
+        let mut written = Vec::with_capacity(accounts.len());
         for (addr, cell) in &accounts {
             match cell {
                 Some(cell) => {
                     let whole = loader.deepen(cell)?;
                     put_account(batch, addr, &whole, Some(id), block.record.gen_utime);
+                    written.push((*addr, whole));
                 }
                 None => batch.delete::<AccountStates>(addr),
             }
         }
+        self.written.extend(written);
         let record = ShardStateRecord {
             seqno: id.seqno,
             root_hash: *new_root.repr_hash().as_array(),
@@ -387,9 +402,5 @@ pub(crate) fn put_account(
 /// The code hash of an active account's ShardAccount cell. A cell that
 /// does not read as an account has none (the API reports the read error).
 fn code_hash(shard_account: &Cell) -> Option<[u8; 32]> {
-    let sa: ShardAccount = shard_account.parse().ok()?;
-    match sa.load_account().ok()??.state {
-        AccountState::Active(init) => init.code.map(|c| *c.repr_hash().as_array()),
-        _ => None,
-    }
+    super::contracts::code_of(shard_account).map(|c| *c.repr_hash().as_array())
 }

@@ -3,8 +3,10 @@
 //! block the answer names).
 
 use tonindex_model::{AccountStatus, Address, Hash};
-use tonindex_storage::tables::{AccountStates, LatestAccounts};
+use tonindex_storage::tables::{AccountStates, Codes, LatestAccounts};
 use tonindex_storage::{Error, Reader};
+
+use crate::contracts::interfaces;
 
 /// Whether an account has code, as far as the index knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,5 +29,24 @@ pub fn code_seen(r: &Reader<'_>, account: &Address) -> Result<CodeSeen, Error> {
             active: l.status == AccountStatus::Active,
         },
         None => CodeSeen::Unknown,
+    })
+}
+
+/// What the index read from one contract code (spec v3 §3.3).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodeFacts {
+    /// Get-method ids the code declares; `None` when they cannot be read
+    /// from it, or the index has not seen the code in a state it stored.
+    pub methods: Option<Vec<u32>>,
+    /// Standard interfaces, as v3 names them.
+    pub interfaces: Vec<&'static str>,
+}
+
+/// What the index knows of the code with `code_hash`.
+pub fn code_facts(r: &Reader<'_>, code_hash: &Hash) -> Result<CodeFacts, Error> {
+    let methods = r.get::<Codes>(code_hash)?.and_then(|c| c.methods);
+    Ok(CodeFacts {
+        interfaces: interfaces::detect(code_hash, methods.as_deref()),
+        methods,
     })
 }

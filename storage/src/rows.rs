@@ -46,6 +46,15 @@ pub struct AccountStateRecord {
     pub code_hash: Option<Hash>,
 }
 
+/// What the index read from one contract code, once per code hash (see
+/// `tables::Codes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeRecord {
+    /// Get-method ids the code declares, ascending; `None` when the code
+    /// is not laid out as `SETCP0; DICTPUSHCONST` (or is a library cell).
+    pub methods: Option<Vec<u32>>,
+}
+
 /// Where ingestion stands; written in the same batch as the rows it counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IngestCursor {
@@ -67,6 +76,7 @@ bincode_value!(
     LatestAccount,
     ShardStateRecord,
     AccountStateRecord,
+    CodeRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

@@ -23,7 +23,7 @@ use tonindex_model::{
 };
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
-use crate::rows::{AccountStateRecord, LatestAccount, ShardStateRecord};
+use crate::rows::{AccountStateRecord, CodeRecord, LatestAccount, ShardStateRecord};
 use crate::Error;
 
 /// A column family: its name, typed key and value, and RocksDB tuning.
@@ -231,6 +231,12 @@ table!(
     /// [`AccountStateRecord`] (the ShardAccount BoC inside).
     AccountStates, "account_states", Address => AccountStateRecord, blob_values; importer_reads
 );
+table!(
+    /// What the index read from each contract code it has seen in an
+    /// account state, written in the batch that first stores a state with
+    /// it: the interface cache. key: code hash `[32]` → bincode [`CodeRecord`].
+    Codes, "codes", Hash => CodeRecord, point_lookup; importer_reads
+);
 
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
@@ -337,6 +343,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Cells>(),
         entry::<ShardStates>(),
         entry::<AccountStates>(),
+        entry::<Codes>(),
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),

@@ -128,23 +128,29 @@ pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let book = address_book::build(ctx, p, views.iter().map(|v| v.address))?;
     let accounts = views
         .iter()
-        .map(|a| AccountStateFull {
-            address: raw_upper(&a.address),
-            account_state_hash: B64(a.state_hash),
-            balance: Dec(a.balance.grams),
-            extra_currencies: extra(a),
-            status: a.status.v3(),
-            frozen_hash: a.frozen_hash.map(|h| B64(*h.as_array())),
-            last_transaction_hash: B64(a.last_tx_hash),
-            last_transaction_lt: Dec(a.last_tx_lt),
-            data_hash: a.data.as_ref().map(|c| B64(*c.repr_hash().as_array())),
-            code_hash: a.code_hash().map(|h| B64(*h.as_array())),
-            data_boc: a.data.as_ref().filter(|_| include_boc).map(boc),
-            code_boc: a.code.as_ref().filter(|_| include_boc).map(boc),
-            contract_methods: None,
-            interfaces: Vec::new(),
+        .map(|a| {
+            let facts = match a.code_hash() {
+                Some(h) => crate::query::accounts::code_facts(&ctx.reader, h.as_array())?,
+                None => Default::default(),
+            };
+            Ok(AccountStateFull {
+                address: raw_upper(&a.address),
+                account_state_hash: B64(a.state_hash),
+                balance: Dec(a.balance.grams),
+                extra_currencies: extra(a),
+                status: a.status.v3(),
+                frozen_hash: a.frozen_hash.map(|h| B64(*h.as_array())),
+                last_transaction_hash: B64(a.last_tx_hash),
+                last_transaction_lt: Dec(a.last_tx_lt),
+                data_hash: a.data.as_ref().map(|c| B64(*c.repr_hash().as_array())),
+                code_hash: a.code_hash().map(|h| B64(*h.as_array())),
+                data_boc: a.data.as_ref().filter(|_| include_boc).map(boc),
+                code_boc: a.code.as_ref().filter(|_| include_boc).map(boc),
+                contract_methods: facts.methods,
+                interfaces: facts.interfaces.iter().map(|i| i.to_string()).collect(),
+            })
         })
-        .collect();
+        .collect::<Result<_, V3Error>>()?;
     to_json(&AccountStatesResponse {
         accounts,
         address_book: book,

@@ -27,12 +27,21 @@ pub type AddressBook = BTreeMap<String, AddressBookRow>;
 /// no exact state held for the account, "has code" falls back to "last
 /// seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
-    let bounceable = match query::accounts::code_seen(&ctx.reader, a)? {
+    let seen = query::accounts::code_seen(&ctx.reader, a)?;
+    let bounceable = match seen {
         CodeSeen::State(code) => {
             code.is_some_and(|h| wallet::detect(&HashBytes(h), None).is_none())
         }
         CodeSeen::Transactions { active } => active,
         CodeSeen::Unknown => false,
+    };
+    let interfaces = match seen {
+        CodeSeen::State(Some(code)) => query::accounts::code_facts(&ctx.reader, &code)?
+            .interfaces
+            .iter()
+            .map(|i| i.to_string())
+            .collect(),
+        _ => Vec::new(),
     };
     Ok(AddressBookRow {
         user_friendly: Some(friendly(
@@ -44,7 +53,7 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
             },
         )),
         domain: None,
-        interfaces: Vec::new(),
+        interfaces,
     })
 }
 
