@@ -397,7 +397,15 @@ fn bad_input_gets_v3_errors_never_500() {
         ("/api/v3/adjacentTransactions?hash=0000000000000000000000000000000000000000000000000000000000000000", 404),
         ("/api/v3/transactionsByMasterchainBlock?seqno=-5", 422),
         ("/api/v3/nope", 404),
-        ("/api/v3/jetton/wallets", 501),
+        ("/api/v3/nft/items", 501),
+        ("/api/v3/jetton/wallets?owner_address=nope", 422),
+        ("/api/v3/jetton/wallets?exclude_zero_balance=maybe", 422),
+        (
+            "/api/v3/jetton/wallets?jetton_address=0:0000000000000000000000000000000000000000000000000000000000000001&jetton_address=0:0000000000000000000000000000000000000000000000000000000000000002",
+            422,
+        ),
+        ("/api/v3/jetton/masters?admin_address=0:zz", 422),
+        ("/api/v3/jetton/masters?limit=100000", 422),
     ];
     for (uri, status) in cases {
         let r = get(uri);

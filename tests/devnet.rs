@@ -260,6 +260,24 @@ fn wait_for_seqno(run: &mut Child, port: u16, seqno: u64) {
     }
 }
 
+/// Jettons on the devnet, driven by @ton/ton (tests/clients/devnet_jettons.mjs):
+/// a TEP-74 minter deployed, minting to two wallets, a transfer and a burn
+/// show in `/jetton/masters` and `/jetton/wallets` exactly as the steps
+/// imply, and a fake wallet claiming the real minter never does.
+#[test]
+fn jettons_follow_every_step_and_fakes_are_left_out() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_jettons.mjs",
+        &[&dev.url(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -891,6 +891,40 @@ fn v3_ops() -> Vec<Op> {
         book(),
         metadata(),
     ]);
+    let jetton_masters = obj(&[
+        (
+            "jetton_masters",
+            array(obj(&[
+                ("address", raw_address()),
+                ("total_supply", dec()),
+                ("mintable", boolean()),
+                ("admin_address", nullable(raw_address())),
+                ("jetton_content", nullable(map_of(string()))),
+                ("jetton_wallet_code_hash", b64_hash()),
+                ("code_hash", b64_hash()),
+                ("data_hash", b64_hash()),
+                ("last_transaction_lt", dec()),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
+    let jetton_wallets = obj(&[
+        (
+            "jetton_wallets",
+            array(obj(&[
+                ("address", raw_address()),
+                ("balance", dec()),
+                ("owner", raw_address()),
+                ("jetton", raw_address()),
+                ("last_transaction_lt", dec()),
+                ("code_hash", b64_hash()),
+                ("data_hash", b64_hash()),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
     let states: &[P] = &[
         p("address", Kind::Address, "Accounts (up to 1000)")
             .req()
@@ -1097,6 +1131,54 @@ fn v3_ops() -> Vec<Op> {
             "Current states of accounts with wallet details",
             &[states, NO_BOOK],
             wallets,
+            &[422],
+        ),
+        op(
+            "jettons",
+            "jetton/masters",
+            "Jetton masters the index has read (get_jetton_data)",
+            &[
+                &[
+                    p("address", Kind::Address, "Jetton masters").many(),
+                    p("admin_address", Kind::Address, "Their admins").many(),
+                    LIMIT,
+                    OFFSET,
+                ],
+                NO_BOOK,
+            ],
+            jetton_masters,
+            &[422],
+        ),
+        op(
+            "jettons",
+            "jetton/wallets",
+            "Jetton wallets their masters confirm",
+            &[
+                &[
+                    p("address", Kind::Address, "Jetton wallets").many(),
+                    p("owner_address", Kind::Address, "Their owners").many(),
+                    p(
+                        "jetton_address",
+                        Kind::Address,
+                        "Their masters (several need exactly one owner_address)",
+                    )
+                    .many(),
+                    p(
+                        "exclude_zero_balance",
+                        Kind::Bool,
+                        "Leave out wallets with a zero balance",
+                    ),
+                    LIMIT,
+                    OFFSET,
+                    p(
+                        "sort",
+                        Kind::Sort,
+                        "Order by balance (within each owner or master); default by address",
+                    ),
+                ],
+                NO_BOOK,
+            ],
+            jetton_wallets,
             &[422],
         ),
         op(

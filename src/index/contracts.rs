@@ -1,18 +1,35 @@
 //! The contracts step of a unit: what the index reads from the account
-//! states the unit writes. Each contract code is read once — its get-method
-//! ids go to [`Codes`], the interface cache — in the batch that first
-//! stores a state with that code, so a known code costs one point lookup.
+//! states the unit writes, in the unit's batch.
+//!
+//! * Each contract code is read once — its get-method ids go to [`Codes`],
+//!   the interface cache — so a known code costs one point lookup.
+//! * Jetton masters and wallets (spec v3 §6.3) are read with their
+//!   get-methods on the in-process TVM, only for code that declares them
+//!   (or whose methods cannot be read: library code such as USDT's
+//!   wallets). A wallet is written only when its master's
+//!   `get_wallet_address(owner)` gives the wallet's address; that check
+//!   runs again only when the wallet's owner, master or code changes.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use tycho_types::cell::{Cell, HashBytes};
-use tycho_types::models::{AccountState, ShardAccount};
+use tycho_types::dict::Dict;
+use tycho_types::models::{AccountState, BlockchainConfigParams, LibDescr, ShardAccount, StdAddr};
 
 use tonindex_model::Address;
-use tonindex_storage::tables::Codes;
-use tonindex_storage::{Batch, CodeRecord, Db};
+use tonindex_storage::tables::{
+    AccountPairKey, AccountStates, Codes, JettonMasters, JettonMastersByAdmin, JettonWallets,
+    JettonWalletsByJetton, JettonWalletsByOwner,
+};
+use tonindex_storage::{Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord};
+use tycho_types::boc::Boc;
 
-use crate::contracts::methods::method_ids;
+use crate::contracts::{content, interfaces::method_id, jetton, methods::method_ids};
+use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
+
+/// Gas one detection get-method may spend (a liteserver's getter limit).
+const GAS_LIMIT: u64 = getmethod::DEFAULT_GAS_LIMIT;
 
 /// The code of an active account's `ShardAccount` cell.
 pub(crate) fn code_of(shard_account: &Cell) -> Option<Cell> {
@@ -23,28 +40,308 @@ pub(crate) fn code_of(shard_account: &Cell) -> Option<Cell> {
     }
 }
 
-/// Writes a [`Codes`] row for every code among `accounts` that the index
-/// has not read before. Returns how many codes were new.
-pub(crate) fn index_codes(
+/// An active account with code and data, as a get-method runs on it.
+struct Active {
+    contract: Contract,
+    last_tx_lt: u64,
+}
+
+fn active(address: &Address, shard_account: &Cell) -> Option<Active> {
+    let sa: ShardAccount = shard_account.parse().ok()?;
+    let account = sa.load_account().ok()??;
+    let AccountState::Active(init) = account.state else {
+        return None;
+    };
+    Some(Active {
+        contract: Contract {
+            code: init.code?,
+            data: init.data?,
+            address: std_addr(address)?,
+            balance: account.balance,
+        },
+        last_tx_lt: sa.last_trans_lt,
+    })
+}
+
+fn std_addr(a: &Address) -> Option<StdAddr> {
+    Some(StdAddr::new(
+        i8::try_from(a.workchain).ok()?,
+        HashBytes(a.id),
+    ))
+}
+
+fn model_addr(a: &StdAddr) -> Address {
+    Address {
+        workchain: a.workchain as i32,
+        id: *a.address.as_array(),
+    }
+}
+
+type Libraries = Dict<HashBytes, LibDescr>;
+
+/// The config and libraries get-methods in the index run with, decoded
+/// once per key block and per library dictionary rather than per unit.
+#[derive(Default)]
+pub struct TvmEnv {
+    config: Mutex<Option<(Option<u32>, BlockchainConfigParams)>>,
+    libraries: Mutex<Option<(Option<HashBytes>, Libraries)>>,
+}
+
+impl TvmEnv {
+    fn context(&self, db: &Db, mc_seqno: Option<u32>, now: u32) -> Context {
+        let reader = db.reader();
+        let found = crate::query::config::config_at(&reader, mc_seqno)
+            .ok()
+            .flatten();
+        let key = found.as_ref().map(|(s, _)| *s);
+        let config = {
+            let mut cached = self.config.lock().unwrap_or_else(|p| p.into_inner());
+            match cached.as_ref() {
+                Some((k, c)) if *k == key => c.clone(),
+                _ => {
+                    let c = found
+                        .and_then(|(_, boc)| crate::tvm::config::from_boc(&boc).ok())
+                        .unwrap_or_else(crate::tvm::config::builtin);
+                    *cached = Some((key, c.clone()));
+                    c
+                }
+            }
+        };
+        let root = crate::state::libraries::root_hash(&reader).ok().flatten();
+        let libraries = {
+            let mut cached = self.libraries.lock().unwrap_or_else(|p| p.into_inner());
+            match cached.as_ref() {
+                Some((k, l)) if *k == root => l.clone(),
+                _ => {
+                    let l = root
+                        .and_then(|r| crate::state::libraries::load(&reader, &r).ok())
+                        .unwrap_or_default();
+                    *cached = Some((root, l.clone()));
+                    l
+                }
+            }
+        };
+        Context {
+            config,
+            libraries,
+            now,
+            lt: 0,
+            rand_seed: HashBytes::ZERO,
+            gas_limit: GAS_LIMIT,
+            time_limit: None,
+        }
+    }
+}
+
+/// What the step did, for the caller's counters.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ContractsDone {
+    pub new_codes: usize,
+    pub getmethod_runs: usize,
+    pub jetton_masters: usize,
+    pub jetton_wallets: usize,
+    /// Contracts that claim to be a Jetton wallet and whose master does
+    /// not confirm them (or whose master's state the index does not hold).
+    pub unconfirmed_wallets: usize,
+}
+
+/// The contracts step over the account states a unit wrote (oldest
+/// first): `mc_seqno` picks the config in force, `now` the time of runs.
+pub(crate) fn index_contracts(
     db: &Db,
+    env: &TvmEnv,
     batch: &mut Batch<'_>,
-    accounts: &[(Address, Cell)],
-) -> Result<usize, tonindex_storage::Error> {
-    let mut seen: HashSet<HashBytes> = HashSet::new();
-    let mut new = 0;
-    for (_, shard_account) in accounts {
-        let Some(code) = code_of(shard_account) else {
+    written: &[(Address, Cell)],
+    mc_seqno: Option<u32>,
+    now: u32,
+) -> Result<ContractsDone, tonindex_storage::Error> {
+    let mut done = ContractsDone::default();
+    // The newest state of each account the unit wrote.
+    let mut newest: HashMap<Address, &Cell> = HashMap::new();
+    for (a, c) in written {
+        newest.insert(*a, c);
+    }
+    let mut codes: HashMap<HashBytes, Option<Vec<u32>>> = HashMap::new();
+    let mut context: Option<Context> = None;
+    let mut order: Vec<&Address> = newest.keys().collect();
+    order.sort();
+    // Masters first, so that a wallet whose master the same unit changed
+    // sees the master's new state.
+    let mut wallets = Vec::new();
+    for address in order {
+        let Some(acc) = active(address, newest[address]) else {
             continue;
         };
-        let hash = *code.repr_hash();
-        if !seen.insert(hash) || db.contains::<Codes>(hash.as_array())? {
+        let code_hash = *acc.contract.code.repr_hash();
+        let methods = match codes.get(&code_hash) {
+            Some(m) => m.clone(),
+            None => {
+                let m = match db.get::<Codes>(code_hash.as_array())? {
+                    Some(r) => r.methods,
+                    None => {
+                        let m = method_ids(&acc.contract.code);
+                        batch
+                            .put::<Codes>(code_hash.as_array(), &CodeRecord { methods: m.clone() });
+                        done.new_codes += 1;
+                        m
+                    }
+                };
+                codes.insert(code_hash, m.clone());
+                m
+            }
+        };
+        let declares = |name: &str| {
+            methods
+                .as_ref()
+                .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
+        };
+        let (maybe_master, maybe_wallet) =
+            (declares("get_jetton_data"), declares("get_wallet_data"));
+        if !maybe_master && !maybe_wallet {
             continue;
         }
-        let record = CodeRecord {
-            methods: method_ids(&code),
-        };
-        batch.put::<Codes>(hash.as_array(), &record);
-        new += 1;
+        let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+        if maybe_master {
+            done.getmethod_runs += 1;
+            if let Some(m) = run(&acc.contract, ctx, "get_jetton_data", vec![])
+                .and_then(|o| jetton::master_data(&o))
+            {
+                put_master(db, batch, address, &acc, &m)?;
+                done.jetton_masters += 1;
+                continue;
+            }
+        }
+        if maybe_wallet {
+            wallets.push((address, acc));
+        }
     }
-    Ok(new)
+    for (address, acc) in wallets {
+        let Some(ctx) = context.as_ref() else { break };
+        done.getmethod_runs += 1;
+        let Some(w) = run(&acc.contract, ctx, "get_wallet_data", vec![])
+            .and_then(|o| jetton::wallet_data(&o))
+        else {
+            continue;
+        };
+        let record = JettonWalletRecord {
+            balance: w.balance,
+            owner: model_addr(&w.owner),
+            jetton: model_addr(&w.jetton),
+            last_tx_lt: acc.last_tx_lt,
+            code_hash: *acc.contract.code.repr_hash().as_array(),
+            data_hash: *acc.contract.data.repr_hash().as_array(),
+        };
+        let old = db.get::<JettonWallets>(address)?;
+        let confirmed_before = old.as_ref().is_some_and(|o| {
+            o.owner == record.owner && o.jetton == record.jetton && o.code_hash == record.code_hash
+        });
+        if !confirmed_before {
+            done.getmethod_runs += 1;
+            if !confirmed(db, ctx, &newest, &w, &acc.contract.address)? {
+                done.unconfirmed_wallets += 1;
+                continue;
+            }
+        }
+        if let Some(old) = &old {
+            batch.delete::<JettonWalletsByOwner>(&AccountPairKey {
+                first: old.owner,
+                second: *address,
+            });
+            batch.delete::<JettonWalletsByJetton>(&AccountPairKey {
+                first: old.jetton,
+                second: *address,
+            });
+        }
+        batch.put::<JettonWalletsByOwner>(
+            &AccountPairKey {
+                first: record.owner,
+                second: *address,
+            },
+            &(),
+        );
+        batch.put::<JettonWalletsByJetton>(
+            &AccountPairKey {
+                first: record.jetton,
+                second: *address,
+            },
+            &(),
+        );
+        batch.put::<JettonWallets>(address, &record);
+        done.jetton_wallets += 1;
+    }
+    Ok(done)
+}
+
+fn run(
+    contract: &Contract,
+    ctx: &Context,
+    method: &str,
+    stack: Vec<tycho_vm::RcStackValue>,
+) -> Option<RunOutput> {
+    getmethod::run(contract, ctx, &Method::Name(method.into()), stack).ok()
+}
+
+fn put_master(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    address: &Address,
+    acc: &Active,
+    m: &jetton::MasterData,
+) -> Result<(), tonindex_storage::Error> {
+    let record = JettonMasterRecord {
+        total_supply: m.total_supply,
+        mintable: m.mintable,
+        admin: m.admin.as_ref().map(model_addr),
+        content: content::parse(&m.content).map(|c| c.into_iter().collect()),
+        wallet_code_hash: *m.wallet_code_hash.as_array(),
+        last_tx_lt: acc.last_tx_lt,
+        code_hash: *acc.contract.code.repr_hash().as_array(),
+        data_hash: *acc.contract.data.repr_hash().as_array(),
+    };
+    if let Some(old) = db.get::<JettonMasters>(address)? {
+        if let Some(admin) = old.admin {
+            batch.delete::<JettonMastersByAdmin>(&AccountPairKey {
+                first: admin,
+                second: *address,
+            });
+        }
+    }
+    if let Some(admin) = record.admin {
+        batch.put::<JettonMastersByAdmin>(
+            &AccountPairKey {
+                first: admin,
+                second: *address,
+            },
+            &(),
+        );
+    }
+    batch.put::<JettonMasters>(address, &record);
+    Ok(())
+}
+
+/// Whether the wallet's master, in its newest state the index holds (this
+/// unit's, else the stored one), derives `wallet` for the wallet's owner.
+fn confirmed(
+    db: &Db,
+    ctx: &Context,
+    unit: &HashMap<Address, &Cell>,
+    w: &jetton::WalletData,
+    wallet: &StdAddr,
+) -> Result<bool, tonindex_storage::Error> {
+    let master = model_addr(&w.jetton);
+    let cell = match unit.get(&master) {
+        Some(c) => Some((*c).clone()),
+        None => db
+            .get::<AccountStates>(&master)?
+            .and_then(|r| Boc::decode(&r.shard_account).ok()),
+    };
+    let Some(acc) = cell.and_then(|c| active(&master, &c)) else {
+        return Ok(false);
+    };
+    let Some(arg) = jetton::owner_arg(&w.owner) else {
+        return Ok(false);
+    };
+    let derived = run(&acc.contract, ctx, "get_wallet_address", vec![arg])
+        .and_then(|o| jetton::address_result(&o));
+    Ok(derived.as_ref() == Some(wallet))
 }

@@ -7,7 +7,7 @@
 //! re-applying a unit that is already there changes nothing.
 
 pub mod commit;
-mod contracts;
+pub mod contracts;
 pub mod feed;
 mod plan;
 pub mod state;
@@ -59,6 +59,8 @@ pub struct Applied {
     pub adopted_blocks: u64,
     /// Blocks whose state update advanced a held shard state.
     pub state_updates: u64,
+    /// What the contracts step read from the account states written.
+    pub contracts: contracts::ContractsDone,
 }
 
 /// Index errors: storage failures, or a stored row that cannot be read.
@@ -88,6 +90,8 @@ pub struct Indexer<'a> {
     feed: Option<feed::CommitFeed>,
     /// Whether units assemble traces and classify actions.
     traces: bool,
+    /// The config and libraries of the contracts step's get-methods.
+    tvm_env: contracts::TvmEnv,
 }
 
 impl<'a> Indexer<'a> {
@@ -97,6 +101,7 @@ impl<'a> Indexer<'a> {
             encoding: RowEncoding::Serial,
             feed: None,
             traces: true,
+            tvm_env: contracts::TvmEnv::default(),
         }
     }
 
@@ -254,7 +259,20 @@ impl<'a> Indexer<'a> {
                 }
             }
         }
-        contracts::index_codes(self.db, &mut batch, &written)?;
+        let newest_utime = unit
+            .blocks
+            .iter()
+            .map(|b| b.record.gen_utime)
+            .max()
+            .unwrap_or(0);
+        applied.contracts = contracts::index_contracts(
+            self.db,
+            &self.tvm_env,
+            &mut batch,
+            &written,
+            mc_seqno,
+            newest_utime,
+        )?;
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
             if applied.state_updates > 0 {
@@ -359,7 +377,18 @@ impl<'a> Indexer<'a> {
             StateFile::State(s) => states.import_state(&mut batch, s)?,
             StateFile::Account(a) => states.import_account(&mut batch, a),
         }
-        contracts::index_codes(self.db, &mut batch, &states.take_written())?;
+        let now = match file {
+            StateFile::State(s) => s.gen_utime,
+            StateFile::Account(_) => 0,
+        };
+        contracts::index_contracts(
+            self.db,
+            &self.tvm_env,
+            &mut batch,
+            &states.take_written(),
+            None,
+            now,
+        )?;
         self.db.write(batch)?;
         Ok(())
     }

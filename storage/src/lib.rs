@@ -11,7 +11,10 @@ pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };
-pub use rows::{AccountStateRecord, CodeRecord, IngestCursor, LatestAccount, ShardStateRecord};
+pub use rows::{
+    AccountStateRecord, CodeRecord, IngestCursor, JettonMasterRecord, JettonWalletRecord,
+    LatestAccount, ShardStateRecord,
+};
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.
 #[derive(Debug, thiserror::Error)]

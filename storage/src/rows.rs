@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 use tonindex_model::{
-    AccountStatus, ActionRecord, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord,
-    TraceRecord, TransactionRecord,
+    AccountStatus, ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord,
+    ShardDescrRecord, TraceRecord, TransactionRecord,
 };
 
 use crate::codec::bincode_value;
@@ -55,6 +55,32 @@ pub struct CodeRecord {
     pub methods: Option<Vec<u32>>,
 }
 
+/// A Jetton wallet the index believes: its master's `get_wallet_address`
+/// of its owner gives its address (see `tables::JettonWallets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JettonWalletRecord {
+    pub balance: u128,
+    pub owner: Address,
+    pub jetton: Address,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
+/// A Jetton master as `get_jetton_data` describes it (see `tables::JettonMasters`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JettonMasterRecord {
+    pub total_supply: u128,
+    pub mintable: bool,
+    pub admin: Option<Address>,
+    /// TEP-64 content as attribute → value; `None` when it did not parse.
+    pub content: Option<Vec<(String, String)>>,
+    pub wallet_code_hash: Hash,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
 /// Where ingestion stands; written in the same batch as the rows it counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IngestCursor {
@@ -77,6 +103,8 @@ bincode_value!(
     ShardStateRecord,
     AccountStateRecord,
     CodeRecord,
+    JettonWalletRecord,
+    JettonMasterRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

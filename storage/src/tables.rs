@@ -23,7 +23,10 @@ use tonindex_model::{
 };
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
-use crate::rows::{AccountStateRecord, CodeRecord, LatestAccount, ShardStateRecord};
+use crate::rows::{
+    AccountStateRecord, CodeRecord, JettonMasterRecord, JettonWalletRecord, LatestAccount,
+    ShardStateRecord,
+};
 use crate::Error;
 
 /// A column family: its name, typed key and value, and RocksDB tuning.
@@ -237,6 +240,27 @@ table!(
     /// it: the interface cache. key: code hash `[32]` → bincode [`CodeRecord`].
     Codes, "codes", Hash => CodeRecord, point_lookup; importer_reads
 );
+table!(
+    /// Jetton masters. key: `account` → bincode [`JettonMasterRecord`].
+    JettonMasters, "jetton_masters", Address => JettonMasterRecord; importer_reads
+);
+table!(
+    /// Jetton masters by admin. key: `admin account | master account` → ().
+    JettonMastersByAdmin, "jetton_masters_by_admin", AccountPairKey => ()
+);
+table!(
+    /// Jetton wallets whose master confirms them. key: `account` → bincode
+    /// [`JettonWalletRecord`].
+    JettonWallets, "jetton_wallets", Address => JettonWalletRecord; importer_reads
+);
+table!(
+    /// Jetton wallets by owner. key: `owner account | wallet account` → ().
+    JettonWalletsByOwner, "jetton_wallets_by_owner", AccountPairKey => ()
+);
+table!(
+    /// Jetton wallets by master. key: `master account | wallet account` → ().
+    JettonWalletsByJetton, "jetton_wallets_by_jetton", AccountPairKey => ()
+);
 
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
@@ -344,6 +368,11 @@ pub fn all() -> Vec<TableSpec> {
         entry::<ShardStates>(),
         entry::<AccountStates>(),
         entry::<Codes>(),
+        entry::<JettonMasters>(),
+        entry::<JettonMastersByAdmin>(),
+        entry::<JettonWallets>(),
+        entry::<JettonWalletsByOwner>(),
+        entry::<JettonWalletsByJetton>(),
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),
@@ -592,6 +621,39 @@ impl Key for AccountLtHashKey {
             account: r.address()?,
             lt: r.u64()?,
             hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | account`: one account's relation to another (an owner and
+/// its Jetton wallet, a master and its wallet, an admin and its master).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountPairKey {
+    pub first: Address,
+    pub second: Address,
+}
+
+impl AccountPairKey {
+    /// Prefix of all rows of `first`.
+    pub fn prefix(first: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(first).finish()
+    }
+}
+
+impl Key for AccountPairKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(72)
+            .address(&self.first)
+            .address(&self.second)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountPairKey {
+            first: r.address()?,
+            second: r.address()?,
         };
         r.end()?;
         Ok(k)

@@ -5,7 +5,9 @@ pub mod accounts;
 pub mod actions;
 pub mod address_book;
 pub mod blocks;
+pub mod jettons;
 pub mod messages;
+pub mod metadata;
 pub mod models;
 pub mod send;
 pub mod traces;
@@ -112,8 +114,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 pub(crate) const NOT_YET: &[&str] = &[
     "metadata",
     "topAccountsByBalance",
-    "jetton/masters",
-    "jetton/wallets",
     "jetton/transfers",
     "jetton/burns",
     "nft/collections",
@@ -158,6 +158,8 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("runGetMethod", accounts::run_get_method),
     ("estimateFee", accounts::estimate_fee),
     ("message", send::message),
+    ("jetton/masters", jettons::jetton_masters),
+    ("jetton/wallets", jettons::jetton_wallets),
     ("traces", traces::traces),
     ("events", traces::events),
     ("actions", actions::actions),

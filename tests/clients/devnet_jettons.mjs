@@ -1,0 +1,232 @@
+// Jettons end to end with @ton/ton against `tonindex dev` (argv[2] = base
+// URL, argv[3] = the shared fixtures directory): two wallets; a TEP-74
+// minter (the standard token-contract code from the fixtures) with on-chain
+// TEP-64 content is deployed, mints to both wallets, one transfers to the
+// other, the other burns; then a fake Jetton wallet that claims the real
+// minter is deployed. The v3 Jetton endpoints must show exactly what these
+// steps imply — balances, owners, total supply, content — and never the
+// fake. Expected addresses come from @ton/core (contractAddress of the
+// wallet's state init), expected amounts from the steps themselves.
+// Prints one JSON summary; any failed expectation throws.
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
+import { beginCell, Cell, Dictionary, SendMode, contractAddress } from "@ton/core";
+
+const [base, fixtures] = process.argv.slice(2);
+const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
+const must = (cond, what) => {
+  if (!cond) throw new Error(`expectation failed: ${what}`);
+};
+const getJson = async (path, init) => {
+  const r = await fetch(`${base}${path}`, init);
+  const body = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+  return body;
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const raw = (a) => a.toRawString().toUpperCase();
+const boc = (name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
+const minterCode = boc("jetton-minter.code.boc");
+const walletCode = boc("jetton-wallet.code.boc");
+
+// A v4 wallet, funded by the faucet and deployed by its first transfer.
+const newWallet = async () => {
+  const keys = await mnemonicToPrivateKey(await mnemonicNew());
+  const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
+  await getJson("/dev/fund", {
+    method: "POST",
+    body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
+  });
+  return { keys, wallet, contract: client.open(wallet), address: wallet.address, seqno: 0 };
+};
+const send = async (w, messages) => {
+  await w.contract.sendTransfer({
+    seqno: w.seqno,
+    secretKey: w.keys.secretKey,
+    messages,
+    sendMode: SendMode.PAY_GAS_SEPARATELY,
+  });
+  w.seqno += 1;
+  for (let i = 0; i < 100; i++) {
+    if ((await w.contract.getSeqno()) >= w.seqno) return;
+    await sleep(100);
+  }
+  throw new Error(`seqno never reached ${w.seqno}`);
+};
+// Polls a v3 path until `ok(body)`; the Jetton flows take a few blocks.
+const waitFor = async (path, ok, what) => {
+  let last;
+  for (let i = 0; i < 150; i++) {
+    last = await getJson(path);
+    if (ok(last)) return last;
+    await sleep(100);
+  }
+  throw new Error(`${what} never happened: ${JSON.stringify(last)}`);
+};
+
+const alice = await newWallet();
+const bob = await newWallet();
+await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: false })]);
+await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
+
+// On-chain TEP-64 content: attribute sha256 → ^(0x00 + snake text).
+const content = (() => {
+  const dict = Dictionary.empty(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
+  for (const [k, v] of Object.entries({ name: "Devnet Dollar", symbol: "DVD", decimals: "6" })) {
+    const key = createHash("sha256").update(k).digest();
+    dict.set(key, beginCell().storeUint(0, 8).storeStringTail(v).endCell());
+  }
+  return beginCell().storeUint(0, 8).storeDict(dict).endCell();
+})();
+// token-contract's minter: total_supply admin content wallet_code.
+const minterData = beginCell()
+  .storeCoins(0)
+  .storeAddress(alice.address)
+  .storeRef(content)
+  .storeRef(walletCode)
+  .endCell();
+const minterInit = { code: minterCode, data: minterData };
+const minter = contractAddress(0, minterInit);
+// A wallet's address: its state init with a zero balance (token-contract's layout).
+const walletOf = (owner) =>
+  contractAddress(0, {
+    code: walletCode,
+    data: beginCell().storeCoins(0).storeAddress(owner).storeAddress(minter).storeRef(walletCode).endCell(),
+  });
+const aliceJw = walletOf(alice.address);
+const bobJw = walletOf(bob.address);
+
+// internal_transfer#178d4519 as the minter forwards it to a new wallet.
+const internalTransfer = (amount) =>
+  beginCell()
+    .storeUint(0x178d4519, 32)
+    .storeUint(0, 64)
+    .storeCoins(amount)
+    .storeAddress(minter)
+    .storeAddress(alice.address)
+    .storeCoins(0)
+    .storeBit(0)
+    .endCell();
+// mint#15 query_id to_address ton_amount master_msg:^Cell
+const mint = (to, amount) =>
+  beginCell()
+    .storeUint(21, 32)
+    .storeUint(0, 64)
+    .storeAddress(to)
+    .storeCoins(toNano("0.05"))
+    .storeRef(internalTransfer(amount))
+    .endCell();
+
+// 1. Deploy the minter and mint 1000 to Alice and 500 to Bob.
+await send(alice, [
+  internal({ to: minter, value: toNano("0.5"), bounce: false, init: minterInit, body: mint(alice.address, 1000n) }),
+]);
+await send(alice, [internal({ to: minter, value: toNano("0.5"), body: mint(bob.address, 500n) })]);
+const balances = async () => {
+  const r = await getJson(`/api/v3/jetton/wallets?jetton_address=${encodeURIComponent(minter.toRawString())}`);
+  return Object.fromEntries(r.jetton_wallets.map((w) => [w.address, w]));
+};
+const waitBalances = async (want, what) => {
+  let last;
+  for (let i = 0; i < 150; i++) {
+    last = await balances();
+    const ok =
+      Object.keys(last).length === Object.keys(want).length &&
+      Object.entries(want).every(([a, b]) => last[a] && last[a].balance === b);
+    if (ok) return last;
+    await sleep(100);
+  }
+  throw new Error(`${what}: balances ${JSON.stringify(last)}, want ${JSON.stringify(want)}`);
+};
+let seen = await waitBalances({ [raw(aliceJw)]: "1000", [raw(bobJw)]: "500" }, "after minting");
+must(seen[raw(aliceJw)].owner === raw(alice.address) && seen[raw(aliceJw)].jetton === raw(minter), "Alice's wallet row");
+must(seen[raw(bobJw)].owner === raw(bob.address), "Bob's wallet row");
+
+// 2. Alice sends 100 to Bob: transfer#0f8a7ea5 to her own Jetton wallet.
+const transfer = beginCell()
+  .storeUint(0x0f8a7ea5, 32)
+  .storeUint(7, 64)
+  .storeCoins(100n)
+  .storeAddress(bob.address)
+  .storeAddress(alice.address)
+  .storeBit(0)
+  .storeCoins(toNano("0.01"))
+  .storeBit(0)
+  .endCell();
+await send(alice, [internal({ to: aliceJw, value: toNano("0.2"), body: transfer })]);
+await waitBalances({ [raw(aliceJw)]: "900", [raw(bobJw)]: "600" }, "after the transfer");
+
+// 3. Bob burns 50: burn#595f07bc to his Jetton wallet.
+const burn = beginCell()
+  .storeUint(0x595f07bc, 32)
+  .storeUint(8, 64)
+  .storeCoins(50n)
+  .storeAddress(bob.address)
+  .storeBit(0)
+  .endCell();
+await send(bob, [internal({ to: bobJw, value: toNano("0.2"), body: burn })]);
+await waitBalances({ [raw(aliceJw)]: "900", [raw(bobJw)]: "550" }, "after the burn");
+
+// 4. The master: supply after the burn notification, content, admin.
+const masters = await waitFor(
+  `/api/v3/jetton/masters?address=${encodeURIComponent(minter.toString())}`,
+  (r) => r.jetton_masters.length === 1 && r.jetton_masters[0].total_supply === "1450",
+  "the supply after the burn",
+);
+const m = masters.jetton_masters[0];
+must(m.address === raw(minter) && m.mintable === true, `master row ${JSON.stringify(m)}`);
+must(m.admin_address === raw(alice.address), "admin");
+must(
+  JSON.stringify(m.jetton_content) === JSON.stringify({ decimals: "6", name: "Devnet Dollar", symbol: "DVD" }),
+  `content ${JSON.stringify(m.jetton_content)}`,
+);
+must(m.jetton_wallet_code_hash === walletCode.hash().toString("base64"), "wallet code hash");
+must(m.code_hash === minterCode.hash().toString("base64"), "code hash");
+const byAdmin = await getJson(`/api/v3/jetton/masters?admin_address=${encodeURIComponent(alice.address.toRawString())}`);
+must(byAdmin.jetton_masters.length === 1, "masters by admin");
+const info = masters.metadata[raw(minter)];
+must(info && info.is_indexed === true && info.token_info[0].symbol === "DVD", `metadata ${JSON.stringify(masters.metadata)}`);
+must(info.token_info[0].extra.decimals === "6", "decimals in extra");
+
+// 5. A fake wallet claiming the real minter, with a balance of its own.
+const fakeInit = {
+  code: walletCode,
+  data: beginCell().storeCoins(777n).storeAddress(alice.address).storeAddress(minter).storeRef(walletCode).endCell(),
+};
+const fake = contractAddress(0, fakeInit);
+// A ping (excesses-like op the wallet ignores would throw; an empty body is accepted).
+await send(alice, [internal({ to: fake, value: toNano("0.1"), bounce: false, init: fakeInit })]);
+const fakeState = await client.getContractState(fake);
+must(fakeState.state === "active", `the fake is deployed: ${fakeState.state}`);
+const afterFake = await balances();
+must(!afterFake[raw(fake)], "the fake wallet is not listed");
+must(Object.keys(afterFake).length === 2, "still two wallets");
+const fakeByAddr = await getJson(`/api/v3/jetton/wallets?address=${encodeURIComponent(fake.toRawString())}`);
+must(fakeByAddr.jetton_wallets.length === 0, "the fake wallet is unknown by address too");
+
+// 6. Filters: owner, several masters for one owner, zero balances, sort.
+const bobs = await getJson(`/api/v3/jetton/wallets?owner_address=${encodeURIComponent(bob.address.toString())}`);
+must(bobs.jetton_wallets.length === 1 && bobs.jetton_wallets[0].balance === "550", "Bob's wallets");
+const several = await fetch(
+  `${base}/api/v3/jetton/wallets?jetton_address=${encodeURIComponent(minter.toRawString())}&jetton_address=${encodeURIComponent(alice.address.toRawString())}`,
+);
+must(several.status === 422, `several masters without one owner: ${several.status}`);
+const sorted = await getJson(
+  `/api/v3/jetton/wallets?jetton_address=${encodeURIComponent(minter.toRawString())}&sort=asc`,
+);
+must(sorted.jetton_wallets.map((w) => w.balance).join(",") === "550,900", "sorted by balance");
+const walletMeta = sorted.metadata[raw(aliceJw)];
+must(walletMeta && walletMeta.token_info[0].type === "jetton_wallets", "wallet metadata");
+must(sorted.metadata[raw(minter)], "the master joins the metadata");
+
+console.log(
+  JSON.stringify({
+    ok: true,
+    minter: minter.toRawString(),
+    alice_wallet: aliceJw.toRawString(),
+    bob_wallet: bobJw.toRawString(),
+    fake: fake.toRawString(),
+  }),
+);
