@@ -925,6 +925,54 @@ fn v3_ops() -> Vec<Op> {
         book(),
         metadata(),
     ]);
+    let jetton_transfers = obj(&[
+        (
+            "jetton_transfers",
+            array(obj(&[
+                ("query_id", dec()),
+                ("source", nullable(raw_address())),
+                ("destination", nullable(raw_address())),
+                ("amount", dec()),
+                ("source_wallet", raw_address()),
+                ("jetton_master", raw_address()),
+                ("transaction_hash", b64_hash()),
+                ("transaction_lt", dec()),
+                ("transaction_now", int()),
+                ("transaction_aborted", boolean()),
+                ("response_destination", nullable(raw_address())),
+                ("custom_payload", nullable(boc())),
+                ("decoded_custom_payload", json!({ "type": "null" })),
+                ("forward_ton_amount", nullable(dec())),
+                ("forward_payload", nullable(boc())),
+                ("decoded_forward_payload", json!({ "type": "null" })),
+                ("trace_id", nullable(b64_hash())),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
+    let jetton_burns = obj(&[
+        (
+            "jetton_burns",
+            array(obj(&[
+                ("query_id", dec()),
+                ("owner", nullable(raw_address())),
+                ("jetton_wallet", raw_address()),
+                ("jetton_master", raw_address()),
+                ("transaction_hash", b64_hash()),
+                ("transaction_lt", dec()),
+                ("transaction_now", int()),
+                ("transaction_aborted", boolean()),
+                ("amount", dec()),
+                ("response_destination", nullable(raw_address())),
+                ("custom_payload", nullable(boc())),
+                ("decoded_custom_payload", json!({ "type": "null" })),
+                ("trace_id", nullable(b64_hash())),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
     let states: &[P] = &[
         p("address", Kind::Address, "Accounts (up to 1000)")
             .req()
@@ -1179,6 +1227,52 @@ fn v3_ops() -> Vec<Op> {
                 NO_BOOK,
             ],
             jetton_wallets,
+            &[422],
+        ),
+        op(
+            "jettons",
+            "jetton/transfers",
+            "Jetton transfers (transfer#0f8a7ea5 on confirmed wallets; aborted ones left out)",
+            &[
+                &[
+                    p(
+                        "owner_address",
+                        Kind::Address,
+                        "Sending or receiving owners",
+                    )
+                    .many(),
+                    p("address", Kind::Address, "Alias of owner_address"),
+                    p(
+                        "direction",
+                        Kind::Str,
+                        "in, out or both (with owner_address)",
+                    ),
+                    p("jetton_wallet", Kind::Address, "Senders' Jetton wallets").many(),
+                    p("jetton_master", Kind::Address, "The Jetton master"),
+                ],
+                TIME_LT,
+                PAGING,
+                NO_BOOK,
+            ],
+            jetton_transfers,
+            &[422],
+        ),
+        op(
+            "jettons",
+            "jetton/burns",
+            "Jetton burns (burn#595f07bc on confirmed wallets)",
+            &[
+                &[
+                    p("address", Kind::Address, "Owner"),
+                    p("owner_address", Kind::Address, "Owners").many(),
+                    p("jetton_wallet", Kind::Address, "Jetton wallets").many(),
+                    p("jetton_master", Kind::Address, "The Jetton master"),
+                ],
+                TIME_LT,
+                PAGING,
+                NO_BOOK,
+            ],
+            jetton_burns,
             &[422],
         ),
         op(

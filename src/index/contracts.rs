@@ -154,8 +154,9 @@ pub(crate) fn index_contracts(
     written: &[(Address, Cell)],
     mc_seqno: Option<u32>,
     now: u32,
-) -> Result<ContractsDone, tonindex_storage::Error> {
+) -> Result<(ContractsDone, HashMap<Address, JettonWalletRecord>), tonindex_storage::Error> {
     let mut done = ContractsDone::default();
+    let mut confirmed_now = HashMap::new();
     // The newest state of each account the unit wrote.
     let mut newest: HashMap<Address, &Cell> = HashMap::new();
     for (a, c) in written {
@@ -267,9 +268,10 @@ pub(crate) fn index_contracts(
             &(),
         );
         batch.put::<JettonWallets>(address, &record);
+        confirmed_now.insert(*address, record);
         done.jetton_wallets += 1;
     }
-    Ok(done)
+    Ok((done, confirmed_now))
 }
 
 fn run(

@@ -11,6 +11,7 @@ pub mod contracts;
 pub mod feed;
 mod plan;
 pub mod state;
+pub mod token_events;
 pub mod traces;
 
 use std::collections::{HashMap, HashSet};
@@ -61,6 +62,8 @@ pub struct Applied {
     pub state_updates: u64,
     /// What the contracts step read from the account states written.
     pub contracts: contracts::ContractsDone,
+    /// Jetton transfers and burns written.
+    pub token_events: token_events::TokenEvents,
 }
 
 /// Index errors: storage failures, or a stored row that cannot be read.
@@ -265,7 +268,7 @@ impl<'a> Indexer<'a> {
             .map(|b| b.record.gen_utime)
             .max()
             .unwrap_or(0);
-        applied.contracts = contracts::index_contracts(
+        let (contracts_done, confirmed) = contracts::index_contracts(
             self.db,
             &self.tvm_env,
             &mut batch,
@@ -273,6 +276,9 @@ impl<'a> Indexer<'a> {
             mc_seqno,
             newest_utime,
         )?;
+        applied.contracts = contracts_done;
+        applied.token_events =
+            token_events::index_token_events(self.db, &mut batch, &new_blocks, &confirmed)?;
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
             if applied.state_updates > 0 {

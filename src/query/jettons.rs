@@ -3,12 +3,16 @@
 
 use std::collections::BTreeSet;
 
-use tonindex_model::Address;
+use tonindex_model::{Address, Hash};
 use tonindex_storage::tables::{
-    AccountPairKey, JettonMasters, JettonMastersByAdmin, JettonWallets, JettonWalletsByJetton,
-    JettonWalletsByOwner,
+    AccountLtHashKey, AccountPairKey, JettonBurns, JettonBurnsByAccount, JettonMasters,
+    JettonMastersByAdmin, JettonTransfers, JettonTransfersByAccount, JettonWallets,
+    JettonWalletsByJetton, JettonWalletsByOwner, LtHashKey, Table, TraceOfTx,
 };
-use tonindex_storage::{Error, JettonMasterRecord, JettonWalletRecord, Reader};
+use tonindex_storage::{
+    Error, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, Key,
+    Reader,
+};
 
 /// `/jetton/masters` filters (each empty = any).
 #[derive(Debug, Default)]
@@ -171,4 +175,172 @@ pub fn wallet(r: &Reader<'_>, a: &Address) -> Result<Option<JettonWalletRecord>,
 /// One master's row.
 pub fn master(r: &Reader<'_>, a: &Address) -> Result<Option<JettonMasterRecord>, Error> {
     r.get::<JettonMasters>(a)
+}
+
+/// `/jetton/transfers` and `/jetton/burns` filters.
+#[derive(Debug, Default)]
+pub struct EventFilter {
+    /// Accounts the rows are looked up by, each with the roles that count
+    /// ([`JettonRole`] bits); empty: every row.
+    pub by: Vec<(Address, u32)>,
+    /// Only rows of these Jetton wallets (empty: any).
+    pub wallets: Vec<Address>,
+    pub master: Option<Address>,
+    pub start_lt: Option<u64>,
+    pub end_lt: Option<u64>,
+    pub start_utime: Option<u32>,
+    pub end_utime: Option<u32>,
+    pub exclude_aborted: bool,
+    pub desc: bool,
+}
+
+/// What the event scan needs of a row.
+pub trait EventRow {
+    fn order(&self) -> (u64, Hash);
+    fn now(&self) -> u32;
+    fn aborted(&self) -> bool;
+    fn wallet(&self) -> Address;
+    fn master(&self) -> Address;
+    fn tx_id(&self) -> u64;
+}
+
+impl EventRow for JettonTransferRecord {
+    fn order(&self) -> (u64, Hash) {
+        (self.tx_lt, self.tx_hash)
+    }
+    fn now(&self) -> u32 {
+        self.tx_now
+    }
+    fn aborted(&self) -> bool {
+        self.tx_aborted
+    }
+    fn wallet(&self) -> Address {
+        self.source_wallet
+    }
+    fn master(&self) -> Address {
+        self.jetton_master
+    }
+    fn tx_id(&self) -> u64 {
+        self.tx_id
+    }
+}
+
+impl EventRow for JettonBurnRecord {
+    fn order(&self) -> (u64, Hash) {
+        (self.tx_lt, self.tx_hash)
+    }
+    fn now(&self) -> u32 {
+        self.tx_now
+    }
+    fn aborted(&self) -> bool {
+        self.tx_aborted
+    }
+    fn wallet(&self) -> Address {
+        self.jetton_wallet
+    }
+    fn master(&self) -> Address {
+        self.jetton_master
+    }
+    fn tx_id(&self) -> u64 {
+        self.tx_id
+    }
+}
+
+/// Rows, each with its transaction's trace id (if assembled).
+pub type WithTraces<R> = Vec<(R, Option<Hash>)>;
+
+fn event_rows<T, I>(
+    r: &Reader<'_>,
+    f: &EventFilter,
+    offset: usize,
+    limit: usize,
+) -> Result<WithTraces<T::Value>, Error>
+where
+    T: Table<Key = LtHashKey>,
+    T::Value: EventRow,
+    I: Table<Key = AccountLtHashKey, Value = u32>,
+{
+    let needed = offset.saturating_add(limit);
+    let (lo, hi) = (f.start_lt.unwrap_or(0), f.end_lt.unwrap_or(u64::MAX));
+    let keep = |row: &T::Value| {
+        (!f.exclude_aborted || !row.aborted())
+            && (f.wallets.is_empty() || f.wallets.contains(&row.wallet()))
+            && f.master.is_none_or(|m| m == row.master())
+            && f.start_utime.is_none_or(|t| row.now() >= t)
+            && f.end_utime.is_none_or(|t| row.now() <= t)
+    };
+    let mut rows: Vec<T::Value> = Vec::new();
+    if f.by.is_empty() {
+        let lower = LtHashKey {
+            lt: lo,
+            hash: [0; 32],
+        }
+        .encode();
+        let upper = hi
+            .checked_add(1)
+            .map(|lt| LtHashKey { lt, hash: [0; 32] }.encode());
+        for row in r.range::<T>(&lower, upper, f.desc) {
+            let (_, v) = row?;
+            if keep(&v) {
+                rows.push(v);
+                if rows.len() >= needed {
+                    break;
+                }
+            }
+        }
+    } else {
+        for (account, roles) in &f.by {
+            let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
+            let mut taken = 0;
+            for row in r.range::<I>(&lower, upper, f.desc) {
+                let (k, role) = row?;
+                if role & roles == 0 {
+                    continue;
+                }
+                let Some(v) = r.get::<T>(&LtHashKey {
+                    lt: k.lt,
+                    hash: k.hash,
+                })?
+                else {
+                    continue;
+                };
+                if keep(&v) {
+                    rows.push(v);
+                    taken += 1;
+                    if taken >= needed {
+                        break;
+                    }
+                }
+            }
+        }
+        rows.sort_by_key(|v| v.order());
+        rows.dedup_by_key(|v| v.order());
+        if f.desc {
+            rows.reverse();
+        }
+    }
+    let rows: Vec<T::Value> = rows.into_iter().skip(offset).take(limit).collect();
+    let ids: Vec<u64> = rows.iter().map(|v| v.tx_id()).collect();
+    let traces = r.multi_get::<TraceOfTx>(&ids)?;
+    Ok(rows.into_iter().zip(traces).collect())
+}
+
+/// Jetton transfers `f` selects, with each one's trace id.
+pub fn transfers(
+    r: &Reader<'_>,
+    f: &EventFilter,
+    offset: usize,
+    limit: usize,
+) -> Result<WithTraces<JettonTransferRecord>, Error> {
+    event_rows::<JettonTransfers, JettonTransfersByAccount>(r, f, offset, limit)
+}
+
+/// Jetton burns `f` selects, with each one's trace id.
+pub fn burns(
+    r: &Reader<'_>,
+    f: &EventFilter,
+    offset: usize,
+    limit: usize,
+) -> Result<WithTraces<JettonBurnRecord>, Error> {
+    event_rows::<JettonBurns, JettonBurnsByAccount>(r, f, offset, limit)
 }

@@ -12,8 +12,8 @@ pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };
 pub use rows::{
-    AccountStateRecord, CodeRecord, IngestCursor, JettonMasterRecord, JettonWalletRecord,
-    LatestAccount, ShardStateRecord,
+    AccountStateRecord, CodeRecord, IngestCursor, JettonBurnRecord, JettonMasterRecord,
+    JettonTransferRecord, JettonWalletRecord, LatestAccount, ShardStateRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

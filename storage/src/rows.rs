@@ -81,6 +81,50 @@ pub struct JettonMasterRecord {
     pub data_hash: Hash,
 }
 
+/// A Jetton transfer: a transaction of a known Jetton wallet whose
+/// in-message is `transfer#0f8a7ea5` (see `tables::JettonTransfers`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JettonTransferRecord {
+    pub tx_id: u64,
+    pub tx_hash: Hash,
+    pub tx_lt: u64,
+    pub tx_now: u32,
+    pub tx_aborted: bool,
+    pub query_id: u64,
+    pub amount: u128,
+    /// The in-message's sender (the owner).
+    pub source: Option<Address>,
+    /// The body's destination (the receiving owner).
+    pub destination: Option<Address>,
+    pub source_wallet: Address,
+    pub jetton_master: Address,
+    pub response_destination: Option<Address>,
+    /// BoC of the custom payload, if any.
+    pub custom_payload: Option<Vec<u8>>,
+    pub forward_ton_amount: u128,
+    /// BoC of the forward payload, if any.
+    pub forward_payload: Option<Vec<u8>>,
+}
+
+/// A Jetton burn: a transaction of a known Jetton wallet whose in-message
+/// is `burn#595f07bc` (see `tables::JettonBurns`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JettonBurnRecord {
+    pub tx_id: u64,
+    pub tx_hash: Hash,
+    pub tx_lt: u64,
+    pub tx_now: u32,
+    pub tx_aborted: bool,
+    pub query_id: u64,
+    pub amount: u128,
+    /// The in-message's sender (the owner).
+    pub owner: Option<Address>,
+    pub jetton_wallet: Address,
+    pub jetton_master: Address,
+    pub response_destination: Option<Address>,
+    pub custom_payload: Option<Vec<u8>>,
+}
+
 /// Where ingestion stands; written in the same batch as the rows it counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IngestCursor {
@@ -105,6 +149,8 @@ bincode_value!(
     CodeRecord,
     JettonWalletRecord,
     JettonMasterRecord,
+    JettonTransferRecord,
+    JettonBurnRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

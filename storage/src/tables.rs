@@ -24,8 +24,8 @@ use tonindex_model::{
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
-    AccountStateRecord, CodeRecord, JettonMasterRecord, JettonWalletRecord, LatestAccount,
-    ShardStateRecord,
+    AccountStateRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord,
+    JettonWalletRecord, LatestAccount, ShardStateRecord,
 };
 use crate::Error;
 
@@ -261,6 +261,40 @@ table!(
     /// Jetton wallets by master. key: `master account | wallet account` → ().
     JettonWalletsByJetton, "jetton_wallets_by_jetton", AccountPairKey => ()
 );
+table!(
+    /// Jetton transfers in lt order. key: `tx lt u64 | tx hash [32]` →
+    /// bincode [`JettonTransferRecord`].
+    JettonTransfers, "jetton_transfers", LtHashKey => JettonTransferRecord, blob_values
+);
+table!(
+    /// Jetton transfers by the accounts in them. key: `account | tx lt u64 |
+    /// tx hash [32]` → the account's roles ([`JettonRole`] bits).
+    JettonTransfersByAccount, "jetton_transfers_by_account", AccountLtHashKey => u32
+);
+table!(
+    /// Jetton burns in lt order. key: `tx lt u64 | tx hash [32]` → bincode
+    /// [`JettonBurnRecord`].
+    JettonBurns, "jetton_burns", LtHashKey => JettonBurnRecord, blob_values
+);
+table!(
+    /// Jetton burns by the accounts in them, as [`JettonTransfersByAccount`].
+    JettonBurnsByAccount, "jetton_burns_by_account", AccountLtHashKey => u32
+);
+
+/// What an account is to a Jetton transfer or burn (bits of the
+/// `*ByAccount` rows' values).
+pub struct JettonRole;
+
+impl JettonRole {
+    /// The sending owner (a burn's owner).
+    pub const SOURCE: u32 = 1;
+    /// The receiving owner.
+    pub const DESTINATION: u32 = 2;
+    /// The sender's (burner's) Jetton wallet.
+    pub const WALLET: u32 = 4;
+    /// The Jetton master.
+    pub const MASTER: u32 = 8;
+}
 
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
@@ -373,6 +407,10 @@ pub fn all() -> Vec<TableSpec> {
         entry::<JettonWallets>(),
         entry::<JettonWalletsByOwner>(),
         entry::<JettonWalletsByJetton>(),
+        entry::<JettonTransfers>(),
+        entry::<JettonTransfersByAccount>(),
+        entry::<JettonBurns>(),
+        entry::<JettonBurnsByAccount>(),
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),

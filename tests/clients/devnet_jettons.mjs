@@ -221,6 +221,35 @@ const walletMeta = sorted.metadata[raw(aliceJw)];
 must(walletMeta && walletMeta.token_info[0].type === "jetton_wallets", "wallet metadata");
 must(sorted.metadata[raw(minter)], "the master joins the metadata");
 
+// 7. Transfers and burns, from the wallets' transactions.
+const q = (a) => encodeURIComponent(a.toRawString());
+const out = await getJson(`/api/v3/jetton/transfers?owner_address=${q(alice.address)}&direction=out`);
+must(out.jetton_transfers.length === 1, `Alice's outgoing transfers ${JSON.stringify(out)}`);
+const t = out.jetton_transfers[0];
+must(t.amount === "100" && t.query_id === "7", `transfer amount ${JSON.stringify(t)}`);
+must(t.source === raw(alice.address) && t.destination === raw(bob.address), "transfer owners");
+must(t.source_wallet === raw(aliceJw) && t.jetton_master === raw(minter), "transfer wallet and master");
+must(t.response_destination === raw(alice.address) && t.forward_ton_amount === toNano("0.01").toString(), "transfer fields");
+must(t.transaction_aborted === false && typeof t.trace_id === "string", "transfer transaction");
+const aliceTxs = await client.getTransactions(aliceJw, { limit: 10 });
+const transferTx = aliceTxs.find((x) => x.inMessage?.body.beginParse().loadUint(32) === 0x0f8a7ea5);
+must(transferTx && t.transaction_hash === transferTx.hash().toString("base64"), "the transfer's transaction");
+const inAlice = await getJson(`/api/v3/jetton/transfers?owner_address=${q(alice.address)}&direction=in`);
+must(inAlice.jetton_transfers.length === 0, "nothing came in to Alice");
+const inBob = await getJson(`/api/v3/jetton/transfers?owner_address=${q(bob.address)}&direction=in`);
+must(inBob.jetton_transfers.length === 1 && inBob.jetton_transfers[0].transaction_hash === t.transaction_hash, "Bob received it");
+const byMaster = await getJson(`/api/v3/jetton/transfers?jetton_master=${q(minter)}`);
+must(byMaster.jetton_transfers.length === 1, "transfers by master");
+const badDir = await fetch(`${base}/api/v3/jetton/transfers?owner_address=${q(bob.address)}&direction=up`);
+must(badDir.status === 422, "a bad direction is a 422");
+const burns = await getJson(`/api/v3/jetton/burns?address=${q(bob.address)}`);
+must(burns.jetton_burns.length === 1, `Bob's burns ${JSON.stringify(burns)}`);
+const b = burns.jetton_burns[0];
+must(b.amount === "50" && b.query_id === "8" && b.owner === raw(bob.address), `burn fields ${JSON.stringify(b)}`);
+must(b.jetton_wallet === raw(bobJw) && b.jetton_master === raw(minter) && b.response_destination === raw(bob.address), "burn wallet and master");
+const noBurns = await getJson(`/api/v3/jetton/burns?jetton_wallet=${q(aliceJw)}`);
+must(noBurns.jetton_burns.length === 0, "Alice burned nothing");
+
 console.log(
   JSON.stringify({
     ok: true,

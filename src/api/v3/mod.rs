@@ -114,8 +114,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 pub(crate) const NOT_YET: &[&str] = &[
     "metadata",
     "topAccountsByBalance",
-    "jetton/transfers",
-    "jetton/burns",
     "nft/collections",
     "nft/items",
     "nft/transfers",
@@ -160,6 +158,8 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("message", send::message),
     ("jetton/masters", jettons::jetton_masters),
     ("jetton/wallets", jettons::jetton_wallets),
+    ("jetton/transfers", jettons::jetton_transfers),
+    ("jetton/burns", jettons::jetton_burns),
     ("traces", traces::traces),
     ("events", traces::events),
     ("actions", actions::actions),

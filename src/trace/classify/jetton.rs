@@ -58,6 +58,30 @@ pub(crate) fn transfer_body(cell: &Cell) -> Option<TransferBody> {
     })
 }
 
+/// `burn#595f07bc query_id amount response_destination custom_payload:(Maybe ^Cell)`.
+pub(crate) struct BurnBody {
+    pub query_id: u64,
+    pub amount: u128,
+    pub response_destination: Option<Address>,
+    pub custom_payload: Option<Cell>,
+}
+
+pub(crate) fn burn_body(cell: &Cell) -> Option<BurnBody> {
+    let mut s = body::after_op(cell)?;
+    let query_id = s.load_u64().ok()?;
+    let amount = coins(&mut s)?;
+    // Burns in the wild end early (TEP-74 wallets read only the amount):
+    // what is missing is absent.
+    let response_destination = msg_address(&mut s).flatten();
+    let custom_payload = maybe_ref(&mut s).flatten();
+    Some(BurnBody {
+        query_id,
+        amount,
+        response_destination,
+        custom_payload,
+    })
+}
+
 /// `internal_transfer#178d4519 query_id amount from response_address
 /// forward_ton_amount …`: `(amount, forward_ton_amount)`.
 fn internal_transfer_amounts(cell: &Cell) -> Option<(u128, u128)> {
@@ -144,9 +168,7 @@ pub(crate) fn burn(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Op
     }
     let jetton_wallet = tree.txs[n].in_msg.as_ref()?.destination?;
     let wallet = interfaces.jetton_wallet(&jetton_wallet)?;
-    let mut s = body::after_op(in_body(tree, n)?)?;
-    s.load_u64().ok()?;
-    let amount = coins(&mut s)?;
+    let amount = burn_body(in_body(tree, n)?)?.amount;
     let mut nodes = vec![n];
     if let Some(notify) = child_with(g, n, OP_BURN_NOTIFICATION) {
         nodes.push(notify);

@@ -20,7 +20,7 @@ pub mod body;
 mod cocoon;
 mod coffee;
 mod graph;
-mod jetton;
+pub(crate) mod jetton;
 mod jvault;
 mod layerzero;
 mod liquidity;
