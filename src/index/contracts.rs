@@ -26,6 +26,7 @@ use tonindex_storage::{Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRe
 use tycho_types::boc::Boc;
 
 use crate::contracts::{content, interfaces::method_id, jetton, methods::method_ids};
+use crate::trace::classify::{Interfaces, JettonWallet as ClassifierJettonWallet, NftItem};
 use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 
 /// Gas one detection get-method may spend (a liteserver's getter limit).
@@ -346,4 +347,28 @@ fn confirmed(
     let derived = run(&acc.contract, ctx, "get_wallet_address", vec![arg])
         .and_then(|o| jetton::address_result(&o));
     Ok(derived.as_ref() == Some(wallet))
+}
+
+/// What the classifier may ask the index about contracts while it writes
+/// a unit: the token tables as stored, with the unit's own new rows.
+pub(crate) struct IndexInterfaces<'a> {
+    pub db: &'a Db,
+    /// Jetton wallets the unit confirmed.
+    pub wallets: &'a HashMap<Address, JettonWalletRecord>,
+}
+
+impl Interfaces for IndexInterfaces<'_> {
+    fn jetton_wallet(&self, account: &Address) -> Option<ClassifierJettonWallet> {
+        let w = match self.wallets.get(account) {
+            Some(w) => w.clone(),
+            None => self.db.get::<JettonWallets>(account).ok()??,
+        };
+        Some(ClassifierJettonWallet {
+            owner: w.owner,
+            jetton: w.jetton,
+        })
+    }
+    fn nft_item(&self, _: &Address) -> Option<NftItem> {
+        None
+    }
 }

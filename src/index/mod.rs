@@ -221,28 +221,6 @@ impl<'a> Indexer<'a> {
                 first_tx_id,
             });
         }
-        let unit_traces = if self.traces {
-            traces::index_traces(self.db, &mut batch, &new_blocks, &self.encoding)?
-        } else {
-            traces::UnitTraces::default()
-        };
-        let mut latest = LatestStates::default();
-        for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
-            batch.append(rows);
-            for (account, state) in offers {
-                latest.offer(account, state);
-            }
-        }
-        let adopt = mc_seqno
-            .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
-            .into_iter()
-            .flatten()
-            .chain(late_adopt);
-        for (rec, mc) in adopt {
-            self.adopt(&mut batch, rec, mc)?;
-            applied.adopted_blocks += 1;
-        }
-        latest.write(self.db, &mut batch)?;
         let mut written = states.take_written();
         if !accounts.is_empty() {
             let held = self.held_shards()?;
@@ -279,6 +257,38 @@ impl<'a> Indexer<'a> {
         applied.contracts = contracts_done;
         applied.token_events =
             token_events::index_token_events(self.db, &mut batch, &new_blocks, &confirmed)?;
+        let interfaces = contracts::IndexInterfaces {
+            db: self.db,
+            wallets: &confirmed,
+        };
+        let unit_traces = if self.traces {
+            traces::index_traces(
+                self.db,
+                &mut batch,
+                &new_blocks,
+                &self.encoding,
+                &interfaces,
+            )?
+        } else {
+            traces::UnitTraces::default()
+        };
+        let mut latest = LatestStates::default();
+        for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
+            batch.append(rows);
+            for (account, state) in offers {
+                latest.offer(account, state);
+            }
+        }
+        let adopt = mc_seqno
+            .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
+            .into_iter()
+            .flatten()
+            .chain(late_adopt);
+        for (rec, mc) in adopt {
+            self.adopt(&mut batch, rec, mc)?;
+            applied.adopted_blocks += 1;
+        }
+        latest.write(self.db, &mut batch)?;
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
             if applied.state_updates > 0 {

@@ -22,7 +22,7 @@ use tonindex_storage::{Batch, Db, EncodedRows, KeyWriter};
 use super::{IndexError, NewBlock, RowEncoding};
 use crate::decode::DecodedTransaction;
 use crate::trace::assembly::Assembly;
-use crate::trace::classify;
+use crate::trace::classify::{self, Interfaces};
 use crate::trace::{trace_tx, TraceTx};
 
 /// What assembly decided for a unit's transactions.
@@ -43,6 +43,7 @@ pub(super) fn index_traces(
     batch: &mut Batch<'_>,
     blocks: &[NewBlock<'_>],
     encoding: &RowEncoding,
+    interfaces: &(dyn Interfaces + Sync),
 ) -> Result<UnitTraces, IndexError> {
     // The unit's transactions, without bodies (assembly needs hashes only).
     let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
@@ -136,7 +137,9 @@ pub(super) fn index_traces(
         let mut rows = EncodedRows::default();
         if trace.pending_messages == 0 {
             let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
-            settle(db, &mut rows, &mut trace, stored, &unit, &trace_of)?;
+            settle(
+                db, &mut rows, &mut trace, stored, &unit, &trace_of, interfaces,
+            )?;
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
         Ok(rows)
@@ -227,6 +230,7 @@ fn settle(
     stored: &[Hash],
     unit: &[(TraceTx, &DecodedTransaction, u64)],
     trace_of: &HashMap<Hash, Hash>,
+    interfaces: &(dyn Interfaces + Sync),
 ) -> Result<(), IndexError> {
     let id = trace.trace_id;
     let txs = trace_transactions(db, &id, stored, unit, trace_of)?;
@@ -257,7 +261,7 @@ fn settle(
         };
         batch.put::<TraceByMcBlock>(&key, &());
     }
-    let actions = classify::classify(trace, &txs, &classify::NoInterfaces);
+    let actions = classify::classify(trace, &txs, interfaces);
     trace.classification = match &actions {
         Ok(_) => ClassificationState::Ok,
         Err(_) => ClassificationState::Failed,

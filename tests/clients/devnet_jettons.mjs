@@ -250,6 +250,33 @@ must(b.jetton_wallet === raw(bobJw) && b.jetton_master === raw(minter) && b.resp
 const noBurns = await getJson(`/api/v3/jetton/burns?jetton_wallet=${q(aliceJw)}`);
 must(noBurns.jetton_burns.length === 0, "Alice burned nothing");
 
+// 8. The classifier sees the Jetton wallets the index confirmed: the
+// transfer's trace is a jetton_transfer, the burn's a jetton_burn, the
+// mints jetton_mints.
+const actionsOf = async (traceId, type) => {
+  const r = await waitFor(
+    `/api/v3/traces?trace_id=${encodeURIComponent(traceId)}&include_actions=true`,
+    (r) => r.traces.length === 1 && r.traces[0].trace_info.classification_state === "ok",
+    `classification of ${traceId}`,
+  );
+  return r.traces[0].actions.filter((a) => a.type === type);
+};
+const [jt] = await actionsOf(t.trace_id, "jetton_transfer");
+must(jt, "a jetton_transfer action");
+const d = jt.details;
+must(d.asset === raw(minter) && d.amount === "100", `jetton_transfer details ${JSON.stringify(d)}`);
+must(d.sender === raw(alice.address) && d.receiver === raw(bob.address), "jetton_transfer ends");
+must(d.sender_jetton_wallet === raw(aliceJw) && d.receiver_jetton_wallet === raw(bobJw), "jetton_transfer wallets");
+must(jt.success === true, "the transfer succeeded");
+const [jb] = await actionsOf(b.trace_id, "jetton_burn");
+must(jb && jb.details.amount === "50" && jb.details.owner === raw(bob.address), `jetton_burn ${JSON.stringify(jb)}`);
+must(jb.details.asset === raw(minter) && jb.details.owner_jetton_wallet === raw(bobJw), "jetton_burn wallet");
+const mints = await getJson(`/api/v3/actions?account=${q(bob.address)}&action_type=jetton_mint`);
+must(
+  mints.actions.some((a) => a.details.receiver === raw(bob.address) && a.details.amount === "500"),
+  `Bob's mint ${JSON.stringify(mints.actions)}`,
+);
+
 console.log(
   JSON.stringify({
     ok: true,
