@@ -445,6 +445,7 @@ fn mainnet_wallets_and_jetton_wallets_match_data_and_emulator() {
     assert!(count(Kind::HighloadV3) >= 8 && count(Kind::JettonWallet) >= 1);
 
     let outputs = assert_same_as_emulator(&cases, true);
+    let mut jetton_wallets_read = 0;
     for ((case, (kind, data)), out) in cases.iter().zip(&expected).zip(&outputs) {
         assert_eq!(out.exit_code, 0, "{}", case.name);
         let mut cs = data.as_slice().unwrap();
@@ -480,11 +481,19 @@ fn mainnet_wallets_and_jetton_wallets_match_data_and_emulator() {
                 };
                 assert_eq!(addr_of(&out.stack[1]), owner, "{}", case.name);
                 assert_eq!(addr_of(&out.stack[2]), master, "{}", case.name);
+                // What the index reads from the same run (the Jetton
+                // wallet table's balance, owner and master).
+                let read = tonindex::contracts::jetton::wallet_data(out).unwrap();
+                assert_eq!(read.balance, balance.into_inner(), "{}", case.name);
+                assert_eq!(IntAddr::Std(read.owner), owner, "{}", case.name);
+                assert_eq!(IntAddr::Std(read.jetton), master, "{}", case.name);
+                jetton_wallets_read += 1;
                 balance.into_inner().to_string()
             }
         };
         assert_eq!(int(&out.stack[0]), want, "{}", case.name);
     }
+    assert_eq!(jetton_wallets_read, count(Kind::JettonWallet));
 }
 
 #[test]

@@ -38,18 +38,29 @@ const MAX_BYTES: usize = 64 * 1024;
 /// Content as v3 shows it: attribute → string.
 pub type Content = BTreeMap<String, String>;
 
-/// Parses TEP-64 content; `None` when the cell is neither layout.
+/// TEP-64 content by layout (v2's `getTokenData` tells them apart).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tep64 {
+    /// `offchain#01`: the URI.
+    Offchain(String),
+    /// `onchain#00`: the known attributes.
+    Onchain(Content),
+}
+
+/// Parses TEP-64 content as v3 shows it (an off-chain URI as `{"uri": …}`);
+/// `None` when the cell is neither layout.
 pub fn parse(cell: &Cell) -> Option<Content> {
+    match parse_layout(cell)? {
+        Tep64::Offchain(uri) => Some(Content::from([("uri".to_string(), uri)])),
+        Tep64::Onchain(c) => Some(c),
+    }
+}
+
+/// Parses TEP-64 content, keeping its layout.
+pub fn parse_layout(cell: &Cell) -> Option<Tep64> {
     let mut cs = cell.as_slice().ok()?;
     match cs.load_u8().ok()? {
-        0x01 => {
-            let uri = snake_bytes(cs)?;
-            let mut out = Content::new();
-            if let Some(s) = text(uri) {
-                out.insert("uri".into(), s);
-            }
-            Some(out)
-        }
+        0x01 => text(snake_bytes(cs)?).map(Tep64::Offchain),
         0x00 => {
             let dict = RawDict::<256>::load_from(&mut cs).ok()?;
             let mut out = Content::new();
@@ -73,7 +84,7 @@ pub fn parse(cell: &Cell) -> Option<Content> {
                     out.insert(name.to_string(), v);
                 }
             }
-            Some(out)
+            Some(Tep64::Onchain(out))
         }
         _ => None,
     }

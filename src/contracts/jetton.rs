@@ -5,7 +5,7 @@
 //! claims to be a wallet of a real Jetton).
 
 use num_bigint::BigInt;
-use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};
+use tycho_types::cell::{Cell, CellBuilder, Load};
 use tycho_types::models::{IntAddr, StdAddr};
 use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc};
 
@@ -18,6 +18,7 @@ pub struct WalletData {
     pub balance: u128,
     pub owner: StdAddr,
     pub jetton: StdAddr,
+    pub wallet_code: Cell,
 }
 
 /// What `get_jetton_data` says of a Jetton master.
@@ -28,10 +29,10 @@ pub struct MasterData {
     /// `None` when the admin slice is `addr_none` (an immutable Jetton).
     pub admin: Option<StdAddr>,
     pub content: Cell,
-    pub wallet_code_hash: HashBytes,
+    pub wallet_code: Cell,
 }
 
-fn ok_stack(out: &RunOutput, len: usize) -> Option<&[RcStackValue]> {
+pub(super) fn ok_stack(out: &RunOutput, len: usize) -> Option<&[RcStackValue]> {
     (out.exit_code == 0 || out.exit_code == 1)
         .then_some(out.stack.as_slice())
         .filter(|s| s.len() == len)
@@ -44,7 +45,7 @@ fn amount(v: &RcStackValue) -> Option<u128> {
 
 /// A slice holding a message address: `Some(Some(addr))` for `addr_std`,
 /// `Some(None)` for `addr_none`, `None` for anything else.
-fn address(v: &RcStackValue) -> Option<Option<StdAddr>> {
+pub(super) fn address(v: &RcStackValue) -> Option<Option<StdAddr>> {
     let slice = v.as_cell_slice()?;
     let mut cs = slice.apply();
     if cs.size_bits() == 2 && cs.load_small_uint(2).ok()? == 0 {
@@ -59,11 +60,11 @@ fn address(v: &RcStackValue) -> Option<Option<StdAddr>> {
 /// `get_wallet_data` → `(balance, owner, jetton, wallet_code)`.
 pub fn wallet_data(out: &RunOutput) -> Option<WalletData> {
     let s = ok_stack(out, 4)?;
-    s[3].as_cell()?;
     Some(WalletData {
         balance: amount(&s[0])?,
         owner: address(&s[1])??,
         jetton: address(&s[2])??,
+        wallet_code: s[3].as_cell()?.clone(),
     })
 }
 
@@ -75,7 +76,7 @@ pub fn master_data(out: &RunOutput) -> Option<MasterData> {
         mintable: s[1].as_int()? != &BigInt::ZERO,
         admin: address(&s[2])?,
         content: s[3].as_cell()?.clone(),
-        wallet_code_hash: *s[4].as_cell()?.repr_hash(),
+        wallet_code: s[4].as_cell()?.clone(),
     })
 }
 

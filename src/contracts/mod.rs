@@ -7,3 +7,4 @@ pub mod content;
 pub mod interfaces;
 pub mod jetton;
 pub mod methods;
+pub mod nft;

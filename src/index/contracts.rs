@@ -296,7 +296,7 @@ fn put_master(
         mintable: m.mintable,
         admin: m.admin.as_ref().map(model_addr),
         content: content::parse(&m.content).map(|c| c.into_iter().collect()),
-        wallet_code_hash: *m.wallet_code_hash.as_array(),
+        wallet_code_hash: *m.wallet_code.repr_hash().as_array(),
         last_tx_lt: acc.last_tx_lt,
         code_hash: *acc.contract.code.repr_hash().as_array(),
         data_hash: *acc.contract.data.repr_hash().as_array(),

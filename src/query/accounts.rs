@@ -50,3 +50,18 @@ pub fn code_facts(r: &Reader<'_>, code_hash: &Hash) -> Result<CodeFacts, Error> 
         methods,
     })
 }
+
+/// [`code_facts`] of a code cell at hand (an account state read from a
+/// lite server, say): its methods are read from the cell when the index
+/// has not stored a state with this code.
+pub fn code_facts_of(r: &Reader<'_>, code: &tycho_types::cell::Cell) -> Result<CodeFacts, Error> {
+    let hash = *code.repr_hash().as_array();
+    let methods = match r.get::<Codes>(&hash)? {
+        Some(row) => row.methods,
+        None => crate::contracts::methods::method_ids(code),
+    };
+    Ok(CodeFacts {
+        interfaces: interfaces::detect(&hash, methods.as_deref()),
+        methods,
+    })
+}

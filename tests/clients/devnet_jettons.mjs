@@ -277,6 +277,27 @@ must(
   `Bob's mint ${JSON.stringify(mints.actions)}`,
 );
 
+// 9. v2 getTokenData: the master, a wallet (confirmed by its master), the
+// fake (refused: its master derives another address), a plain wallet.
+const tokenData = async (a) => {
+  const r = await fetch(`${base}/api/v2/getTokenData?address=${encodeURIComponent(a.toString())}`);
+  return { status: r.status, body: await r.json() };
+};
+const tm = await tokenData(minter);
+must(tm.status === 200 && tm.body.ok === true, `getTokenData(master) ${JSON.stringify(tm.body)}`);
+must(tm.body.result.contract_type === "jetton_master" && tm.body.result.total_supply === "1450", "master data");
+must(tm.body.result.admin_address === alice.address.toString(), `admin ${tm.body.result.admin_address}`);
+must(tm.body.result.jetton_content.type === "onchain" && tm.body.result.jetton_content.data.symbol === "DVD", "master content");
+must(Cell.fromBase64(tm.body.result.jetton_wallet_code).hash().equals(walletCode.hash()), "wallet code");
+const tw = await tokenData(aliceJw);
+must(tw.status === 200 && tw.body.result.contract_type === "jetton_wallet", `getTokenData(wallet) ${JSON.stringify(tw.body)}`);
+must(tw.body.result.balance === "900" && tw.body.result.owner === alice.address.toString(), "wallet data");
+must(tw.body.result.jetton === minter.toString(), "wallet's master");
+const tf = await tokenData(fake);
+must(tf.status === 409 && tf.body.ok === false && tf.body.code === 409, `getTokenData(fake) ${JSON.stringify(tf.body)}`);
+const tp = await tokenData(alice.address);
+must(tp.status === 409 && /is not Jetton or NFT/.test(tp.body.error), `getTokenData(wallet v4) ${JSON.stringify(tp.body)}`);
+
 console.log(
   JSON.stringify({
     ok: true,

@@ -47,12 +47,12 @@ impl From<stack::StackError> for V2Error {
 }
 
 /// An account's state with the block it is reported at.
-struct Located {
-    account: AccountView,
-    block: BlockIdExt,
-    sync_utime: u32,
+pub(super) struct Located {
+    pub account: AccountView,
+    pub block: BlockIdExt,
+    pub sync_utime: u32,
     /// The earlier masterchain block the state is from (`None`: the newest).
-    at: Option<At>,
+    pub at: Option<At>,
 }
 
 /// `seqno` when it names a masterchain block other than the newest: a read
@@ -67,9 +67,19 @@ fn earlier_seqno(ctx: &Ctx<'_>, p: &Params) -> Result<Option<u32>, V2Error> {
 
 /// The account of `address` as the newest indexed state has it, or with
 /// `seqno` as the state after that masterchain block has it.
-fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
+pub(super) fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
     let address = required(p.address("address")?, "address")?.address;
-    if let Some(seqno) = earlier_seqno(ctx, p)? {
+    locate_at(ctx, address, earlier_seqno(ctx, p)?)
+}
+
+/// [`locate`] for `address`, at the earlier masterchain block `earlier`
+/// (`None`: the newest state).
+pub(super) fn locate_at(
+    ctx: &Ctx<'_>,
+    address: Address,
+    earlier: Option<u32>,
+) -> Result<Located, V2Error> {
+    if let Some(seqno) = earlier {
         let e = shard_account_after(ctx, &address, seqno)?;
         let account = match &e.shard_account {
             Some(sa) => account::view(&address, sa, Some(e.source.id.id), e.source.gen_utime)?,

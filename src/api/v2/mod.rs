@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod config;
 pub mod models;
 pub mod send;
+pub mod tokens;
 pub mod transactions;
 pub mod utils;
 
@@ -108,7 +109,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
 /// v2 methods tonindex does not serve yet (token detection, DNS): a clear 501 rather than "unknown method".
-pub(crate) const NOT_YET: &[&str] = &["getTokenData", "dnsResolve"];
+pub(crate) const NOT_YET: &[&str] = &["dnsResolve"];
 
 /// Every method v2 serves, with its handler (aliases are rows of their own).
 const HANDLERS: &[(&str, Handler)] = &[
@@ -118,6 +119,7 @@ const HANDLERS: &[(&str, Handler)] = &[
         accounts::get_extended_address_information,
     ),
     ("getWalletInformation", accounts::get_wallet_information),
+    ("getTokenData", tokens::get_token_data),
     ("getAddressBalance", accounts::get_address_balance),
     ("getAddressState", accounts::get_address_state),
     ("runGetMethod", accounts::run_get_method),

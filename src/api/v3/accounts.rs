@@ -125,12 +125,12 @@ struct AccountStatesResponse {
 pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let include_boc = p.bool("include_boc")?.unwrap_or(true);
     let views = held_accounts(ctx, p)?;
-    let book = address_book::build(ctx, p, views.iter().map(|v| v.address))?;
+    let book = address_book::build_from_views(ctx, p, &views)?;
     let accounts = views
         .iter()
         .map(|a| {
-            let facts = match a.code_hash() {
-                Some(h) => crate::query::accounts::code_facts(&ctx.reader, h.as_array())?,
+            let facts = match &a.code {
+                Some(code) => crate::query::accounts::code_facts_of(&ctx.reader, code)?,
                 None => Default::default(),
             };
             Ok(AccountStateFull {
@@ -182,7 +182,7 @@ struct WalletStatesResponse {
 
 pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let views = held_accounts(ctx, p)?;
-    let book = address_book::build(ctx, p, views.iter().map(|v| v.address))?;
+    let book = address_book::build_from_views(ctx, p, &views)?;
     let wallets = views
         .iter()
         .map(|a| {

@@ -57,6 +57,47 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
     })
 }
 
+/// The address book of accounts whose states the answer read (from the
+/// index or a lite server): each row from the state at hand.
+pub fn build_from_views(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    views: &[crate::state::account::AccountView],
+) -> Result<AddressBook, V3Error> {
+    let mut book = AddressBook::new();
+    if p.bool("x_no_address_book")?.unwrap_or(false) {
+        return Ok(book);
+    }
+    for v in views {
+        let code_hash = v.code_hash();
+        let bounceable = code_hash.is_some_and(|h| wallet::detect(&h, None).is_none());
+        let interfaces = match &v.code {
+            Some(code) => query::accounts::code_facts_of(&ctx.reader, code)?
+                .interfaces
+                .iter()
+                .map(|i| i.to_string())
+                .collect(),
+            None => Vec::new(),
+        };
+        book.insert(
+            raw_upper(&v.address),
+            AddressBookRow {
+                user_friendly: Some(friendly(
+                    &v.address,
+                    FriendlyFlags {
+                        bounceable,
+                        testnet: ctx.cfg.testnet,
+                        url_safe: true,
+                    },
+                )),
+                domain: None,
+                interfaces,
+            },
+        );
+    }
+    Ok(book)
+}
+
 /// The address book of a response, keyed by raw address; empty when the
 /// client asked for none (`X-No-Address-Book`).
 pub fn build(
