@@ -397,7 +397,10 @@ fn bad_input_gets_v3_errors_never_500() {
         ("/api/v3/adjacentTransactions?hash=0000000000000000000000000000000000000000000000000000000000000000", 404),
         ("/api/v3/transactionsByMasterchainBlock?seqno=-5", 422),
         ("/api/v3/nope", 404),
-        ("/api/v3/nft/items", 501),
+        ("/api/v3/dns/records", 501),
+        ("/api/v3/nft/items?index=5", 422),
+        ("/api/v3/nft/items?collection_address=0:0000000000000000000000000000000000000000000000000000000000000001&index=5x", 422),
+        ("/api/v3/nft/transfers?direction=sideways", 422),
         ("/api/v3/jetton/wallets?owner_address=nope", 422),
         ("/api/v3/jetton/wallets?exclude_zero_balance=maybe", 422),
         (

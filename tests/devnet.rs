@@ -278,6 +278,19 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
     dev.stop(false);
 }
 
+/// NFTs on the devnet, driven by @ton/ton (tests/clients/devnet_nfts.mjs):
+/// a standard collection deployed, two items minted, one transferred; the
+/// v3 NFT endpoints, the classifier and v2 getTokenData show each step.
+#[test]
+fn nfts_follow_every_step() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let out = node("devnet_nfts.mjs", &[&dev.url()]);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

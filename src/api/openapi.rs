@@ -973,6 +973,65 @@ fn v3_ops() -> Vec<Op> {
         book(),
         metadata(),
     ]);
+    let nft_collection = obj(&[
+        ("address", raw_address()),
+        ("owner_address", nullable(raw_address())),
+        ("last_transaction_lt", dec()),
+        ("next_item_index", dec()),
+        ("collection_content", nullable(map_of(string()))),
+        ("data_hash", b64_hash()),
+        ("code_hash", b64_hash()),
+    ]);
+    let nft_collections = obj(&[
+        ("nft_collections", array(nft_collection.clone())),
+        book(),
+        metadata(),
+    ]);
+    let nft_items = obj(&[
+        (
+            "nft_items",
+            array(obj(&[
+                ("address", raw_address()),
+                ("init", boolean()),
+                ("index", dec()),
+                ("collection_address", nullable(raw_address())),
+                ("owner_address", nullable(raw_address())),
+                ("content", nullable(map_of(string()))),
+                ("last_transaction_lt", dec()),
+                ("code_hash", b64_hash()),
+                ("data_hash", b64_hash()),
+                ("collection", nullable(nft_collection)),
+                ("on_sale", nullable(boolean())),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
+    let nft_transfers = obj(&[
+        (
+            "nft_transfers",
+            array(obj(&[
+                ("query_id", dec()),
+                ("nft_address", raw_address()),
+                ("nft_collection", nullable(raw_address())),
+                ("transaction_hash", b64_hash()),
+                ("transaction_lt", dec()),
+                ("transaction_now", int()),
+                ("transaction_aborted", boolean()),
+                ("old_owner", nullable(raw_address())),
+                ("new_owner", nullable(raw_address())),
+                ("response_destination", nullable(raw_address())),
+                ("custom_payload", nullable(boc())),
+                ("decoded_custom_payload", json!({ "type": "null" })),
+                ("forward_amount", nullable(dec())),
+                ("forward_payload", nullable(boc())),
+                ("decoded_forward_payload", json!({ "type": "null" })),
+                ("trace_id", nullable(b64_hash())),
+            ])),
+        ),
+        book(),
+        metadata(),
+    ]);
     let states: &[P] = &[
         p("address", Kind::Address, "Accounts (up to 1000)")
             .req()
@@ -1273,6 +1332,83 @@ fn v3_ops() -> Vec<Op> {
                 NO_BOOK,
             ],
             jetton_burns,
+            &[422],
+        ),
+        op(
+            "nfts",
+            "nft/collections",
+            "NFT collections the index has read (get_collection_data)",
+            &[
+                &[
+                    p("collection_address", Kind::Address, "Collections").many(),
+                    p("owner_address", Kind::Address, "Their owners").many(),
+                    LIMIT,
+                    OFFSET,
+                ],
+                NO_BOOK,
+            ],
+            nft_collections.clone(),
+            &[422],
+        ),
+        op(
+            "nfts",
+            "nft/items",
+            "NFT items (an item of a collection only when the collection confirms it)",
+            &[
+                &[
+                    p("address", Kind::Address, "Items").many(),
+                    p("owner_address", Kind::Address, "Their owners").many(),
+                    p(
+                        "collection_address",
+                        Kind::Address,
+                        "Their collections (several need exactly one owner_address)",
+                    )
+                    .many(),
+                    p(
+                        "index",
+                        Kind::Str,
+                        "Item indexes (digits; with collection_address)",
+                    )
+                    .many(),
+                    p(
+                        "include_on_sale",
+                        Kind::Bool,
+                        "Count items on sale for their seller (not served yet: 501)",
+                    ),
+                    p(
+                        "sort_by_last_transaction_lt",
+                        Kind::Bool,
+                        "Newest change first",
+                    ),
+                    LIMIT,
+                    OFFSET,
+                ],
+                NO_BOOK,
+            ],
+            nft_items,
+            &[422, 501],
+        ),
+        op(
+            "nfts",
+            "nft/transfers",
+            "NFT transfers (transfer#5fcc3d14 on known items; aborted ones included)",
+            &[
+                &[
+                    p("owner_address", Kind::Address, "Old or new owners").many(),
+                    p("address", Kind::Address, "Alias of owner_address"),
+                    p("item_address", Kind::Address, "Items").many(),
+                    p("collection_address", Kind::Address, "The collection"),
+                    p(
+                        "direction",
+                        Kind::Str,
+                        "in, out or both (with owner_address)",
+                    ),
+                ],
+                TIME_LT,
+                PAGING,
+                NO_BOOK,
+            ],
+            nft_transfers,
             &[422],
         ),
         op(

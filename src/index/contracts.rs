@@ -19,13 +19,17 @@ use tycho_types::models::{AccountState, BlockchainConfigParams, LibDescr, ShardA
 
 use tonindex_model::Address;
 use tonindex_storage::tables::{
-    AccountPairKey, AccountStates, Codes, JettonMasters, JettonMastersByAdmin, JettonWallets,
-    JettonWalletsByJetton, JettonWalletsByOwner,
+    AccountPairKey, AccountStates, Codes, CollectionIndexKey, JettonMasters, JettonMastersByAdmin,
+    JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner, NftCollections,
+    NftCollectionsByOwner, NftItems, NftItemsByCollection, NftItemsByOwner,
 };
-use tonindex_storage::{Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord};
+use tonindex_storage::{
+    Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, NftCollectionRecord,
+    NftItemRecord,
+};
 use tycho_types::boc::Boc;
 
-use crate::contracts::{content, interfaces::method_id, jetton, methods::method_ids};
+use crate::contracts::{content, interfaces::method_id, jetton, methods::method_ids, nft};
 use crate::trace::classify::{Interfaces, JettonWallet as ClassifierJettonWallet, NftItem};
 use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 
@@ -144,6 +148,11 @@ pub struct ContractsDone {
     /// Contracts that claim to be a Jetton wallet and whose master does
     /// not confirm them (or whose master's state the index does not hold).
     pub unconfirmed_wallets: usize,
+    pub nft_collections: usize,
+    pub nft_items: usize,
+    /// NFT items their collection does not confirm (or whose collection's
+    /// state the index does not hold).
+    pub unconfirmed_items: usize,
 }
 
 /// The contracts step over the account states a unit wrote (oldest
@@ -155,9 +164,10 @@ pub(crate) fn index_contracts(
     written: &[(Address, Cell)],
     mc_seqno: Option<u32>,
     now: u32,
-) -> Result<(ContractsDone, HashMap<Address, JettonWalletRecord>), tonindex_storage::Error> {
+) -> Result<ContractsStep, tonindex_storage::Error> {
     let mut done = ContractsDone::default();
     let mut confirmed_now = HashMap::new();
+    let mut items_now = HashMap::new();
     // The newest state of each account the unit wrote.
     let mut newest: HashMap<Address, &Cell> = HashMap::new();
     for (a, c) in written {
@@ -199,7 +209,9 @@ pub(crate) fn index_contracts(
         };
         let (maybe_master, maybe_wallet) =
             (declares("get_jetton_data"), declares("get_wallet_data"));
-        if !maybe_master && !maybe_wallet {
+        let (maybe_collection, maybe_item) =
+            (declares("get_collection_data"), declares("get_nft_data"));
+        if !maybe_master && !maybe_wallet && !maybe_collection && !maybe_item {
             continue;
         }
         let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
@@ -213,16 +225,41 @@ pub(crate) fn index_contracts(
                 continue;
             }
         }
-        if maybe_wallet {
-            wallets.push((address, acc));
+        if maybe_collection {
+            done.getmethod_runs += 1;
+            if let Some(c) = run(&acc.contract, ctx, "get_collection_data", vec![])
+                .and_then(|o| nft::collection_data(&o))
+            {
+                put_collection(db, batch, address, &acc, &c)?;
+                done.nft_collections += 1;
+                continue;
+            }
+        }
+        if maybe_wallet || maybe_item {
+            wallets.push((address, acc, maybe_wallet, maybe_item));
         }
     }
-    for (address, acc) in wallets {
+    for (address, acc, maybe_wallet, maybe_item) in wallets {
         let Some(ctx) = context.as_ref() else { break };
-        done.getmethod_runs += 1;
-        let Some(w) = run(&acc.contract, ctx, "get_wallet_data", vec![])
-            .and_then(|o| jetton::wallet_data(&o))
-        else {
+        let w = if maybe_wallet {
+            done.getmethod_runs += 1;
+            run(&acc.contract, ctx, "get_wallet_data", vec![]).and_then(|o| jetton::wallet_data(&o))
+        } else {
+            None
+        };
+        let Some(w) = w else {
+            if maybe_item {
+                index_item(
+                    db,
+                    batch,
+                    ctx,
+                    &newest,
+                    address,
+                    &acc,
+                    &mut done,
+                    &mut items_now,
+                )?;
+            }
             continue;
         };
         let record = JettonWalletRecord {
@@ -272,7 +309,176 @@ pub(crate) fn index_contracts(
         confirmed_now.insert(*address, record);
         done.jetton_wallets += 1;
     }
-    Ok((done, confirmed_now))
+    Ok(ContractsStep {
+        done,
+        wallets: confirmed_now,
+        items: items_now,
+    })
+}
+
+/// What the contracts step of a unit did and the token rows it wrote, for
+/// the steps after it (events, classification) to see.
+pub(crate) struct ContractsStep {
+    pub done: ContractsDone,
+    pub wallets: HashMap<Address, JettonWalletRecord>,
+    pub items: HashMap<Address, NftItemRecord>,
+}
+
+fn put_collection(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    address: &Address,
+    acc: &Active,
+    c: &nft::CollectionData,
+) -> Result<(), tonindex_storage::Error> {
+    let record = NftCollectionRecord {
+        next_item_index: c.next_item_index.to_string(),
+        owner: c.owner.as_ref().map(model_addr),
+        content: content::parse(&c.content).map(|c| c.into_iter().collect()),
+        last_tx_lt: acc.last_tx_lt,
+        code_hash: *acc.contract.code.repr_hash().as_array(),
+        data_hash: *acc.contract.data.repr_hash().as_array(),
+    };
+    if let Some(owner) = db.get::<NftCollections>(address)?.and_then(|o| o.owner) {
+        batch.delete::<NftCollectionsByOwner>(&AccountPairKey {
+            first: owner,
+            second: *address,
+        });
+    }
+    if let Some(owner) = record.owner {
+        batch.put::<NftCollectionsByOwner>(
+            &AccountPairKey {
+                first: owner,
+                second: *address,
+            },
+            &(),
+        );
+    }
+    batch.put::<NftCollections>(address, &record);
+    Ok(())
+}
+
+/// An index as the by-collection key orders it: big-endian in 256 bits
+/// (`None` for a negative or wider one).
+fn index_key(index: &num_bigint::BigInt) -> Option<[u8; 32]> {
+    let (sign, bytes) = index.to_bytes_be();
+    if sign == num_bigint::Sign::Minus || bytes.len() > 32 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    out[32 - bytes.len()..].copy_from_slice(&bytes);
+    Some(out)
+}
+
+/// Reads an NFT item (`get_nft_data`); an item of a collection is written
+/// only when the collection derives its address from its index, with the
+/// full content the collection gives for it.
+#[allow(clippy::too_many_arguments)]
+fn index_item(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    ctx: &Context,
+    unit: &HashMap<Address, &Cell>,
+    address: &Address,
+    acc: &Active,
+    done: &mut ContractsDone,
+    items_now: &mut HashMap<Address, NftItemRecord>,
+) -> Result<(), tonindex_storage::Error> {
+    done.getmethod_runs += 1;
+    let Some(item) =
+        run(&acc.contract, ctx, "get_nft_data", vec![]).and_then(|o| nft::item_data(&o))
+    else {
+        return Ok(());
+    };
+    let Some(index) = index_key(&item.index) else {
+        return Ok(());
+    };
+    let content_cell = match &item.collection {
+        Some(coll) => {
+            let master = model_addr(coll);
+            let cell = match unit.get(&master) {
+                Some(c) => Some((*c).clone()),
+                None => db
+                    .get::<AccountStates>(&master)?
+                    .and_then(|r| Boc::decode(&r.shard_account).ok()),
+            };
+            let Some(collection) = cell.and_then(|c| active(&master, &c)) else {
+                done.unconfirmed_items += 1;
+                return Ok(());
+            };
+            done.getmethod_runs += 2;
+            let derived = run(
+                &collection.contract,
+                ctx,
+                "get_nft_address_by_index",
+                vec![nft::index_arg(&item.index)],
+            )
+            .and_then(|o| jetton::address_result(&o));
+            if derived.as_ref() != Some(&acc.contract.address) {
+                done.unconfirmed_items += 1;
+                return Ok(());
+            }
+            run(
+                &collection.contract,
+                ctx,
+                "get_nft_content",
+                nft::content_args(&item),
+            )
+            .and_then(|o| nft::content_result(&o))
+        }
+        None => Some(item.individual_content.clone()),
+    };
+    let record = NftItemRecord {
+        init: item.init,
+        index,
+        collection: item.collection.as_ref().map(model_addr),
+        owner: item.owner.as_ref().map(model_addr),
+        content: content_cell
+            .as_ref()
+            .and_then(content::parse)
+            .map(|c| c.into_iter().collect()),
+        last_tx_lt: acc.last_tx_lt,
+        code_hash: *acc.contract.code.repr_hash().as_array(),
+        data_hash: *acc.contract.data.repr_hash().as_array(),
+    };
+    if let Some(old) = db.get::<NftItems>(address)? {
+        if let Some(owner) = old.owner {
+            batch.delete::<NftItemsByOwner>(&AccountPairKey {
+                first: owner,
+                second: *address,
+            });
+        }
+        if let Some(coll) = old.collection {
+            batch.delete::<NftItemsByCollection>(&CollectionIndexKey {
+                collection: coll,
+                index: old.index,
+                item: *address,
+            });
+        }
+    }
+    if let Some(owner) = record.owner {
+        batch.put::<NftItemsByOwner>(
+            &AccountPairKey {
+                first: owner,
+                second: *address,
+            },
+            &(),
+        );
+    }
+    if let Some(coll) = record.collection {
+        batch.put::<NftItemsByCollection>(
+            &CollectionIndexKey {
+                collection: coll,
+                index,
+                item: *address,
+            },
+            &(),
+        );
+    }
+    batch.put::<NftItems>(address, &record);
+    items_now.insert(*address, record);
+    done.nft_items += 1;
+    Ok(())
 }
 
 fn run(
@@ -355,6 +561,8 @@ pub(crate) struct IndexInterfaces<'a> {
     pub db: &'a Db,
     /// Jetton wallets the unit confirmed.
     pub wallets: &'a HashMap<Address, JettonWalletRecord>,
+    /// NFT items the unit read.
+    pub items: &'a HashMap<Address, NftItemRecord>,
 }
 
 impl Interfaces for IndexInterfaces<'_> {
@@ -368,7 +576,14 @@ impl Interfaces for IndexInterfaces<'_> {
             jetton: w.jetton,
         })
     }
-    fn nft_item(&self, _: &Address) -> Option<NftItem> {
-        None
+    fn nft_item(&self, account: &Address) -> Option<NftItem> {
+        let i = match self.items.get(account) {
+            Some(i) => i.clone(),
+            None => self.db.get::<NftItems>(account).ok()??,
+        };
+        Some(NftItem {
+            collection: i.collection,
+            index: num_bigint::BigUint::from_bytes_be(&i.index).to_string(),
+        })
     }
 }

@@ -246,7 +246,7 @@ impl<'a> Indexer<'a> {
             .map(|b| b.record.gen_utime)
             .max()
             .unwrap_or(0);
-        let (contracts_done, confirmed) = contracts::index_contracts(
+        let step = contracts::index_contracts(
             self.db,
             &self.tvm_env,
             &mut batch,
@@ -254,12 +254,13 @@ impl<'a> Indexer<'a> {
             mc_seqno,
             newest_utime,
         )?;
-        applied.contracts = contracts_done;
+        applied.contracts = step.done;
         applied.token_events =
-            token_events::index_token_events(self.db, &mut batch, &new_blocks, &confirmed)?;
+            token_events::index_token_events(self.db, &mut batch, &new_blocks, &step)?;
         let interfaces = contracts::IndexInterfaces {
             db: self.db,
-            wallets: &confirmed,
+            wallets: &step.wallets,
+            items: &step.items,
         };
         let unit_traces = if self.traces {
             traces::index_traces(

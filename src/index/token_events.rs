@@ -1,26 +1,109 @@
-//! Jetton transfers and burns of a unit (spec v3 §6.3), written in the
-//! unit's batch after the contracts step: a transaction of an account the
-//! index believes is a Jetton wallet (stored, or confirmed by this unit)
-//! whose in-message is `transfer#0f8a7ea5` or `burn#595f07bc`.
+//! Jetton transfers and burns and NFT transfers of a unit (spec v3 §6.3,
+//! §6.4), written in the unit's batch after the contracts step: a
+//! transaction of an account the index believes is a Jetton wallet or an
+//! NFT item (stored, or confirmed by this unit) whose in-message is
+//! `transfer#0f8a7ea5`, `burn#595f07bc` or `transfer#5fcc3d14`.
 
 use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash};
 use tonindex_storage::tables::{
     AccountLtHashKey, JettonBurns, JettonBurnsByAccount, JettonRole, JettonTransfers,
-    JettonTransfersByAccount, JettonWallets, LtHashKey,
+    JettonTransfersByAccount, JettonWallets, LtHashKey, NftItems, NftRole, NftTransfers,
+    NftTransfersByAccount,
 };
-use tonindex_storage::{Batch, Db, JettonBurnRecord, JettonTransferRecord, JettonWalletRecord};
+use tonindex_storage::{
+    Batch, Db, JettonBurnRecord, JettonTransferRecord, JettonWalletRecord, NftTransferRecord,
+};
 
+use super::contracts::ContractsStep;
 use super::NewBlock;
 use crate::decode::message::message_contents;
+use crate::decode::DecodedTransaction;
 use crate::trace::classify::jetton::{burn_body, transfer_body, OP_BURN, OP_TRANSFER};
+use crate::trace::classify::nft::{
+    transfer_body as nft_transfer_body, OP_TRANSFER as NFT_TRANSFER,
+};
 
 /// Counts of rows written.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct TokenEvents {
     pub jetton_transfers: usize,
     pub jetton_burns: usize,
+    pub nft_transfers: usize,
+}
+
+/// An NFT transfer row for `tx` when it is a known item's transfer.
+fn nft_transfer(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    step: &ContractsStep,
+    tx: &DecodedTransaction,
+    tx_id: u64,
+) -> Result<bool, tonindex_storage::Error> {
+    let rec = &tx.record;
+    let item = match step.items.get(&rec.account) {
+        Some(i) => i.clone(),
+        None => match db.get::<NftItems>(&rec.account)? {
+            Some(i) => i,
+            None => return Ok(false),
+        },
+    };
+    let Some(body) = tx
+        .msg_cells
+        .first()
+        .and_then(|c| message_contents(c).ok())
+        .map(|c| c.body)
+    else {
+        return Ok(false);
+    };
+    let Some(t) = nft_transfer_body(&body) else {
+        return Ok(false);
+    };
+    let old_owner = tx.in_msg.as_ref().and_then(|m| m.source);
+    let row = NftTransferRecord {
+        tx_id,
+        tx_hash: rec.hash,
+        tx_lt: rec.lt,
+        tx_now: rec.now,
+        tx_aborted: aborted(tx),
+        query_id: t.query_id,
+        nft: rec.account,
+        collection: item.collection,
+        old_owner,
+        new_owner: t.new_owner,
+        response_destination: t.response_destination,
+        custom_payload: t.custom_payload.as_ref().map(crate::boc::encode_crc),
+        forward_amount: t.forward_amount,
+        forward_payload: t.forward_payload.as_ref().map(crate::boc::encode_crc),
+    };
+    batch.put::<NftTransfers>(
+        &LtHashKey {
+            lt: rec.lt,
+            hash: rec.hash,
+        },
+        &row,
+    );
+    put_roles::<NftTransfersByAccount>(
+        batch,
+        &[
+            (old_owner, NftRole::OLD_OWNER),
+            (t.new_owner, NftRole::NEW_OWNER),
+            (Some(rec.account), NftRole::ITEM),
+            (item.collection, NftRole::COLLECTION),
+        ],
+        rec.lt,
+        &rec.hash,
+    );
+    Ok(true)
+}
+
+fn aborted(tx: &DecodedTransaction) -> bool {
+    tx.record
+        .description
+        .as_ref()
+        .and_then(|d| d.aborted)
+        .unwrap_or(false)
 }
 
 fn put_roles<T: tonindex_storage::tables::Table<Key = AccountLtHashKey, Value = u32>>(
@@ -55,13 +138,20 @@ pub(super) fn index_token_events(
     db: &Db,
     batch: &mut Batch<'_>,
     blocks: &[NewBlock<'_>],
-    confirmed: &HashMap<Address, JettonWalletRecord>,
+    step: &ContractsStep,
 ) -> Result<TokenEvents, tonindex_storage::Error> {
+    let confirmed = &step.wallets;
     let mut done = TokenEvents::default();
     let mut stored: HashMap<Address, Option<JettonWalletRecord>> = HashMap::new();
     for nb in blocks {
         for (i, tx) in nb.block.transactions.iter().enumerate() {
             let op = tx.in_msg.as_ref().and_then(|m| m.opcode);
+            if op == Some(NFT_TRANSFER) {
+                if nft_transfer(db, batch, step, tx, nb.first_tx_id + i as u64)? {
+                    done.nft_transfers += 1;
+                }
+                continue;
+            }
             if op != Some(OP_TRANSFER) && op != Some(OP_BURN) {
                 continue;
             }

@@ -177,7 +177,8 @@ pub fn master(r: &Reader<'_>, a: &Address) -> Result<Option<JettonMasterRecord>,
     r.get::<JettonMasters>(a)
 }
 
-/// `/jetton/transfers` and `/jetton/burns` filters.
+/// `/jetton/transfers`, `/jetton/burns` and `/nft/transfers` filters
+/// (for NFTs, `wallets` are items and `master` the collection).
 #[derive(Debug, Default)]
 pub struct EventFilter {
     /// Accounts the rows are looked up by, each with the roles that count
@@ -199,8 +200,10 @@ pub trait EventRow {
     fn order(&self) -> (u64, Hash);
     fn now(&self) -> u32;
     fn aborted(&self) -> bool;
+    /// The Jetton wallet (NFT item) the row is about.
     fn wallet(&self) -> Address;
-    fn master(&self) -> Address;
+    /// Its Jetton master (NFT collection).
+    fn master(&self) -> Option<Address>;
     fn tx_id(&self) -> u64;
 }
 
@@ -217,8 +220,8 @@ impl EventRow for JettonTransferRecord {
     fn wallet(&self) -> Address {
         self.source_wallet
     }
-    fn master(&self) -> Address {
-        self.jetton_master
+    fn master(&self) -> Option<Address> {
+        Some(self.jetton_master)
     }
     fn tx_id(&self) -> u64 {
         self.tx_id
@@ -238,8 +241,8 @@ impl EventRow for JettonBurnRecord {
     fn wallet(&self) -> Address {
         self.jetton_wallet
     }
-    fn master(&self) -> Address {
-        self.jetton_master
+    fn master(&self) -> Option<Address> {
+        Some(self.jetton_master)
     }
     fn tx_id(&self) -> u64 {
         self.tx_id
@@ -249,7 +252,7 @@ impl EventRow for JettonBurnRecord {
 /// Rows, each with its transaction's trace id (if assembled).
 pub type WithTraces<R> = Vec<(R, Option<Hash>)>;
 
-fn event_rows<T, I>(
+pub(crate) fn event_rows<T, I>(
     r: &Reader<'_>,
     f: &EventFilter,
     offset: usize,
@@ -265,7 +268,7 @@ where
     let keep = |row: &T::Value| {
         (!f.exclude_aborted || !row.aborted())
             && (f.wallets.is_empty() || f.wallets.contains(&row.wallet()))
-            && f.master.is_none_or(|m| m == row.master())
+            && f.master.is_none_or(|m| Some(m) == row.master())
             && f.start_utime.is_none_or(|t| row.now() >= t)
             && f.end_utime.is_none_or(|t| row.now() <= t)
     };

@@ -13,7 +13,8 @@ pub use db::{
 };
 pub use rows::{
     AccountStateRecord, CodeRecord, IngestCursor, JettonBurnRecord, JettonMasterRecord,
-    JettonTransferRecord, JettonWalletRecord, LatestAccount, ShardStateRecord,
+    JettonTransferRecord, JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord,
+    NftTransferRecord, ShardStateRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

@@ -125,6 +125,57 @@ pub struct JettonBurnRecord {
     pub custom_payload: Option<Vec<u8>>,
 }
 
+/// An NFT collection as `get_collection_data` describes it (see
+/// `tables::NftCollections`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NftCollectionRecord {
+    /// Decimal (an integer of any size).
+    pub next_item_index: String,
+    pub owner: Option<Address>,
+    pub content: Option<Vec<(String, String)>>,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
+/// An NFT item the index believes: standalone, or confirmed by its
+/// collection's `get_nft_address_by_index` (see `tables::NftItems`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NftItemRecord {
+    pub init: bool,
+    /// The index, big-endian in 256 bits (the by-collection key's order).
+    pub index: Hash,
+    pub collection: Option<Address>,
+    pub owner: Option<Address>,
+    /// Full content (the collection's `get_nft_content` for an item of a
+    /// collection), TEP-64 parsed.
+    pub content: Option<Vec<(String, String)>>,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
+/// An NFT transfer: a transaction of a known item whose in-message is
+/// `transfer#5fcc3d14` (see `tables::NftTransfers`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NftTransferRecord {
+    pub tx_id: u64,
+    pub tx_hash: Hash,
+    pub tx_lt: u64,
+    pub tx_now: u32,
+    pub tx_aborted: bool,
+    pub query_id: u64,
+    pub nft: Address,
+    pub collection: Option<Address>,
+    /// The in-message's sender.
+    pub old_owner: Option<Address>,
+    pub new_owner: Option<Address>,
+    pub response_destination: Option<Address>,
+    pub custom_payload: Option<Vec<u8>>,
+    pub forward_amount: u128,
+    pub forward_payload: Option<Vec<u8>>,
+}
+
 /// Where ingestion stands; written in the same batch as the rows it counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IngestCursor {
@@ -151,6 +202,9 @@ bincode_value!(
     JettonMasterRecord,
     JettonTransferRecord,
     JettonBurnRecord,
+    NftCollectionRecord,
+    NftItemRecord,
+    NftTransferRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

@@ -25,7 +25,8 @@ use tonindex_model::{
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
     AccountStateRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord,
-    JettonWalletRecord, LatestAccount, ShardStateRecord,
+    JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord, NftTransferRecord,
+    ShardStateRecord,
 };
 use crate::Error;
 
@@ -295,6 +296,89 @@ impl JettonRole {
     /// The Jetton master.
     pub const MASTER: u32 = 8;
 }
+table!(
+    /// NFT collections. key: `account` → bincode [`NftCollectionRecord`].
+    NftCollections, "nft_collections", Address => NftCollectionRecord; importer_reads
+);
+table!(
+    /// NFT collections by owner. key: `owner account | collection account` → ().
+    NftCollectionsByOwner, "nft_collections_by_owner", AccountPairKey => ()
+);
+table!(
+    /// NFT items the index believes. key: `account` → bincode [`NftItemRecord`].
+    NftItems, "nft_items", Address => NftItemRecord; importer_reads
+);
+table!(
+    /// NFT items by owner. key: `owner account | item account` → ().
+    NftItemsByOwner, "nft_items_by_owner", AccountPairKey => ()
+);
+table!(
+    /// NFT items by collection, in index order. key: `collection account |
+    /// index [32] (big-endian) | item account` → ().
+    NftItemsByCollection, "nft_items_by_collection", CollectionIndexKey => ()
+);
+table!(
+    /// NFT transfers in lt order. key: `tx lt u64 | tx hash [32]` → bincode
+    /// [`NftTransferRecord`].
+    NftTransfers, "nft_transfers", LtHashKey => NftTransferRecord, blob_values
+);
+table!(
+    /// NFT transfers by the accounts in them. key: `account | tx lt u64 |
+    /// tx hash [32]` → the account's roles ([`NftRole`] bits).
+    NftTransfersByAccount, "nft_transfers_by_account", AccountLtHashKey => u32
+);
+
+/// What an account is to an NFT transfer (bits of [`NftTransfersByAccount`] values).
+pub struct NftRole;
+
+impl NftRole {
+    pub const OLD_OWNER: u32 = 1;
+    pub const NEW_OWNER: u32 = 2;
+    pub const ITEM: u32 = 4;
+    pub const COLLECTION: u32 = 8;
+}
+
+/// `collection account | index [32] | item account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectionIndexKey {
+    pub collection: Address,
+    pub index: Hash,
+    pub item: Address,
+}
+
+impl CollectionIndexKey {
+    /// Prefix of all rows of one collection.
+    pub fn prefix(collection: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(collection).finish()
+    }
+    /// Prefix of the rows of one index of a collection.
+    pub fn index_prefix(collection: &Address, index: &Hash) -> Vec<u8> {
+        KeyWriter::with_capacity(68)
+            .address(collection)
+            .hash(index)
+            .finish()
+    }
+}
+
+impl Key for CollectionIndexKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(104)
+            .address(&self.collection)
+            .hash(&self.index)
+            .address(&self.item)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = CollectionIndexKey {
+            collection: r.address()?,
+            index: r.hash()?,
+            item: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
 
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
@@ -411,6 +495,13 @@ pub fn all() -> Vec<TableSpec> {
         entry::<JettonTransfersByAccount>(),
         entry::<JettonBurns>(),
         entry::<JettonBurnsByAccount>(),
+        entry::<NftCollections>(),
+        entry::<NftCollectionsByOwner>(),
+        entry::<NftItems>(),
+        entry::<NftItemsByOwner>(),
+        entry::<NftItemsByCollection>(),
+        entry::<NftTransfers>(),
+        entry::<NftTransfersByAccount>(),
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),

@@ -15,7 +15,7 @@ use crate::api::Ctx;
 use crate::query::jettons::{self, EventFilter, MasterFilter, WalletFilter};
 use tonindex_storage::tables::JettonRole;
 
-fn addresses(p: &Params, name: &str) -> Result<Vec<Address>, V3Error> {
+pub(super) fn addresses(p: &Params, name: &str) -> Result<Vec<Address>, V3Error> {
     Ok(p.parsed_all(name, "an address", parse_address)?
         .into_iter()
         .map(|a| a.address)
@@ -133,7 +133,7 @@ pub fn jetton_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 }
 
 /// The time and lt bounds, order and aborted rule shared by transfers and burns.
-fn event_filter(
+pub(super) fn event_filter(
     p: &Params,
     paging: &Paging,
     exclude_aborted: bool,

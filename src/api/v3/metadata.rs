@@ -67,6 +67,15 @@ pub fn build(
         }
         if let Some(m) = query::jettons::master(&ctx.reader, &a)? {
             out.insert(key, from_content("jetton_masters", m.content.as_deref()));
+        } else if let Some(c) = query::nfts::collection(&ctx.reader, &a)? {
+            out.insert(key, from_content("nft_collections", c.content.as_deref()));
+        } else if let Some(i) = query::nfts::item(&ctx.reader, &a)? {
+            let mut entry = from_content("nft_items", i.content.as_deref());
+            let index = num_bigint::BigUint::from_bytes_be(&i.index).to_string();
+            if let Some(info) = entry["token_info"][0].as_object_mut() {
+                info.insert("nft_index".into(), json!(index));
+            }
+            out.insert(key, entry);
         } else if let Some(w) = query::jettons::wallet(&ctx.reader, &a)? {
             out.insert(
                 key,

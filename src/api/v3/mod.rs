@@ -9,6 +9,7 @@ pub mod jettons;
 pub mod messages;
 pub mod metadata;
 pub mod models;
+pub mod nfts;
 pub mod send;
 pub mod traces;
 pub mod transactions;
@@ -114,9 +115,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 pub(crate) const NOT_YET: &[&str] = &[
     "metadata",
     "topAccountsByBalance",
-    "nft/collections",
-    "nft/items",
-    "nft/transfers",
     "nft/sales",
     "dns/records",
     "multisig/wallets",
@@ -160,6 +158,9 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("jetton/wallets", jettons::jetton_wallets),
     ("jetton/transfers", jettons::jetton_transfers),
     ("jetton/burns", jettons::jetton_burns),
+    ("nft/collections", nfts::nft_collections),
+    ("nft/items", nfts::nft_items),
+    ("nft/transfers", nfts::nft_transfers),
     ("traces", traces::traces),
     ("events", traces::events),
     ("actions", actions::actions),

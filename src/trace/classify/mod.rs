@@ -24,7 +24,7 @@ pub(crate) mod jetton;
 mod jvault;
 mod layerzero;
 mod liquidity;
-mod nft;
+pub(crate) mod nft;
 mod swap;
 mod tgbtc;
 mod vesting;

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::body::{self, coins, either_payload, maybe_ref, msg_address};
 use tonindex_model::{Address, MsgKind};
+use tycho_types::cell::Cell;
 
 use super::{
     addr, call_failed, dec, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftItem, Tree,
@@ -141,6 +142,39 @@ fn takes_prev(g: &Graph<'_>, p: BlockId) -> bool {
     }
 }
 
+/// `transfer#5fcc3d14 query_id new_owner response_destination
+/// custom_payload:(Maybe ^Cell) forward_amount forward_payload`.
+pub(crate) struct NftTransferBody {
+    pub query_id: u64,
+    pub new_owner: Option<Address>,
+    pub response_destination: Option<Address>,
+    pub custom_payload: Option<Cell>,
+    pub forward_amount: u128,
+    pub forward_payload: Option<Cell>,
+}
+
+pub(crate) fn transfer_body(cell: &Cell) -> Option<NftTransferBody> {
+    let mut s = body::after_op(cell)?;
+    let query_id = s.load_u64().ok()?;
+    let new_owner = msg_address(&mut s)?;
+    let response_destination = msg_address(&mut s)?;
+    let custom_payload = maybe_ref(&mut s)?;
+    let forward_amount = coins(&mut s)?;
+    let forward_payload = if s.size_bits() > 0 {
+        either_payload(&mut s)
+    } else {
+        None
+    };
+    Some(NftTransferBody {
+        query_id,
+        new_owner,
+        response_destination,
+        custom_payload,
+        forward_amount,
+        forward_payload,
+    })
+}
+
 /// transfer (→ ownership_assigned or excesses) at a known NFT item; a
 /// purchase when a sale or auction contract sent it.
 pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
@@ -152,17 +186,14 @@ pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
     let t = &tree.txs[n];
     let item = interfaces.nft_item(&t.account)?;
     let m = t.in_msg.as_ref()?;
-    let mut s = body::after_op(m.body.as_ref()?)?;
-    let query_id = s.load_u64().ok()?;
-    let new_owner = msg_address(&mut s)?;
-    let response_destination = msg_address(&mut s)?;
-    let custom_payload = maybe_ref(&mut s)?;
-    let forward_amount = coins(&mut s)?;
-    let forward_payload = if s.size_bits() > 0 {
-        either_payload(&mut s)
-    } else {
-        None
-    };
+    let NftTransferBody {
+        query_id,
+        new_owner,
+        response_destination,
+        custom_payload,
+        forward_amount,
+        forward_payload,
+    } = transfer_body(m.body.as_ref()?)?;
     let mut members = vec![b];
     let mut assigned = None;
     for &x in &g.block(b).next {

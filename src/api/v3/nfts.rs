@@ -1,0 +1,276 @@
+//! v3 NFT endpoints (spec v3 §3.7): collections, items and transfers from
+//! the index's token tables.
+
+use std::collections::BTreeMap;
+
+use num_bigint::BigUint;
+use serde::Serialize;
+use tonindex_model::Address;
+use tonindex_storage::tables::NftRole;
+use tonindex_storage::{NftCollectionRecord, NftItemRecord};
+
+use super::address_book::{self, AddressBook};
+use super::jettons::{addresses, event_filter};
+use super::metadata::{self, Metadata};
+use super::{to_json, Paging, V3Error, V3Result};
+use crate::api::encoding::{b64, parse_address, raw_upper, Dec, B64};
+use crate::api::params::Params;
+use crate::api::Ctx;
+use crate::query::nfts::{self, CollectionFilter, ItemFilter};
+
+#[derive(Serialize)]
+pub(super) struct NftCollection {
+    address: String,
+    owner_address: Option<String>,
+    last_transaction_lt: Dec<u64>,
+    next_item_index: String,
+    collection_content: Option<BTreeMap<String, String>>,
+    data_hash: B64,
+    code_hash: B64,
+}
+
+fn collection_json(a: &Address, c: NftCollectionRecord) -> NftCollection {
+    NftCollection {
+        address: raw_upper(a),
+        owner_address: c.owner.as_ref().map(raw_upper),
+        last_transaction_lt: Dec(c.last_tx_lt),
+        next_item_index: c.next_item_index,
+        collection_content: c.content.map(|c| c.into_iter().collect()),
+        data_hash: B64(c.data_hash),
+        code_hash: B64(c.code_hash),
+    }
+}
+
+#[derive(Serialize)]
+struct CollectionsResponse {
+    nft_collections: Vec<NftCollection>,
+    address_book: AddressBook,
+    metadata: Metadata,
+}
+
+/// `GET /nft/collections`.
+pub fn nft_collections(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let f = CollectionFilter {
+        addresses: addresses(p, "collection_address")?,
+        owners: addresses(p, "owner_address")?,
+    };
+    let rows = nfts::collections(&ctx.reader, &f, paging.offset, paging.limit)?;
+    let mentioned: Vec<Address> = rows
+        .iter()
+        .flat_map(|(a, c)| std::iter::once(*a).chain(c.owner))
+        .collect();
+    to_json(&CollectionsResponse {
+        nft_collections: rows
+            .into_iter()
+            .map(|(a, c)| collection_json(&a, c))
+            .collect(),
+        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, p, mentioned)?,
+    })
+}
+
+#[derive(Serialize)]
+struct NftItem {
+    address: String,
+    init: bool,
+    index: String,
+    collection_address: Option<String>,
+    owner_address: Option<String>,
+    content: Option<BTreeMap<String, String>>,
+    last_transaction_lt: Dec<u64>,
+    code_hash: B64,
+    data_hash: B64,
+    collection: Option<NftCollection>,
+    /// Sales are not indexed yet: unknown, not `false`.
+    on_sale: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct ItemsResponse {
+    nft_items: Vec<NftItem>,
+    address_book: AddressBook,
+    metadata: Metadata,
+}
+
+/// An index parameter: digits only.
+fn index_key(v: &str) -> Option<[u8; 32]> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: BigUint = v.parse().ok()?;
+    let bytes = n.to_bytes_be();
+    if bytes.len() > 32 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    out[32 - bytes.len()..].copy_from_slice(&bytes);
+    Some(out)
+}
+
+/// `GET /nft/items`.
+pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let indexes = p
+        .all("index")
+        .into_iter()
+        .map(|v| index_key(v).ok_or_else(|| V3Error::invalid("index should contain digits only")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let f = ItemFilter {
+        addresses: addresses(p, "address")?,
+        owners: addresses(p, "owner_address")?,
+        collections: addresses(p, "collection_address")?,
+        indexes,
+        by_last_tx_lt: p.bool("sort_by_last_transaction_lt")?.unwrap_or(false),
+    };
+    if !f.indexes.is_empty() && f.collections.is_empty() {
+        return Err(V3Error::invalid(
+            "index parameter is not allowed without the collection_address",
+        ));
+    }
+    if f.collections.len() > 1 && f.owners.len() != 1 {
+        return Err(V3Error::invalid(
+            "exact one owner_address required for multiple collection_address",
+        ));
+    }
+    if p.bool("include_on_sale")?.unwrap_or(false) {
+        return Err(V3Error::new(
+            axum::http::StatusCode::NOT_IMPLEMENTED,
+            "include_on_sale is not implemented by tonindex yet: NFT sales are not indexed",
+        ));
+    }
+    let rows = nfts::items(&ctx.reader, &f, paging.offset, paging.limit)?;
+    let mut mentioned = Vec::new();
+    let mut nft_items = Vec::with_capacity(rows.len());
+    for (a, i) in rows {
+        mentioned.push(a);
+        mentioned.extend(i.owner);
+        mentioned.extend(i.collection);
+        let collection = match i.collection {
+            Some(c) => nfts::collection(&ctx.reader, &c)?.map(|rec| collection_json(&c, rec)),
+            None => None,
+        };
+        nft_items.push(item_json(&a, i, collection));
+    }
+    to_json(&ItemsResponse {
+        nft_items,
+        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, p, mentioned)?,
+    })
+}
+
+fn item_json(a: &Address, i: NftItemRecord, collection: Option<NftCollection>) -> NftItem {
+    NftItem {
+        address: raw_upper(a),
+        init: i.init,
+        index: BigUint::from_bytes_be(&i.index).to_string(),
+        collection_address: i.collection.as_ref().map(raw_upper),
+        owner_address: i.owner.as_ref().map(raw_upper),
+        content: i.content.map(|c| c.into_iter().collect()),
+        last_transaction_lt: Dec(i.last_tx_lt),
+        code_hash: B64(i.code_hash),
+        data_hash: B64(i.data_hash),
+        collection,
+        on_sale: None,
+    }
+}
+
+#[derive(Serialize)]
+struct NftTransfer {
+    query_id: Dec<u64>,
+    nft_address: String,
+    nft_collection: Option<String>,
+    transaction_hash: B64,
+    transaction_lt: Dec<u64>,
+    transaction_now: u32,
+    transaction_aborted: bool,
+    old_owner: Option<String>,
+    new_owner: Option<String>,
+    response_destination: Option<String>,
+    custom_payload: Option<String>,
+    decoded_custom_payload: Option<()>,
+    forward_amount: Option<Dec<u128>>,
+    forward_payload: Option<String>,
+    decoded_forward_payload: Option<()>,
+    trace_id: Option<B64>,
+}
+
+#[derive(Serialize)]
+struct TransfersResponse {
+    nft_transfers: Vec<NftTransfer>,
+    address_book: AddressBook,
+    metadata: Metadata,
+}
+
+/// `GET /nft/transfers` (aborted transfers included, as the spec says).
+pub fn nft_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = Paging::from_params(ctx, p)?;
+    let mut f = event_filter(p, &paging, false)?;
+    f.wallets = addresses(p, "item_address")?;
+    f.master = p
+        .parsed("collection_address", "an address", parse_address)?
+        .map(|a| a.address);
+    let mut owners = addresses(p, "owner_address")?;
+    if owners.is_empty() {
+        owners = addresses(p, "address")?;
+    }
+    let roles = match p.get("direction") {
+        None | Some("both") => NftRole::OLD_OWNER | NftRole::NEW_OWNER,
+        Some("in") => NftRole::NEW_OWNER,
+        Some("out") => NftRole::OLD_OWNER,
+        Some(_) => {
+            return Err(V3Error::invalid(
+                "direction should be one of: in, out, both",
+            ))
+        }
+    };
+    f.by = if !owners.is_empty() {
+        owners.iter().map(|o| (*o, roles)).collect()
+    } else if !f.wallets.is_empty() {
+        f.wallets.iter().map(|w| (*w, NftRole::ITEM)).collect()
+    } else if let Some(c) = f.master {
+        vec![(c, NftRole::COLLECTION)]
+    } else {
+        Vec::new()
+    };
+    let rows = nfts::transfers(&ctx.reader, &f, paging.offset, paging.limit)?;
+    let mentioned: Vec<Address> = rows
+        .iter()
+        .flat_map(|(t, _)| {
+            [
+                Some(t.nft),
+                t.collection,
+                t.old_owner,
+                t.new_owner,
+                t.response_destination,
+            ]
+        })
+        .flatten()
+        .collect();
+    let nft_transfers = rows
+        .into_iter()
+        .map(|(t, trace)| NftTransfer {
+            query_id: Dec(t.query_id),
+            nft_address: raw_upper(&t.nft),
+            nft_collection: t.collection.as_ref().map(raw_upper),
+            transaction_hash: B64(t.tx_hash),
+            transaction_lt: Dec(t.tx_lt),
+            transaction_now: t.tx_now,
+            transaction_aborted: t.tx_aborted,
+            old_owner: t.old_owner.as_ref().map(raw_upper),
+            new_owner: t.new_owner.as_ref().map(raw_upper),
+            response_destination: t.response_destination.as_ref().map(raw_upper),
+            custom_payload: t.custom_payload.as_deref().map(b64),
+            decoded_custom_payload: None,
+            forward_amount: Some(Dec(t.forward_amount)),
+            forward_payload: t.forward_payload.as_deref().map(b64),
+            decoded_forward_payload: None,
+            trace_id: trace.map(B64),
+        })
+        .collect();
+    to_json(&TransfersResponse {
+        nft_transfers,
+        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, p, mentioned)?,
+    })
+}

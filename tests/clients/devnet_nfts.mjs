@@ -1,0 +1,164 @@
+// NFTs end to end with @ton/ton against `tonindex dev` (argv[2] = base
+// URL): a standard TEP-62 collection (token-contract's editable
+// collection and item, compiled code as the MIT-licensed
+// @ton-community/assets-sdk 0.0.5 ships it: public contract code, a
+// fact) is deployed with off-chain content, mints two items, and one is
+// transferred. /nft/collections, /nft/items and /nft/transfers and v2
+// getTokenData must show exactly what these steps imply; addresses come
+// from @ton/core (contractAddress of each state init). Prints one JSON
+// summary; any failed expectation throws.
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
+import { beginCell, Cell, SendMode, contractAddress } from "@ton/core";
+
+const COLLECTION_CODE = "te6ccgECFAEAAh8AART/APSkE/S88sgLAQIBYgIDAgLNBAUCASAODwTn0QY4BIrfAA6GmBgLjYSK3wfSAYAOmP6Z/2omh9IGmf6mpqGEEINJ6cqClAXUcUG6+CgOhBCFRlgFa4QAhkZYKoAueLEn0BCmW1CeWP5Z+A54tkwCB9gHAbKLnjgvlwyJLgAPGBEuABcYES4AHxgRgZgeACQGBwgJAgEgCgsAYDUC0z9TE7vy4ZJTE7oB+gDUMCgQNFnwBo4SAaRDQ8hQBc8WE8s/zMzMye1Ukl8F4gCmNXAD1DCON4BA9JZvpSCOKQakIIEA+r6T8sGP3oEBkyGgUyW78vQC+gDUMCJUSzDwBiO6kwKkAt4Ekmwh4rPmMDJQREMTyFAFzxYTyz/MzMzJ7VQALDI0AfpAMEFEyFAFzxYTyz/MzMzJ7VQAPI4V1NQwEDRBMMhQBc8WE8s/zMzMye1U4F8EhA/y8AIBIAwNAD1FrwBHAh8AV3gBjIywVYzxZQBPoCE8trEszMyXH7AIAC0AcjLP/gozxbJcCDIywET9AD0AMsAyYAAbPkAdMjLAhLKB8v/ydCACASAQEQAlvILfaiaH0gaZ/qamoYLehqGCxABDuLXTHtRND6QNM/1NTUMBAkXwTQ1DHUMNBxyMsHAc8WzMmAIBIBITAC+12v2omh9IGmf6mpqGDYg6GmH6Yf9IBhAALbT0faiaH0gaZ/qamoYCi+CeAI4APgCw";
+const ITEM_CODE = "te6ccgECDgEAAdwAART/APSkE/S88sgLAQIBYgIDAgLOBAUACaEfn+AFAgEgBgcCASAMDQLPDIhxwCSXwPg0NMDAXGwkl8D4PpA+kAx+gAxcdch+gAx+gAwc6m0APACBLOOFDBsIjRSMscF8uGVAfpA1DAQI/AD4AbTH9M/ghBfzD0UUjC64wIwNDQ1NYIQL8smohK64wJfBIQP8vCAICQARPpEMHC68uFNgAqwyEDdeMkATUTXHBfLhkfpAIfAB+kDSADH6ACDXScIA8uLEggr68IAboSGUUxWgod4i1wsBwwAgkgahkTbiIML/8uGSIZQQKjdb4w0CkzAyNOMNVQLwAwoLAHJwghCLdxc1BcjL/1AEzxYQJIBAcIAQyMsFUAfPFlAF+gIVy2oSyx/LPyJus5RYzxcBkTLiAckB+wAAfIIQBRONkchQCc8WUAvPFnEkSRRURqBwgBDIywVQB88WUAX6AhXLahLLH8s/Im6zlFjPFwGRMuIByQH7ABBHAGom8AGCENUydtsQN0QAbXFwgBDIywVQB88WUAX6AhXLahLLH8s/Im6zlFjPFwGRMuIByQH7AAA7O1E0NM/+kAg10nCAJp/AfpA1DAQJBAj4DBwWW1tgAB0A8jLP1jPFgHPFszJ7VSA=";
+
+const base = process.argv[2];
+const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
+const must = (cond, what) => {
+  if (!cond) throw new Error(`expectation failed: ${what}`);
+};
+const getJson = async (path) => {
+  const r = await fetch(`${base}${path}`);
+  const body = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+  return body;
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const raw = (a) => a.toRawString().toUpperCase();
+const q = (a) => encodeURIComponent(a.toRawString());
+const waitFor = async (path, ok, what) => {
+  let last;
+  for (let i = 0; i < 150; i++) {
+    last = await getJson(path);
+    if (ok(last)) return last;
+    await sleep(100);
+  }
+  throw new Error(`${what} never happened: ${JSON.stringify(last)}`);
+};
+const newWallet = async () => {
+  const keys = await mnemonicToPrivateKey(await mnemonicNew());
+  const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
+  const r = await fetch(`${base}/dev/fund`, {
+    method: "POST",
+    body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
+  });
+  must(r.ok, "funded");
+  return { keys, contract: client.open(wallet), address: wallet.address, seqno: 0 };
+};
+const send = async (w, messages) => {
+  await w.contract.sendTransfer({ seqno: w.seqno, secretKey: w.keys.secretKey, messages, sendMode: SendMode.PAY_GAS_SEPARATELY });
+  w.seqno += 1;
+  for (let i = 0; i < 100; i++) {
+    if ((await w.contract.getSeqno()) >= w.seqno) return;
+    await sleep(100);
+  }
+  throw new Error(`seqno never reached ${w.seqno}`);
+};
+const offchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
+
+const alice = await newWallet();
+const bob = await newWallet();
+await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
+
+const collectionCode = Cell.fromBase64(COLLECTION_CODE);
+const itemCode = Cell.fromBase64(ITEM_CODE);
+// token-contract's collection: owner next_item_index content:^(collection
+// content, common item content) item_code royalty:^(num den destination).
+const collectionInit = {
+  code: collectionCode,
+  data: beginCell()
+    .storeAddress(alice.address)
+    .storeUint(0, 64)
+    .storeRef(beginCell().storeRef(offchain("https://example.org/collection.json")).storeRef(beginCell().storeStringTail("https://example.org/items/").endCell()).endCell())
+    .storeRef(itemCode)
+    .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(alice.address).endCell())
+    .endCell(),
+};
+const collection = contractAddress(0, collectionInit);
+const itemAddress = (index) =>
+  contractAddress(0, { code: itemCode, data: beginCell().storeUint(index, 64).storeAddress(collection).endCell() });
+// deploy#1 query_id item_index amount ^(owner ^individual_content)
+const mint = (index, owner) =>
+  beginCell()
+    .storeUint(1, 32)
+    .storeUint(0, 64)
+    .storeUint(index, 64)
+    .storeCoins(toNano("0.05"))
+    .storeRef(beginCell().storeAddress(owner).storeRef(beginCell().storeStringTail(`${index}.json`).endCell()).endCell())
+    .endCell();
+
+await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: collectionInit, body: mint(0, alice.address) })]);
+await send(alice, [internal({ to: collection, value: toNano("0.3"), body: mint(1, bob.address) })]);
+const item0 = itemAddress(0);
+const item1 = itemAddress(1);
+
+const items = await waitFor(
+  `/api/v3/nft/items?collection_address=${q(collection)}`,
+  (r) => r.nft_items.length === 2,
+  "both items",
+);
+const [i0, i1] = items.nft_items;
+must(i0.address === raw(item0) && i0.index === "0" && i0.owner_address === raw(alice.address), `item 0 ${JSON.stringify(i0)}`);
+must(i1.address === raw(item1) && i1.index === "1" && i1.owner_address === raw(bob.address), `item 1 ${JSON.stringify(i1)}`);
+must(i0.init === true && i0.collection_address === raw(collection), "item 0 collection");
+must(i1.content && i1.content.uri === "https://example.org/items/1.json", `full content from the collection ${JSON.stringify(i1.content)}`);
+must(i0.collection && i0.collection.address === raw(collection), "item's collection object");
+const colls = await getJson(`/api/v3/nft/collections?collection_address=${q(collection)}`);
+must(colls.nft_collections.length === 1, "the collection");
+const c = colls.nft_collections[0];
+must(c.next_item_index === "2" && c.owner_address === raw(alice.address), `collection row ${JSON.stringify(c)}`);
+must(c.collection_content.uri === "https://example.org/collection.json", "collection content");
+const one = await getJson(`/api/v3/nft/items?collection_address=${q(collection)}&index=1`);
+must(one.nft_items.length === 1 && one.nft_items[0].address === raw(item1), "item by index");
+
+// Alice transfers item 0 to Bob.
+const transfer = beginCell()
+  .storeUint(0x5fcc3d14, 32)
+  .storeUint(9, 64)
+  .storeAddress(bob.address)
+  .storeAddress(alice.address)
+  .storeBit(0)
+  .storeCoins(toNano("0.01"))
+  .storeBit(0)
+  .endCell();
+await send(alice, [internal({ to: item0, value: toNano("0.1"), body: transfer })]);
+await waitFor(
+  `/api/v3/nft/items?owner_address=${q(bob.address)}`,
+  (r) => r.nft_items.length === 2,
+  "Bob owning both",
+);
+const alices = await getJson(`/api/v3/nft/items?owner_address=${q(alice.address)}`);
+must(alices.nft_items.length === 0, "Alice owns none");
+const tr = await getJson(`/api/v3/nft/transfers?owner_address=${q(bob.address)}&direction=in`);
+must(tr.nft_transfers.length === 1, `Bob's incoming transfers ${JSON.stringify(tr)}`);
+const t = tr.nft_transfers[0];
+must(t.nft_address === raw(item0) && t.nft_collection === raw(collection) && t.query_id === "9", `transfer ${JSON.stringify(t)}`);
+must(t.old_owner === raw(alice.address) && t.new_owner === raw(bob.address), "transfer owners");
+must(t.transaction_aborted === false && typeof t.trace_id === "string", "transfer transaction");
+const outBob = await getJson(`/api/v3/nft/transfers?owner_address=${q(bob.address)}&direction=out`);
+must(outBob.nft_transfers.length === 0, "Bob sent none");
+const byItem = await getJson(`/api/v3/nft/transfers?item_address=${q(item0)}`);
+must(byItem.nft_transfers.length === 1, "transfers by item");
+
+// The classifier sees the item: an nft_transfer action.
+const tracesR = await waitFor(
+  `/api/v3/traces?trace_id=${encodeURIComponent(t.trace_id)}&include_actions=true`,
+  (r) => r.traces.length === 1 && r.traces[0].trace_info.classification_state === "ok",
+  "classification",
+);
+const act = tracesR.traces[0].actions.find((a) => a.type === "nft_transfer");
+must(act && act.details.nft_item === raw(item0) && act.details.new_owner === raw(bob.address), `nft_transfer action ${JSON.stringify(tracesR.traces[0].actions)}`);
+
+// v2 getTokenData on the collection and an item.
+const td = async (a) => (await fetch(`${base}/api/v2/getTokenData?address=${encodeURIComponent(a.toString())}`)).json();
+const tc = await td(collection);
+must(tc.ok && tc.result.contract_type === "nft_collection" && tc.result.next_item_index === "2", `getTokenData(collection) ${JSON.stringify(tc)}`);
+must(tc.result.collection_content.type === "offchain" && tc.result.collection_content.data === "https://example.org/collection.json", "collection content (v2)");
+const ti = await td(item1);
+must(ti.ok && ti.result.contract_type === "nft_item" && ti.result.index === "1", `getTokenData(item) ${JSON.stringify(ti)}`);
+must(ti.result.owner_address === bob.address.toString() && ti.result.collection_address === collection.toString(), "item owner and collection (v2)");
+must(ti.result.content.data === "https://example.org/items/1.json", "item content (v2)");
+
+console.log(JSON.stringify({ ok: true, collection: collection.toRawString(), items: [item0.toRawString(), item1.toRawString()] }));
