@@ -276,6 +276,40 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
     );
     assert_eq!(out["ok"], true, "{out}");
     dev.stop(false);
+
+    // One more transfer, sent while blocks wait: emulated at once and
+    // classified with the token tables, it is a pending jetton_transfer.
+    let dev = Dev::start(&dir.path().join("db"), &["--block-interval", "60000"]);
+    let body = serde_json::json!({ "boc": out["pending_transfer_boc"] }).to_string();
+    let (status, v) = json(dev.port, "POST", "/api/v3/message", &body);
+    assert_eq!(status, 200, "{v}");
+    let q: String =
+        form_urlencoded::byte_serialize(v["message_hash"].as_str().unwrap().as_bytes()).collect();
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    let actions = v["traces"][0]["actions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let transfer = actions
+        .iter()
+        .find(|a| a["type"] == "jetton_transfer")
+        .unwrap_or_else(|| panic!("a pending jetton_transfer: {v}"));
+    assert_eq!(transfer["details"]["amount"], "10", "{transfer}");
+    assert_eq!(transfer["finality"], "pending");
+    let wallet = out["alice_wallet"].as_str().unwrap().to_uppercase();
+    assert_eq!(
+        transfer["details"]["sender_jetton_wallet"]
+            .as_str()
+            .map(str::to_uppercase),
+        Some(wallet),
+        "{transfer}"
+    );
+    dev.stop(false);
 }
 
 /// NFTs on the devnet, driven by @ton/ton (tests/clients/devnet_nfts.mjs):

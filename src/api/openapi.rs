@@ -977,7 +977,11 @@ fn v3_ops() -> Vec<Op> {
         ("address", raw_address()),
         ("owner_address", nullable(raw_address())),
         ("last_transaction_lt", dec()),
-        ("next_item_index", dec()),
+        // Any integer: Fragment's collections answer -1.
+        (
+            "next_item_index",
+            json!({ "type": "string", "pattern": "^-?[0-9]+$" }),
+        ),
         ("collection_content", nullable(map_of(string()))),
         ("data_hash", b64_hash()),
         ("code_hash", b64_hash()),
@@ -2039,7 +2043,10 @@ fn v2_ops() -> Vec<Op> {
                 ("balance?", dec()),
                 ("owner?", string()),
                 ("jetton?", string()),
-                ("next_item_index?", dec()),
+                (
+                    "next_item_index?",
+                    json!({ "type": "string", "pattern": "^-?[0-9]+$" }),
+                ),
                 ("owner_address?", string()),
                 ("collection_content?", nullable(ty("object"))),
                 ("init?", boolean()),

@@ -18,7 +18,7 @@ use crate::index::feed::Committed;
 use crate::query::messages::Message;
 use crate::query::transactions::FullTx;
 use crate::trace::assembly::Assembly;
-use crate::trace::classify::{self, NoInterfaces};
+use crate::trace::classify;
 use crate::trace::trace_tx;
 use crate::tvm::emulate::message_destination;
 
@@ -65,8 +65,9 @@ impl PendingTraces {
         cells: &[Cell],
         hash_norm: Hash,
         version: u32,
+        interfaces: &dyn classify::Interfaces,
     ) -> Result<(), String> {
-        let trace = build(cells, hash_norm, version)?;
+        let trace = build(cells, hash_norm, version, interfaces)?;
         let mut all = self.traces.lock().map_err(|_| "poisoned")?;
         all.retain(|t| t.trace.external_hash != trace.trace.external_hash);
         all.push(Arc::new(trace));
@@ -97,7 +98,12 @@ impl PendingTraces {
 }
 
 /// Emulated transactions → records, trace and actions.
-fn build(cells: &[Cell], hash_norm: Hash, version: u32) -> Result<PendingTrace, String> {
+fn build(
+    cells: &[Cell],
+    hash_norm: Hash,
+    version: u32,
+    interfaces: &dyn classify::Interfaces,
+) -> Result<PendingTrace, String> {
     let mut txs = Vec::new();
     let mut trace_txs = Vec::new();
     for cell in cells {
@@ -167,7 +173,7 @@ fn build(cells: &[Cell], hash_norm: Hash, version: u32) -> Result<PendingTrace, 
         .filter(|(_, id)| **id == trace.trace_id)
         .map(|(t, _)| t.clone())
         .collect();
-    let actions = classify::classify(&trace, &in_trace, &NoInterfaces).unwrap_or_default();
+    let actions = classify::classify(&trace, &in_trace, interfaces).unwrap_or_default();
     trace.classification = tonindex_model::ClassificationState::Ok;
     for t in &mut txs {
         t.trace_id = Some(trace.trace_id);

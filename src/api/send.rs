@@ -52,7 +52,10 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
             .ok()
             .flatten()
             .map_or(0, |(_, last)| last.gen_software_version);
-        if let Err(e) = pending.add_emulated(&cells, msg.hash_norm.0, version) {
+        // Contract roles from the token tables: an emulated Jetton or NFT
+        // flow reads as one, as it will once its blocks are indexed.
+        let interfaces = crate::query::tokens::StoredInterfaces(&ctx.reader);
+        if let Err(e) = pending.add_emulated(&cells, msg.hash_norm.0, version, &interfaces) {
             tracing::warn!("an emulated trace could not be kept: {e}");
         }
     }

@@ -20,6 +20,7 @@ pub mod config;
 pub mod jettons;
 pub mod messages;
 pub mod nfts;
+pub mod tokens;
 pub mod traces;
 pub mod transactions;
 

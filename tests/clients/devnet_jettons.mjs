@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
-import { beginCell, Cell, Dictionary, SendMode, contractAddress } from "@ton/core";
+import { beginCell, Cell, Dictionary, SendMode, contractAddress, external, storeMessage } from "@ton/core";
 
 const [base, fixtures] = process.argv.slice(2);
 const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
@@ -298,9 +298,40 @@ must(tf.status === 409 && tf.body.ok === false && tf.body.code === 409, `getToke
 const tp = await tokenData(alice.address);
 must(tp.status === 409 && /is not Jetton or NFT/.test(tp.body.error), `getTokenData(wallet v4) ${JSON.stringify(tp.body)}`);
 
+// 10. One more transfer (10 to Bob), built but not sent: the Rust side
+// sends it to a devnet whose blocks wait, where it must show as a pending
+// jetton_transfer (the emulated trace classified with the token tables).
+const pendingBody = alice.wallet.createTransfer({
+  seqno: alice.seqno,
+  secretKey: alice.keys.secretKey,
+  sendMode: SendMode.PAY_GAS_SEPARATELY,
+  messages: [
+    internal({
+      to: aliceJw,
+      value: toNano("0.2"),
+      body: beginCell()
+        .storeUint(0x0f8a7ea5, 32)
+        .storeUint(11, 64)
+        .storeCoins(10n)
+        .storeAddress(bob.address)
+        .storeAddress(alice.address)
+        .storeBit(0)
+        .storeCoins(0)
+        .storeBit(0)
+        .endCell(),
+    }),
+  ],
+});
+const pendingBoc = beginCell()
+  .store(storeMessage(external({ to: alice.address, body: pendingBody })))
+  .endCell()
+  .toBoc()
+  .toString("base64");
+
 console.log(
   JSON.stringify({
     ok: true,
+    pending_transfer_boc: pendingBoc,
     minter: minter.toRawString(),
     alice_wallet: aliceJw.toRawString(),
     bob_wallet: bobJw.toRawString(),
