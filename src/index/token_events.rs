@@ -49,12 +49,7 @@ fn nft_transfer(
             None => return Ok(false),
         },
     };
-    let Some(body) = tx
-        .msg_cells
-        .first()
-        .and_then(|c| message_contents(c).ok())
-        .map(|c| c.body)
-    else {
+    let Some(body) = in_body(tx) else {
         return Ok(false);
     };
     let Some(t) = nft_transfer_body(&body) else {
@@ -96,6 +91,13 @@ fn nft_transfer(
         &rec.hash,
     );
     Ok(true)
+}
+
+/// The body of the transaction's in-message.
+fn in_body(tx: &DecodedTransaction) -> Option<tycho_types::cell::Cell> {
+    tx.in_msg.as_ref()?;
+    let cell = tx.msg_cells.first()?;
+    message_contents(cell).ok().map(|c| c.body)
 }
 
 fn aborted(tx: &DecodedTransaction) -> bool {
@@ -168,20 +170,11 @@ pub(super) fn index_token_events(
                 },
             };
             let Some(wallet) = wallet else { continue };
-            let Some(body) = tx
-                .msg_cells
-                .first()
-                .and_then(|c| message_contents(c).ok())
-                .map(|c| c.body)
-            else {
+            let Some(body) = in_body(tx) else {
                 continue;
             };
             let source = tx.in_msg.as_ref().and_then(|m| m.source);
-            let aborted = rec
-                .description
-                .as_ref()
-                .and_then(|d| d.aborted)
-                .unwrap_or(false);
+            let tx_aborted = aborted(tx);
             let key = LtHashKey {
                 lt: rec.lt,
                 hash: rec.hash,
@@ -196,7 +189,7 @@ pub(super) fn index_token_events(
                     tx_hash: rec.hash,
                     tx_lt: rec.lt,
                     tx_now: rec.now,
-                    tx_aborted: aborted,
+                    tx_aborted,
                     query_id: t.query_id,
                     amount: t.amount,
                     source,
@@ -228,7 +221,7 @@ pub(super) fn index_token_events(
                     tx_hash: rec.hash,
                     tx_lt: rec.lt,
                     tx_now: rec.now,
-                    tx_aborted: aborted,
+                    tx_aborted,
                     query_id: b.query_id,
                     amount: b.amount,
                     owner: source,

@@ -36,14 +36,15 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
         CodeSeen::Unknown => false,
     };
     let interfaces = match seen {
-        CodeSeen::State(Some(code)) => query::accounts::code_facts(&ctx.reader, &code)?
-            .interfaces
-            .iter()
-            .map(|i| i.to_string())
-            .collect(),
+        CodeSeen::State(Some(code)) => query::accounts::code_facts(&ctx.reader, &code)?.interfaces,
         _ => Vec::new(),
     };
-    Ok(AddressBookRow {
+    Ok(shaped(ctx, a, bounceable, &interfaces))
+}
+
+/// A row from what is known of the account.
+fn shaped(ctx: &Ctx<'_>, a: &Address, bounceable: bool, interfaces: &[&str]) -> AddressBookRow {
+    AddressBookRow {
         user_friendly: Some(friendly(
             a,
             FriendlyFlags {
@@ -53,8 +54,8 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
             },
         )),
         domain: None,
-        interfaces,
-    })
+        interfaces: interfaces.iter().map(|i| i.to_string()).collect(),
+    }
 }
 
 /// The address book of accounts whose states the answer read (from the
@@ -69,30 +70,16 @@ pub fn build_from_views(
         return Ok(book);
     }
     for v in views {
-        let code_hash = v.code_hash();
-        let bounceable = code_hash.is_some_and(|h| wallet::detect(&h, None).is_none());
+        let bounceable = v
+            .code_hash()
+            .is_some_and(|h| wallet::detect(&h, None).is_none());
         let interfaces = match &v.code {
-            Some(code) => query::accounts::code_facts_of(&ctx.reader, code)?
-                .interfaces
-                .iter()
-                .map(|i| i.to_string())
-                .collect(),
+            Some(code) => query::accounts::code_facts_of(&ctx.reader, code)?.interfaces,
             None => Vec::new(),
         };
         book.insert(
             raw_upper(&v.address),
-            AddressBookRow {
-                user_friendly: Some(friendly(
-                    &v.address,
-                    FriendlyFlags {
-                        bounceable,
-                        testnet: ctx.cfg.testnet,
-                        url_safe: true,
-                    },
-                )),
-                domain: None,
-                interfaces,
-            },
+            shaped(ctx, &v.address, bounceable, &interfaces),
         );
     }
     Ok(book)
