@@ -244,7 +244,31 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         anyhow::bail!("the index at {} holds no transactions", cfg.db.display());
     };
     let hash: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
-    let cases = [
+    // Token owners, where the index holds any: the owner of the first
+    // Jetton wallet and of the first NFT item.
+    let first_owner = |path: &str, list: &str, field: &str| -> anyhow::Result<Option<String>> {
+        let v: serde_json::Value = client.block_on(async {
+            let mut c = Conn::open(port).await?;
+            let req = format!("GET {path} HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
+            c.stream.write_all(req.as_bytes()).await?;
+            let mut buf = Vec::new();
+            c.stream.read_to_end(&mut buf).await?;
+            let body = find(&buf, b"\r\n\r\n").map_or(&buf[..], |i| &buf[i + 4..]);
+            anyhow::Ok(serde_json::from_slice(body).unwrap_or_default())
+        })?;
+        Ok(v[list][0][field].as_str().map(str::to_string))
+    };
+    let jetton_owner = first_owner(
+        "/api/v3/jetton/wallets?limit=1&x_no_address_book=1&x_no_metadata=1",
+        "jetton_wallets",
+        "owner",
+    )?;
+    let nft_owner = first_owner(
+        "/api/v3/nft/items?limit=1&x_no_address_book=1&x_no_metadata=1",
+        "nft_items",
+        "owner_address",
+    )?;
+    let mut cases = vec![
         ("v3 masterchainInfo", "/api/v3/masterchainInfo".to_string()),
         (
             "v3 transaction by hash",
@@ -267,6 +291,18 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             format!("/api/v3/actions?account={account}&limit=100"),
         ),
     ];
+    if let Some(owner) = jetton_owner {
+        cases.push((
+            "v3 jetton wallets of owner",
+            format!("/api/v3/jetton/wallets?owner_address={owner}"),
+        ));
+    }
+    if let Some(owner) = nft_owner {
+        cases.push((
+            "v3 nft items of owner",
+            format!("/api/v3/nft/items?owner_address={owner}"),
+        ));
+    }
 
     println!(
         "{} connections, {:.1} s per case, server threads: {}, cores: {}",
