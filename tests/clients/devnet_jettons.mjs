@@ -10,61 +10,15 @@
 // Prints one JSON summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
-import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
+import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, Dictionary, SendMode, contractAddress, external, storeMessage } from "@ton/core";
+import { devnet, must, sleep, raw } from "./devnet_helpers.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
-const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
-const must = (cond, what) => {
-  if (!cond) throw new Error(`expectation failed: ${what}`);
-};
-const getJson = async (path, init) => {
-  const r = await fetch(`${base}${path}`, init);
-  const body = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
-  return body;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const raw = (a) => a.toRawString().toUpperCase();
+const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const boc = (name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
 const minterCode = boc("jetton-minter.code.boc");
 const walletCode = boc("jetton-wallet.code.boc");
-
-// A v4 wallet, funded by the faucet and deployed by its first transfer.
-const newWallet = async () => {
-  const keys = await mnemonicToPrivateKey(await mnemonicNew());
-  const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
-  await getJson("/dev/fund", {
-    method: "POST",
-    body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
-  });
-  return { keys, wallet, contract: client.open(wallet), address: wallet.address, seqno: 0 };
-};
-const send = async (w, messages) => {
-  await w.contract.sendTransfer({
-    seqno: w.seqno,
-    secretKey: w.keys.secretKey,
-    messages,
-    sendMode: SendMode.PAY_GAS_SEPARATELY,
-  });
-  w.seqno += 1;
-  for (let i = 0; i < 100; i++) {
-    if ((await w.contract.getSeqno()) >= w.seqno) return;
-    await sleep(100);
-  }
-  throw new Error(`seqno never reached ${w.seqno}`);
-};
-// Polls a v3 path until `ok(body)`; the Jetton flows take a few blocks.
-const waitFor = async (path, ok, what) => {
-  let last;
-  for (let i = 0; i < 150; i++) {
-    last = await getJson(path);
-    if (ok(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened: ${JSON.stringify(last)}`);
-};
 
 const alice = await newWallet();
 const bob = await newWallet();

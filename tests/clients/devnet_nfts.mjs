@@ -7,55 +7,16 @@
 // getTokenData must show exactly what these steps imply; addresses come
 // from @ton/core (contractAddress of each state init). Prints one JSON
 // summary; any failed expectation throws.
-import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
-import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
-import { beginCell, Cell, SendMode, contractAddress } from "@ton/core";
+import { internal, toNano } from "@ton/ton";
+import { beginCell, Cell, contractAddress } from "@ton/core";
+import { devnet, must, raw } from "./devnet_helpers.mjs";
 
 const COLLECTION_CODE = "te6ccgECFAEAAh8AART/APSkE/S88sgLAQIBYgIDAgLNBAUCASAODwTn0QY4BIrfAA6GmBgLjYSK3wfSAYAOmP6Z/2omh9IGmf6mpqGEEINJ6cqClAXUcUG6+CgOhBCFRlgFa4QAhkZYKoAueLEn0BCmW1CeWP5Z+A54tkwCB9gHAbKLnjgvlwyJLgAPGBEuABcYES4AHxgRgZgeACQGBwgJAgEgCgsAYDUC0z9TE7vy4ZJTE7oB+gDUMCgQNFnwBo4SAaRDQ8hQBc8WE8s/zMzMye1Ukl8F4gCmNXAD1DCON4BA9JZvpSCOKQakIIEA+r6T8sGP3oEBkyGgUyW78vQC+gDUMCJUSzDwBiO6kwKkAt4Ekmwh4rPmMDJQREMTyFAFzxYTyz/MzMzJ7VQALDI0AfpAMEFEyFAFzxYTyz/MzMzJ7VQAPI4V1NQwEDRBMMhQBc8WE8s/zMzMye1U4F8EhA/y8AIBIAwNAD1FrwBHAh8AV3gBjIywVYzxZQBPoCE8trEszMyXH7AIAC0AcjLP/gozxbJcCDIywET9AD0AMsAyYAAbPkAdMjLAhLKB8v/ydCACASAQEQAlvILfaiaH0gaZ/qamoYLehqGCxABDuLXTHtRND6QNM/1NTUMBAkXwTQ1DHUMNBxyMsHAc8WzMmAIBIBITAC+12v2omh9IGmf6mpqGDYg6GmH6Yf9IBhAALbT0faiaH0gaZ/qamoYCi+CeAI4APgCw";
 const ITEM_CODE = "te6ccgECDgEAAdwAART/APSkE/S88sgLAQIBYgIDAgLOBAUACaEfn+AFAgEgBgcCASAMDQLPDIhxwCSXwPg0NMDAXGwkl8D4PpA+kAx+gAxcdch+gAx+gAwc6m0APACBLOOFDBsIjRSMscF8uGVAfpA1DAQI/AD4AbTH9M/ghBfzD0UUjC64wIwNDQ1NYIQL8smohK64wJfBIQP8vCAICQARPpEMHC68uFNgAqwyEDdeMkATUTXHBfLhkfpAIfAB+kDSADH6ACDXScIA8uLEggr68IAboSGUUxWgod4i1wsBwwAgkgahkTbiIML/8uGSIZQQKjdb4w0CkzAyNOMNVQLwAwoLAHJwghCLdxc1BcjL/1AEzxYQJIBAcIAQyMsFUAfPFlAF+gIVy2oSyx/LPyJus5RYzxcBkTLiAckB+wAAfIIQBRONkchQCc8WUAvPFnEkSRRURqBwgBDIywVQB88WUAX6AhXLahLLH8s/Im6zlFjPFwGRMuIByQH7ABBHAGom8AGCENUydtsQN0QAbXFwgBDIywVQB88WUAX6AhXLahLLH8s/Im6zlFjPFwGRMuIByQH7AAA7O1E0NM/+kAg10nCAJp/AfpA1DAQJBAj4DBwWW1tgAB0A8jLP1jPFgHPFszJ7VSA=";
 
 const base = process.argv[2];
-const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
-const must = (cond, what) => {
-  if (!cond) throw new Error(`expectation failed: ${what}`);
-};
-const getJson = async (path) => {
-  const r = await fetch(`${base}${path}`);
-  const body = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
-  return body;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const raw = (a) => a.toRawString().toUpperCase();
+const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const q = (a) => encodeURIComponent(a.toRawString());
-const waitFor = async (path, ok, what) => {
-  let last;
-  for (let i = 0; i < 150; i++) {
-    last = await getJson(path);
-    if (ok(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened: ${JSON.stringify(last)}`);
-};
-const newWallet = async () => {
-  const keys = await mnemonicToPrivateKey(await mnemonicNew());
-  const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
-  const r = await fetch(`${base}/dev/fund`, {
-    method: "POST",
-    body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
-  });
-  must(r.ok, "funded");
-  return { keys, contract: client.open(wallet), address: wallet.address, seqno: 0 };
-};
-const send = async (w, messages) => {
-  await w.contract.sendTransfer({ seqno: w.seqno, secretKey: w.keys.secretKey, messages, sendMode: SendMode.PAY_GAS_SEPARATELY });
-  w.seqno += 1;
-  for (let i = 0; i < 100; i++) {
-    if ((await w.contract.getSeqno()) >= w.seqno) return;
-    await sleep(100);
-  }
-  throw new Error(`seqno never reached ${w.seqno}`);
-};
 const offchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
 
 const alice = await newWallet();

@@ -1,0 +1,59 @@
+// What the devnet client scripts share: a @ton/ton client on `tonindex
+// dev`, JSON reads that throw on an error status, expectations, polling,
+// and v4 wallets funded by the devnet's faucet that send and wait for
+// their seqno to move.
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { TonClient, WalletContractV4, toNano } from "@ton/ton";
+import { SendMode } from "@ton/core";
+
+export const must = (cond, what) => {
+  if (!cond) throw new Error(`expectation failed: ${what}`);
+};
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** A raw address as v3 writes it (upper-case hex). */
+export const raw = (a) => a.toRawString().toUpperCase();
+
+export const devnet = (base) => {
+  const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
+  const getJson = async (path, init) => {
+    const r = await fetch(`${base}${path}`, init);
+    const body = await r.json();
+    if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  // Polls a path until `ok(body)`: token flows take a few blocks.
+  const waitFor = async (path, ok, what) => {
+    let last;
+    for (let i = 0; i < 150; i++) {
+      last = await getJson(path);
+      if (ok(last)) return last;
+      await sleep(100);
+    }
+    throw new Error(`${what} never happened: ${JSON.stringify(last)}`);
+  };
+  // A v4 wallet with 20 TON from the faucet, deployed by its first transfer.
+  const newWallet = async () => {
+    const keys = await mnemonicToPrivateKey(await mnemonicNew());
+    const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
+    await getJson("/dev/fund", {
+      method: "POST",
+      body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
+    });
+    return { keys, wallet, contract: client.open(wallet), address: wallet.address, seqno: 0 };
+  };
+  const send = async (w, messages) => {
+    await w.contract.sendTransfer({
+      seqno: w.seqno,
+      secretKey: w.keys.secretKey,
+      messages,
+      sendMode: SendMode.PAY_GAS_SEPARATELY,
+    });
+    w.seqno += 1;
+    for (let i = 0; i < 100; i++) {
+      if ((await w.contract.getSeqno()) >= w.seqno) return;
+      await sleep(100);
+    }
+    throw new Error(`seqno never reached ${w.seqno}`);
+  };
+  return { client, getJson, waitFor, newWallet, send };
+};
