@@ -774,3 +774,78 @@ fn runs_name_the_config_they_used() {
     assert_eq!(plain.status, 200);
     assert_eq!(header(&plain), None);
 }
+
+/// `/topAccountsByBalance` ranks the accounts whose current state the node
+/// holds: every real 2026 account at the balance its own ShardAccount cell
+/// holds, richest first, pages that continue each other, and no account
+/// whose held state is older than its indexed transactions (the elector's
+/// 2019 state).
+#[test]
+fn top_accounts_by_balance_ranks_the_held_states() {
+    let mut all: Vec<(String, u128)> = Vec::new();
+    let mut offset = 0;
+    loop {
+        let page = ok(&format!(
+            "/api/v3/topAccountsByBalance?limit=50&offset={offset}"
+        ));
+        let rows = page.as_array().expect("a bare array");
+        for r in rows {
+            let balance: u128 = r["balance"].as_str().unwrap().parse().unwrap();
+            all.push((r["account"].as_str().unwrap().to_string(), balance));
+        }
+        if rows.len() < 50 {
+            break;
+        }
+        offset += 50;
+    }
+    assert!(
+        all.windows(2).all(|w| w[0].1 >= w[1].1),
+        "richest first: {all:?}"
+    );
+    let listed: std::collections::HashMap<&str, u128> =
+        all.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    assert_eq!(listed.len(), all.len(), "each account once");
+
+    // Every existing account of the fat block, at its own cell's balance.
+    let mut expected = 0;
+    for boc in fat_block_shard_accounts() {
+        let sa: ShardAccount = Boc::decode(&boc).unwrap().parse().unwrap();
+        let Some(acc) = sa.load_account().unwrap() else {
+            continue;
+        };
+        let IntAddr::Std(addr) = &acc.address else {
+            continue;
+        };
+        let address = Address {
+            workchain: addr.workchain as i32,
+            id: *addr.address.as_array(),
+        };
+        assert_eq!(
+            listed.get(raw_upper(&address).as_str()),
+            Some(&acc.balance.tokens.into_inner()),
+            "{}",
+            raw_upper(&address)
+        );
+        expected += 1;
+    }
+    assert!(expected > 200, "{expected} fat-block accounts");
+    assert!(all.len() > expected, "the replayed states' accounts too");
+    let elector = Address {
+        workchain: -1,
+        id: [0x33; 32],
+    };
+    assert!(
+        !listed.contains_key(raw_upper(&elector).as_str()),
+        "a stale state is not ranked"
+    );
+
+    // Paging past the end is an empty array; a limit over the maximum a 422.
+    let past = ok(&format!(
+        "/api/v3/topAccountsByBalance?limit=10&offset={}",
+        all.len()
+    ));
+    assert_eq!(past, json!([]));
+    let r = get("/api/v3/topAccountsByBalance?limit=100000");
+    assert_eq!(r.status, 422, "{}", r.json);
+    assert!(r.json["error"].as_str().unwrap().contains("limit"));
+}

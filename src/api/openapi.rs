@@ -1222,6 +1222,20 @@ fn v3_ops() -> Vec<Op> {
         ),
         op(
             "accounts",
+            "metadata",
+            "Token metadata of the addresses that are token contracts, keyed by raw address",
+            &[&[p(
+                "address",
+                Kind::Str,
+                "Addresses (non-token and unreadable ones are absent)",
+            )
+            .req()
+            .many()]],
+            ty("object"),
+            &[422],
+        ),
+        op(
+            "accounts",
             "accountStates",
             "Current states of accounts the node holds",
             &[
@@ -1242,6 +1256,14 @@ fn v3_ops() -> Vec<Op> {
             "Current states of accounts with wallet details",
             &[states, NO_BOOK],
             wallets,
+            &[422],
+        ),
+        op(
+            "accounts",
+            "topAccountsByBalance",
+            "Accounts whose current state the node holds, richest first",
+            &[&[LIMIT, OFFSET]],
+            array(obj(&[("account", string()), ("balance", dec())])),
             &[422],
         ),
         op(

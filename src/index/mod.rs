@@ -6,6 +6,7 @@
 //! one batch, so after a crash the database holds whole units only, and
 //! re-applying a unit that is already there changes nothing.
 
+pub mod balances;
 pub mod commit;
 pub mod contracts;
 pub mod feed;
@@ -28,6 +29,7 @@ use tonindex_storage::tables::{
     TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
+use tycho_types::cell::Cell;
 
 use crate::decode::state::StateFile;
 use crate::decode::{DecodedBlock, DecodedTransaction};
@@ -221,7 +223,7 @@ impl<'a> Indexer<'a> {
                 first_tx_id,
             });
         }
-        let mut written = states.take_written();
+        let mut changes = states.take_changes();
         if !accounts.is_empty() {
             let held = self.held_shards()?;
             for a in accounts {
@@ -236,7 +238,7 @@ impl<'a> Indexer<'a> {
                         Some(a.source),
                         a.gen_utime,
                     );
-                    written.push((a.address, a.shard_account.clone()));
+                    changes.push((a.address, Some(a.shard_account.clone())));
                 }
             }
         }
@@ -246,6 +248,8 @@ impl<'a> Indexer<'a> {
             .map(|b| b.record.gen_utime)
             .max()
             .unwrap_or(0);
+        balances::index_balances(self.db, &mut batch, &changes)?;
+        let written = written_states(&changes);
         let step = contracts::index_contracts(
             self.db,
             &self.tvm_env,
@@ -398,11 +402,13 @@ impl<'a> Indexer<'a> {
             StateFile::State(s) => s.gen_utime,
             StateFile::Account(_) => 0,
         };
+        let changes = states.take_changes();
+        balances::index_balances(self.db, &mut batch, &changes)?;
         contracts::index_contracts(
             self.db,
             &self.tvm_env,
             &mut batch,
-            &states.take_written(),
+            &written_states(&changes),
             None,
             now,
         )?;
@@ -731,4 +737,12 @@ impl LatestStates {
         }
         Ok(())
     }
+}
+
+/// The account states among a unit's changes (removals left out).
+fn written_states(changes: &[(Address, Option<Cell>)]) -> Vec<(Address, Cell)> {
+    changes
+        .iter()
+        .filter_map(|(a, c)| c.as_ref().map(|c| (*a, c.clone())))
+        .collect()
 }

@@ -70,9 +70,10 @@ pub struct StateWork<'db> {
     db: &'db Db,
     cells: HashMap<HashBytes, Vec<u8>>,
     roots: HashMap<ShardKey, ShardStateRecord>,
-    /// Account states written so far (ShardAccount cells), for the steps
-    /// that read contracts from them.
-    written: Vec<(Address, Cell)>,
+    /// Account states written (ShardAccount cells) or removed (`None`) so
+    /// far, oldest first, for the steps that read contracts and balances
+    /// from them.
+    changes: Vec<(Address, Option<Cell>)>,
 }
 
 impl CellRows for StateWork<'_> {
@@ -90,13 +91,13 @@ impl<'db> StateWork<'db> {
             db,
             cells: HashMap::new(),
             roots: HashMap::new(),
-            written: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
-    /// The account states written since the last call, oldest first.
-    pub fn take_written(&mut self) -> Vec<(Address, Cell)> {
-        std::mem::take(&mut self.written)
+    /// The account states written or removed since the last call, oldest first.
+    pub fn take_changes(&mut self) -> Vec<(Address, Option<Cell>)> {
+        std::mem::take(&mut self.changes)
     }
 
     /// Whether the database holds any shard state, so that blocks applied
@@ -148,6 +149,7 @@ impl<'db> StateWork<'db> {
             let (addr, _) = row?;
             if addr.in_shard(state.shard) && !listed.contains(&addr) {
                 batch.delete::<AccountStates>(&addr);
+                self.changes.push((addr, None));
             }
         }
         let block = BlockId {
@@ -157,7 +159,7 @@ impl<'db> StateWork<'db> {
         };
         for (addr, cell) in &state.accounts {
             put_account(batch, addr, cell, Some(block), state.gen_utime);
-            self.written.push((*addr, cell.clone()));
+            self.changes.push((*addr, Some(cell.clone())));
         }
         Ok(())
     }
@@ -165,8 +167,8 @@ impl<'db> StateWork<'db> {
     /// Imports one account's state given on its own.
     pub fn import_account(&mut self, batch: &mut Batch<'_>, account: &DecodedAccount) {
         put_account(batch, &account.address, &account.shard_account, None, 0);
-        self.written
-            .push((account.address, account.shard_account.clone()));
+        self.changes
+            .push((account.address, Some(account.shard_account.clone())));
     }
 
     /// The held state(s) `block`'s update starts from, if any.
@@ -317,18 +319,21 @@ impl<'db> StateWork<'db> {
         self.put_cells(batch, rows);
 
         let mut loader = Loader::new(self);
-        let mut written = Vec::with_capacity(accounts.len());
+        let mut changes = Vec::with_capacity(accounts.len());
         for (addr, cell) in &accounts {
             match cell {
                 Some(cell) => {
                     let whole = loader.deepen(cell)?;
                     put_account(batch, addr, &whole, Some(id), block.record.gen_utime);
-                    written.push((*addr, whole));
+                    changes.push((*addr, Some(whole)));
                 }
-                None => batch.delete::<AccountStates>(addr),
+                None => {
+                    batch.delete::<AccountStates>(addr);
+                    changes.push((*addr, None));
+                }
             }
         }
-        self.written.extend(written);
+        self.changes.extend(changes);
         let record = ShardStateRecord {
             seqno: id.seqno,
             root_hash: *new_root.repr_hash().as_array(),

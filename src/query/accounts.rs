@@ -3,7 +3,10 @@
 //! block the answer names).
 
 use tonindex_model::{AccountStatus, Address, Hash};
-use tonindex_storage::tables::{AccountStates, Codes, LatestAccounts};
+use tonindex_storage::tables::{
+    AccountBalances, AccountLtKey, AccountStates, AccountsByBalance, Codes, LatestAccounts,
+    TxByAccount,
+};
 use tonindex_storage::{Error, Reader};
 
 use crate::contracts::interfaces;
@@ -64,4 +67,38 @@ pub fn code_facts_of(r: &Reader<'_>, code: &tycho_types::cell::Cell) -> Result<C
         interfaces: interfaces::detect(&hash, methods.as_deref()),
         methods,
     })
+}
+
+/// Accounts whose current state the index holds, richest first (equal
+/// balances in descending address order): rows `offset..offset + limit`.
+/// A held state older than the account's indexed transactions is left out:
+/// its balance is not the account's balance now.
+pub fn top_by_balance(
+    r: &Reader<'_>,
+    offset: usize,
+    limit: usize,
+) -> Result<Vec<(Address, u128)>, Error> {
+    let mut out = Vec::with_capacity(limit.min(1024));
+    let mut skipped = 0;
+    for row in r.prefix::<AccountsByBalance>(&[], true) {
+        let (key, ()) = row?;
+        let held = r.get::<AccountBalances>(&key.account)?;
+        let newest_tx = r
+            .prefix::<TxByAccount>(&AccountLtKey::prefix(&key.account), true)
+            .next()
+            .transpose()?
+            .map(|(k, _)| k.lt);
+        if held.is_some_and(|h| newest_tx.is_some_and(|lt| lt > h.last_trans_lt)) {
+            continue;
+        }
+        if skipped < offset {
+            skipped += 1;
+            continue;
+        }
+        out.push((key.account, key.balance));
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
 }

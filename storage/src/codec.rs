@@ -47,6 +47,10 @@ impl KeyWriter {
         self.0.extend_from_slice(&v.to_be_bytes());
         self
     }
+    pub fn u128(mut self, v: u128) -> Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
     pub fn hash(mut self, v: &Hash) -> Self {
         self.0.extend_from_slice(v);
         self
@@ -88,6 +92,9 @@ impl<'a> KeyReader<'a> {
     }
     pub fn u64(&mut self) -> Result<u64, Error> {
         Ok(u64::from_be_bytes(self.take()?))
+    }
+    pub fn u128(&mut self) -> Result<u128, Error> {
+        Ok(u128::from_be_bytes(self.take()?))
     }
     pub fn hash(&mut self) -> Result<Hash, Error> {
         self.take()

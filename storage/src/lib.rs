@@ -12,9 +12,9 @@ pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };
 pub use rows::{
-    AccountStateRecord, CodeRecord, IngestCursor, JettonBurnRecord, JettonMasterRecord,
-    JettonTransferRecord, JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord,
-    NftTransferRecord, ShardStateRecord,
+    AccountStateRecord, BalanceRecord, CodeRecord, IngestCursor, JettonBurnRecord,
+    JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
+    NftCollectionRecord, NftItemRecord, NftTransferRecord, ShardStateRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

@@ -21,6 +21,16 @@ pub struct LatestAccount {
     pub state_hash: Hash,
 }
 
+/// An account's place in the balance order (see `tables::AccountBalances`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BalanceRecord {
+    /// Nanotons.
+    pub balance: u128,
+    /// The lt of the last transaction the held state includes, so that a
+    /// reader can tell a state older than the account's indexed history.
+    pub last_trans_lt: u64,
+}
+
 /// The full state the index holds for a shard (see `tables::ShardStates`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardStateRecord {
@@ -197,6 +207,7 @@ bincode_value!(
     LatestAccount,
     ShardStateRecord,
     AccountStateRecord,
+    BalanceRecord,
     CodeRecord,
     JettonWalletRecord,
     JettonMasterRecord,

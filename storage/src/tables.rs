@@ -24,9 +24,9 @@ use tonindex_model::{
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
-    AccountStateRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord,
-    JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord, NftTransferRecord,
-    ShardStateRecord,
+    AccountStateRecord, BalanceRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord,
+    JettonTransferRecord, JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord,
+    NftTransferRecord, ShardStateRecord,
 };
 use crate::Error;
 
@@ -234,6 +234,19 @@ table!(
     /// Merkle update applied since. key: `account` → bincode
     /// [`AccountStateRecord`] (the ShardAccount BoC inside).
     AccountStates, "account_states", Address => AccountStateRecord, blob_values; importer_reads
+);
+table!(
+    /// The balance of each account whose exact state the index holds (the
+    /// account's row in [`AccountStates`]), so that a state change finds
+    /// the [`AccountsByBalance`] row it replaces. key: `account` → bincode
+    /// [`BalanceRecord`].
+    AccountBalances, "account_balances", Address => BalanceRecord, point_lookup; importer_reads
+);
+table!(
+    /// Accounts whose exact state the index holds, by balance (v3
+    /// `/topAccountsByBalance` reads it backwards). key: `nanotons u128 |
+    /// account` → ().
+    AccountsByBalance, "accounts_by_balance", BalanceAccountKey => ()
 );
 table!(
     /// What the index read from each contract code it has seen in an
@@ -485,6 +498,8 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Cells>(),
         entry::<ShardStates>(),
         entry::<AccountStates>(),
+        entry::<AccountBalances>(),
+        entry::<AccountsByBalance>(),
         entry::<Codes>(),
         entry::<JettonMasters>(),
         entry::<JettonMastersByAdmin>(),
@@ -783,6 +798,31 @@ impl Key for AccountPairKey {
         let k = AccountPairKey {
             first: r.address()?,
             second: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `nanotons u128 | account`: an account in balance order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BalanceAccountKey {
+    pub balance: u128,
+    pub account: Address,
+}
+
+impl Key for BalanceAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(52)
+            .u128(self.balance)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = BalanceAccountKey {
+            balance: r.u128()?,
+            account: r.address()?,
         };
         r.end()?;
         Ok(k)

@@ -174,6 +174,16 @@ must(sorted.jetton_wallets.map((w) => w.balance).join(",") === "550,900", "sorte
 const walletMeta = sorted.metadata[raw(aliceJw)];
 must(walletMeta && walletMeta.token_info[0].type === "jetton_wallets", "wallet metadata");
 must(sorted.metadata[raw(minter)], "the master joins the metadata");
+const meta = await getJson(
+  `/api/v3/metadata?address=${encodeURIComponent(aliceJw.toString())}&address=${encodeURIComponent(alice.address.toRawString())}&address=nonsense`,
+);
+must(
+  JSON.stringify(Object.keys(meta).sort()) === JSON.stringify([raw(aliceJw), raw(minter)].sort()),
+  `/metadata: the wallet and its master, not the owner nor nonsense ${JSON.stringify(meta)}`,
+);
+must(meta[raw(minter)].token_info[0].symbol === "DVD", "/metadata master content");
+const noMeta = await fetch(`${base}/api/v3/metadata`);
+must(noMeta.status === 422 && (await noMeta.json()).error === "at least 1 address required", "/metadata without address");
 
 // 7. Transfers and burns, from the wallets' transactions.
 const q = (a) => encodeURIComponent(a.toRawString());
@@ -252,7 +262,19 @@ must(tf.status === 409 && tf.body.ok === false && tf.body.code === 409, `getToke
 const tp = await tokenData(alice.address);
 must(tp.status === 409 && /is not Jetton or NFT/.test(tp.body.error), `getTokenData(wallet v4) ${JSON.stringify(tp.body)}`);
 
-// 10. One more transfer (10 to Bob), built but not sent: the Rust side
+// 10. /topAccountsByBalance after all these balance changes: each account
+// once, richest first, every contract of this script at the balance
+// @ton/ton reads for it (the index moved each one as its state changed).
+const top = await getJson("/api/v3/topAccountsByBalance?limit=1000");
+const ranked = new Map(top.map((r) => [r.account, BigInt(r.balance)]));
+must(ranked.size === top.length, "each account once in the ranking");
+must(top.every((r, i) => i === 0 || BigInt(top[i - 1].balance) >= BigInt(r.balance)), "richest first");
+for (const a of [alice.address, bob.address, minter, aliceJw, bobJw, fake]) {
+  const onChain = await client.getBalance(a);
+  must(ranked.get(raw(a)) === onChain, `ranked balance of ${raw(a)}: ${ranked.get(raw(a))} vs ${onChain}`);
+}
+
+// 11. One more transfer (10 to Bob), built but not sent: the Rust side
 // sends it to a devnet whose blocks wait, where it must show as a pending
 // jetton_transfer (the emulated trace classified with the token tables).
 const pendingBody = alice.wallet.createTransfer({

@@ -339,3 +339,24 @@ pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         destination_fees: Vec::new(),
     })
 }
+
+#[derive(Serialize)]
+struct TopAccount {
+    account: String,
+    balance: Dec<u128>,
+}
+
+/// `GET /topAccountsByBalance` (spec v3 §3.5): a bare array, richest first,
+/// over the accounts whose current state the node holds.
+pub fn top_accounts_by_balance(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let paging = super::Paging::from_params(ctx, p)?;
+    let rows = crate::query::accounts::top_by_balance(&ctx.reader, paging.offset, paging.limit)?;
+    let out: Vec<TopAccount> = rows
+        .into_iter()
+        .map(|(a, balance)| TopAccount {
+            account: raw_upper(&a),
+            balance: Dec(balance),
+        })
+        .collect();
+    to_json(&out)
+}

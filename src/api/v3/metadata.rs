@@ -55,10 +55,19 @@ pub fn build(
     p: &Params,
     addresses: impl IntoIterator<Item = Address>,
 ) -> Result<Metadata, V3Error> {
-    let mut out = Metadata::new();
     if p.bool("x_no_metadata")?.unwrap_or(false) {
-        return Ok(out);
+        return Ok(Metadata::new());
     }
+    of_addresses(ctx, addresses)
+}
+
+/// The metadata of the token contracts among `addresses` (and the masters
+/// of the Jetton wallets among them).
+fn of_addresses(
+    ctx: &Ctx<'_>,
+    addresses: impl IntoIterator<Item = Address>,
+) -> Result<Metadata, V3Error> {
+    let mut out = Metadata::new();
     let mut masters = Vec::new();
     for a in addresses {
         let key = raw_upper(&a);
@@ -102,4 +111,19 @@ pub fn build(
         }
     }
     Ok(out)
+}
+
+/// `GET /metadata?address=…` (spec v3 §3.2): the metadata object itself,
+/// keyed by raw address; addresses that are not token contracts (or not
+/// addresses at all) are absent.
+pub fn metadata(ctx: &Ctx<'_>, p: &Params) -> super::V3Result {
+    let sent = p.all("address");
+    if sent.is_empty() {
+        return Err(V3Error::invalid("at least 1 address required"));
+    }
+    let addresses = sent
+        .iter()
+        .filter_map(|s| crate::api::encoding::parse_address(s))
+        .map(|parsed| parsed.address);
+    super::to_json(&of_addresses(ctx, addresses)?)
 }

@@ -113,8 +113,6 @@ type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
 pub(crate) const NOT_YET: &[&str] = &[
-    "metadata",
-    "topAccountsByBalance",
     "nft/sales",
     "dns/records",
     "multisig/wallets",
@@ -145,8 +143,10 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("adjacentTransactions", transactions::adjacent_transactions),
     ("messages", messages::messages),
     ("addressBook", address_book::address_book),
+    ("metadata", metadata::metadata),
     ("accountStates", accounts::account_states),
     ("walletStates", accounts::wallet_states),
+    ("topAccountsByBalance", accounts::top_accounts_by_balance),
     ("addressInformation", accounts::address_information),
     ("account", accounts::address_information),
     ("walletInformation", accounts::wallet_information),
