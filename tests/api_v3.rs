@@ -409,6 +409,19 @@ fn bad_input_gets_v3_errors_never_500() {
         ),
         ("/api/v3/jetton/masters?admin_address=0:zz", 422),
         ("/api/v3/jetton/masters?limit=100000", 422),
+        ("/api/v3/multisig/wallets", 422),
+        ("/api/v3/multisig/wallets?wallet_address=0:zz", 422),
+        ("/api/v3/multisig/wallets?address=0:0000000000000000000000000000000000000000000000000000000000000001&include_orders=perhaps", 422),
+        ("/api/v3/multisig/orders?parse_actions=true", 422),
+        ("/api/v3/multisig/orders?multisig_address=nope", 422),
+        ("/api/v3/vesting", 422),
+        (
+            "/api/v3/vesting?contract_address=0:0000000000000000000000000000000000000000000000000000000000000001&wallet_address=0:0000000000000000000000000000000000000000000000000000000000000002",
+            422,
+        ),
+        ("/api/v3/vesting?wallet_address=0:0000000000000000000000000000000000000000000000000000000000000002&check_whitelist=2x", 422),
+        ("/api/v3/topAccountsByBalance?offset=x", 422),
+        ("/api/v3/metadata", 422),
     ];
     for (uri, status) in cases {
         let r = get(uri);

@@ -325,6 +325,39 @@ fn nfts_follow_every_step() {
     dev.stop(false);
 }
 
+/// Multisig v2 and a vesting wallet on the devnet, driven by @ton/ton
+/// (tests/clients/devnet_multisig.mjs): the devnet holds the multisig's
+/// Order code as a public library (its orders' code refers to it by hash,
+/// as on mainnet); an order is proposed, decoded, approved and executed,
+/// a vesting wallet deployed and whitelisted — v3 `/multisig/*` and
+/// `/vesting` show each step.
+#[test]
+fn multisig_orders_and_vesting_follow_every_step() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::fixtures();
+    let compiled: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixtures.join("contracts/multisig-v2/Order.compiled.json")).unwrap(),
+    )
+    .unwrap();
+    let library = dir.path().join("order.boc");
+    std::fs::write(
+        &library,
+        hex::decode(compiled["hex"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--library", library.to_str().unwrap()],
+    );
+    let out = node(
+        "devnet_multisig.mjs",
+        &[&dev.url(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

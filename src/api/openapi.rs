@@ -1036,6 +1036,57 @@ fn v3_ops() -> Vec<Op> {
         book(),
         metadata(),
     ]);
+    let order = obj(&[
+        ("address", raw_address()),
+        ("multisig_address", raw_address()),
+        ("order_seqno", dec()),
+        ("threshold", int()),
+        ("sent_for_execution", boolean()),
+        ("approvals_mask", dec()),
+        ("approvals_num", int()),
+        ("expiration_date", int()),
+        ("order_boc", boc()),
+        ("signers", array(raw_address())),
+        ("last_transaction_lt", dec()),
+        ("code_hash", b64_hash()),
+        ("data_hash", b64_hash()),
+        ("actions", nullable(array(ty("object")))),
+    ]);
+    let multisigs = obj(&[
+        (
+            "multisigs",
+            array(obj(&[
+                ("address", raw_address()),
+                ("next_order_seqno", string()),
+                ("threshold", int()),
+                ("signers", array(raw_address())),
+                ("proposers", array(raw_address())),
+                ("last_transaction_lt", dec()),
+                ("code_hash", b64_hash()),
+                ("data_hash", b64_hash()),
+                ("orders", nullable(array(order.clone()))),
+            ])),
+        ),
+        book(),
+    ]);
+    let orders = obj(&[("orders", array(order)), book()]);
+    let vestings = obj(&[
+        (
+            "vesting_contracts",
+            array(obj(&[
+                ("address", raw_address()),
+                ("start_time", int()),
+                ("total_duration", int()),
+                ("unlock_period", int()),
+                ("cliff_duration", int()),
+                ("sender_address", nullable(raw_address())),
+                ("owner_address", nullable(raw_address())),
+                ("total_amount", dec()),
+                ("whitelist", array(raw_address())),
+            ])),
+        ),
+        book(),
+    ]);
     let states: &[P] = &[
         p("address", Kind::Address, "Accounts (up to 1000)")
             .req()
@@ -1435,6 +1486,72 @@ fn v3_ops() -> Vec<Op> {
                 NO_BOOK,
             ],
             nft_transfers,
+            &[422],
+        ),
+        op(
+            "multisig",
+            "multisig/wallets",
+            "Multisig v2 wallets the index has read (get_multisig_data), with their orders",
+            &[
+                &[
+                    p("address", Kind::Address, "Multisig contracts").many(),
+                    p(
+                        "wallet_address",
+                        Kind::Address,
+                        "Their signers or proposers",
+                    )
+                    .many(),
+                    p(
+                        "include_orders",
+                        Kind::Bool,
+                        "Attach each multisig's orders (default true)",
+                    ),
+                ],
+                PAGING,
+                NO_BOOK,
+            ],
+            multisigs,
+            &[422],
+        ),
+        op(
+            "multisig",
+            "multisig/orders",
+            "Multisig v2 orders their multisig confirms (get_order_data, get_order_address)",
+            &[
+                &[
+                    p("address", Kind::Address, "Order contracts").many(),
+                    p("multisig_address", Kind::Address, "Their multisigs").many(),
+                    p(
+                        "parse_actions",
+                        Kind::Bool,
+                        "Decode each order's actions (default false)",
+                    ),
+                ],
+                PAGING,
+                NO_BOOK,
+            ],
+            orders,
+            &[422],
+        ),
+        op(
+            "vesting",
+            "vesting",
+            "Standard vesting wallets the index has read (get_vesting_data)",
+            &[
+                &[
+                    p("contract_address", Kind::Address, "Vesting contracts").many(),
+                    p("wallet_address", Kind::Address, "Their owners or senders").many(),
+                    p(
+                        "check_whitelist",
+                        Kind::Bool,
+                        "With wallet_address: whitelisted wallets match too",
+                    ),
+                    LIMIT,
+                    OFFSET,
+                ],
+                NO_BOOK,
+            ],
+            vestings,
             &[422],
         ),
         op(

@@ -88,6 +88,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         wallet_balance: 1_000_000 * 1_000_000_000,
         global_id: -239,
         accounts: Vec::new(),
+        libraries: Vec::new(),
         block_interval: None,
         export_dir: Some(export.clone()),
         key_block_every: None,

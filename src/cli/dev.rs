@@ -43,6 +43,13 @@ pub struct DevArgs {
     /// `ADDRESS:NANOTONS:CODE_B64:DATA_B64` (repeatable).
     #[arg(long = "account", value_name = "SPEC", allow_hyphen_values = true)]
     pub accounts: Vec<String>,
+    /// A public library the masterchain holds from genesis: a cell BoC file
+    /// (binary, hex or base64; repeatable). Mainnet holds the libraries that
+    /// contracts such as multisig v2 (its orders' code) and USDT's wallets
+    /// refer to by hash; a devnet needs them for those contracts to run.
+    /// Read at genesis only.
+    #[arg(long = "library", value_name = "FILE")]
+    pub libraries: Vec<PathBuf>,
     /// Also serve the lite API (ADNL-TCP) on ADDR, e.g. 127.0.0.1:46732.
     #[arg(long, value_name = "ADDR")]
     pub liteserver_listen: Option<std::net::SocketAddr>,
@@ -131,6 +138,15 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         accounts.push(parse_account_flag(spec)?);
     }
     let interval = args.block_interval.unwrap_or(d.block_interval_ms);
+    let libraries = args
+        .libraries
+        .iter()
+        .map(|path| {
+            let boc = crate::chain::files::read_boc_file(path)?;
+            tycho_types::boc::Boc::decode(&boc)
+                .with_context(|| format!("--library {}: not a cell BoC", path.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(DevnetOptions {
         mnemonic: args.mnemonic.clone().unwrap_or_else(|| d.mnemonic.clone()),
         wallets: args.wallets.unwrap_or(d.wallets),
@@ -140,6 +156,7 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
             .map_err(|_| anyhow!("dev.wallet_balance must be nanotons, a decimal string"))?,
         global_id: d.global_id,
         accounts,
+        libraries,
         block_interval: (interval > 0).then(|| Duration::from_millis(interval)),
         export_dir: args.export_blocks.clone(),
         key_block_every: args.key_block_every,

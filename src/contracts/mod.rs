@@ -7,4 +7,5 @@ pub mod content;
 pub mod interfaces;
 pub mod jetton;
 pub mod methods;
+pub mod multisig;
 pub mod nft;

@@ -19,6 +19,7 @@ pub mod blocks;
 pub mod config;
 pub mod jettons;
 pub mod messages;
+pub mod multisig;
 pub mod nfts;
 pub mod tokens;
 pub mod traces;

@@ -14,7 +14,8 @@ pub use db::{
 pub use rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
-    NftCollectionRecord, NftItemRecord, NftTransferRecord, ShardStateRecord,
+    MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftTransferRecord,
+    ShardStateRecord, VestingRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

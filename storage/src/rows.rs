@@ -165,6 +165,60 @@ pub struct NftItemRecord {
     pub data_hash: Hash,
 }
 
+/// A multisig v2 wallet as `get_multisig_data` gives it (see `tables::Multisigs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MultisigRecord {
+    /// The lt of the state the index first read it from: the order v3's
+    /// `id` (insertion order) stands for.
+    pub first_lt: u64,
+    /// Decimal; `-1` when the multisig accepts arbitrary order seqnos.
+    pub next_order_seqno: String,
+    pub threshold: u32,
+    pub signers: Vec<Address>,
+    pub proposers: Vec<Address>,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
+/// A multisig v2 order its multisig confirms (`get_order_address`), as
+/// `get_order_data` gives it (see `tables::MultisigOrders`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MultisigOrderRecord {
+    /// As [`MultisigRecord::first_lt`].
+    pub first_lt: u64,
+    pub multisig: Address,
+    /// Decimal (256 bits).
+    pub order_seqno: String,
+    pub threshold: u32,
+    pub sent_for_execution: bool,
+    pub signers: Vec<Address>,
+    /// Decimal.
+    pub approvals_mask: String,
+    pub approvals_num: u32,
+    pub expiration_date: u64,
+    /// BoC of the order's actions.
+    pub order_boc: Vec<u8>,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
+/// A standard vesting wallet as `get_vesting_data` gives it (see `tables::Vestings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VestingRecord {
+    /// As [`MultisigRecord::first_lt`].
+    pub first_lt: u64,
+    pub start_time: u64,
+    pub total_duration: u64,
+    pub unlock_period: u64,
+    pub cliff_duration: u64,
+    pub total_amount: u128,
+    pub sender: Option<Address>,
+    pub owner: Option<Address>,
+    pub whitelist: Vec<Address>,
+}
+
 /// An NFT transfer: a transaction of a known item whose in-message is
 /// `transfer#5fcc3d14` (see `tables::NftTransfers`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +270,9 @@ bincode_value!(
     NftCollectionRecord,
     NftItemRecord,
     NftTransferRecord,
+    MultisigRecord,
+    MultisigOrderRecord,
+    VestingRecord,
     IngestCursor,
     BlockRecord,
     ShardDescrRecord,

@@ -25,8 +25,8 @@ use tonindex_model::{
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord,
-    JettonTransferRecord, JettonWalletRecord, LatestAccount, NftCollectionRecord, NftItemRecord,
-    NftTransferRecord, ShardStateRecord,
+    JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
+    NftCollectionRecord, NftItemRecord, NftTransferRecord, ShardStateRecord, VestingRecord,
 };
 use crate::Error;
 
@@ -394,6 +394,44 @@ impl Key for CollectionIndexKey {
 }
 
 table!(
+    /// Multisig v2 wallets. key: `account` → bincode [`MultisigRecord`].
+    Multisigs, "multisigs", Address => MultisigRecord; importer_reads
+);
+table!(
+    /// Multisig wallets by signer and by proposer. key: `wallet account |
+    /// multisig account` → ().
+    MultisigsByWallet, "multisigs_by_wallet", AccountPairKey => ()
+);
+table!(
+    /// Multisig v2 orders their multisig confirms. key: `account` →
+    /// bincode [`MultisigOrderRecord`].
+    MultisigOrders, "multisig_orders", Address => MultisigOrderRecord; importer_reads
+);
+table!(
+    /// Orders by multisig. key: `multisig account | order account` → ().
+    MultisigOrdersByMultisig, "multisig_orders_by_multisig", AccountPairKey => ()
+);
+table!(
+    /// Standard vesting wallets. key: `account` → bincode [`VestingRecord`].
+    Vestings, "vestings", Address => VestingRecord; importer_reads
+);
+table!(
+    /// Vesting wallets by the wallets they name. key: `wallet account |
+    /// vesting account` → the wallet's roles ([`VestingRole`] bits).
+    VestingsByWallet, "vestings_by_wallet", AccountPairKey => u32
+);
+
+/// What a wallet is to a vesting wallet (bits of [`VestingsByWallet`] values).
+pub struct VestingRole;
+
+impl VestingRole {
+    /// Its owner or its sender.
+    pub const OWNER_OR_SENDER: u32 = 1;
+    /// On its whitelist.
+    pub const WHITELISTED: u32 = 2;
+}
+
+table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
     /// transaction's hash) → bincode [`TraceRecord`].
     Traces, "traces", Hash => TraceRecord, point_lookup; importer_reads
@@ -517,6 +555,12 @@ pub fn all() -> Vec<TableSpec> {
         entry::<NftItemsByCollection>(),
         entry::<NftTransfers>(),
         entry::<NftTransfersByAccount>(),
+        entry::<Multisigs>(),
+        entry::<MultisigsByWallet>(),
+        entry::<MultisigOrders>(),
+        entry::<MultisigOrdersByMultisig>(),
+        entry::<Vestings>(),
+        entry::<VestingsByWallet>(),
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),

@@ -9,7 +9,9 @@ pub mod jettons;
 pub mod messages;
 pub mod metadata;
 pub mod models;
+pub mod multisig;
 pub mod nfts;
+pub mod order_actions;
 pub mod send;
 pub mod traces;
 pub mod transactions;
@@ -112,15 +114,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V3Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
-pub(crate) const NOT_YET: &[&str] = &[
-    "nft/sales",
-    "dns/records",
-    "multisig/wallets",
-    "multisig/orders",
-    "vesting",
-    "decode",
-    "balanceChanges",
-];
+pub(crate) const NOT_YET: &[&str] = &["nft/sales", "dns/records", "decode", "balanceChanges"];
 
 /// Every endpoint v3 serves, with its handler (aliases are rows of their own).
 const HANDLERS: &[(&str, Handler)] = &[
@@ -161,6 +155,9 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("nft/collections", nfts::nft_collections),
     ("nft/items", nfts::nft_items),
     ("nft/transfers", nfts::nft_transfers),
+    ("multisig/wallets", multisig::multisig_wallets),
+    ("multisig/orders", multisig::multisig_orders),
+    ("vesting", multisig::vesting),
     ("traces", traces::traces),
     ("events", traces::events),
     ("actions", actions::actions),

@@ -5,12 +5,13 @@
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, CellFamily, HashBytes, Lazy, StorageStat, Store};
-use tycho_types::dict::AugDict;
+use tycho_types::dict::{AugDict, Dict};
 use tycho_types::error::Error;
 use tycho_types::models::{
     Account, AccountState, BlockchainConfig, CurrencyCollection, DepthBalanceInfo, IntAddr,
-    McStateExtra, OptionalAccount, ShardAccount, ShardAccounts, ShardDescription, ShardHashes,
-    ShardIdent, ShardStateUnsplit, StateInit, StdAddr, StorageInfo, StorageUsed, ValidatorInfo,
+    LibDescr, McStateExtra, OptionalAccount, ShardAccount, ShardAccounts, ShardDescription,
+    ShardHashes, ShardIdent, ShardStateUnsplit, StateInit, StdAddr, StorageInfo, StorageUsed,
+    ValidatorInfo,
 };
 use tycho_types::num::{Tokens, VarUint56};
 
@@ -59,12 +60,14 @@ pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
     sha2::Sha256::digest(bytes).into()
 }
 
-/// Builds the zerostates: `accounts` in the workchain of their address.
+/// Builds the zerostates: `accounts` in the workchain of their address,
+/// `libraries` public in the masterchain (published by the config contract).
 pub fn build(
     global_id: i32,
     validator_key: [u8; 32],
     utime: u32,
     accounts: &[GenesisAccount],
+    libraries: &[Cell],
 ) -> Result<Genesis, Error> {
     let (mc_accounts, wc_accounts): (Vec<_>, Vec<_>) =
         accounts.iter().partition(|a| a.address.workchain == -1);
@@ -118,12 +121,31 @@ pub fn build(
         gen_utime: utime,
         out_msg_queue_info: empty_out_msg_queue_info()?,
         custom: Some(Lazy::new(&extra)?),
+        libraries: public_libraries(libraries)?,
         ..mc_base
     };
     Ok(Genesis {
         masterchain: Zerostate::new(&masterchain)?,
         basechain,
     })
+}
+
+/// The masterchain's library dictionary holding `libraries`, each
+/// published by the config contract.
+fn public_libraries(libraries: &[Cell]) -> Result<Dict<HashBytes, LibDescr>, Error> {
+    let mut dict = Dict::new();
+    for lib in libraries {
+        let mut publishers = Dict::new();
+        publishers.set(config::CONFIG_ADDRESS, ())?;
+        dict.set(
+            *lib.repr_hash(),
+            LibDescr {
+                lib: lib.clone(),
+                publishers,
+            },
+        )?;
+    }
+    Ok(dict)
 }
 
 /// The masterchain's entry for the basechain at its zerostate.

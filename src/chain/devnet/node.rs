@@ -61,6 +61,8 @@ pub struct DevnetOptions {
     pub global_id: i32,
     /// More genesis accounts.
     pub accounts: Vec<GenesisAccount>,
+    /// Public libraries of the masterchain state at genesis.
+    pub libraries: Vec<tycho_types::cell::Cell>,
     /// Produce blocks on a timer instead of on every send.
     pub block_interval: Option<Duration>,
     /// Write every produced block there, one BoC file each.
@@ -186,7 +188,13 @@ impl Devnet {
             state_init: Some(faucet.state_init()),
         });
         accounts.extend(opts.accounts.iter().cloned());
-        let g = genesis::build(opts.global_id, validator.public, utime, &accounts)?;
+        let g = genesis::build(
+            opts.global_id,
+            validator.public,
+            utime,
+            &accounts,
+            &opts.libraries,
+        )?;
 
         // The zerostates enter the index as state files do.
         let indexer = Indexer::new(&db);

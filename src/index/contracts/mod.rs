@@ -9,6 +9,10 @@
 //!   wallets). A wallet is written only when its master's
 //!   `get_wallet_address(owner)` gives the wallet's address; that check
 //!   runs again only when the wallet's owner, master or code changes.
+//! * NFT collections and items (spec v3 §6.4), multisig v2 wallets and
+//!   orders and vesting wallets (§6.5, [`multisig`]) the same way.
+
+mod multisig;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -153,6 +157,12 @@ pub struct ContractsDone {
     /// NFT items their collection does not confirm (or whose collection's
     /// state the index does not hold).
     pub unconfirmed_items: usize,
+    pub multisigs: usize,
+    pub multisig_orders: usize,
+    /// Orders their multisig does not confirm (or whose multisig's state
+    /// the index does not hold).
+    pub unconfirmed_orders: usize,
+    pub vestings: usize,
 }
 
 /// The contracts step over the account states a unit wrote (oldest
@@ -211,10 +221,40 @@ pub(crate) fn index_contracts(
             (declares("get_jetton_data"), declares("get_wallet_data"));
         let (maybe_collection, maybe_item) =
             (declares("get_collection_data"), declares("get_nft_data"));
-        if !maybe_master && !maybe_wallet && !maybe_collection && !maybe_item {
+        let (maybe_multisig, maybe_order) =
+            (declares("get_multisig_data"), declares("get_order_data"));
+        let vesting = code_hash == crate::contracts::multisig::VESTING_CODE_HASH;
+        if !(maybe_master
+            || maybe_wallet
+            || maybe_collection
+            || maybe_item
+            || maybe_multisig
+            || maybe_order
+            || vesting)
+        {
             continue;
         }
         let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+        if vesting {
+            done.getmethod_runs += 1;
+            if let Some(v) = run(&acc.contract, ctx, "get_vesting_data", vec![])
+                .and_then(|o| crate::contracts::multisig::vesting_data(&o))
+            {
+                multisig::put_vesting(db, batch, address, &acc, &v)?;
+                done.vestings += 1;
+            }
+            continue;
+        }
+        if maybe_multisig {
+            done.getmethod_runs += 1;
+            if let Some(m) = run(&acc.contract, ctx, "get_multisig_data", vec![])
+                .and_then(|o| crate::contracts::multisig::multisig_data(&o))
+            {
+                multisig::put_multisig(db, batch, address, &acc, &m)?;
+                done.multisigs += 1;
+                continue;
+            }
+        }
         if maybe_master {
             done.getmethod_runs += 1;
             if let Some(m) = run(&acc.contract, ctx, "get_jetton_data", vec![])
@@ -235,12 +275,17 @@ pub(crate) fn index_contracts(
                 continue;
             }
         }
-        if maybe_wallet || maybe_item {
-            wallets.push((address, acc, maybe_wallet, maybe_item));
+        if maybe_wallet || maybe_item || maybe_order {
+            wallets.push((address, acc, maybe_wallet, maybe_item, maybe_order));
         }
     }
-    for (address, acc, maybe_wallet, maybe_item) in wallets {
+    // Then what a master, collection or multisig of the unit confirms.
+    for (address, acc, maybe_wallet, maybe_item, maybe_order) in wallets {
         let Some(ctx) = context.as_ref() else { break };
+        if maybe_order && multisig::index_order(db, batch, ctx, &newest, address, &acc, &mut done)?
+        {
+            continue;
+        }
         let w = if maybe_wallet {
             done.getmethod_runs += 1;
             run(&acc.contract, ctx, "get_wallet_data", vec![]).and_then(|o| jetton::wallet_data(&o))
