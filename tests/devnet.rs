@@ -358,6 +358,38 @@ fn multisig_orders_and_vesting_follow_every_step() {
     dev.stop(false);
 }
 
+/// TON DNS on the devnet (tests/clients/devnet_dns.mjs): a `.ton` item of
+/// real mainnet DNS item code at genesis, under mainnet's `.ton`
+/// collection address; `/dns/records`, the address book's `domain` and the
+/// item's content show it, and follow the owner's change of its `wallet`
+/// record.
+#[test]
+fn dns_records_follow_the_items() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let prepared = node("devnet_dns.mjs", &["prepare", fixtures.to_str().unwrap()]);
+    let mut args = Vec::new();
+    for spec in prepared["accounts"].as_array().unwrap() {
+        args.push("--account".to_string());
+        args.push(spec.as_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &args);
+    let out = node(
+        "devnet_dns.mjs",
+        &[
+            "run",
+            &dev.url(),
+            &prepared["mnemonic"].to_string(),
+            prepared["item"].as_str().unwrap(),
+            prepared["adnl"].as_str().unwrap(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

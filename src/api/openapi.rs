@@ -1489,6 +1489,36 @@ fn v3_ops() -> Vec<Op> {
             &[422],
         ),
         op(
+            "dns",
+            "dns/records",
+            "DNS items of the .ton and .t.me collections, by domain or by the wallet their records name",
+            &[
+                &[
+                    p("wallet", Kind::Address, "The address a `wallet` record names"),
+                    p("domain", Kind::Str, "An exact domain, e.g. foundation.ton"),
+                    LIMIT,
+                    OFFSET,
+                ],
+                NO_BOOK,
+            ],
+            obj(&[
+                (
+                    "records",
+                    array(obj(&[
+                        ("nft_item_address", raw_address()),
+                        ("nft_item_owner", nullable(raw_address())),
+                        ("domain", string()),
+                        ("dns_next_resolver", nullable(raw_address())),
+                        ("dns_wallet", nullable(raw_address())),
+                        ("dns_site_adnl", nullable(string())),
+                        ("dns_storage_bag_id", nullable(string())),
+                    ])),
+                ),
+                book(),
+            ]),
+            &[422],
+        ),
+        op(
             "multisig",
             "multisig/wallets",
             "Multisig v2 wallets the index has read (get_multisig_data), with their orders",

@@ -4,6 +4,7 @@
 //! step caches their results per code hash, the API reads the cache.
 
 pub mod content;
+pub mod dns;
 pub mod interfaces;
 pub mod jetton;
 pub mod methods;

@@ -17,6 +17,7 @@
 pub mod accounts;
 pub mod blocks;
 pub mod config;
+pub mod dns;
 pub mod jettons;
 pub mod messages;
 pub mod multisig;

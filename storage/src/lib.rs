@@ -12,7 +12,7 @@ pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };
 pub use rows::{
-    AccountStateRecord, BalanceRecord, CodeRecord, IngestCursor, JettonBurnRecord,
+    AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
     MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftTransferRecord,
     ShardStateRecord, VestingRecord,

@@ -165,6 +165,16 @@ pub struct NftItemRecord {
     pub data_hash: Hash,
 }
 
+/// A DNS item's domain and records (see `tables::DnsEntries`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DnsRecord {
+    pub domain: String,
+    pub next_resolver: Option<Address>,
+    pub wallet: Option<Address>,
+    pub site_adnl: Option<Hash>,
+    pub storage_bag_id: Option<Hash>,
+}
+
 /// A multisig v2 wallet as `get_multisig_data` gives it (see `tables::Multisigs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MultisigRecord {
@@ -270,6 +280,7 @@ bincode_value!(
     NftCollectionRecord,
     NftItemRecord,
     NftTransferRecord,
+    DnsRecord,
     MultisigRecord,
     MultisigOrderRecord,
     VestingRecord,

@@ -24,7 +24,7 @@ use tonindex_model::{
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
-    AccountStateRecord, BalanceRecord, CodeRecord, JettonBurnRecord, JettonMasterRecord,
+    AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, JettonBurnRecord, JettonMasterRecord,
     JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
     NftCollectionRecord, NftItemRecord, NftTransferRecord, ShardStateRecord, VestingRecord,
 };
@@ -394,6 +394,20 @@ impl Key for CollectionIndexKey {
 }
 
 table!(
+    /// DNS items (of the `.ton` and `.t.me` collections) with their domain
+    /// and records. key: `item account` → bincode [`DnsRecord`].
+    DnsEntries, "dns_entries", Address => DnsRecord; importer_reads
+);
+table!(
+    /// DNS items by domain. key: `sha256(domain) [32] | item account` → ().
+    DnsByDomain, "dns_by_domain", HashAccountKey => ()
+);
+table!(
+    /// DNS items by the address their `wallet` record names. key: `wallet
+    /// account | item account` → ().
+    DnsByWallet, "dns_by_wallet", AccountPairKey => ()
+);
+table!(
     /// Multisig v2 wallets. key: `account` → bincode [`MultisigRecord`].
     Multisigs, "multisigs", Address => MultisigRecord; importer_reads
 );
@@ -555,6 +569,9 @@ pub fn all() -> Vec<TableSpec> {
         entry::<NftItemsByCollection>(),
         entry::<NftTransfers>(),
         entry::<NftTransfersByAccount>(),
+        entry::<DnsEntries>(),
+        entry::<DnsByDomain>(),
+        entry::<DnsByWallet>(),
         entry::<Multisigs>(),
         entry::<MultisigsByWallet>(),
         entry::<MultisigOrders>(),
@@ -842,6 +859,38 @@ impl Key for AccountPairKey {
         let k = AccountPairKey {
             first: r.address()?,
             second: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `hash [32] | account`: accounts under a hash (a domain's items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashAccountKey {
+    pub hash: Hash,
+    pub account: Address,
+}
+
+impl HashAccountKey {
+    /// Prefix of the rows under one hash.
+    pub fn prefix(hash: &Hash) -> Vec<u8> {
+        hash.to_vec()
+    }
+}
+
+impl Key for HashAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(68)
+            .hash(&self.hash)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = HashAccountKey {
+            hash: r.hash()?,
+            account: r.address()?,
         };
         r.end()?;
         Ok(k)

@@ -39,7 +39,9 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
         CodeSeen::State(Some(code)) => query::accounts::code_facts(&ctx.reader, &code)?.interfaces,
         _ => Vec::new(),
     };
-    Ok(shaped(ctx, a, bounceable, &interfaces))
+    let mut row = shaped(ctx, a, bounceable, &interfaces);
+    row.domain = query::dns::domain_of(&ctx.reader, a)?;
+    Ok(row)
 }
 
 /// A row from what is known of the account.
@@ -77,10 +79,9 @@ pub fn build_from_views(
             Some(code) => query::accounts::code_facts_of(&ctx.reader, code)?.interfaces,
             None => Vec::new(),
         };
-        book.insert(
-            raw_upper(&v.address),
-            shaped(ctx, &v.address, bounceable, &interfaces),
-        );
+        let mut row = shaped(ctx, &v.address, bounceable, &interfaces);
+        row.domain = query::dns::domain_of(&ctx.reader, &v.address)?;
+        book.insert(raw_upper(&v.address), row);
     }
     Ok(book)
 }

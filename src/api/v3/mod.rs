@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod actions;
 pub mod address_book;
 pub mod blocks;
+pub mod dns;
 pub mod jettons;
 pub mod messages;
 pub mod metadata;
@@ -155,6 +156,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("nft/collections", nfts::nft_collections),
     ("nft/items", nfts::nft_items),
     ("nft/transfers", nfts::nft_transfers),
+    ("dns/records", dns::dns_records),
     ("multisig/wallets", multisig::multisig_wallets),
     ("multisig/orders", multisig::multisig_orders),
     ("vesting", multisig::vesting),

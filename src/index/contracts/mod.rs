@@ -12,6 +12,7 @@
 //! * NFT collections and items (spec v3 §6.4), multisig v2 wallets and
 //!   orders and vesting wallets (§6.5, [`multisig`]) the same way.
 
+mod dns;
 mod multisig;
 
 use std::collections::HashMap;
@@ -163,6 +164,7 @@ pub struct ContractsDone {
     /// the index does not hold).
     pub unconfirmed_orders: usize,
     pub vestings: usize,
+    pub dns_entries: usize,
 }
 
 /// The contracts step over the account states a unit wrote (oldest
@@ -473,7 +475,7 @@ fn index_item(
         }
         None => Some(item.individual_content.clone()),
     };
-    let record = NftItemRecord {
+    let mut record = NftItemRecord {
         init: item.init,
         index,
         collection: item.collection.as_ref().map(model_addr),
@@ -486,6 +488,13 @@ fn index_item(
         code_hash: *acc.contract.code.repr_hash().as_array(),
         data_hash: *acc.contract.data.repr_hash().as_array(),
     };
+    if item
+        .collection
+        .as_ref()
+        .is_some_and(crate::contracts::dns::is_dns_collection)
+    {
+        dns::index_entry(db, batch, ctx, address, acc, &mut record, done)?;
+    }
     if let Some(old) = db.get::<NftItems>(address)? {
         if let Some(owner) = old.owner {
             batch.delete::<NftItemsByOwner>(&AccountPairKey {

@@ -1,0 +1,138 @@
+// TON DNS end to end with @ton/ton against `tonindex dev`, in two steps.
+//
+// `prepare FIXTURES` prints the genesis accounts for the devnet: mainnet's
+// `.ton` collection address holding token-contract's NFT collection (the
+// devnet cannot run the real root's auctions; this collection derives the
+// same kind of item addresses from the item code it stores) with the real
+// mainnet DNS item code from tongo's corpus as its item code, and item 7
+// of it at the address that collection derives, initialised as a DNS item
+// of `devnet-name.ton` owned by a fresh v4 wallet (its mnemonic printed
+// too), with a `wallet` record naming the owner and a `site` record.
+//
+// `run BASE MNEMONIC_JSON` checks /dns/records (by domain and by wallet),
+// the address book's `domain`, and the item's content; then the owner
+// points the `wallet` record at another wallet (change_dns_record) and
+// every answer must follow. Prints one JSON summary; any failed
+// expectation throws.
+import { readFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { WalletContractV4, internal, toNano } from "@ton/ton";
+import { Address, beginCell, Cell, Dictionary, SendMode, contractAddress } from "@ton/core";
+import { devnet, must, raw } from "./devnet_helpers.mjs";
+import { COLLECTION_CODE } from "./nft_codes.mjs";
+
+const ROOT = Address.parseRaw("0:b774d95eb20543f186c06b371ab88ad704f7e256130caf96189368a7d0cb6ccf");
+const INDEX = 7n;
+const sha256 = (s) => createHash("sha256").update(s).digest();
+const q = (a) => encodeURIComponent(a.toRawString());
+
+const [mode, ...args] = process.argv.slice(2);
+
+if (mode === "prepare") {
+  const [fixtures] = args;
+  const cases = JSON.parse(readFileSync(`${fixtures}/contracts/tongo-getmethod-cases.json`, "utf8"));
+  const dnsItemCode = Cell.fromBoc(Buffer.from(cases.find((c) => c.name === "GetDomainResult").code_hex, "hex"))[0];
+  const mnemonic = await mnemonicNew();
+  const keys = await mnemonicToPrivateKey(mnemonic);
+  const owner = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 }).address;
+  const adnl = randomBytes(32);
+  const collectionData = beginCell()
+    .storeAddress(owner)
+    .storeUint(INDEX + 1n, 64)
+    .storeRef(beginCell().storeRef(beginCell().storeUint(1, 8).storeStringTail("https://example.org/dns.json").endCell()).storeRef(beginCell().endCell()).endCell())
+    .storeRef(dnsItemCode)
+    .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(owner).endCell())
+    .endCell();
+  const item = contractAddress(0, { code: dnsItemCode, data: beginCell().storeUint(INDEX, 64).storeAddress(ROOT).endCell() });
+  // Records: sha256(category) → ^record; content = 0x00 (on-chain) + the map.
+  const records = Dictionary.empty(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
+  records.set(sha256("wallet"), beginCell().storeUint(0x9fd3, 16).storeAddress(owner).storeUint(0, 8).endCell());
+  records.set(sha256("site"), beginCell().storeUint(0xad01, 16).storeBuffer(adnl).storeUint(0, 8).endCell());
+  // index:uint256 collection owner content:^Cell domain:^Cell auction:(Maybe ^Cell) last_fill_up_time:uint64
+  const itemData = beginCell()
+    .storeUint(INDEX, 256)
+    .storeAddress(ROOT)
+    .storeAddress(owner)
+    .storeRef(beginCell().storeUint(0, 8).storeDict(records).endCell())
+    .storeRef(beginCell().storeStringTail("devnet-name").endCell())
+    .storeBit(0)
+    .storeUint(Math.floor(Date.now() / 1000), 64)
+    .endCell();
+  const spec = (address, code, data) =>
+    `${address.toRawString()}:${toNano("1")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
+  console.log(
+    JSON.stringify({
+      accounts: [spec(ROOT, Cell.fromBase64(COLLECTION_CODE), collectionData), spec(item, dnsItemCode, itemData)],
+      mnemonic,
+      item: item.toRawString(),
+      adnl: adnl.toString("base64"),
+    }),
+  );
+  process.exit(0);
+}
+
+// run BASE MNEMONIC_JSON ITEM ADNL_B64
+const [base, mnemonicJson, itemRaw, adnl] = args;
+const { client, getJson, waitFor, newWallet } = devnet(base);
+const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
+const ownerWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
+const owner = ownerWallet.address;
+const item = Address.parseRaw(itemRaw);
+
+const byDomain = await getJson("/api/v3/dns/records?domain=devnet-name.ton");
+must(byDomain.records.length === 1, `by domain ${JSON.stringify(byDomain)}`);
+const r = byDomain.records[0];
+must(r.nft_item_address === raw(item) && r.nft_item_owner === raw(owner) && r.domain === "devnet-name.ton", `record ${JSON.stringify(r)}`);
+must(r.dns_wallet === raw(owner) && r.dns_site_adnl === adnl, "wallet and site records");
+must(r.dns_next_resolver === null && r.dns_storage_bag_id === null, "no resolver, no storage");
+const byWallet = await getJson(`/api/v3/dns/records?wallet=${q(owner)}`);
+must(byWallet.records.length === 1 && byWallet.records[0].domain === "devnet-name.ton", "by wallet");
+const book = await getJson(`/api/v3/addressBook?address=${q(owner)}`);
+must(book[owner.toRawString()].domain === "devnet-name.ton", `the owner's domain ${JSON.stringify(book)}`);
+const items = await getJson(`/api/v3/nft/items?address=${q(item)}`);
+must(items.nft_items[0]?.content?.domain === "devnet-name.ton", `the item's content ${JSON.stringify(items.nft_items)}`);
+const other = await getJson("/api/v3/dns/records?domain=other.ton");
+must(other.records.length === 0, "another domain has no records");
+for (const [path, status] of [
+  ["/api/v3/dns/records", 422],
+  [`/api/v3/dns/records?wallet=${q(owner)}&domain=devnet-name.ton`, 422],
+  ["/api/v3/dns/records?wallet=nope", 422],
+]) {
+  const res = await fetch(`${base}${path}`);
+  must(res.status === status, `${path}: ${res.status}`);
+}
+
+// The owner points `wallet` at Bob: change_dns_record#4eb1f0f9 query_id key:uint256 value:^Cell.
+const bob = await newWallet();
+await getJson("/dev/fund", {
+  method: "POST",
+  body: JSON.stringify({ address: owner.toString({ bounceable: false }), amount: toNano("5").toString() }),
+});
+const contract = client.open(ownerWallet);
+await contract.sendTransfer({
+  seqno: 0,
+  secretKey: keys.secretKey,
+  sendMode: SendMode.PAY_GAS_SEPARATELY,
+  messages: [
+    internal({
+      to: item,
+      value: toNano("0.1"),
+      body: beginCell()
+        .storeUint(0x4eb1f0f9, 32)
+        .storeUint(1, 64)
+        .storeBuffer(sha256("wallet"))
+        .storeRef(beginCell().storeUint(0x9fd3, 16).storeAddress(bob.address).storeUint(0, 8).endCell())
+        .endCell(),
+    }),
+  ],
+});
+const moved = await waitFor(`/api/v3/dns/records?wallet=${q(bob.address)}`, (x) => x.records.length === 1, "the record's move");
+must(moved.records[0].nft_item_owner === raw(owner) && moved.records[0].dns_site_adnl === adnl, "owner and site kept");
+const gone = await getJson(`/api/v3/dns/records?wallet=${q(owner)}`);
+must(gone.records.length === 0, "no longer the owner's wallet");
+const book2 = await getJson(`/api/v3/addressBook?address=${q(owner)}&address=${q(bob.address)}`);
+must(book2[owner.toRawString()].domain === null, "the owner's wallet record points elsewhere: no domain");
+must(book2[bob.address.toRawString()].domain === null, "Bob does not own it: no domain");
+
+console.log(JSON.stringify({ ok: true }));
