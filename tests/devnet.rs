@@ -390,6 +390,71 @@ fn dns_records_follow_the_items() {
     dev.stop(false);
 }
 
+/// Highload wallets (v1 r2, v2 r2; code from the fixtures) held at genesis
+/// show in v2 `getExtendedAddressInformation` as tonlib reports them, with
+/// the wallet id and seqno their data cells hold by the contracts' layout.
+#[test]
+fn highload_wallets_in_extended_address_information() {
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::CellBuilder;
+    let code = |name: &str| {
+        let boc = tonindex::chain::files::read_boc_file(
+            &common::fixtures().join(format!("contracts/wallets/{name}.code")),
+        )
+        .unwrap();
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, boc)
+    };
+    // v1: seqno:uint32 wallet_id:uint32 public_key:bits256
+    let mut b = CellBuilder::new();
+    b.store_u32(5).unwrap();
+    b.store_u32(698_983_191).unwrap();
+    b.store_u256(&tycho_types::cell::HashBytes([7; 32]))
+        .unwrap();
+    let v1 = Boc::encode_base64(b.build().unwrap());
+    // v2: wallet_id:uint32 last_cleaned:uint64 public_key:bits256 old_queries:(HashmapE 64)
+    let mut b = CellBuilder::new();
+    b.store_u32(42).unwrap();
+    b.store_u64(0).unwrap();
+    b.store_u256(&tycho_types::cell::HashBytes([9; 32]))
+        .unwrap();
+    b.store_bit(false).unwrap();
+    let v2 = Boc::encode_base64(b.build().unwrap());
+    let a1 = format!("0:{}", "a1".repeat(32));
+    let a2 = format!("0:{}", "a2".repeat(32));
+    let spec1 = format!("{a1}:1000000000:{}:{v1}", code("highload_v1r2"));
+    let spec2 = format!("{a2}:1000000000:{}:{v2}", code("highload_v2r2"));
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--account", &spec1, "--account", &spec2],
+    );
+    let get = |a: &str| {
+        let (status, v) = json(
+            dev.port,
+            "GET",
+            &format!("/api/v2/getExtendedAddressInformation?address={a}"),
+            "",
+        );
+        assert_eq!(status, 200, "{v}");
+        v["result"].clone()
+    };
+    let r1 = get(&a1);
+    assert_eq!(
+        r1["account_state"],
+        serde_json::json!({"@type": "wallet.highload.v1.accountState", "wallet_id": 698_983_191, "seqno": 5}),
+        "{r1}"
+    );
+    assert_eq!(r1["revision"], 2);
+    let r2 = get(&a2);
+    assert_eq!(
+        r2["account_state"],
+        serde_json::json!({"@type": "wallet.highload.v2.accountState", "wallet_id": 42}),
+        "{r2}"
+    );
+    assert_eq!(r2["revision"], 2);
+    dev.stop(false);
+}
+
 #[test]
 fn ton_clients_send_and_blocks_parse_independently() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -143,3 +143,62 @@ mod tests {
         }
     }
 }
+
+/// A highload wallet as tonlib reports it in `getExtendedAddressInformation`
+/// (v3 and `getWalletInformation` do not list highload wallets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HighloadInfo {
+    /// `wallet.highload.v1.accountState` or `wallet.highload.v2.accountState`.
+    pub tonlib_type: &'static str,
+    /// The code's revision (r1 → 1).
+    pub revision: u32,
+    pub wallet_id: u32,
+    /// v1 only.
+    pub seqno: Option<u32>,
+}
+
+/// (tonlib type, revision, code hash hex). Highload v1 data is `seqno:uint32
+/// wallet_id:uint32 …`, v2 data `wallet_id:uint32 last_cleaned:uint64 …`.
+/// The unrevisioned first highload v2 code is left out: tonlib's revision
+/// for it is not known here, and an unknown code reads as a raw state.
+const HIGHLOAD: &[(&str, u32, &str)] = &[
+    (
+        "wallet.highload.v1.accountState",
+        1,
+        "d8cdbbb79f2c5caa677ac450770be0351be21e1250486de85cc52aa33dd16484",
+    ),
+    (
+        "wallet.highload.v1.accountState",
+        2,
+        "0dceed21269d66013e95b19fbb5c55a6f01adad40837baa8e521cde3a02aa46c",
+    ),
+    (
+        "wallet.highload.v2.accountState",
+        1,
+        "8ceb45b3cd4b5cc60eaae1c13b9c092392677fe536b2e9b2d801b62eff931fe1",
+    ),
+    (
+        "wallet.highload.v2.accountState",
+        2,
+        "203dd4f358adb49993129aa925cac39916b68a0e4f78d26e8f2c2b69eafa5679",
+    ),
+];
+
+/// The highload wallet of `code_hash` with what `data` holds; `None` for
+/// any other contract or data that does not read.
+pub fn detect_highload(code_hash: &HashBytes, data: &Cell) -> Option<HighloadInfo> {
+    let hex = hex::encode(code_hash.as_array());
+    let &(tonlib_type, revision, _) = HIGHLOAD.iter().find(|(_, _, h)| *h == hex)?;
+    let mut s = data.as_slice().ok()?;
+    let (seqno, wallet_id) = if tonlib_type == "wallet.highload.v1.accountState" {
+        (Some(s.load_u32().ok()?), s.load_u32().ok()?)
+    } else {
+        (None, s.load_u32().ok()?)
+    };
+    Some(HighloadInfo {
+        tonlib_type,
+        revision,
+        wallet_id,
+        seqno,
+    })
+}

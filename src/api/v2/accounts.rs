@@ -309,6 +309,17 @@ fn extended_state(a: &AccountView) -> (Json, u32) {
         "wallet v4 r1" | "wallet v4 r2" => Some("wallet.v4.accountState"),
         _ => None,
     });
+    let highload = match (a.code_hash(), a.data.as_ref()) {
+        (Some(h), Some(d)) if w.is_none() => wallet::detect_highload(&h, d),
+        _ => None,
+    };
+    if let Some(h) = highload {
+        let mut state = json!({"@type": h.tonlib_type, "wallet_id": h.wallet_id});
+        if let Some(seqno) = h.seqno {
+            state["seqno"] = json!(seqno);
+        }
+        return (state, h.revision);
+    }
     match (w, tonlib_type) {
         (Some(w), Some(ty)) => (
             json!({
