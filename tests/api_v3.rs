@@ -423,6 +423,7 @@ fn bad_input_gets_v3_errors_never_500() {
         ("/api/v3/vesting?wallet_address=0:0000000000000000000000000000000000000000000000000000000000000002&check_whitelist=2x", 422),
         ("/api/v3/topAccountsByBalance?offset=x", 422),
         ("/api/v3/metadata", 422),
+        ("/api/v3/decode?opcodes=0x0f8a7ea5&opcodes=xyz", 422),
     ];
     for (uri, status) in cases {
         let r = get(uri);

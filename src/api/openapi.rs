@@ -1519,6 +1519,20 @@ fn v3_ops() -> Vec<Op> {
             &[422],
         ),
         op(
+            "utils",
+            "decode",
+            "Opcodes to constructor names and message bodies to JSON (GET, or POST with a JSON body)",
+            &[&[
+                p("opcodes", Kind::Str, "Opcodes: hex (0x optional), decimal or signed decimal (up to 1000)").many(),
+                p("bodies", Kind::Str, "Message bodies: BoC in base64 or hex (up to 1000)").many(),
+            ]],
+            obj(&[
+                ("opcodes", array(string())),
+                ("bodies", array(ty("object"))),
+            ]),
+            &[422],
+        ),
+        op(
             "multisig",
             "multisig/wallets",
             "Multisig v2 wallets the index has read (get_multisig_data), with their orders",
@@ -1845,7 +1859,17 @@ fn v3_doc() -> Value {
             operation["parameters"] = query_params(&o.params);
         }
         let method = if post { "post" } else { "get" };
-        paths.insert(format!("/api/v3/{}", o.name), json!({ method: operation }));
+        let mut item = json!({ method: operation.clone() });
+        if super::v3::is_get_and_post_endpoint(o.name) {
+            let mut as_post = operation;
+            as_post["operationId"] = json!(format!("{}_post", o.name));
+            if let Some(obj) = as_post.as_object_mut() {
+                obj.remove("parameters");
+            }
+            as_post["requestBody"] = json_body(&o.params, false);
+            item["post"] = as_post;
+        }
+        paths.insert(format!("/api/v3/{}", o.name), item);
     }
     let mut doc = document_shell(
         Which::V3,

@@ -4,6 +4,7 @@
 //! decode many blocks in parallel with [`decode_block`] from a rayon pool.
 
 mod block;
+pub mod body;
 pub mod message;
 pub mod msg_descr;
 pub mod state;

@@ -214,6 +214,35 @@ must(b.jetton_wallet === raw(bobJw) && b.jetton_master === raw(minter) && b.resp
 const noBurns = await getJson(`/api/v3/jetton/burns?jetton_wallet=${q(aliceJw)}`);
 must(noBurns.jetton_burns.length === 0, "Alice burned nothing");
 
+// 7b. Message bodies decoded from the TL-B scheme: the transfer's
+// in-message on Alice's Jetton wallet, and /decode (GET and POST).
+const transferTxs = await getJson(`/api/v3/transactions?hash=${encodeURIComponent(t.transaction_hash)}`);
+const inMsg = transferTxs.transactions[0].in_msg;
+must(inMsg.decoded_opcode === "jetton_transfer", `decoded_opcode ${JSON.stringify(inMsg)}`);
+const dec = inMsg.message_content.decoded;
+must(dec["@type"] === "jetton_transfer" && dec.amount === "100" && dec.query_id === "7", `decoded body ${JSON.stringify(dec)}`);
+must(dec.destination === raw(bob.address) && dec.response_destination === raw(alice.address), "decoded addresses");
+must(dec.forward_ton_amount === toNano("0.01").toString() && dec.custom_payload === null, "decoded amounts");
+const commentBody = beginCell().storeUint(0, 32).storeStringTail("gm from the devnet").endCell();
+const decodedPost = await getJson("/api/v3/decode", {
+  method: "POST",
+  body: JSON.stringify({
+    opcodes: ["0x0f8a7ea5", "395134233", "0xdeadbeef"],
+    bodies: [commentBody.toBoc().toString("base64"), transfer.toBoc().toString("hex"), "not a boc"],
+  }),
+});
+must(
+  JSON.stringify(decodedPost.opcodes) === JSON.stringify(["jetton_transfer", "jetton_internal_transfer", "unknown"]),
+  `opcodes ${JSON.stringify(decodedPost.opcodes)}`,
+);
+must(decodedPost.bodies[0]["@type"] === "text_comment" && decodedPost.bodies[0].text === "gm from the devnet", "comment body");
+must(decodedPost.bodies[1].amount === "100" && decodedPost.bodies[1].destination === raw(bob.address), "transfer body");
+must(typeof decodedPost.bodies[2].error === "string" && decodedPost.bodies[2].error.startsWith("unknown"), "not a BoC");
+const decodedGet = await getJson(`/api/v3/decode?opcodes=0x595f07bc&bodies=${encodeURIComponent(burn.toBoc().toString("base64"))}`);
+must(decodedGet.opcodes[0] === "jetton_burn" && decodedGet.bodies[0].amount === "50", `GET /decode ${JSON.stringify(decodedGet)}`);
+const badOpcode = await fetch(`${base}/api/v3/decode?opcodes=0xZZ`);
+must(badOpcode.status === 422 && (await badOpcode.json()).error === "invalid opcode format at index 0: 0xZZ", "bad opcode");
+
 // 8. The classifier sees the Jetton wallets the index confirmed: the
 // transfer's trace is a jetton_transfer, the burn's a jetton_burn, the
 // mints jetton_mints.

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod actions;
 pub mod address_book;
 pub mod blocks;
+pub mod decode;
 pub mod dns;
 pub mod jettons;
 pub mod messages;
@@ -157,6 +158,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("nft/items", nfts::nft_items),
     ("nft/transfers", nfts::nft_transfers),
     ("dns/records", dns::dns_records),
+    ("decode", decode::decode),
     ("multisig/wallets", multisig::multisig_wallets),
     ("multisig/orders", multisig::multisig_orders),
     ("vesting", multisig::vesting),
@@ -188,6 +190,15 @@ pub fn is_post_endpoint(endpoint: &str) -> bool {
     POST_ENDPOINTS.contains(&endpoint)
 }
 
+/// Endpoints served both ways: GET with query parameters and POST with the
+/// same parameters in a JSON body.
+const GET_AND_POST_ENDPOINTS: &[&str] = &["decode"];
+
+/// Whether an endpoint also takes POST with a JSON body besides GET.
+pub fn is_get_and_post_endpoint(endpoint: &str) -> bool {
+    GET_AND_POST_ENDPOINTS.contains(&endpoint)
+}
+
 /// `/api/v3`'s routes: the docs (static paths, which win), then every endpoint.
 pub fn router() -> Router<Arc<Api>> {
     super::openapi::routes(super::openapi::Which::V3).route("/{*endpoint}", any(dispatch))
@@ -215,7 +226,8 @@ async fn dispatch(
         ))
         .into_response();
     };
-    let post = is_post_endpoint(&endpoint);
+    let post = is_post_endpoint(&endpoint)
+        || (is_get_and_post_endpoint(&endpoint) && method == axum::http::Method::POST);
     let expected = if post {
         axum::http::Method::POST
     } else {

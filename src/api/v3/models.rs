@@ -145,7 +145,8 @@ fn status_change_str(s: StatusChange) -> &'static str {
 pub struct MessageContent {
     pub hash: B64,
     pub body: Option<B64Bytes>,
-    pub decoded: Option<()>,
+    /// The body as the TL-B scheme decodes it (`crate::decode::body`).
+    pub decoded: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -207,7 +208,10 @@ impl From<&query::messages::Message> for Message {
             created_lt: m.created_lt.map(Dec),
             created_at: m.created_at.map(Dec),
             opcode: m.opcode.map(opcode_str),
-            decoded_opcode: None,
+            decoded_opcode: m
+                .opcode
+                .and_then(crate::decode::body::opcode_name)
+                .map(str::to_string),
             ihr_disabled: m.ihr_disabled,
             bounce: m.bounce,
             bounced: m.bounced,
@@ -217,7 +221,7 @@ impl From<&query::messages::Message> for Message {
             message_content: Some(MessageContent {
                 hash: B64(m.body_hash),
                 body: boc(&message.contents.body),
-                decoded: None,
+                decoded: crate::decode::body::decode(&message.contents.body).ok(),
             }),
             init_state: m.init_state_hash.map(|hash| MessageContent {
                 hash: B64(hash),
