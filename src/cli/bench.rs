@@ -23,6 +23,9 @@
 //! turns (raw, decode, decode+index, raw, …), so that a slow spell of the
 //! machine spreads over all three instead of landing on one; the spread of
 //! the samples is printed beside it.
+//!
+//! Last, the contracts step's cost on real account states
+//! ([`super::bench_contracts`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -315,6 +318,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     }
     drop(db);
     std::fs::remove_dir_all(&dir)?;
+    let scratch = scratch_dir()?;
+    super::bench_contracts::run(args.samples, &scratch)?;
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch)?;
+    }
     Ok(())
 }
 
