@@ -73,6 +73,23 @@ fn active(address: &Address, shard_account: &Cell) -> Option<Active> {
     })
 }
 
+/// The newest state of the contract that vouches for another (a Jetton
+/// master, an NFT collection, a multisig): this unit's, else the stored
+/// one; `None` when the index holds no active state of it.
+fn parent(
+    db: &Db,
+    unit: &HashMap<Address, &Cell>,
+    address: &Address,
+) -> Result<Option<Active>, tonindex_storage::Error> {
+    let cell = match unit.get(address) {
+        Some(c) => Some((*c).clone()),
+        None => db
+            .get::<AccountStates>(address)?
+            .and_then(|r| Boc::decode(&r.shard_account).ok()),
+    };
+    Ok(cell.and_then(|c| active(address, &c)))
+}
+
 fn std_addr(a: &Address) -> Option<StdAddr> {
     Some(StdAddr::new(
         i8::try_from(a.workchain).ok()?,
@@ -442,14 +459,7 @@ fn index_item(
     };
     let content_cell = match &item.collection {
         Some(coll) => {
-            let master = model_addr(coll);
-            let cell = match unit.get(&master) {
-                Some(c) => Some((*c).clone()),
-                None => db
-                    .get::<AccountStates>(&master)?
-                    .and_then(|r| Boc::decode(&r.shard_account).ok()),
-            };
-            let Some(collection) = cell.and_then(|c| active(&master, &c)) else {
+            let Some(collection) = parent(db, unit, &model_addr(coll))? else {
                 done.unconfirmed_items += 1;
                 return Ok(());
             };
@@ -591,14 +601,7 @@ fn confirmed(
     w: &jetton::WalletData,
     wallet: &StdAddr,
 ) -> Result<bool, tonindex_storage::Error> {
-    let master = model_addr(&w.jetton);
-    let cell = match unit.get(&master) {
-        Some(c) => Some((*c).clone()),
-        None => db
-            .get::<AccountStates>(&master)?
-            .and_then(|r| Boc::decode(&r.shard_account).ok()),
-    };
-    let Some(acc) = cell.and_then(|c| active(&master, &c)) else {
+    let Some(acc) = parent(db, unit, &model_addr(&w.jetton))? else {
         return Ok(false);
     };
     let Some(arg) = jetton::owner_arg(&w.owner) else {

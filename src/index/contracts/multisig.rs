@@ -11,12 +11,12 @@ use tycho_types::cell::Cell;
 
 use tonindex_model::Address;
 use tonindex_storage::tables::{
-    AccountPairKey, AccountStates, MultisigOrders, MultisigOrdersByMultisig, Multisigs,
-    MultisigsByWallet, VestingRole, Vestings, VestingsByWallet,
+    AccountPairKey, MultisigOrders, MultisigOrdersByMultisig, Multisigs, MultisigsByWallet,
+    VestingRole, Vestings, VestingsByWallet,
 };
 use tonindex_storage::{Batch, Db, MultisigOrderRecord, MultisigRecord, VestingRecord};
 
-use super::{active, model_addr, run, Active, ContractsDone};
+use super::{model_addr, parent, run, Active, ContractsDone};
 use crate::contracts::{jetton, multisig};
 use crate::tvm::getmethod::Context;
 
@@ -84,13 +84,7 @@ pub(super) fn index_order(
         o.multisig == multisig_addr && o.order_seqno == order_seqno && o.code_hash == code_hash
     });
     if !confirmed_before {
-        let cell = match unit.get(&multisig_addr) {
-            Some(c) => Some((*c).clone()),
-            None => db
-                .get::<AccountStates>(&multisig_addr)?
-                .and_then(|r| Boc::decode(&r.shard_account).ok()),
-        };
-        let Some(ms) = cell.and_then(|c| active(&multisig_addr, &c)) else {
+        let Some(ms) = parent(db, unit, &multisig_addr)? else {
             done.unconfirmed_orders += 1;
             return Ok(true);
         };
