@@ -12,12 +12,13 @@
 //! a map's).
 
 use serde_json::{json, Value as Json};
-use tycho_types::cell::{Cell, CellBuilder, CellSlice, Load};
+use tycho_types::cell::{Cell, CellSlice, Load};
 use tycho_types::dict::{Dict, RawDict};
 use tycho_types::models::{IntAddr, RelaxedMessage, RelaxedMsgInfo};
 use tycho_types::num::Tokens;
 
-use crate::api::encoding::{b64, boc_with_crc, raw_upper};
+use crate::api::encoding::raw_upper;
+use crate::decode::body::{self, Read};
 
 /// The actions of an order, in key order; an action that does not read is
 /// reported as not parsed, with why.
@@ -42,36 +43,16 @@ fn failed(why: &str) -> Json {
     })
 }
 
-type Read<T> = Result<T, String>;
-
 fn e(err: impl std::fmt::Display) -> String {
     err.to_string()
 }
 
-/// A BoC in base64 with its CRC, as the Go server prints cells (`te6cck…`).
 fn boc(cell: &Cell) -> String {
-    let plain = tycho_types::boc::Boc::encode(cell.as_ref());
-    b64(&boc_with_crc(&plain).unwrap_or(plain))
-}
-
-fn cell_of(cs: &CellSlice<'_>) -> Read<Cell> {
-    let mut b = CellBuilder::new();
-    b.store_slice(cs).map_err(e)?;
-    b.build().map_err(e)
+    body::boc_b64(cell)
 }
 
 fn address(cs: &mut CellSlice<'_>) -> Read<Json> {
-    if cs.size_bits() >= 2 && cs.get_small_uint(0, 2).map_err(e)? == 0 {
-        cs.skip_first(2, 0).map_err(e)?;
-        return Ok(Json::Null);
-    }
-    match IntAddr::load_from(cs).map_err(e)? {
-        IntAddr::Std(a) => Ok(json!(raw_upper(&tonindex_model::Address {
-            workchain: a.workchain as i32,
-            id: *a.address.as_array(),
-        }))),
-        IntAddr::Var(_) => Err("a variable-length address".into()),
-    }
+    body::address(cs)
 }
 
 fn coins(cs: &mut CellSlice<'_>) -> Read<String> {
@@ -90,26 +71,13 @@ fn either_cell(cs: &mut CellSlice<'_>) -> Read<Cell> {
     if cs.load_bit().map_err(e)? {
         cs.load_reference_cloned().map_err(e)
     } else {
-        let rest = cell_of(cs)?;
-        *cs = CellSlice::default();
-        Ok(rest)
+        body::rest_cell(cs)
     }
 }
 
-/// Snake text: every whole byte of each cell, continued in its first reference.
-fn snake(mut cs: CellSlice<'_>) -> Read<String> {
-    let mut bytes = Vec::new();
-    loop {
-        let n = cs.size_bits() / 8;
-        let mut buf = vec![0u8; n as usize];
-        cs.load_raw(&mut buf, n * 8).map_err(e)?;
-        bytes.extend_from_slice(&buf);
-        if cs.size_refs() == 0 {
-            break;
-        }
-        cs = cs.load_reference_as_slice().map_err(e)?;
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+/// Snake text, with bytes that are not UTF-8 replaced (as the Go server reads it).
+fn snake(cs: CellSlice<'_>) -> Read<String> {
+    Ok(String::from_utf8_lossy(&body::snake_bytes(cs)?).into_owned())
 }
 
 /// Nanotons as TON with the trailing zeros cut (`1500000000` → `"1.5"`).
@@ -147,7 +115,7 @@ fn action(value: &CellSlice<'_>) -> Read<Json> {
                 ),
                 RelaxedMsgInfo::ExtOut(_) => (Json::Null, "0".to_string()),
             };
-            let body = cell_of(&msg.body)?;
+            let body = body::rest_cell(&mut { msg.body })?;
             let (kind, parsed) = match body_json(&body) {
                 Ok(v) => v,
                 Err(_) => ("unknown", json!({"opcode": 0, "data": boc(&body)})),
@@ -354,7 +322,7 @@ fn body_json(body: &Cell) -> Read<(&'static str, Json)> {
                     }));
                 }
                 v["value"] = json!(info.value.tokens.into_inner().to_string());
-                let body = cell_of(&msg.body)?;
+                let body = body::rest_cell(&mut { msg.body })?;
                 v["message_body"] = json!(boc(&body));
                 let mut bcs = msg.body;
                 if bcs.size_bits() >= 32 && bcs.load_u32().map_err(e)? == 0 {

@@ -178,7 +178,8 @@ pub fn decode(body: &Cell) -> Result<Json, String> {
     decode_as(body, "InternalMsgBody", 0)
 }
 
-type Read<T> = Result<T, String>;
+/// A read of a cell, or why it failed.
+pub(crate) type Read<T> = Result<T, String>;
 
 fn e(err: impl std::fmt::Display) -> String {
     err.to_string()
@@ -236,7 +237,8 @@ fn number(v: u128, bits: u16) -> Json {
     }
 }
 
-fn rest_cell(cs: &mut CellSlice<'_>) -> Read<Cell> {
+/// The rest of a slice as a cell of its own; the slice is left empty.
+pub(crate) fn rest_cell(cs: &mut CellSlice<'_>) -> Read<Cell> {
     let mut b = CellBuilder::new();
     b.store_slice(*cs).map_err(e)?;
     let c = b.build().map_err(e)?;
@@ -257,9 +259,41 @@ fn cell_value(cell: &Cell, depth: usize) -> Json {
     json!(boc_b64(cell))
 }
 
-fn boc_b64(cell: &Cell) -> String {
+/// A cell's BoC with its CRC (`te6cck…`) in base64, as the APIs print cells.
+pub(crate) fn boc_b64(cell: &Cell) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(crate::boc::encode_crc(cell))
+}
+
+/// A message address: raw (`0:ABC…`), `null` for `addr_none`.
+pub(crate) fn address(cs: &mut CellSlice<'_>) -> Read<Json> {
+    if cs.size_bits() >= 2 && cs.get_small_uint(0, 2).map_err(e)? == 0 {
+        cs.skip_first(2, 0).map_err(e)?;
+        return Ok(Json::Null);
+    }
+    match IntAddr::load_from(cs).map_err(e)? {
+        IntAddr::Std(a) => Ok(json!(format!(
+            "{}:{}",
+            a.workchain,
+            hex::encode_upper(a.address.as_array())
+        ))),
+        IntAddr::Var(_) => Err("a variable-length address".into()),
+    }
+}
+
+/// Snake data: every whole byte of each cell, continued in its first reference.
+pub(crate) fn snake_bytes(mut cs: CellSlice<'_>) -> Read<Vec<u8>> {
+    let mut bytes = Vec::new();
+    loop {
+        let n = cs.size_bits() / 8;
+        let mut buf = vec![0u8; usize::from(n)];
+        cs.load_raw(&mut buf, n * 8).map_err(e)?;
+        bytes.extend_from_slice(&buf);
+        if cs.size_refs() == 0 {
+            return Ok(bytes);
+        }
+        cs = cs.load_reference_as_slice().map_err(e)?;
+    }
 }
 
 fn value(cs: &mut CellSlice<'_>, ty: &Ty, depth: usize) -> Read<Json> {
@@ -292,35 +326,10 @@ fn value(cs: &mut CellSlice<'_>, ty: &Ty, depth: usize) -> Read<Json> {
         }
         Ty::Bool => json!(cs.load_bit().map_err(e)?),
         Ty::Coins => json!(Tokens::load_from(cs).map_err(e)?.into_inner().to_string()),
-        Ty::Address => {
-            if cs.size_bits() >= 2 && cs.get_small_uint(0, 2).map_err(e)? == 0 {
-                cs.skip_first(2, 0).map_err(e)?;
-                Json::Null
-            } else {
-                match IntAddr::load_from(cs).map_err(e)? {
-                    IntAddr::Std(a) => json!(format!(
-                        "{}:{}",
-                        a.workchain,
-                        hex::encode_upper(a.address.as_array())
-                    )),
-                    IntAddr::Var(_) => return Err("a variable-length address".into()),
-                }
-            }
-        }
+        Ty::Address => address(cs)?,
         Ty::Rest => cell_value(&rest_cell(cs)?, depth),
         Ty::Snake => {
-            let mut bytes = Vec::new();
-            let mut part = *cs;
-            loop {
-                let n = part.size_bits() / 8;
-                let mut buf = vec![0u8; usize::from(n)];
-                part.load_raw(&mut buf, n * 8).map_err(e)?;
-                bytes.extend_from_slice(&buf);
-                if part.size_refs() == 0 {
-                    break;
-                }
-                part = part.load_reference_as_slice().map_err(e)?;
-            }
+            let bytes = snake_bytes(*cs)?;
             cs.skip_first(cs.size_bits(), cs.size_refs()).map_err(e)?;
             json!(String::from_utf8(bytes).map_err(|_| "not UTF-8 text")?)
         }

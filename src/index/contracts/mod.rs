@@ -73,6 +73,21 @@ fn active(address: &Address, shard_account: &Cell) -> Option<Active> {
     })
 }
 
+/// Whether `parent`'s getter `method(args)` gives the address `expected`:
+/// how a Jetton master, NFT collection or multisig vouches for a contract.
+fn derives(
+    parent: &Active,
+    ctx: &Context,
+    method: &str,
+    args: Vec<tycho_vm::RcStackValue>,
+    expected: &StdAddr,
+) -> bool {
+    run(&parent.contract, ctx, method, args)
+        .and_then(|o| jetton::address_result(&o))
+        .as_ref()
+        == Some(expected)
+}
+
 /// The newest state of the contract that vouches for another (a Jetton
 /// master, an NFT collection, a multisig): this unit's, else the stored
 /// one; `None` when the index holds no active state of it.
@@ -464,14 +479,14 @@ fn index_item(
                 return Ok(());
             };
             done.getmethod_runs += 2;
-            let derived = run(
-                &collection.contract,
+            let index = vec![nft::index_arg(&item.index)];
+            if !derives(
+                &collection,
                 ctx,
                 "get_nft_address_by_index",
-                vec![nft::index_arg(&item.index)],
-            )
-            .and_then(|o| jetton::address_result(&o));
-            if derived.as_ref() != Some(&acc.contract.address) {
+                index,
+                &acc.contract.address,
+            ) {
                 done.unconfirmed_items += 1;
                 return Ok(());
             }
@@ -607,9 +622,7 @@ fn confirmed(
     let Some(arg) = jetton::owner_arg(&w.owner) else {
         return Ok(false);
     };
-    let derived = run(&acc.contract, ctx, "get_wallet_address", vec![arg])
-        .and_then(|o| jetton::address_result(&o));
-    Ok(derived.as_ref() == Some(wallet))
+    Ok(derives(&acc, ctx, "get_wallet_address", vec![arg], wallet))
 }
 
 /// What the classifier may ask the index about contracts while it writes

@@ -16,8 +16,8 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{Batch, Db, MultisigOrderRecord, MultisigRecord, VestingRecord};
 
-use super::{model_addr, parent, run, Active, ContractsDone};
-use crate::contracts::{jetton, multisig};
+use super::{derives, model_addr, parent, run, Active, ContractsDone};
+use crate::contracts::multisig;
 use crate::tvm::getmethod::Context;
 
 type Result<T> = std::result::Result<T, tonindex_storage::Error>;
@@ -89,14 +89,8 @@ pub(super) fn index_order(
             return Ok(true);
         };
         done.getmethod_runs += 1;
-        let derived = run(
-            &ms.contract,
-            ctx,
-            "get_order_address",
-            vec![multisig::seqno_arg(&order.order_seqno)],
-        )
-        .and_then(|o| jetton::address_result(&o));
-        if derived.as_ref() != Some(&acc.contract.address) {
+        let seqno = vec![multisig::seqno_arg(&order.order_seqno)];
+        if !derives(&ms, ctx, "get_order_address", seqno, &acc.contract.address) {
             done.unconfirmed_orders += 1;
             return Ok(true);
         }
