@@ -1223,6 +1223,9 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     assert!(v["block_transactions"].as_u64() >= Some(1), "{v}");
     assert!(v["config_params"].as_u64() > Some(20), "{v}");
     assert!(v["replay_refused"].is_number(), "{v}");
+    assert_eq!(v["one_transaction"], true, "{v}");
+    // The masterchain's and the basechain's newest blocks.
+    assert_eq!(v["out_msg_queue_sizes"], 2, "{v}");
     assert!(v["unsupported_refused"].is_number(), "{v}");
 }
 
@@ -1662,8 +1665,11 @@ fn a_killed_sync_resumes_without_gaps_or_doubles() {
 /// Lite servers that fail (F7 item 3 and bad input, first part): the
 /// global config lists one that accepts and never answers, one that sends
 /// garbage and closes, and one where nothing listens, before the devnet's.
-/// The follower leaves each for the next (within `--liteserver-timeout-ms`)
-/// and syncs the whole chain from the one that works, saying so in its log.
+/// The watch over the servers' tips finds that only the devnet's answers,
+/// so the follower starts with it (saying so in its log) and syncs the
+/// whole chain without waiting on the others. (Servers that fail in the
+/// middle of a step are left for the next: the lying and pruned servers'
+/// tests.)
 #[test]
 fn sync_leaves_failing_lite_servers_for_the_next() {
     use std::net::TcpListener;
@@ -1734,9 +1740,16 @@ fn sync_leaves_failing_lite_servers_for_the_next() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    let good_port = cfg["liteservers"][3]["port"].as_u64().unwrap();
+    assert!(
+        log.contains(&format!(
+            "asking lite server 127.0.0.1:{good_port} first (1 of 4 answer)"
+        )),
+        "{log}"
+    );
     for port in [hanging_port, garbage_port, dead_port] {
         assert!(
-            log.contains(&format!("lite server 127.0.0.1:{port} failed")),
+            !log.contains(&format!("lite server 127.0.0.1:{port} failed")),
             "{port}: {log}"
         );
     }
@@ -1755,6 +1768,11 @@ enum Lie {
     /// Says the first masterchain info forever (a server that stopped
     /// following its network); honest otherwise.
     Frozen,
+    /// Honest about the tip, but has no block more than two masterchain
+    /// blocks below it (a node that is not archival): looking one up,
+    /// getting one or an account state at one is refused, as such a node
+    /// refuses them.
+    Pruned,
 }
 
 fn lying_lite_server(
@@ -1795,6 +1813,20 @@ fn lying_lite_server(
                             message: e.as_str().into(),
                         })
                     };
+                    if lie == Lie::Pruned {
+                        let asked = match &req {
+                            Request::GetBlock(r) => Some(r.id.seqno),
+                            Request::LookupBlock(r) if r.seqno.is_some() => Some(r.id.seqno),
+                            Request::GetAccountState(r) => Some(r.id.seqno),
+                            _ => None,
+                        };
+                        let tip = c.get_masterchain_info().await.map(|i| i.last.seqno);
+                        if let (Some(asked), Ok(tip)) = (asked, tip) {
+                            if asked + 2 < tip {
+                                return fail("block is not in db (possibly out of sync)".into());
+                            }
+                        }
+                    }
                     match req {
                         Request::GetMasterchainInfo => {
                             let mut kept = frozen.lock().await;
@@ -1863,6 +1895,21 @@ fn lying_lite_server(
                                     }
                                     Response::AccountState(a)
                                 }
+                                Err(e) => fail(format!("{e:?}")),
+                            }
+                        }
+                        // LiteClient has no call of its own for it.
+                        Request::GetOutMsgQueueSizes(r) => {
+                            use tonindex::chain::liteserver::client::Multiplexed;
+                            let server = tonindex::chain::liteserver::LiteServerAddr {
+                                addr: upstream,
+                                key: upstream_key,
+                            };
+                            match Multiplexed::connect(&server).await {
+                                Ok(conn) => conn
+                                    .query(Request::GetOutMsgQueueSizes(r))
+                                    .await
+                                    .unwrap_or_else(|e| fail(format!("{e:?}"))),
                                 Err(e) => fail(format!("{e:?}")),
                             }
                         }
@@ -2168,4 +2215,91 @@ fn a_follower_looks_up_blocks_it_has_not_indexed() {
     run.kill().unwrap();
     run.wait().unwrap();
     dev.stop(false);
+}
+
+/// The follower and the API go by what every lite server shows (F7 item
+/// 3): with a server that keeps no old blocks listed first, `tonindex run
+/// --archival-after 2` asks the archival one for the blocks far below the
+/// tip (never failing on the pruned one), `getConsensusBlock` is the
+/// servers' highest tip, `getOutMsgQueueSize` is the lite server's answer
+/// (equal to the devnet's own), and once every server is gone the node
+/// says `no workers alive` — and goes on serving what it indexed.
+#[test]
+fn servers_are_asked_by_their_tips_and_archival_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    while dev.mc_seqno() < 8 {
+        fund(
+            &dev,
+            "0:5858585858585858585858585858585858585858585858585858585858585858",
+            1_000_000_000,
+        );
+    }
+    let (honest, pruned) = proxy_in_front(&config, Lie::Pruned);
+    let honest_port = honest["liteservers"][0]["port"].as_u64().unwrap();
+    let pruned_port = pruned["port"].as_u64().unwrap();
+    let mut both = honest.clone();
+    both["liteservers"] = serde_json::json!([pruned, honest["liteservers"][0].clone()]);
+    let both_config = dir.path().join("both.json");
+    std::fs::write(&both_config, both.to_string()).unwrap();
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &both_config,
+        &["--archival-after", "2"],
+    );
+    let tip = dev.mc_seqno();
+    wait_for_seqno(&mut run, http, tip);
+
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, v) = json(http, "GET", "/api/v2/getConsensusBlock", "");
+        assert_eq!(status, 200, "{v}");
+        if v["result"]["consensus_block"] == tip {
+            break;
+        }
+        assert!(Instant::now() < until, "{v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let path = "/api/v2/getOutMsgQueueSize";
+    let (status, ours) = json(http, "GET", path, "");
+    let (_, theirs) = json(dev.port, "GET", path, "");
+    assert_eq!(status, 200, "{ours}");
+    assert_eq!(ours["result"], theirs["result"]);
+    assert!(
+        ours["result"]["shards"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "{ours}"
+    );
+
+    dev.stop(false);
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = json(http, "GET", "/api/v2/getConsensusBlock", "");
+        if status == 500 {
+            assert_eq!(v["error"], "no workers alive", "{v}");
+            break;
+        }
+        assert!(Instant::now() < until, "{v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The follow failed with every server gone; the API still serves.
+    let (status, v) = json(http, "GET", "/api/v2/getMasterchainInfo", "");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"]["last"]["seqno"], tip, "{v}");
+    assert!(run.try_wait().unwrap().is_none(), "tonindex run stopped");
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let mut log = String::new();
+    run.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    assert!(
+        log.contains(&format!(
+            "lite server 127.0.0.1:{honest_port} is better placed for masterchain block 1"
+        )),
+        "{log}"
+    );
+    // The pruned server never refused the follower a block (after the
+    // devnet stopped, every server fails, but not for that reason).
+    assert!(!log.contains("block is not in db"), "{log}");
+    assert!(log.contains(&format!("127.0.0.1:{pruned_port}")), "{log}");
 }

@@ -60,6 +60,19 @@ pub enum Lookup {
     Utime(u32),
 }
 
+/// `liteServer.outMsgQueueSizes`: each shard's newest block with the
+/// messages in its outbound queue, and how many external messages a
+/// node's queue takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueSizes {
+    pub shards: Vec<(tonindex_model::BlockIdExt, u64)>,
+    pub ext_msg_queue_size_limit: u32,
+}
+
+/// What a node's external message queue holds at most (the C++ node's
+/// default), where the chain does not say otherwise.
+pub const EXT_MSG_QUEUE_SIZE_LIMIT: u32 = 8000;
+
 /// A block's signatures as `(node_id_short, signature)`.
 pub type Signatures = Vec<(HashBytes, [u8; 64])>;
 
@@ -114,7 +127,13 @@ pub trait ChainLink: Send + Sync {
     }
     /// Each shard's newest block and the messages in its outbound queue;
     /// `None` when the chain cannot say.
-    fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
+    fn out_msg_queue_sizes(&self) -> Option<Result<QueueSizes, Refused>> {
+        None
+    }
+    /// The consensus masterchain seqno of the chain's lite servers (the
+    /// highest tip among those that answer); `None` where the chain has
+    /// no lite servers to watch (the index's newest block is the answer).
+    fn consensus_block(&self) -> Option<Result<u32, Refused>> {
         None
     }
     /// Merkle proofs for `getShardBlockProof` of blocks this chain produced:

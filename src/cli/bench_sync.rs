@@ -89,6 +89,7 @@ pub fn compare(
         // produced blocks without the devnet): the follower believes it.
         anchor: None,
         zero_state: None,
+        tips: None,
     };
     let timed = |db: &Db, target: &LiteServerAddr| {
         runtime.block_on(async {

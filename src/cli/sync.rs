@@ -10,6 +10,7 @@ use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 
 use crate::chain::liteserver::follow::{follow, FollowOptions};
+use crate::chain::liteserver::tips::Tips;
 use crate::chain::liteserver::{
     embedded_config, liteservers, read_config, trust_anchor, zero_state,
 };
@@ -48,6 +49,10 @@ pub struct SyncArgs {
     /// queries before the next one is asked (default 15000).
     #[arg(long, value_name = "MS")]
     pub liteserver_timeout_ms: Option<u64>,
+    /// Masterchain blocks more than N below the lite servers' consensus
+    /// are asked of archival servers (those that keep every block) first.
+    #[arg(long, value_name = "N", default_value_t = crate::chain::liteserver::tips::ARCHIVAL_AFTER)]
+    pub archival_after: u32,
 }
 
 /// `tonindex run`: sync and serve in one process.
@@ -93,6 +98,7 @@ fn follow_options(
         step_timeout: args.liteserver_timeout_ms.map(Duration::from_millis),
         anchor,
         zero_state: Some(zero_state(&config)?),
+        tips: None,
     };
     Ok((servers, options))
 }
@@ -106,6 +112,11 @@ fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
     }
 }
 
+/// The first pause before a failed follow is started again, and the
+/// longest (the pause doubles after each failure in a row).
+const FOLLOW_RETRY_FIRST: Duration = Duration::from_secs(1);
+const FOLLOW_RETRY_LAST: Duration = Duration::from_secs(60);
+
 /// Follows the chain and serves API v2 and v3 over it from one process:
 /// the follower writes on its own thread, the API reads snapshots, and
 /// sends go to the lite server.
@@ -114,7 +125,14 @@ pub fn run_and_serve(
     args: &RunArgs,
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let (servers, opts) = follow_options(&args.sync)?;
+    let (servers, mut opts) = follow_options(&args.sync)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("tonindex-http")
+        .build()?;
+    // One watch over the servers' tips for the follower and the API.
+    let tips = Tips::start(servers.clone(), args.sync.archival_after, runtime.handle());
+    opts.tips = Some(std::sync::Arc::clone(&tips));
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -122,38 +140,55 @@ pub fn run_and_serve(
             write_only_memtables: false,
         },
     )?);
-    // The follower's end: an error stops the process; reaching
-    // --until-seqno leaves the API serving what was indexed.
+    // The follower's end: reaching --until-seqno leaves the API serving
+    // what was indexed. A follow that fails (every lite server down, say)
+    // is started again after a pause that grows to a minute, while the
+    // API goes on serving (its answers and /healthcheck show the age).
     let (ended, follower_end) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
     {
         let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
         std::thread::Builder::new()
             .name("tonindex-sync".into())
             .spawn(move || {
-                let followed = tokio::runtime::Builder::new_current_thread()
+                let runtime = match tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
-                    .map_err(anyhow::Error::from)
-                    .and_then(|runtime| {
-                        runtime.block_on(follow(
-                            &db,
-                            &servers,
-                            &opts,
-                            Duration::from_millis(200),
-                            log_progress,
-                        ))
-                    });
-                let _ = ended.send(followed.map(|_| ()));
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = ended.send(Err(e.into()));
+                        return;
+                    }
+                };
+                let mut pause = FOLLOW_RETRY_FIRST;
+                loop {
+                    let started = std::time::Instant::now();
+                    let followed = runtime.block_on(follow(
+                        &db,
+                        &servers,
+                        &opts,
+                        Duration::from_millis(200),
+                        log_progress,
+                    ));
+                    let Err(e) = followed else {
+                        let _ = ended.send(Ok(()));
+                        return;
+                    };
+                    if started.elapsed() > FOLLOW_RETRY_LAST {
+                        pause = FOLLOW_RETRY_FIRST;
+                    }
+                    tracing::error!(
+                        "the follow stopped: {e:#}; following again in {pause:?} (the API \
+                         serves what is indexed meanwhile)"
+                    );
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(FOLLOW_RETRY_LAST);
+                }
             })?;
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("tonindex-http")
-        .build()?;
     // Sends go to several lite servers at once; account reads to one, the
     // next after a failure.
-    let sender =
-        crate::chain::liteserver::send::LiteSender::new(servers.clone(), runtime.handle().clone());
+    let sender = crate::chain::liteserver::send::LiteSender::new(tips, runtime.handle().clone());
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),
@@ -172,7 +207,7 @@ pub fn run_and_serve(
                     serve.await
                 }
                 Ok(Err(e)) => Err(e),
-                Err(_) => Err(anyhow!("the follower stopped without a word")),
+                Err(_) => Err(anyhow!("the follower thread ended without a word")),
             },
         }
     });
@@ -182,7 +217,7 @@ pub fn run_and_serve(
 }
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
-    let (servers, opts) = follow_options(args)?;
+    let (servers, mut opts) = follow_options(args)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -193,6 +228,11 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    opts.tips = Some(Tips::start(
+        servers.clone(),
+        args.archival_after,
+        runtime.handle(),
+    ));
     let summary = runtime.block_on(follow(
         &db,
         &servers,

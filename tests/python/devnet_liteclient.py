@@ -15,8 +15,9 @@ server (runSmcMethod, shard proof checked), the wallet's transactions
 (getTransactions, hash-chained), its block's transaction list with the
 proof checked here, the config (getConfigAll/getConfigParams, proofs
 checked) and libraries, each against v2, a shard block's proof (checked);
-the same message again refused,
-and a query the server does not answer refused with an error.
+one transaction by lt (getOneTransaction, proof checked), the outbound
+queue sizes against v2's; the same message again refused, and a query the
+server does not answer refused with an error.
 Prints one JSON line; a failed expectation raises."""
 import asyncio
 import base64
@@ -27,7 +28,7 @@ import urllib.request
 
 from pytoniq import LiteClient, LiteServerError, RunGetMethodError
 
-from pytoniq_core import Block, Cell
+from pytoniq_core import Address, Block, Cell
 from pytoniq_core.proof.check_proof import check_block_header_proof
 
 from wallet_transfer import transfer
@@ -173,6 +174,31 @@ async def main(config_path, base):
         must(any(t["lt"] == txs[0].lt for t in listed), "the wallet's transaction is listed")
         out["block_transactions"] = len(listed)
 
+        # The same transaction alone (getOneTransaction), equal to v2's; an
+        # lt the account has no transaction at is none. pytoniq's own proof
+        # check of this call cannot run either (get_hash on a parsed
+        # Transaction again), so it is read at trust level 2 and the proof
+        # checked here: the block's hash, and the transaction's hash in the
+        # wallet's account block.
+        client.trust_level = 2
+        one = await client.get_one_transaction(wallet, txs[0].lt, block)
+        none = await client.get_one_transaction(wallet, txs[0].lt + 1, block)
+        client.trust_level = 1
+        must(one is not None and one.lt == txs[0].lt, "getOneTransaction gives the transaction")
+        must(none is None, f"no transaction at lt+1: {none}")
+        raw = await client.liteserver_request("getOneTransaction", {
+            "id": block.to_dict(), "account": Address(wallet).to_tl_account_id(), "lt": txs[0].lt})
+        tx_root = Cell.one_from_boc(raw["transaction"])
+        must(base64.b64decode(want[0]["transaction_id"]["hash"]) == tx_root.get_hash(0),
+             "getOneTransaction's hash is v2's")
+        proof = Cell.one_from_boc(raw["proof"])
+        check_block_header_proof(proof[0], block.root_hash)
+        account_blocks = Block.deserialize(proof[0].begin_parse()).extra.account_blocks[0]
+        proven = account_blocks.get(int.from_bytes(Address(wallet).hash_part, "big"))
+        proven = proven.transactions[0].get(txs[0].lt)
+        must(proven.cell.get_hash(0) == tx_root.get_hash(0), "the proven transaction")
+        out["one_transaction"] = True
+
         # Blocks looked up by lt (the transaction's block) and by time (as
         # v2 looks it up), header proofs checked.
         found, _ = await client.lookup_block(block.workchain, block.shard, lt=txs[0].lt)
@@ -209,10 +235,23 @@ async def main(config_path, base):
         except LiteServerError as e:
             out["replay_refused"] = e.code
 
+        # Outbound queues of every shard's newest block, as v2 reports them
+        # (the devnet sends nothing meanwhile); of the basechain alone when
+        # asked for its root shard.
+        sizes = await client.get_out_msg_queue_sizes()
+        v2q = get(f"{base}/api/v2/getOutMsgQueueSize")["result"]
+        must(sorted((s["id"]["workchain"], s["id"]["seqno"], s["size"]) for s in sizes["shards"])
+             == sorted((s["id"]["workchain"], s["id"]["seqno"], s["size"]) for s in v2q["shards"]),
+             f"queue sizes {sizes} vs v2 {v2q}")
+        must(sizes["ext_msg_queue_size_limit"] == v2q["ext_msg_queue_size_limit"], "queue limit")
+        basechain = await client.get_out_msg_queue_sizes(0, -(2**63))
+        must([s["id"]["workchain"] for s in basechain["shards"]] == [0], f"basechain {basechain}")
+        out["out_msg_queue_sizes"] = len(sizes["shards"])
+
         # A query the server does not answer is an error, not a hang.
         try:
-            await client.liteserver_request("getOutMsgQueueSizes", {"mode": 0})
-            must(False, "getOutMsgQueueSizes answered")
+            await client.raw_get_block_transactions_ext(block)
+            must(False, "listBlockTransactionsExt answered")
         except LiteServerError as e:
             must("does not answer" in e.message, e.message)
             out["unsupported_refused"] = e.code

@@ -14,10 +14,10 @@
 //! of a zero state, `getAccountState` (with its proofs), `getBlockProof`
 //! forward through the key blocks between two masterchain blocks
 //! and `getShardBlockProof` (`block_proof.rs`),
-//! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions` and
-//! `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
+//! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions`,
+//! `getOneTransaction` and `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
 //! `getConfigParams` (`config.rs`), `getLibraries` (`libraries.rs`),
-//! `sendMessage`, each with
+//! `getOutMsgQueueSizes`, `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
 
@@ -32,8 +32,8 @@ use ton_liteapi::tl::common::{AccountId, BlockIdExt, Int256, ZeroStateIdExt};
 use ton_liteapi::tl::request::{Request, WrappedRequest};
 use ton_liteapi::tl::response::{
     AccountState, AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime,
-    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, Response, SendMsgStatus,
-    Version,
+    Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, OutMsgQueueSize,
+    OutMsgQueueSizes, Response, SendMsgStatus, Version,
 };
 use tonindex_model::{BlockId, BlockRecord};
 use tycho_types::boc::Boc;
@@ -409,6 +409,8 @@ impl LiteServer {
             Request::GetTransactions(r) => self.transactions(r).await,
             Request::GetLibraries(r) => self.libraries(r.library_list).await,
             Request::ListBlockTransactions(r) => self.block_transactions(r).await,
+            Request::GetOneTransaction(r) => self.one_transaction(r).await,
+            Request::GetOutMsgQueueSizes(r) => self.out_msg_queue_sizes(r.shard_id).await,
             Request::GetConfigAll(r) => {
                 self.config(r.id, None, r.extract_from_key_block.is_some())
                     .await
@@ -739,6 +741,46 @@ impl LiteServer {
     }
 
     /// `sendMessage`: an external message for the chain this process runs.
+    /// Each shard's newest block and its outbound queue, as the chain this
+    /// process runs counts them; with a shard asked for, those at or under it.
+    async fn out_msg_queue_sizes(&self, only: Option<(u32, u64)>) -> Response {
+        let Some(chain) = self.api.chain.clone() else {
+            return error(code::NOTREADY, "this node runs no chain to count queues of");
+        };
+        let sizes = match tokio::task::spawn_blocking(move || chain.out_msg_queue_sizes()).await {
+            Ok(Some(Ok(sizes))) => sizes,
+            Ok(Some(Err(refused))) => return error(code::ERROR, refused.message),
+            Ok(None) => return error(code::NOTREADY, "this chain does not count its queues"),
+            Err(_) => return error(code::ERROR, "internal error"),
+        };
+        let shards = sizes
+            .shards
+            .iter()
+            // With a shard given, the shards at or under it.
+            .filter(|(id, _)| {
+                only.is_none_or(|(wc, shard)| {
+                    id.id.workchain == wc as i32
+                        && shard_contains(shard, id.id.shard)
+                        && id.id.shard.trailing_zeros() <= shard.trailing_zeros()
+                })
+            })
+            .map(|(id, size)| OutMsgQueueSize {
+                id: BlockIdExt {
+                    workchain: id.id.workchain,
+                    shard: id.id.shard,
+                    seqno: id.id.seqno,
+                    root_hash: Int256(id.root_hash),
+                    file_hash: Int256(id.file_hash),
+                },
+                size: u32::try_from(*size).unwrap_or(u32::MAX),
+            })
+            .collect();
+        Response::OutMsgQueueSizes(OutMsgQueueSizes {
+            shards,
+            ext_msg_queue_size_limit: sizes.ext_msg_queue_size_limit,
+        })
+    }
+
     async fn send_message(&self, body: Vec<u8>) -> Response {
         let Some(chain) = self.api.chain.clone() else {
             return error(code::NOTREADY, "this node has no network to send to");

@@ -1,11 +1,14 @@
 //! Transactions over the lite API: `getTransactions` (an account's
-//! history back from a given transaction, from the index) and
+//! history back from a given transaction, from the index),
 //! `listBlockTransactions` (a block's transactions from its file, with the
-//! Merkle proof a lite client checks them by).
+//! Merkle proof a lite client checks them by) and `getOneTransaction` (one
+//! of them, by account and lt, with its proof).
 
 use ton_liteapi::tl::common::{BlockIdExt, Int256};
-use ton_liteapi::tl::request::{GetTransactions, ListBlockTransactions};
-use ton_liteapi::tl::response::{BlockTransactions, Response, TransactionId, TransactionList};
+use ton_liteapi::tl::request::{GetOneTransaction, GetTransactions, ListBlockTransactions};
+use ton_liteapi::tl::response::{
+    BlockTransactions, Response, TransactionId, TransactionInfo, TransactionList,
+};
 use tonindex_model::Address;
 use tonindex_storage::tables::TxBocs;
 use tycho_types::boc::Boc;
@@ -109,6 +112,11 @@ impl LiteServer {
             Ok(Err(e)) => return error(code::ERROR, format!("cannot list the block: {e}")),
             Err(_) => return error(code::ERROR, "internal error"),
         };
+        let proof = if r.want_proof.is_some() {
+            block_proof
+        } else {
+            Vec::new()
+        };
         Response::BlockTransactions(BlockTransactions {
             id: r.id,
             req_count: r.count,
@@ -123,11 +131,38 @@ impl LiteServer {
                     metadata: None,
                 })
                 .collect(),
-            proof: if r.want_proof.is_some() {
-                block_proof
-            } else {
-                Vec::new()
-            },
+            proof,
         })
+    }
+
+    /// `getOneTransaction`: the account's transaction at `lt` in the block
+    /// (empty when it has none there) with a proof of the block down to it.
+    pub(super) async fn one_transaction(&self, r: GetOneTransaction) -> Response {
+        let bytes = match self.block_file(&r.id).await {
+            Ok(b) => b,
+            Err(e) => return *e,
+        };
+        let (account, lt) = (HashBytes(r.account.id.0), r.lt);
+        let workchain = r.account.workchain;
+        if workchain != r.id.workchain {
+            return error(
+                code::PROTOVIOLATION,
+                "the account is not in the block's workchain",
+            );
+        }
+        let found = tokio::task::spawn_blocking(move || {
+            let root = Boc::decode(&bytes).map_err(|e| e.to_string())?;
+            proof::one_transaction(&root, &account, lt).map_err(|e| e.to_string())
+        })
+        .await;
+        match found {
+            Ok(Ok((tx, proof))) => Response::TransactionInfo(TransactionInfo {
+                id: r.id,
+                proof,
+                transaction: tx.map_or_else(Vec::new, |tx| crate::boc::encode(tx.as_ref())),
+            }),
+            Ok(Err(e)) => error(code::ERROR, format!("cannot read the block: {e}")),
+            Err(_) => error(code::ERROR, "internal error"),
+        }
     }
 }

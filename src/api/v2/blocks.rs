@@ -55,12 +55,19 @@ pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V2Result {
     })
 }
 
+/// On a follower, the highest masterchain tip among its lite servers that
+/// answer (500 `no workers alive` when none does, as the C++ server); else
+/// the index's newest masterchain block.
 pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params) -> V2Result {
-    let last = latest_mc(ctx)?;
+    let seqno = match ctx.chain.and_then(|c| c.consensus_block()) {
+        Some(Ok(seqno)) => seqno,
+        Some(Err(refused)) => return Err(V2Error::new(refused.status, refused.message)),
+        None => latest_mc(ctx)?.id.id.seqno,
+    };
     let now = crate::api::unix_now();
     to_json(&serde_json::json!({
         "@type": "ext.blocks.consensusBlock",
-        "consensus_block": last.id.id.seqno,
+        "consensus_block": seqno,
         "timestamp": now,
     }))
 }
@@ -206,26 +213,31 @@ pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     }))
 }
 
-/// Answered where this process runs the chain: the outbound queue of each
-/// shard's newest block.
+/// Answered where this process runs or follows a chain: the outbound
+/// queue of each shard's newest block (the devnet's own, or a lite
+/// server's `getOutMsgQueueSizes`).
 pub fn get_out_msg_queue_size(ctx: &Ctx<'_>, _: &Params) -> V2Result {
-    let sizes = ctx
+    let chain = ctx
         .chain
-        .and_then(|c| c.out_msg_queue_sizes())
         .ok_or_else(|| unavailable("out message queue sizes"))?;
+    // The chain is waited for on the read pool, not inline.
+    if ctx.reader.exhaust_budget() {
+        return Err(unavailable("out message queue sizes"));
+    }
+    let sizes = chain
+        .out_msg_queue_sizes()
+        .ok_or_else(|| unavailable("out message queue sizes"))?
+        .map_err(|refused| V2Error::new(refused.status, refused.message))?;
     to_json(&serde_json::json!({
         "@type": "blocks.outMsgQueueSizes",
-        "shards": sizes.iter().map(|(id, size)| serde_json::json!({
+        "shards": sizes.shards.iter().map(|(id, size)| serde_json::json!({
             "@type": "blocks.outMsgQueueSize",
             "id": TonBlockIdExt::from(id),
             "size": size,
         })).collect::<Vec<_>>(),
-        "ext_msg_queue_size_limit": EXT_MSG_QUEUE_SIZE_LIMIT,
+        "ext_msg_queue_size_limit": sizes.ext_msg_queue_size_limit,
     }))
 }
-
-/// What a node's external message queue holds at most (C++ default).
-const EXT_MSG_QUEUE_SIZE_LIMIT: u64 = 8000;
 
 /// v2 `shard`: a signed 64-bit decimal (string or JSON number).
 pub fn shard(p: &Params) -> Result<Option<u64>, V2Error> {

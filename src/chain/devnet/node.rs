@@ -802,8 +802,14 @@ impl ChainLink for DevnetHandle {
             collator::sign_block(&self.validator, root_hash, file_hash),
         )])
     }
-    fn out_msg_queue_sizes(&self) -> Option<Vec<(tonindex_model::BlockIdExt, u64)>> {
-        self.ask(Command::QueueSizes).ok()
+    fn out_msg_queue_sizes(&self) -> Option<Result<crate::chain::link::QueueSizes, Refused>> {
+        Some(
+            self.ask(Command::QueueSizes)
+                .map(|shards| crate::chain::link::QueueSizes {
+                    shards,
+                    ext_msg_queue_size_limit: crate::chain::link::EXT_MSG_QUEUE_SIZE_LIMIT,
+                }),
+        )
     }
     fn shard_block_proof(
         &self,

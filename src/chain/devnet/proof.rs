@@ -283,6 +283,31 @@ pub fn block_transactions(
     Ok((listed, incomplete, proof))
 }
 
+/// The transaction of `account` at `lt` in block `block`, if it has one,
+/// and a Merkle proof of the block keeping its header and the path to the
+/// transaction, whole (or to where it would be).
+pub fn one_transaction(
+    block: &Cell,
+    account: &HashBytes,
+    lt: u64,
+) -> Result<(Option<Cell>, Vec<u8>), Error> {
+    let mut found = None;
+    let proof = proof_of(block, |root| {
+        let block: Block = root.parse()?;
+        block.load_info()?;
+        let account_blocks = block.load_extra()?.account_blocks.load()?;
+        if let Some((_, account_block)) = account_blocks.get(account)? {
+            if let Some((_, tx)) = account_block.transactions.get(lt)? {
+                let cell = tx.inner().clone();
+                read_whole(&cell, &mut std::collections::HashSet::new());
+                found = Some(cell);
+            }
+        }
+        Ok(())
+    })?;
+    Ok((found, proof))
+}
+
 /// The masterchain state of block `mc_block` (a BoC) with its config: the
 /// block's header down to the state update (`state_proof`), and the state
 /// down to the config — its entries for `params` only, or the whole

@@ -69,6 +69,11 @@ pub struct FollowOptions {
     /// The global config's zero state: a lite server whose masterchain
     /// info names another serves another chain and is left.
     pub zero_state: Option<BlockIdExt>,
+    /// What the servers last showed (their tips, which keep old blocks):
+    /// the follower asks the best placed for the block it wants — alive
+    /// ones, archival ones while far behind — and leaves one that falls
+    /// behind. `None`: the config's order, in turn.
+    pub tips: Option<std::sync::Arc<super::tips::Tips>>,
 }
 
 /// The last key block the follower trusts and the validators its config
@@ -446,17 +451,55 @@ struct Pool<'a> {
     /// Failures since the last step that succeeded.
     failures: usize,
     timeout: Duration,
+    /// What the servers last showed, if watched: the next server is the
+    /// next in its order for the block wanted.
+    tips: Option<std::sync::Arc<super::tips::Tips>>,
+    /// The masterchain block the follower wants next.
+    want: Option<u32>,
 }
 
 impl<'a> Pool<'a> {
-    fn new(servers: &'a [LiteServerAddr], timeout: Duration) -> Self {
+    fn new(
+        servers: &'a [LiteServerAddr],
+        timeout: Duration,
+        tips: Option<std::sync::Arc<super::tips::Tips>>,
+    ) -> Self {
         Self {
             servers,
             current: 0,
             client: None,
             failures: 0,
             timeout,
+            tips,
+            want: None,
         }
+    }
+
+    /// The server to ask after the current one: the next in the tips'
+    /// order for the block wanted, else in the config's.
+    fn next_server(&self) -> usize {
+        match &self.tips {
+            Some(tips) => {
+                let order = tips.order(self.want);
+                let at = order.iter().position(|&i| i == self.current);
+                at.map_or(order[0], |at| order[(at + 1) % order.len()])
+            }
+            None => (self.current + 1) % self.servers.len(),
+        }
+    }
+
+    /// A server better placed than the current one for the block wanted,
+    /// if the tips know one.
+    fn better_server(&self) -> Option<usize> {
+        let tips = self.tips.as_ref()?;
+        let best = *tips.order(self.want).first()?;
+        (best != self.current && tips.better(best, self.current, self.want)).then_some(best)
+    }
+
+    /// Moves to server `i` (not as a failure).
+    fn switch(&mut self, i: usize) {
+        self.client = None;
+        self.current = i;
     }
 
     fn server(&self) -> &LiteServerAddr {
@@ -479,8 +522,7 @@ impl<'a> Pool<'a> {
 
     /// Moves on to the next server without counting a failure.
     fn rotate(&mut self) {
-        self.client = None;
-        self.current = (self.current + 1) % self.servers.len();
+        self.switch(self.next_server());
     }
 
     /// Leaves the current server after `e`; an error once every server has
@@ -491,12 +533,11 @@ impl<'a> Pool<'a> {
             "lite server {} failed: {e:#}; asking the next one",
             self.server().addr
         );
-        self.client = None;
-        self.current = (self.current + 1) % self.servers.len();
+        self.switch(self.next_server());
         if self.failures >= ROUNDS * self.servers.len() {
             return Err(e.context("every lite server failed"));
         }
-        if self.current == 0 {
+        if self.failures.is_multiple_of(self.servers.len()) {
             // A round over every server: give them a moment.
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -816,7 +857,18 @@ pub async fn follow(
         bail!("no lite server to follow");
     }
     let timeout = opts.step_timeout.unwrap_or(STEP_TIMEOUT);
-    let mut pool = Pool::new(servers, timeout);
+    let mut pool = Pool::new(servers, timeout, opts.tips.clone());
+    if let Some(tips) = &opts.tips {
+        // Start with the best placed server, once every one was asked.
+        tips.first_round(timeout).await;
+        pool.switch(tips.order(None)[0]);
+        tracing::info!(
+            "asking lite server {} first ({} of {} answer)",
+            servers[pool.current].addr,
+            tips.answering(),
+            servers.len()
+        );
+    }
     if opts.anchor.is_none() {
         tracing::warn!(
             "following without trust checks: masterchain blocks are NOT checked against \
@@ -841,6 +893,19 @@ pub async fn follow(
         if opts.until_seqno.is_some_and(|until| next > until) {
             srv.leave();
             return Ok(summary);
+        }
+        pool.want = Some(next);
+        // A server that fell behind the others (or, far behind, one that
+        // keeps old blocks when this one does not) is left for the best.
+        if let Some(best) = pool.better_server() {
+            tracing::info!(
+                "lite server {} is better placed for masterchain block {next} than {}; \
+                 asking it",
+                servers[best].addr,
+                servers[pool.current].addr
+            );
+            pool.switch(best);
+            srv.leave();
         }
         // Catching up: keep FETCH_AHEAD units in flight from the server the
         // last step checked.

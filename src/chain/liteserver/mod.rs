@@ -8,6 +8,7 @@ pub mod client;
 pub mod follow;
 pub mod proofs;
 pub mod send;
+pub mod tips;
 pub mod trust;
 
 use std::net::{Ipv4Addr, SocketAddr};

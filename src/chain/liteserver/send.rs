@@ -5,6 +5,7 @@
 //! index does not hold — from one server, the next after a failure —
 //! checked by their proofs (`proofs.rs`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ton_liteapi::client::LiteClient;
@@ -13,6 +14,7 @@ use tycho_types::cell::{Cell, HashBytes};
 
 use super::client::{expect, Multiplexed};
 use super::proofs::{check_account_state, ProvenAccount};
+use super::tips::Tips;
 use super::LiteServerAddr;
 use crate::chain::link::{ChainLink, Refused};
 use ton_liteapi::tl::response::Response;
@@ -24,7 +26,9 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A [`ChainLink`] over the lite servers of a global config.
 pub struct LiteSender {
-    servers: Vec<LiteServerAddr>,
+    /// The servers and what each last showed: they are tried in the
+    /// order it gives (alive first; archival first for old blocks).
+    tips: Arc<Tips>,
     runtime: tokio::runtime::Handle,
     /// The connection kept for reads and the server it goes to (dropped
     /// after a failure, and the next server asked).
@@ -32,10 +36,10 @@ pub struct LiteSender {
 }
 
 impl LiteSender {
-    /// Uses `servers` (in the config's order) on `runtime` (the API's).
-    pub fn new(servers: Vec<LiteServerAddr>, runtime: tokio::runtime::Handle) -> Self {
+    /// Uses the servers `tips` watches on `runtime` (the API's).
+    pub fn new(tips: Arc<Tips>, runtime: tokio::runtime::Handle) -> Self {
         Self {
-            servers,
+            tips,
             runtime,
             reads: tokio::sync::Mutex::new((0, None)),
         }
@@ -82,8 +86,11 @@ impl LiteSender {
     ) -> Result<ProvenAccount, Refused> {
         let mut slot = self.reads.lock().await;
         let mut last_error = None;
-        for _ in 0..self.servers.len() {
-            let server = self.servers[slot.0 % self.servers.len()].clone();
+        for i in self.tips.order(Some(mc.id.seqno)) {
+            if slot.0 != i {
+                *slot = (i, None);
+            }
+            let server = self.tips.servers()[i].clone();
             match Self::read_account(&mut slot.1, &server, account, mc).await {
                 Ok(proven) => return Ok(proven),
                 // The account's own refusal is the same on every server.
@@ -95,7 +102,6 @@ impl LiteSender {
                         refused.message
                     );
                     slot.1 = None;
-                    slot.0 = (slot.0 + 1) % self.servers.len();
                     last_error = Some(refused);
                 }
             }
@@ -161,15 +167,18 @@ impl LiteSender {
 }
 
 impl LiteSender {
-    /// Asks the servers in turn until one answers `f` (a network failure
-    /// or a failed check moves on; a server's refusal is the answer).
-    async fn ask<T, F, Fut>(&self, what: &str, f: F) -> Result<T, Refused>
+    /// Asks the servers in turn, best placed for masterchain block
+    /// `seqno` first (`None`: the newest), until one answers `f` (a
+    /// network failure or a failed check moves on; a server's refusal is
+    /// the answer).
+    async fn ask<T, F, Fut>(&self, what: &str, seqno: Option<u32>, f: F) -> Result<T, Refused>
     where
         F: Fn(std::sync::Arc<Multiplexed>) -> Fut,
         Fut: std::future::Future<Output = anyhow::Result<T>>,
     {
         let mut last = None;
-        for server in &self.servers {
+        for i in self.tips.order(seqno) {
+            let server = &self.tips.servers()[i];
             let conn = match Multiplexed::connect(server).await {
                 Ok(c) => std::sync::Arc::new(c),
                 Err(e) => {
@@ -198,11 +207,17 @@ impl LiteSender {
 
 impl ChainLink for LiteSender {
     /// Forwards the message with `liteServer.sendMessage` to the first
-    /// [`SEND_TO`] servers at once; accepted when one accepts it, else the
-    /// first server's refusal as it worded it.
+    /// [`SEND_TO`] servers (alive ones first) at once; accepted when one
+    /// accepts it, else the first server's refusal as it worded it.
     fn send(&self, msg: Cell) -> Result<(), Refused> {
         let boc = tycho_types::boc::Boc::encode(msg.as_ref());
-        let servers: Vec<_> = self.servers.iter().take(SEND_TO).cloned().collect();
+        let servers: Vec<_> = self
+            .tips
+            .order(None)
+            .into_iter()
+            .take(SEND_TO)
+            .map(|i| self.tips.servers()[i].clone())
+            .collect();
         self.runtime.block_on(async move {
             let sends = servers
                 .into_iter()
@@ -239,59 +254,58 @@ impl ChainLink for LiteSender {
         from: &tonindex_model::BlockIdExt,
     ) -> Option<Result<crate::chain::link::ShardBlockProof, Refused>> {
         let (target, mc, from) = (*target, *mc, *from);
-        Some(
-            self.runtime
-                .block_on(self.ask("a shard block proof", |conn| async move {
-                    use ton_liteapi::tl::common::BlockLink;
-                    use ton_liteapi::tl::request::{GetShardBlockProof, Request};
-                    let link = if target.id.workchain == -1 {
-                        None
-                    } else {
-                        let answer = conn
-                            .query(Request::GetShardBlockProof(GetShardBlockProof {
-                                id: super::follow::lite_id(&target),
-                            }))
-                            .await;
-                        let proof = expect(answer, |r| match r {
-                            Response::ShardBlockProof(p) => Some(p),
-                            _ => None,
-                        })?;
-                        if super::follow::model_id(&proof.masterchain_id) != mc {
-                            anyhow::bail!(
-                                "the lite server proves it from another masterchain block"
-                            );
+        Some(self.runtime.block_on(self.ask(
+            "a shard block proof",
+            Some(mc.id.seqno),
+            |conn| async move {
+                use ton_liteapi::tl::common::BlockLink;
+                use ton_liteapi::tl::request::{GetShardBlockProof, Request};
+                let link = if target.id.workchain == -1 {
+                    None
+                } else {
+                    let answer = conn
+                        .query(Request::GetShardBlockProof(GetShardBlockProof {
+                            id: super::follow::lite_id(&target),
+                        }))
+                        .await;
+                    let proof = expect(answer, |r| match r {
+                        Response::ShardBlockProof(p) => Some(p),
+                        _ => None,
+                    })?;
+                    if super::follow::model_id(&proof.masterchain_id) != mc {
+                        anyhow::bail!("the lite server proves it from another masterchain block");
+                    }
+                    match proof.links.as_slice() {
+                        [one] if super::follow::model_id(&one.id) == target => {
+                            Some(one.proof.clone())
                         }
-                        match proof.links.as_slice() {
-                            [one] if super::follow::model_id(&one.id) == target => {
-                                Some(one.proof.clone())
-                            }
-                            _ => {
-                                anyhow::bail!("a proof of more than one link is not passed on yet")
-                            }
+                        _ => {
+                            anyhow::bail!("a proof of more than one link is not passed on yet")
                         }
-                    };
-                    let back = if from == mc {
-                        None
-                    } else {
-                        let proof = conn.block_proof(&from, &mc).await?;
-                        match proof.steps.as_slice() {
-                            [BlockLink::BlockLinkBack {
-                                to_key_block: false,
-                                dest_proof,
-                                proof,
-                                state_proof,
-                                ..
-                            }] => Some(crate::chain::link::LinkBack {
-                                dest_proof: dest_proof.clone(),
-                                proof: proof.clone(),
-                                state_proof: state_proof.clone(),
-                            }),
-                            _ => anyhow::bail!("the link back is not one step through prev_blocks"),
-                        }
-                    };
-                    Ok(crate::chain::link::ShardBlockProof { link, back })
-                })),
-        )
+                    }
+                };
+                let back = if from == mc {
+                    None
+                } else {
+                    let proof = conn.block_proof(&from, &mc).await?;
+                    match proof.steps.as_slice() {
+                        [BlockLink::BlockLinkBack {
+                            to_key_block: false,
+                            dest_proof,
+                            proof,
+                            state_proof,
+                            ..
+                        }] => Some(crate::chain::link::LinkBack {
+                            dest_proof: dest_proof.clone(),
+                            proof: proof.clone(),
+                            state_proof: state_proof.clone(),
+                        }),
+                        _ => anyhow::bail!("the link back is not one step through prev_blocks"),
+                    }
+                };
+                Ok(crate::chain::link::ShardBlockProof { link, back })
+            },
+        )))
     }
 
     /// `lookupBlock` on a lite server, its header checked against the id
@@ -303,9 +317,15 @@ impl ChainLink for LiteSender {
         by: crate::chain::link::Lookup,
     ) -> Option<Result<tonindex_model::BlockIdExt, Refused>> {
         use crate::chain::link::Lookup;
+        // A masterchain block looked up by seqno is old or new by it; any
+        // other lookup is taken as recent.
+        let lookup_seqno = match by {
+            Lookup::Seqno(s) if workchain == -1 => Some(s),
+            _ => None,
+        };
         Some(
             self.runtime
-                .block_on(self.ask("a block lookup", |conn| async move {
+                .block_on(self.ask("a block lookup", lookup_seqno, |conn| async move {
                     use ton_liteapi::tl::request::{LookupBlock, Request};
                     let request = LookupBlock {
                         mode: (),
@@ -371,7 +391,7 @@ impl ChainLink for LiteSender {
         key_block: &tonindex_model::BlockIdExt,
     ) -> Option<Result<crate::chain::link::Signatures, Refused>> {
         let (block, key_block) = (*block, *key_block);
-        Some(self.runtime.block_on(self.ask("block signatures", |conn| async move {
+        Some(self.runtime.block_on(self.ask("block signatures", Some(block.id.seqno), |conn| async move {
             use ton_liteapi::tl::common::BlockLink;
             let proof = conn.block_proof(&key_block, &block).await?;
             let Some(BlockLink::BlockLinkForward { signatures, .. }) = proof.steps.iter().find(
@@ -417,6 +437,43 @@ impl ChainLink for LiteSender {
                 })
                 .collect()
         })))
+    }
+
+    /// The highest masterchain tip among the lite servers that answer.
+    fn consensus_block(&self) -> Option<Result<u32, Refused>> {
+        Some(
+            self.tips
+                .consensus()
+                .ok_or_else(|| Refused::new(500, "no workers alive")),
+        )
+    }
+
+    /// `liteServer.getOutMsgQueueSizes` of every shard from an alive lite
+    /// server, passed on as it says.
+    fn out_msg_queue_sizes(&self) -> Option<Result<crate::chain::link::QueueSizes, Refused>> {
+        Some(self.runtime.block_on(
+            self.ask("out message queue sizes", None, |conn| async move {
+                use ton_liteapi::tl::request::{GetOutMsgQueueSizes, Request};
+                let answer = conn
+                    .query(Request::GetOutMsgQueueSizes(GetOutMsgQueueSizes {
+                        mode: (),
+                        shard_id: None,
+                    }))
+                    .await;
+                let sizes = expect(answer, |r| match r {
+                    Response::OutMsgQueueSizes(s) => Some(s),
+                    _ => None,
+                })?;
+                Ok(crate::chain::link::QueueSizes {
+                    shards: sizes
+                        .shards
+                        .iter()
+                        .map(|s| (super::follow::model_id(&s.id), u64::from(s.size)))
+                        .collect(),
+                    ext_msg_queue_size_limit: sizes.ext_msg_queue_size_limit,
+                })
+            }),
+        ))
     }
 
     /// The account's state at `mc` from the lite servers, proofs checked
