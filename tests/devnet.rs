@@ -1773,13 +1773,20 @@ enum Lie {
     /// getting one or an account state at one is refused, as such a node
     /// refuses them.
     Pruned,
+    /// Honest, but takes 1.5 s over every lookup of a block after the
+    /// second.
+    Slow,
 }
+
+/// The most lookups of blocks after the second a test lite server had in
+/// flight at once.
+type MaxInFlight = std::sync::Arc<std::sync::atomic::AtomicUsize>;
 
 fn lying_lite_server(
     upstream: std::net::SocketAddr,
     upstream_key: [u8; 32],
     lie: Lie,
-) -> (u16, [u8; 32]) {
+) -> (u16, [u8; 32], MaxInFlight) {
     use std::convert::Infallible;
     use std::sync::Arc;
     use ton_liteapi::client::LiteClient;
@@ -1791,6 +1798,8 @@ fn lying_lite_server(
     let secret = [7u8; 32];
     let public = tonindex::api::lite::public_key(&secret);
     let port = common::free_port();
+    let max_in_flight = MaxInFlight::default();
+    let most = std::sync::Arc::clone(&max_in_flight);
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -1917,14 +1926,32 @@ fn lying_lite_server(
                     }
                 }
             };
+            let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
             let service = tower04::service_fn(move |msg: Message| {
+                use std::sync::atomic::Ordering;
                 let forward = forward.clone();
+                let (in_flight, most) = (Arc::clone(&in_flight), Arc::clone(&most));
                 async move {
                     Ok::<_, Infallible>(match msg {
-                        Message::Query { query_id, query } => Message::Answer {
-                            query_id,
-                            answer: forward(query.wrapped_request.request).await,
-                        },
+                        Message::Query { query_id, query } => {
+                            let request = query.wrapped_request.request;
+                            // Lookups of blocks past the first two (not the
+                            // watch's probe, not the follower's).
+                            let counted =
+                                matches!(&request, Request::LookupBlock(r) if r.id.seqno >= 3);
+                            if counted {
+                                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                                most.fetch_max(now, Ordering::SeqCst);
+                                if lie == Lie::Slow {
+                                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                                }
+                            }
+                            let answer = forward(request).await;
+                            if counted {
+                                in_flight.fetch_sub(1, Ordering::SeqCst);
+                            }
+                            Message::Answer { query_id, answer }
+                        }
                         Message::Ping { random_id } => Message::Pong { random_id },
                         other => other,
                     })
@@ -1945,12 +1972,12 @@ fn lying_lite_server(
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    (port, public)
+    (port, public, max_in_flight)
 }
 
 /// The devnet's global config `config`, and the `liteservers` entry of a
 /// misbehaving proxy (`lie`) started in front of its lite server.
-fn proxy_in_front(config: &Path, lie: Lie) -> (Value, Value) {
+fn proxy_in_front(config: &Path, lie: Lie) -> (Value, Value, MaxInFlight) {
     use base64::Engine as _;
     let b64 = base64::engine::general_purpose::STANDARD;
     let honest: Value = serde_json::from_slice(&std::fs::read(config).unwrap()).unwrap();
@@ -1961,12 +1988,13 @@ fn proxy_in_front(config: &Path, lie: Lie) -> (Value, Value) {
         .unwrap()
         .try_into()
         .unwrap();
-    let (port, key) = lying_lite_server(([127, 0, 0, 1], upstream_port).into(), upstream_key, lie);
+    let (port, key, most) =
+        lying_lite_server(([127, 0, 0, 1], upstream_port).into(), upstream_key, lie);
     let entry = serde_json::json!({
         "ip": 2130706433, "port": port,
         "id": {"@type": "pub.ed25519", "key": b64.encode(key)},
     });
-    (honest, entry)
+    (honest, entry, most)
 }
 
 /// Waits (30 s at most) until the wallet of a `wallet_transfer.py` transfer
@@ -2006,7 +2034,7 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
         "0:5454545454545454545454545454545454545454545454545454545454545454",
         1_000_000_000,
     );
-    let (honest, liar) = proxy_in_front(&config, Lie::Signatures);
+    let (honest, liar, _) = proxy_in_front(&config, Lie::Signatures);
     let ls = &honest["liteservers"][0];
     let port = liar["port"].as_u64().unwrap();
     let with_servers = |name: &str, servers: Vec<Value>| {
@@ -2133,7 +2161,7 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
 fn a_lite_server_whose_tip_stands_still_is_left() {
     let dir = tempfile::tempdir().unwrap();
     let (dev, config, _) = dev_with_lite_server(dir.path());
-    let (honest, frozen) = proxy_in_front(&config, Lie::Frozen);
+    let (honest, frozen, _) = proxy_in_front(&config, Lie::Frozen);
     let mut both = honest.clone();
     both["liteservers"] = serde_json::json!([frozen, honest["liteservers"][0].clone()]);
     let both_config = dir.path().join("both.json");
@@ -2235,7 +2263,7 @@ fn servers_are_asked_by_their_tips_and_archival_blocks() {
             1_000_000_000,
         );
     }
-    let (honest, pruned) = proxy_in_front(&config, Lie::Pruned);
+    let (honest, pruned, _) = proxy_in_front(&config, Lie::Pruned);
     let honest_port = honest["liteservers"][0]["port"].as_u64().unwrap();
     let pruned_port = pruned["port"].as_u64().unwrap();
     let mut both = honest.clone();
@@ -2302,4 +2330,60 @@ fn servers_are_asked_by_their_tips_and_archival_blocks() {
     // devnet stopped, every server fails, but not for that reason).
     assert!(!log.contains("block is not in db"), "{log}");
     assert!(log.contains(&format!("127.0.0.1:{pruned_port}")), "{log}");
+}
+
+/// Queries in flight per lite server are bounded (F7 item 3): with a slow
+/// server listed first, `tonindex run --liteserver-concurrency 2` never
+/// has more than two of the API's block lookups on it at once; the rest
+/// go to the next server once no place frees within a second, and every
+/// lookup answers as the devnet does.
+#[test]
+fn queries_in_flight_on_a_lite_server_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    while dev.mc_seqno() < 8 {
+        fund(
+            &dev,
+            "0:5959595959595959595959595959595959595959595959595959595959595959",
+            1_000_000_000,
+        );
+    }
+    let (honest, slow, most) = proxy_in_front(&config, Lie::Slow);
+    let mut both = honest.clone();
+    both["liteservers"] = serde_json::json!([slow, honest["liteservers"][0].clone()]);
+    let both_config = dir.path().join("both.json");
+    std::fs::write(&both_config, both.to_string()).unwrap();
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &both_config,
+        &["--until-seqno", "2", "--liteserver-concurrency", "2"],
+    );
+    wait_for_seqno(&mut run, http, 2);
+    // What the follower itself asked of the slow server is done.
+    std::thread::sleep(Duration::from_secs(2));
+    most.store(0, std::sync::atomic::Ordering::SeqCst);
+    let lookups: Vec<_> = (3..=6)
+        .map(|seqno| {
+            std::thread::spawn(move || {
+                let path = format!(
+                    "/api/v2/lookupBlock?workchain=-1&shard=-9223372036854775808&seqno={seqno}"
+                );
+                (json(http, "GET", &path, ""), path)
+            })
+        })
+        .collect();
+    for lookup in lookups {
+        let ((status, ours), path) = lookup.join().unwrap();
+        let (_, theirs) = json(dev.port, "GET", &path, "");
+        assert_eq!(status, 200, "{path}: {ours}");
+        assert_eq!(ours["result"], theirs["result"], "{path}");
+    }
+    let most = most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        (1..=2).contains(&most),
+        "{most} queries at once on the slow server"
+    );
+    run.kill().unwrap();
+    run.wait().unwrap();
+    dev.stop(false);
 }

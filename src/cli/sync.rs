@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 
-use crate::chain::liteserver::follow::{follow, FollowOptions};
+use crate::chain::liteserver::follow::{follow, FollowOptions, FollowSummary};
 use crate::chain::liteserver::tips::Tips;
 use crate::chain::liteserver::{
     embedded_config, liteservers, read_config, trust_anchor, zero_state,
@@ -63,6 +63,11 @@ pub struct RunArgs {
     /// Listen address (overrides `serve.listen`; default 127.0.0.1:8081).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+    /// Queries the API keeps in flight on one lite server at most (reads
+    /// of states the index lacks, sends, proofs); past it the next server
+    /// is asked.
+    #[arg(long, value_name = "N", default_value_t = crate::chain::liteserver::send::CONCURRENCY)]
+    pub liteserver_concurrency: usize,
 }
 
 /// What a follow is told by the global config and the flags: its lite
@@ -103,12 +108,96 @@ fn follow_options(
     Ok((servers, options))
 }
 
-fn log_progress(s: &crate::chain::liteserver::follow::FollowSummary, tip: u32) {
-    if let Some(seqno) = s.last_mc_seqno {
-        tracing::info!(
-            "masterchain block {seqno} of {tip} indexed ({} behind)",
-            tip.saturating_sub(seqno)
-        );
+/// What the follower says of its progress in the log: while catching up,
+/// a bar with the rates and the time left (at most once a second); at the
+/// tip, the newest block with how far it is behind the clock (at most
+/// once every ten seconds).
+struct Progress {
+    /// When the follow started.
+    start: std::time::Instant,
+    last_line: Option<std::time::Instant>,
+}
+
+/// Catching up means more than this many masterchain blocks behind.
+const BEHIND: u32 = 2;
+/// Time between lines while catching up, and at the tip.
+const CATCHING_UP_EVERY: Duration = Duration::from_secs(1);
+const AT_TIP_EVERY: Duration = Duration::from_secs(10);
+
+impl Progress {
+    /// For a follow starting now.
+    fn new() -> Self {
+        Self {
+            start: std::time::Instant::now(),
+            last_line: None,
+        }
+    }
+
+    /// Called by the follower after each masterchain block it indexed
+    /// (`s` counts from the follow's start).
+    fn report(&mut self, s: &FollowSummary, tip: u32) {
+        let Some(seqno) = s.last_mc_seqno else {
+            return;
+        };
+        let now = std::time::Instant::now();
+        let behind = tip.saturating_sub(seqno);
+        let every = if behind > BEHIND {
+            CATCHING_UP_EVERY
+        } else {
+            AT_TIP_EVERY
+        };
+        if self.last_line.is_some_and(|t| now - t < every) {
+            return;
+        }
+        self.last_line = Some(now);
+        let lag = s
+            .last_mc_utime
+            .map(|t| (crate::api::unix_now() as i64 - i64::from(t)).max(0));
+        if behind > BEHIND {
+            let secs = (now - self.start).as_secs_f64().max(1e-3);
+            let blocks = s.mc_blocks;
+            let rate = blocks as f64 / secs;
+            let tx_rate = s.transactions as f64 / secs;
+            let first = seqno.saturating_sub(blocks as u32);
+            let done = f64::from(seqno - first) / f64::from((tip - first).max(1));
+            let left = if rate > 0.0 {
+                format_duration(f64::from(behind) / rate)
+            } else {
+                "?".into()
+            };
+            tracing::info!(
+                "{} masterchain block {seqno} of {tip} ({behind} behind): {rate:.1} blocks/s, \
+                 {tx_rate:.0} tx/s, about {left} left",
+                bar(done)
+            );
+        } else {
+            tracing::info!(
+                "masterchain block {seqno} of {tip} indexed; at the tip, {} behind the clock",
+                lag.map_or_else(|| "?".into(), |l| format_duration(l as f64))
+            );
+        }
+    }
+}
+
+/// `[#####.....] 50%` for `done` in 0..=1.
+fn bar(done: f64) -> String {
+    let done = done.clamp(0.0, 1.0);
+    let filled = (done * 20.0).round() as usize;
+    format!(
+        "[{}{}] {:>3.0}%",
+        "#".repeat(filled),
+        ".".repeat(20 - filled),
+        done * 100.0
+    )
+}
+
+/// `1h02m`, `3m05s`, `12s`.
+fn format_duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
     }
 }
 
@@ -162,13 +251,14 @@ pub fn run_and_serve(
                 };
                 let mut pause = FOLLOW_RETRY_FIRST;
                 loop {
+                    let mut progress = Progress::new();
                     let started = std::time::Instant::now();
                     let followed = runtime.block_on(follow(
                         &db,
                         &servers,
                         &opts,
                         Duration::from_millis(200),
-                        log_progress,
+                        |s: &FollowSummary, tip| progress.report(s, tip),
                     ));
                     let Err(e) = followed else {
                         let _ = ended.send(Ok(()));
@@ -188,7 +278,11 @@ pub fn run_and_serve(
     }
     // Sends go to several lite servers at once; account reads to one, the
     // next after a failure.
-    let sender = crate::chain::liteserver::send::LiteSender::new(tips, runtime.handle().clone());
+    let sender = crate::chain::liteserver::send::LiteSender::new(
+        tips,
+        args.liteserver_concurrency,
+        runtime.handle().clone(),
+    );
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),
@@ -233,12 +327,13 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         args.archival_after,
         runtime.handle(),
     ));
+    let mut progress = Progress::new();
     let summary = runtime.block_on(follow(
         &db,
         &servers,
         &opts,
         Duration::from_millis(500),
-        log_progress,
+        |s: &FollowSummary, tip| progress.report(s, tip),
     ))?;
     db.flush()?;
     println!(
@@ -256,4 +351,19 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
             .map_or_else(|| "none".to_string(), |s| s.to_string())
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_bar_and_durations() {
+        assert_eq!(bar(0.0), "[....................]   0%");
+        assert_eq!(bar(0.5), "[##########..........]  50%");
+        assert_eq!(bar(2.0), "[####################] 100%");
+        assert_eq!(format_duration(12.4), "12s");
+        assert_eq!(format_duration(185.0), "3m05s");
+        assert_eq!(format_duration(3720.0), "1h02m");
+    }
 }

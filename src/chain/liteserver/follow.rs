@@ -90,6 +90,8 @@ pub struct FollowSummary {
     pub shard_blocks: u64,
     pub transactions: u64,
     pub last_mc_seqno: Option<u32>,
+    /// When the newest indexed masterchain block was made (unix time).
+    pub last_mc_utime: Option<u32>,
 }
 
 pub(super) fn lite_id(id: &BlockIdExt) -> LiteBlockIdExt {
@@ -1012,11 +1014,13 @@ pub async fn follow(
             .iter()
             .map(|b| b.transactions.len() as u64)
             .sum::<u64>();
+        let utime = blocks.last().map(|mc| mc.record.gen_utime);
         indexer
             .apply_with_accounts(&Unit { blocks }, &accounts)
             .with_context(|| format!("indexing masterchain block {next}"))?;
         summary.mc_blocks += 1;
         summary.last_mc_seqno = Some(next);
+        summary.last_mc_utime = utime;
         if new_key_block.is_some() {
             // Read again from the index on the next step.
             trusted = None;

@@ -8,14 +8,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ton_liteapi::client::LiteClient;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use ton_liteapi::tl::request::Request;
 use ton_liteapi::types::LiteError;
 use tycho_types::cell::{Cell, HashBytes};
 
 use super::client::{expect, Multiplexed};
 use super::proofs::{check_account_state, ProvenAccount};
 use super::tips::Tips;
-use super::LiteServerAddr;
 use crate::chain::link::{ChainLink, Refused};
 use ton_liteapi::tl::response::Response;
 
@@ -23,176 +23,212 @@ use ton_liteapi::tl::response::Response;
 const SEND_TO: usize = 3;
 /// How long a send or a read may take before the API answers without it.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// Queries the API has in flight on one lite server at most, by default
+/// (toncenter's v2 setting of the same name is 50).
+pub const CONCURRENCY: usize = 50;
+/// How long a query waits for a free place on a server before the next
+/// server is asked.
+const PLACE_WAIT: Duration = Duration::from_secs(1);
 
 /// A [`ChainLink`] over the lite servers of a global config.
 pub struct LiteSender {
+    conns: Arc<Conns>,
+    runtime: tokio::runtime::Handle,
+}
+
+/// The API's connections to the lite servers: one multiplexed connection
+/// per server, made when first needed and made again after a failure, and
+/// a bound on the queries in flight on each.
+struct Conns {
     /// The servers and what each last showed: they are tried in the
     /// order it gives (alive first; archival first for old blocks).
     tips: Arc<Tips>,
-    runtime: tokio::runtime::Handle,
-    /// The connection kept for reads and the server it goes to (dropped
-    /// after a failure, and the next server asked).
-    reads: tokio::sync::Mutex<(usize, Option<LiteClient>)>,
+    conns: Vec<Mutex<Option<Arc<Multiplexed>>>>,
+    places: Vec<Arc<Semaphore>>,
+    concurrency: usize,
+}
+
+/// Why one server did not answer: a network failure, a full server or a
+/// failed check (another may do better), or the answer itself.
+enum Failed {
+    Elsewhere(String),
+    Answer(Refused),
 }
 
 impl LiteSender {
-    /// Uses the servers `tips` watches on `runtime` (the API's).
-    pub fn new(tips: Arc<Tips>, runtime: tokio::runtime::Handle) -> Self {
+    /// Uses the servers `tips` watches on `runtime` (the API's), with at
+    /// most `concurrency` queries in flight on each.
+    pub fn new(tips: Arc<Tips>, concurrency: usize, runtime: tokio::runtime::Handle) -> Self {
+        let n = tips.servers().len();
+        let concurrency = concurrency.max(1);
         Self {
-            tips,
+            conns: Arc::new(Conns {
+                tips,
+                conns: (0..n).map(|_| Mutex::new(None)).collect(),
+                places: (0..n)
+                    .map(|_| Arc::new(Semaphore::new(concurrency)))
+                    .collect(),
+                concurrency,
+            }),
             runtime,
-            reads: tokio::sync::Mutex::new((0, None)),
+        }
+    }
+}
+
+impl Conns {
+    /// A place on server `i` and its connection (made if need be).
+    async fn take(&self, i: usize) -> Result<(OwnedSemaphorePermit, Arc<Multiplexed>), String> {
+        let server = &self.tips.servers()[i];
+        let place = tokio::time::timeout(PLACE_WAIT, Arc::clone(&self.places[i]).acquire_owned())
+            .await
+            .map_err(|_| {
+                format!(
+                    "{} is busy ({} queries in flight)",
+                    server.addr, self.concurrency
+                )
+            })?
+            .map_err(|_| "closed".to_string())?;
+        let mut slot = self.conns[i].lock().await;
+        if let Some(conn) = slot.as_ref() {
+            return Ok((place, Arc::clone(conn)));
+        }
+        let conn = tokio::time::timeout(TIMEOUT, Multiplexed::connect(server))
+            .await
+            .map_err(|_| format!("connecting to {} timed out", server.addr))?
+            .map_err(|e| format!("cannot reach {}: {e:?}", server.addr))?;
+        let conn = Arc::new(conn);
+        *slot = Some(Arc::clone(&conn));
+        Ok((place, conn))
+    }
+
+    /// Drops server `i`'s connection after a failure on it (unless it was
+    /// made again meanwhile).
+    async fn forget(&self, i: usize, conn: &Arc<Multiplexed>) {
+        let mut slot = self.conns[i].lock().await;
+        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+            *slot = None;
         }
     }
 
-    /// Sends `boc` through one server on a connection of its own.
-    async fn send_one(server: LiteServerAddr, boc: Vec<u8>) -> Result<(), Refused> {
-        let sent = tokio::time::timeout(TIMEOUT, async {
-            let mut client = LiteClient::connect(server.addr, server.key)
-                .await
-                .map_err(|e| {
-                    Refused::new(
-                        503,
-                        format!("LITE_SERVER_NETWORK: cannot reach {}: {e:?}", server.addr),
-                    )
-                })?;
-            match client.send_message(boc).await {
-                Ok(_) => Ok(()),
-                Err(LiteError::ServerError(e)) => Err(Refused::new(
-                    500,
-                    format!("LITE_SERVER_UNKNOWN: {}", e.message),
-                )),
-                Err(e) => Err(Refused::new(500, format!("LITE_SERVER_NETWORK: {e:?}"))),
+    /// Asks server `i` `f` on its connection, holding a place on it.
+    async fn on<T, F, Fut>(&self, i: usize, f: F) -> Result<T, Failed>
+    where
+        F: FnOnce(Arc<Multiplexed>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failed>>,
+    {
+        let (_place, conn) = self.take(i).await.map_err(Failed::Elsewhere)?;
+        let server = self.tips.servers()[i].addr;
+        match tokio::time::timeout(TIMEOUT, f(Arc::clone(&conn))).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(Failed::Elsewhere(e))) => {
+                self.forget(i, &conn).await;
+                Err(Failed::Elsewhere(e))
             }
-        })
-        .await;
-        sent.unwrap_or_else(|_| {
-            Err(Refused::new(
-                504,
-                format!(
-                    "LITE_SERVER_NETWORK: {} did not answer in time",
-                    server.addr
-                ),
-            ))
-        })
+            Ok(Err(answer)) => Err(answer),
+            Err(_) => {
+                self.forget(i, &conn).await;
+                Err(Failed::Elsewhere(format!(
+                    "{server} did not answer in time"
+                )))
+            }
+        }
     }
 
-    /// The account's state at `mc` from the current read server, proofs
-    /// checked; on a failure the next server is asked (once round).
+    /// Sends `boc` through server `i`.
+    async fn send_one(self: Arc<Self>, i: usize, boc: Vec<u8>) -> Result<(), Refused> {
+        let sent = self
+            .on(i, |conn| async move {
+                use ton_liteapi::tl::request::SendMessage;
+                match conn
+                    .query(Request::SendMessage(SendMessage { body: boc }))
+                    .await
+                {
+                    Ok(Response::SendMsgStatus(_)) => Ok(()),
+                    Ok(_) => Err(Failed::Elsewhere("an answer of another kind".into())),
+                    Err(LiteError::ServerError(e)) => Err(Failed::Answer(Refused::new(
+                        500,
+                        format!("LITE_SERVER_UNKNOWN: {}", e.message),
+                    ))),
+                    Err(e) => Err(Failed::Elsewhere(format!("{e:?}"))),
+                }
+            })
+            .await;
+        sent.map_err(|f| match f {
+            Failed::Answer(refused) => refused,
+            Failed::Elsewhere(e) => Refused::new(503, format!("LITE_SERVER_NETWORK: {e}")),
+        })
+    }
+}
+
+impl LiteSender {
+    /// The account's state at `mc`, proofs checked, from the best placed
+    /// server; on a failure the next one is asked (once round).
     async fn fetch_account(
         &self,
         account: &tonindex_model::Address,
         mc: &tonindex_model::BlockIdExt,
     ) -> Result<ProvenAccount, Refused> {
-        let mut slot = self.reads.lock().await;
         let mut last_error = None;
-        for i in self.tips.order(Some(mc.id.seqno)) {
-            if slot.0 != i {
-                *slot = (i, None);
-            }
-            let server = self.tips.servers()[i].clone();
-            match Self::read_account(&mut slot.1, &server, account, mc).await {
+        for i in self.conns.tips.order(Some(mc.id.seqno)) {
+            let (account, mc) = (*account, *mc);
+            let read = self
+                .conns
+                .on(
+                    i,
+                    |conn| async move { read_account(&conn, &account, &mc).await },
+                )
+                .await;
+            match read {
                 Ok(proven) => return Ok(proven),
                 // The account's own refusal is the same on every server.
-                Err((refused, false)) => return Err(refused),
-                Err((refused, true)) => {
+                Err(Failed::Answer(refused)) => return Err(refused),
+                Err(Failed::Elsewhere(e)) => {
                     tracing::warn!(
-                        "lite server {} failed an account read: {}; asking the next one",
-                        server.addr,
-                        refused.message
+                        "lite server {} failed an account read: {e}; asking the next one",
+                        self.conns.tips.servers()[i].addr,
                     );
-                    slot.1 = None;
-                    last_error = Some(refused);
+                    last_error = Some(e);
                 }
             }
         }
-        Err(last_error.unwrap_or_else(|| Refused::new(503, "LITE_SERVER_NETWORK: no lite server")))
+        Err(Refused::new(
+            503,
+            format!(
+                "LITE_SERVER_NETWORK: {}",
+                last_error.unwrap_or_else(|| "no lite server".into())
+            ),
+        ))
     }
 
-    /// One read from `server`; an error says whether another server may
-    /// do better (a network failure, a proof that does not check out).
-    async fn read_account(
-        conn: &mut Option<LiteClient>,
-        server: &LiteServerAddr,
-        account: &tonindex_model::Address,
-        mc: &tonindex_model::BlockIdExt,
-    ) -> Result<ProvenAccount, (Refused, bool)> {
-        let network = |e: String| (Refused::new(503, format!("LITE_SERVER_NETWORK: {e}")), true);
-        if conn.is_none() {
-            let client = LiteClient::connect(server.addr, server.key)
-                .await
-                .map_err(|e| network(format!("cannot reach {}: {e:?}", server.addr)))?;
-            *conn = Some(client);
-        }
-        let client = conn.as_mut().expect("connected above");
-        let id = ton_liteapi::tl::common::AccountId {
-            workchain: account.workchain,
-            id: ton_liteapi::tl::common::Int256(account.id),
-        };
-        let answer = match client
-            .get_account_state(super::follow::lite_id(mc), id)
-            .await
-        {
-            Ok(a) => a,
-            // Not there yet on this server, say: another may have it.
-            Err(LiteError::ServerError(e)) => {
-                return Err((
-                    Refused::new(500, format!("LITE_SERVER_UNKNOWN: {}", e.message)),
-                    true,
-                ))
-            }
-            Err(e) => return Err(network(format!("{e:?}"))),
-        };
-        check_account_state(
-            mc,
-            &HashBytes(account.id),
-            &super::follow::model_id(&answer.shardblk),
-            &answer.shard_proof,
-            &answer.proof,
-            &answer.state,
-        )
-        .map_err(|e| {
-            (
-                Refused::new(
-                    502,
-                    format!(
-                        "LITE_SERVER_UNKNOWN: the lite server's account state does not check \
-                         out: {e:#}"
-                    ),
-                ),
-                true,
-            )
-        })
-    }
-}
-
-impl LiteSender {
     /// Asks the servers in turn, best placed for masterchain block
     /// `seqno` first (`None`: the newest), until one answers `f` (a
-    /// network failure or a failed check moves on; a server's refusal is
-    /// the answer).
+    /// network failure, a full server or a failed check moves on; a
+    /// server's refusal is the answer).
     async fn ask<T, F, Fut>(&self, what: &str, seqno: Option<u32>, f: F) -> Result<T, Refused>
     where
-        F: Fn(std::sync::Arc<Multiplexed>) -> Fut,
+        F: Fn(Arc<Multiplexed>) -> Fut,
         Fut: std::future::Future<Output = anyhow::Result<T>>,
     {
         let mut last = None;
-        for i in self.tips.order(seqno) {
-            let server = &self.tips.servers()[i];
-            let conn = match Multiplexed::connect(server).await {
-                Ok(c) => std::sync::Arc::new(c),
-                Err(e) => {
-                    last = Some(format!("cannot reach {}: {e:?}", server.addr));
-                    continue;
+        for i in self.conns.tips.order(seqno) {
+            let asked = self
+                .conns
+                .on(i, |conn| async {
+                    f(conn)
+                        .await
+                        .map_err(|e| Failed::Elsewhere(format!("{e:#}")))
+                })
+                .await;
+            match asked {
+                Ok(v) => return Ok(v),
+                Err(Failed::Answer(refused)) => return Err(refused),
+                Err(Failed::Elsewhere(e)) => {
+                    tracing::warn!(
+                        "lite server {} failed {what}: {e}",
+                        self.conns.tips.servers()[i].addr
+                    );
+                    last = Some(e);
                 }
-            };
-            match tokio::time::timeout(TIMEOUT, f(conn)).await {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(e)) => {
-                    tracing::warn!("lite server {} failed {what}: {e:#}", server.addr);
-                    last = Some(format!("{e:#}"));
-                }
-                Err(_) => last = Some(format!("{} did not answer in time", server.addr)),
             }
         }
         Err(Refused::new(
@@ -205,23 +241,66 @@ impl LiteSender {
     }
 }
 
+/// One account read on `conn`: a network failure or a proof that does not
+/// check out is for another server to do better; the server's own refusal
+/// (not there yet on this server, say) too.
+async fn read_account(
+    conn: &Multiplexed,
+    account: &tonindex_model::Address,
+    mc: &tonindex_model::BlockIdExt,
+) -> Result<ProvenAccount, Failed> {
+    use ton_liteapi::tl::request::GetAccountState;
+    let request = Request::GetAccountState(GetAccountState {
+        id: super::follow::lite_id(mc),
+        account: ton_liteapi::tl::common::AccountId {
+            workchain: account.workchain,
+            id: ton_liteapi::tl::common::Int256(account.id),
+        },
+    });
+    let answer = match conn.query(request).await {
+        Ok(Response::AccountState(a)) => a,
+        Ok(_) => return Err(Failed::Elsewhere("an answer of another kind".into())),
+        Err(LiteError::ServerError(e)) => {
+            return Err(Failed::Elsewhere(format!(
+                "LITE_SERVER_UNKNOWN: {}",
+                e.message
+            )))
+        }
+        Err(e) => return Err(Failed::Elsewhere(format!("{e:?}"))),
+    };
+    check_account_state(
+        mc,
+        &HashBytes(account.id),
+        &super::follow::model_id(&answer.shardblk),
+        &answer.shard_proof,
+        &answer.proof,
+        &answer.state,
+    )
+    .map_err(|e| {
+        Failed::Elsewhere(format!(
+            "the lite server's account state does not check out: {e:#}"
+        ))
+    })
+}
+
 impl ChainLink for LiteSender {
     /// Forwards the message with `liteServer.sendMessage` to the first
     /// [`SEND_TO`] servers (alive ones first) at once; accepted when one
     /// accepts it, else the first server's refusal as it worded it.
     fn send(&self, msg: Cell) -> Result<(), Refused> {
         let boc = tycho_types::boc::Boc::encode(msg.as_ref());
-        let servers: Vec<_> = self
+        let servers: Vec<usize> = self
+            .conns
             .tips
             .order(None)
             .into_iter()
             .take(SEND_TO)
-            .map(|i| self.tips.servers()[i].clone())
             .collect();
+        let conns = Arc::clone(&self.conns);
         self.runtime.block_on(async move {
             let sends = servers
                 .into_iter()
-                .map(|server| tokio::spawn(Self::send_one(server, boc.clone())));
+                .map(|i| tokio::spawn(Arc::clone(&conns).send_one(i, boc.clone())));
             let mut first_refusal = None;
             for sent in sends.collect::<Vec<_>>() {
                 match sent.await {
@@ -442,7 +521,8 @@ impl ChainLink for LiteSender {
     /// The highest masterchain tip among the lite servers that answer.
     fn consensus_block(&self) -> Option<Result<u32, Refused>> {
         Some(
-            self.tips
+            self.conns
+                .tips
                 .consensus()
                 .ok_or_else(|| Refused::new(500, "no workers alive")),
         )
