@@ -2387,3 +2387,178 @@ fn queries_in_flight_on_a_lite_server_are_bounded() {
     run.wait().unwrap();
     dev.stop(false);
 }
+
+/// GetGems sales on the devnet (F5): genesis holds tongo's real mainnet
+/// version 4 fixed-price sale and auction (code and data from its corpus)
+/// and standalone NFT items (token-contract's item code) at the addresses
+/// those contracts name: the sale's item is owned by the sale contract,
+/// the auction's by its seller directly. `/nft/sales` gives both as their
+/// contracts describe themselves; `/nft/items` shows the sale's item
+/// `on_sale` with `sale_contract_address` and `real_owner` (the seller),
+/// and the other item not on sale; `include_on_sale` counts the listed
+/// item for its seller, and only then.
+#[test]
+fn nft_sales_show_on_items_and_by_address() {
+    use base64::Engine as _;
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::{Cell, CellBuilder, CellFamily as _, HashBytes, Store as _};
+    use tycho_types::models::{IntAddr, StdAddr};
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let cases: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(common::fixtures().join("contracts/tongo-getmethod-cases.json")).unwrap(),
+    )
+    .unwrap();
+    let case = |name: &str| cases.iter().find(|c| c["name"] == name).unwrap().clone();
+    let hex_b64 = |v: &Value| b64.encode(hex::decode(v.as_str().unwrap()).unwrap());
+    let (sale, auction) = (case("nft_sale v4"), case("GetSaleData for getgems auction"));
+    let raw = |s: &str| s.to_lowercase();
+    let sale_addr = "0:1111111111111111111111111111111111111111111111111111111111111111";
+    let auction_addr = raw(auction["account"].as_str().unwrap());
+    // What the contracts' data names (tongo's decoding of the same data).
+    let sale_nft = "0:2bec4a9921bec898153bc77079e33ba4e5a80b888d687071004ea8f41fdb8702";
+    let seller = "0:fe0ee3565678799a4c93d85f00316521b4dd0268f78e80f79965667732b34802";
+    let auction_nft = "0:49c0c5bac43d013f4715d78cdbeda382a360a98171f62699ade96815220eb15d";
+    let auction_seller = "0:047efbb81020160d28464124271660d1565daad67fa6f984a4f4c116586f5968";
+    for (literal, want) in [
+        (&sale, sale_nft),
+        (&sale, seller),
+        (&auction, auction_nft),
+        (&auction, auction_seller),
+    ] {
+        assert!(
+            literal["want_go_literal"].as_str().unwrap().contains(want),
+            "{want}"
+        );
+    }
+    // token-contract's NFT item: index:uint64 collection owner content:^Cell.
+    let clients = std::fs::read_to_string(clients_dir().join("nft_codes.mjs")).unwrap();
+    let item_code = clients
+        .lines()
+        .find_map(|l| l.strip_prefix("export const ITEM_CODE = \""))
+        .unwrap()
+        .trim_end_matches("\";")
+        .to_string();
+    let std_addr = |s: &str| {
+        let (wc, h) = s.split_once(':').unwrap();
+        StdAddr::new(
+            wc.parse().unwrap(),
+            HashBytes(hex::decode(h).unwrap().try_into().unwrap()),
+        )
+    };
+    let item_data = |owner: &str| {
+        let mut content = CellBuilder::new();
+        content.store_u8(1).unwrap();
+        content.store_raw(b"item.json", 72).unwrap();
+        let mut b = CellBuilder::new();
+        b.store_u64(1).unwrap();
+        b.store_small_uint(0, 2).unwrap(); // no collection
+        IntAddr::Std(std_addr(owner))
+            .store_into(&mut b, Cell::empty_context())
+            .unwrap();
+        b.store_reference(content.build().unwrap()).unwrap();
+        b64.encode(Boc::encode(b.build().unwrap()))
+    };
+    let accounts = [
+        format!(
+            "{sale_addr}:1000000000:{}:{}",
+            hex_b64(&sale["code_hex"]),
+            hex_b64(&sale["data_hex"])
+        ),
+        format!(
+            "{auction_addr}:1000000000:{}:{}",
+            hex_b64(&auction["code_hex"]),
+            hex_b64(&auction["data_hex"])
+        ),
+        format!("{sale_nft}:1000000000:{item_code}:{}", item_data(sale_addr)),
+        format!(
+            "{auction_nft}:1000000000:{item_code}:{}",
+            item_data(auction_seller)
+        ),
+    ];
+    let mut args = Vec::new();
+    for a in &accounts {
+        args.push("--account");
+        args.push(a.as_str());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &args);
+    let upper = |s: &str| {
+        let (wc, h) = s.split_once(':').unwrap();
+        format!("{wc}:{}", h.to_uppercase())
+    };
+
+    let (status, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/nft/sales?address={sale_addr}&address={auction_addr}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    let sales = v["nft_sales"].as_array().unwrap();
+    assert_eq!(sales.len(), 2, "{v}");
+    let by_type = |t: &str| sales.iter().find(|s| s["type"] == t).unwrap();
+    let fixed = by_type("getgems_sale");
+    assert_eq!(fixed["address"], upper(sale_addr));
+    assert_eq!(fixed["nft_address"], upper(sale_nft));
+    assert_eq!(fixed["nft_owner_address"], upper(seller));
+    assert_eq!(fixed["created_at"], 1730477278);
+    assert_eq!(fixed["details"]["is_complete"], true);
+    assert_eq!(fixed["details"]["full_price"], "0");
+    assert_eq!(fixed["details"]["marketplace_fee"], "5000");
+    assert_eq!(fixed["nft_item"]["on_sale"], true, "{fixed}");
+    let auc = by_type("getgems_auction");
+    assert_eq!(auc["nft_owner_address"], upper(auction_seller));
+    assert_eq!(auc["details"]["min_bid"], "4400000000");
+    assert_eq!(auc["details"]["mp_fee_factor"], 5);
+    assert_eq!(auc["details"]["end_flag"], false);
+    // addr_none (no bid yet) is left out.
+    assert!(auc["details"].get("last_member").is_none(), "{auc}");
+    assert_eq!(auc["nft_item"]["on_sale"], false, "{auc}");
+    assert!(v["address_book"][upper(seller)].is_object(), "{v}");
+
+    let (_, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/nft/items?address={sale_nft}&address={auction_nft}"),
+        "",
+    );
+    let items = v["nft_items"].as_array().unwrap();
+    let listed = items
+        .iter()
+        .find(|i| i["address"] == upper(sale_nft))
+        .unwrap();
+    assert_eq!(listed["on_sale"], true);
+    assert_eq!(listed["owner_address"], upper(sale_addr));
+    assert_eq!(listed["sale_contract_address"], upper(sale_addr));
+    assert_eq!(listed["real_owner"], upper(seller));
+    assert!(listed.get("auction_contract_address").is_none(), "{listed}");
+    let kept = items
+        .iter()
+        .find(|i| i["address"] == upper(auction_nft))
+        .unwrap();
+    assert_eq!(kept["on_sale"], false);
+    assert!(kept.get("real_owner").is_none(), "{kept}");
+
+    let owned = |extra: &str| {
+        let (status, v) = json(
+            dev.port,
+            "GET",
+            &format!("/api/v3/nft/items?owner_address={seller}{extra}"),
+            "",
+        );
+        assert_eq!(status, 200, "{v}");
+        v["nft_items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["address"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(owned("").is_empty());
+    assert!(owned("&include_on_sale=false").is_empty());
+    assert_eq!(owned("&include_on_sale=true"), vec![upper(sale_nft)]);
+    let (status, v) = json(dev.port, "GET", "/api/v3/nft/sales", "");
+    assert_eq!(status, 422, "{v}");
+    assert_eq!(v["error"], "at least 1 address required");
+    dev.stop(false);
+}

@@ -991,21 +991,38 @@ fn v3_ops() -> Vec<Op> {
         book(),
         metadata(),
     ]);
-    let nft_items = obj(&[
+    let nft_item = obj(&[
+        ("address", raw_address()),
+        ("init", boolean()),
+        ("index", dec()),
+        ("collection_address", nullable(raw_address())),
+        ("owner_address", nullable(raw_address())),
+        ("content", nullable(map_of(string()))),
+        ("last_transaction_lt", dec()),
+        ("code_hash", b64_hash()),
+        ("data_hash", b64_hash()),
+        ("collection", nullable(nft_collection)),
+        ("on_sale", boolean()),
+        ("sale_contract_address?", raw_address()),
+        ("auction_contract_address?", raw_address()),
+        ("real_owner?", raw_address()),
+    ]);
+    let nft_items = obj(&[("nft_items", array(nft_item.clone())), book(), metadata()]);
+    let nft_sales = obj(&[
         (
-            "nft_items",
+            "nft_sales",
             array(obj(&[
+                ("type", string()),
                 ("address", raw_address()),
-                ("init", boolean()),
-                ("index", dec()),
-                ("collection_address", nullable(raw_address())),
-                ("owner_address", nullable(raw_address())),
-                ("content", nullable(map_of(string()))),
+                ("nft_address", raw_address()),
+                ("nft_owner_address?", raw_address()),
+                ("marketplace_address?", raw_address()),
+                ("created_at", int()),
                 ("last_transaction_lt", dec()),
                 ("code_hash", b64_hash()),
                 ("data_hash", b64_hash()),
-                ("collection", nullable(nft_collection)),
-                ("on_sale", nullable(boolean())),
+                ("details", ty("object")),
+                ("nft_item?", nft_item),
             ])),
         ),
         book(),
@@ -1450,7 +1467,7 @@ fn v3_ops() -> Vec<Op> {
                     p(
                         "include_on_sale",
                         Kind::Bool,
-                        "Count items on sale for their seller (not served yet: 501)",
+                        "With owner_address: count items listed on a GetGems sale or auction for their seller",
                     ),
                     p(
                         "sort_by_last_transaction_lt",
@@ -1463,7 +1480,17 @@ fn v3_ops() -> Vec<Op> {
                 NO_BOOK,
             ],
             nft_items,
-            &[422, 501],
+            &[422],
+        ),
+        op(
+            "nfts",
+            "nft/sales",
+            "GetGems fixed-price sales and auctions by contract address, as they describe themselves",
+            &[&[p("address", Kind::Address, "Sale or auction contracts (at most 1000)")
+                .req()
+                .many()]],
+            nft_sales,
+            &[422],
         ),
         op(
             "nfts",

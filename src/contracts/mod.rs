@@ -10,3 +10,4 @@ pub mod jetton;
 pub mod methods;
 pub mod multisig;
 pub mod nft;
+pub mod nft_sale;

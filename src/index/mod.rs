@@ -265,6 +265,7 @@ impl<'a> Indexer<'a> {
             db: self.db,
             wallets: &step.wallets,
             items: &step.items,
+            sales: &step.sales,
         };
         let unit_traces = if self.traces {
             traces::index_traces(

@@ -6,9 +6,12 @@ use std::collections::BTreeSet;
 use tonindex_model::{Address, Hash};
 use tonindex_storage::tables::{
     AccountPairKey, CollectionIndexKey, NftCollections, NftCollectionsByOwner, NftItems,
-    NftItemsByCollection, NftItemsByOwner, NftTransfers, NftTransfersByAccount,
+    NftItemsByCollection, NftItemsByOwner, NftSales, NftSalesBySeller, NftTransfers,
+    NftTransfersByAccount,
 };
-use tonindex_storage::{Error, NftCollectionRecord, NftItemRecord, NftTransferRecord, Reader};
+use tonindex_storage::{
+    Error, NftCollectionRecord, NftItemRecord, NftSaleRecord, NftTransferRecord, Reader,
+};
 
 use super::jettons::{event_rows, EventFilter, EventRow, WithTraces};
 
@@ -92,11 +95,44 @@ pub fn item(r: &Reader<'_>, a: &Address) -> Result<Option<NftItemRecord>, Error>
     r.get::<NftItems>(a)
 }
 
+/// The sale an item is listed on: its owner is a GetGems sale or auction
+/// contract that says it sells this very item (the contract's word alone
+/// does not make an item "on sale", nor the item's owner alone).
+pub fn sale_of(
+    r: &Reader<'_>,
+    item: &Address,
+    i: &NftItemRecord,
+) -> Result<Option<(Address, NftSaleRecord)>, Error> {
+    let Some(owner) = i.owner else {
+        return Ok(None);
+    };
+    Ok(r.get::<NftSales>(&owner)?
+        .filter(|s| s.nft == *item)
+        .map(|s| (owner, s)))
+}
+
+/// Sale and auction contracts by address, those the index read.
+pub fn sales(
+    r: &Reader<'_>,
+    addresses: &[Address],
+) -> Result<Vec<(Address, NftSaleRecord)>, Error> {
+    let mut out = Vec::new();
+    for a in addresses.iter().copied().collect::<BTreeSet<_>>() {
+        if let Some(s) = r.get::<NftSales>(&a)? {
+            out.push((a, s));
+        }
+    }
+    Ok(out)
+}
+
 /// `/nft/items` filters (each empty = any).
 #[derive(Debug, Default)]
 pub struct ItemFilter {
     pub addresses: Vec<Address>,
     pub owners: Vec<Address>,
+    /// With `owners`: match the items' real owner (the seller of an item
+    /// listed on a sale) instead of their owner.
+    pub real_owner: bool,
     pub collections: Vec<Address>,
     /// Indexes (with exactly one collection), big-endian in 256 bits.
     pub indexes: Vec<Hash>,
@@ -114,7 +150,14 @@ pub fn items(
 ) -> Result<Vec<(Address, NftItemRecord)>, Error> {
     let wanted = |a: &Address, i: &NftItemRecord| {
         (f.addresses.is_empty() || f.addresses.contains(a))
-            && (f.owners.is_empty() || i.owner.is_some_and(|o| f.owners.contains(&o)))
+            && (f.owners.is_empty()
+                || i.owner.is_some_and(|o| f.owners.contains(&o))
+                || f.real_owner
+                    && sale_of(r, a, i)
+                        .ok()
+                        .flatten()
+                        .and_then(|(_, s)| s.owner)
+                        .is_some_and(|seller| f.owners.contains(&seller)))
             && (f.collections.is_empty()
                 || i.collection.is_some_and(|c| f.collections.contains(&c)))
             && (f.indexes.is_empty() || f.indexes.contains(&i.index))
@@ -138,6 +181,22 @@ pub fn items(
             let mut group = Vec::new();
             for row in r.prefix::<NftItemsByOwner>(&AccountPairKey::prefix(o), false) {
                 load(row?.0.second, &mut group)?;
+            }
+            if f.real_owner {
+                // Items listed on a sale of this seller's (their owner is
+                // the sale contract).
+                for row in r.prefix::<NftSalesBySeller>(&AccountPairKey::prefix(o), false) {
+                    let sale = row?.0.second;
+                    let Some(s) = r.get::<NftSales>(&sale)? else {
+                        continue;
+                    };
+                    let listed = r
+                        .get::<NftItems>(&s.nft)?
+                        .is_some_and(|i| i.owner == Some(sale));
+                    if listed && !group.iter().any(|(a, _)| *a == s.nft) {
+                        load(s.nft, &mut group)?;
+                    }
+                }
             }
             group.sort_by_key(|x| (x.1.collection, x.1.index));
             rows.extend(group);

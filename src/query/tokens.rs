@@ -3,9 +3,30 @@
 //! index step (pending, emulated ones).
 
 use tonindex_model::Address;
-use tonindex_storage::Reader;
+use tonindex_storage::tables::NftSales;
+use tonindex_storage::{NftSaleRecord, Reader, SaleDetail};
 
-use crate::trace::classify::{Interfaces, JettonWallet, NftItem};
+use crate::trace::classify::{Interfaces, JettonWallet, NftItem, NftSale};
+
+/// A stored sale or auction as the classifier sees it (`auction` says
+/// which one is asked for): its item, seller, marketplace and price (a
+/// sale's full price, an auction's last bid).
+pub(crate) fn sale_interface(s: &NftSaleRecord, auction: bool) -> Option<NftSale> {
+    if s.auction != auction {
+        return None;
+    }
+    let price_name = if auction { "last_bid" } else { "full_price" };
+    let price = s.details.iter().find_map(|(k, v)| match v {
+        SaleDetail::Amount(a) if k == price_name => a.parse().ok(),
+        _ => None,
+    });
+    Some(NftSale {
+        nft: s.nft,
+        owner: s.owner,
+        marketplace: s.marketplace,
+        price: price.unwrap_or(0),
+    })
+}
 
 /// Answers from the stored Jetton wallets and NFT items.
 pub struct StoredInterfaces<'r, 'db>(pub &'r Reader<'db>);
@@ -24,5 +45,11 @@ impl Interfaces for StoredInterfaces<'_, '_> {
             collection: i.collection,
             index: num_bigint::BigUint::from_bytes_be(&i.index).to_string(),
         })
+    }
+    fn nft_sale(&self, account: &Address) -> Option<NftSale> {
+        sale_interface(&self.0.get::<NftSales>(account).ok()??, false)
+    }
+    fn nft_auction(&self, account: &Address) -> Option<NftSale> {
+        sale_interface(&self.0.get::<NftSales>(account).ok()??, true)
     }
 }

@@ -14,8 +14,8 @@ pub use db::{
 pub use rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
-    MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftTransferRecord,
-    ShardStateRecord, VestingRecord,
+    MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftSaleRecord,
+    NftTransferRecord, SaleDetail, ShardStateRecord, VestingRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

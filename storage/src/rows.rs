@@ -165,6 +165,33 @@ pub struct NftItemRecord {
     pub data_hash: Hash,
 }
 
+/// A value of an NFT sale's details (see [`NftSaleRecord`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaleDetail {
+    Bool(bool),
+    Int(i64),
+    /// A decimal amount.
+    Amount(String),
+    Address(Option<Address>),
+}
+
+/// A GetGems fixed-price sale or auction as its contract describes itself
+/// (see `tables::NftSales`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NftSaleRecord {
+    pub auction: bool,
+    pub nft: Address,
+    /// The seller.
+    pub owner: Option<Address>,
+    pub marketplace: Option<Address>,
+    pub created_at: i64,
+    /// Named values as v3 writes them, in its order.
+    pub details: Vec<(String, SaleDetail)>,
+    pub last_tx_lt: u64,
+    pub code_hash: Hash,
+    pub data_hash: Hash,
+}
+
 /// A DNS item's domain and records (see `tables::DnsEntries`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DnsRecord {
@@ -280,6 +307,7 @@ bincode_value!(
     NftCollectionRecord,
     NftItemRecord,
     NftTransferRecord,
+    NftSaleRecord,
     DnsRecord,
     MultisigRecord,
     MultisigOrderRecord,

@@ -26,7 +26,8 @@ use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, JettonBurnRecord, JettonMasterRecord,
     JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
-    NftCollectionRecord, NftItemRecord, NftTransferRecord, ShardStateRecord, VestingRecord,
+    NftCollectionRecord, NftItemRecord, NftSaleRecord, NftTransferRecord, ShardStateRecord,
+    VestingRecord,
 };
 use crate::Error;
 
@@ -394,6 +395,16 @@ impl Key for CollectionIndexKey {
 }
 
 table!(
+    /// GetGems fixed-price sales and auctions, as their contracts describe
+    /// themselves. key: `sale account` → bincode [`NftSaleRecord`].
+    NftSales, "nft_sales", Address => NftSaleRecord; importer_reads
+);
+table!(
+    /// Sales by seller (for items counted by their real owner). key:
+    /// `seller account | sale account` → ().
+    NftSalesBySeller, "nft_sales_by_seller", AccountPairKey => ()
+);
+table!(
     /// DNS items (of the `.ton` and `.t.me` collections) with their domain
     /// and records. key: `item account` → bincode [`DnsRecord`].
     DnsEntries, "dns_entries", Address => DnsRecord; importer_reads
@@ -569,6 +580,8 @@ pub fn all() -> Vec<TableSpec> {
         entry::<NftItemsByCollection>(),
         entry::<NftTransfers>(),
         entry::<NftTransfersByAccount>(),
+        entry::<NftSales>(),
+        entry::<NftSalesBySeller>(),
         entry::<DnsEntries>(),
         entry::<DnsByDomain>(),
         entry::<DnsByWallet>(),

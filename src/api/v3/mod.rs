@@ -116,7 +116,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V3Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
-pub(crate) const NOT_YET: &[&str] = &["nft/sales", "dns/records", "decode", "balanceChanges"];
+pub(crate) const NOT_YET: &[&str] = &["balanceChanges"];
 
 /// Every endpoint v3 serves, with its handler (aliases are rows of their own).
 const HANDLERS: &[(&str, Handler)] = &[
@@ -156,6 +156,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("jetton/burns", jettons::jetton_burns),
     ("nft/collections", nfts::nft_collections),
     ("nft/items", nfts::nft_items),
+    ("nft/sales", nfts::nft_sales),
     ("nft/transfers", nfts::nft_transfers),
     ("dns/records", dns::dns_records),
     ("decode", decode::decode),

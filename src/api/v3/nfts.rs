@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 use serde::Serialize;
 use tonindex_model::Address;
 use tonindex_storage::tables::NftRole;
-use tonindex_storage::{NftCollectionRecord, NftItemRecord};
+use tonindex_storage::{NftCollectionRecord, NftItemRecord, SaleDetail};
 
 use super::address_book::{self, AddressBook};
 use super::jettons::{addresses, event_filter};
@@ -82,8 +82,15 @@ struct NftItem {
     code_hash: B64,
     data_hash: B64,
     collection: Option<NftCollection>,
-    /// Sales are not indexed yet: unknown, not `false`.
-    on_sale: Option<bool>,
+    /// Whether the item's owner is a GetGems sale or auction selling it.
+    on_sale: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sale_contract_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auction_contract_address: Option<String>,
+    /// The seller, while the item is on sale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    real_owner: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -119,6 +126,7 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let f = ItemFilter {
         addresses: addresses(p, "address")?,
         owners: addresses(p, "owner_address")?,
+        real_owner: p.bool("include_on_sale")?.unwrap_or(false),
         collections: addresses(p, "collection_address")?,
         indexes,
         by_last_tx_lt: p.bool("sort_by_last_transaction_lt")?.unwrap_or(false),
@@ -133,12 +141,6 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             "exact one owner_address required for multiple collection_address",
         ));
     }
-    if p.bool("include_on_sale")?.unwrap_or(false) {
-        return Err(V3Error::new(
-            axum::http::StatusCode::NOT_IMPLEMENTED,
-            "include_on_sale is not implemented by tonindex yet: NFT sales are not indexed",
-        ));
-    }
     let rows = nfts::items(&ctx.reader, &f, paging.offset, paging.limit)?;
     let mut mentioned = Vec::new();
     let mut nft_items = Vec::with_capacity(rows.len());
@@ -146,11 +148,10 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         mentioned.push(a);
         mentioned.extend(i.owner);
         mentioned.extend(i.collection);
-        let collection = match i.collection {
-            Some(c) => nfts::collection(&ctx.reader, &c)?.map(|rec| collection_json(&c, rec)),
-            None => None,
-        };
-        nft_items.push(item_json(&a, i, collection));
+        if let Some((_, sale)) = nfts::sale_of(&ctx.reader, &a, &i)? {
+            mentioned.extend(sale.owner);
+        }
+        nft_items.push(item_json(ctx, &a, i)?);
     }
     to_json(&ItemsResponse {
         nft_items,
@@ -159,8 +160,20 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
-fn item_json(a: &Address, i: NftItemRecord, collection: Option<NftCollection>) -> NftItem {
-    NftItem {
+/// An item as v3 shows it: with its collection, and with its sale while
+/// its owner is a GetGems sale or auction contract selling it.
+fn item_json(ctx: &Ctx<'_>, a: &Address, i: NftItemRecord) -> Result<NftItem, V3Error> {
+    let collection = match i.collection {
+        Some(c) => nfts::collection(&ctx.reader, &c)?.map(|rec| collection_json(&c, rec)),
+        None => None,
+    };
+    let sale = nfts::sale_of(&ctx.reader, a, &i)?;
+    let (sale_contract, auction_contract) = match &sale {
+        Some((s, rec)) if rec.auction => (None, Some(raw_upper(s))),
+        Some((s, _)) => (Some(raw_upper(s)), None),
+        None => (None, None),
+    };
+    Ok(NftItem {
         address: raw_upper(a),
         init: i.init,
         index: BigUint::from_bytes_be(&i.index).to_string(),
@@ -171,8 +184,98 @@ fn item_json(a: &Address, i: NftItemRecord, collection: Option<NftCollection>) -
         code_hash: B64(i.code_hash),
         data_hash: B64(i.data_hash),
         collection,
-        on_sale: None,
+        on_sale: sale.is_some(),
+        sale_contract_address: sale_contract,
+        auction_contract_address: auction_contract,
+        real_owner: sale.and_then(|(_, s)| s.owner).as_ref().map(raw_upper),
+    })
+}
+
+/// `GET /nft/sales`: GetGems sale and auction contracts by address, as
+/// they describe themselves, with the item they sell.
+pub fn nft_sales(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+    let wanted = addresses(p, "address")?;
+    if wanted.is_empty() {
+        return Err(V3Error::invalid("at least 1 address required"));
     }
+    if wanted.len() > 1000 {
+        return Err(V3Error::invalid("maximum 1000 addresses allowed"));
+    }
+    let mut mentioned = Vec::new();
+    let mut nft_sales = Vec::new();
+    for (a, s) in nfts::sales(&ctx.reader, &wanted)? {
+        mentioned.push(a);
+        mentioned.push(s.nft);
+        mentioned.extend(s.owner);
+        mentioned.extend(s.marketplace);
+        let nft_item = match nfts::item(&ctx.reader, &s.nft)? {
+            Some(i) => Some(item_json(ctx, &s.nft, i)?),
+            None => None,
+        };
+        let mut details = serde_json::Map::new();
+        for (name, value) in &s.details {
+            let v = match value {
+                SaleDetail::Bool(b) => serde_json::json!(b),
+                SaleDetail::Int(i) => serde_json::json!(i),
+                SaleDetail::Amount(a) => serde_json::json!(a),
+                SaleDetail::Address(Some(a)) => {
+                    mentioned.push(*a);
+                    serde_json::json!(raw_upper(a))
+                }
+                // Null fields are left out of a sale.
+                SaleDetail::Address(None) => continue,
+            };
+            details.insert(name.clone(), v);
+        }
+        nft_sales.push(NftSale {
+            kind: if s.auction {
+                "getgems_auction"
+            } else {
+                "getgems_sale"
+            },
+            address: raw_upper(&a),
+            nft_address: raw_upper(&s.nft),
+            nft_owner_address: s.owner.as_ref().map(raw_upper),
+            marketplace_address: s.marketplace.as_ref().map(raw_upper),
+            created_at: s.created_at,
+            last_transaction_lt: Dec(s.last_tx_lt),
+            code_hash: B64(s.code_hash),
+            data_hash: B64(s.data_hash),
+            details,
+            nft_item,
+        });
+    }
+    to_json(&SalesResponse {
+        nft_sales,
+        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, p, mentioned)?,
+    })
+}
+
+#[derive(Serialize)]
+struct NftSale {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    address: String,
+    nft_address: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nft_owner_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    marketplace_address: Option<String>,
+    created_at: i64,
+    last_transaction_lt: Dec<u64>,
+    code_hash: B64,
+    data_hash: B64,
+    details: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nft_item: Option<NftItem>,
+}
+
+#[derive(Serialize)]
+struct SalesResponse {
+    nft_sales: Vec<NftSale>,
+    address_book: AddressBook,
+    metadata: Metadata,
 }
 
 #[derive(Serialize)]

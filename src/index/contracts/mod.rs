@@ -11,6 +11,9 @@
 //!   runs again only when the wallet's owner, master or code changes.
 //! * NFT collections and items (spec v3 §6.4), multisig v2 wallets and
 //!   orders and vesting wallets (§6.5, [`multisig`]) the same way.
+//! * GetGems sales and auctions (§6.4) as they describe themselves, for
+//!   code known to declare `get_sale_data` or `get_fix_price_data_v4`:
+//!   the API counts one for an item only while the item's owner is it.
 
 mod dns;
 mod multisig;
@@ -26,16 +29,21 @@ use tonindex_model::Address;
 use tonindex_storage::tables::{
     AccountPairKey, AccountStates, Codes, CollectionIndexKey, JettonMasters, JettonMastersByAdmin,
     JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner, NftCollections,
-    NftCollectionsByOwner, NftItems, NftItemsByCollection, NftItemsByOwner,
+    NftCollectionsByOwner, NftItems, NftItemsByCollection, NftItemsByOwner, NftSales,
+    NftSalesBySeller,
 };
 use tonindex_storage::{
     Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, NftCollectionRecord,
-    NftItemRecord,
+    NftItemRecord, NftSaleRecord, SaleDetail,
 };
 use tycho_types::boc::Boc;
 
-use crate::contracts::{content, interfaces::method_id, jetton, methods::method_ids, nft};
-use crate::trace::classify::{Interfaces, JettonWallet as ClassifierJettonWallet, NftItem};
+use crate::contracts::{
+    content, interfaces::method_id, jetton, methods::method_ids, nft, nft_sale,
+};
+use crate::trace::classify::{
+    Interfaces, JettonWallet as ClassifierJettonWallet, NftItem, NftSale as ClassifierNftSale,
+};
 use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 
 /// Gas one detection get-method may spend (a liteserver's getter limit).
@@ -197,6 +205,8 @@ pub struct ContractsDone {
     pub unconfirmed_orders: usize,
     pub vestings: usize,
     pub dns_entries: usize,
+    /// GetGems sales and auctions read.
+    pub nft_sales: usize,
 }
 
 /// The contracts step over the account states a unit wrote (oldest
@@ -212,6 +222,7 @@ pub(crate) fn index_contracts(
     let mut done = ContractsDone::default();
     let mut confirmed_now = HashMap::new();
     let mut items_now = HashMap::new();
+    let mut sales_now = HashMap::new();
     // The newest state of each account the unit wrote.
     let mut newest: HashMap<Address, &Cell> = HashMap::new();
     for (a, c) in written {
@@ -258,17 +269,42 @@ pub(crate) fn index_contracts(
         let (maybe_multisig, maybe_order) =
             (declares("get_multisig_data"), declares("get_order_data"));
         let vesting = code_hash == crate::contracts::multisig::VESTING_CODE_HASH;
+        // Sales only where the code's methods are known to include the
+        // getter (no library-code contract is a GetGems sale).
+        let surely = |name: &str| {
+            methods
+                .as_ref()
+                .is_some_and(|m| m.binary_search(&method_id(name)).is_ok())
+        };
+        let (sale_v4, sale) = (surely("get_fix_price_data_v4"), surely("get_sale_data"));
         if !(maybe_master
             || maybe_wallet
             || maybe_collection
             || maybe_item
             || maybe_multisig
             || maybe_order
-            || vesting)
+            || vesting
+            || sale_v4
+            || sale)
         {
             continue;
         }
         let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+        if sale_v4 || sale {
+            done.getmethod_runs += 1;
+            let data = if sale_v4 {
+                run(&acc.contract, ctx, "get_fix_price_data_v4", vec![])
+                    .and_then(|o| nft_sale::fix_price_data_v4(&o))
+            } else {
+                run(&acc.contract, ctx, "get_sale_data", vec![])
+                    .and_then(|o| nft_sale::sale_data(&o))
+            };
+            if let Some(data) = data {
+                sales_now.insert(*address, put_sale(db, batch, address, &acc, &data)?);
+                done.nft_sales += 1;
+                continue;
+            }
+        }
         if vesting {
             done.getmethod_runs += 1;
             if let Some(v) = run(&acc.contract, ctx, "get_vesting_data", vec![])
@@ -392,6 +428,7 @@ pub(crate) fn index_contracts(
         done,
         wallets: confirmed_now,
         items: items_now,
+        sales: sales_now,
     })
 }
 
@@ -401,6 +438,7 @@ pub(crate) struct ContractsStep {
     pub done: ContractsDone,
     pub wallets: HashMap<Address, JettonWalletRecord>,
     pub items: HashMap<Address, NftItemRecord>,
+    pub sales: HashMap<Address, NftSaleRecord>,
 }
 
 fn put_collection(
@@ -435,6 +473,59 @@ fn put_collection(
     }
     batch.put::<NftCollections>(address, &record);
     Ok(())
+}
+
+/// A GetGems sale or auction as its contract describes itself: the
+/// contract's own word (the API counts it for the NFT's seller only while
+/// the NFT's owner is this contract).
+fn put_sale(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    address: &Address,
+    acc: &Active,
+    data: &nft_sale::SaleData,
+) -> Result<NftSaleRecord, tonindex_storage::Error> {
+    let details = data
+        .details
+        .iter()
+        .map(|(name, value)| {
+            let value = match value {
+                nft_sale::Detail::Bool(b) => SaleDetail::Bool(*b),
+                nft_sale::Detail::Int(i) => SaleDetail::Int(*i),
+                nft_sale::Detail::Amount(a) => SaleDetail::Amount(a.clone()),
+                nft_sale::Detail::Address(a) => SaleDetail::Address(a.as_ref().map(model_addr)),
+            };
+            (name.to_string(), value)
+        })
+        .collect();
+    let record = NftSaleRecord {
+        auction: data.auction,
+        nft: model_addr(&data.nft),
+        owner: data.owner.as_ref().map(model_addr),
+        marketplace: data.marketplace.as_ref().map(model_addr),
+        created_at: data.created_at,
+        details,
+        last_tx_lt: acc.last_tx_lt,
+        code_hash: *acc.contract.code.repr_hash().as_array(),
+        data_hash: *acc.contract.data.repr_hash().as_array(),
+    };
+    if let Some(seller) = db.get::<NftSales>(address)?.and_then(|o| o.owner) {
+        batch.delete::<NftSalesBySeller>(&AccountPairKey {
+            first: seller,
+            second: *address,
+        });
+    }
+    if let Some(seller) = record.owner {
+        batch.put::<NftSalesBySeller>(
+            &AccountPairKey {
+                first: seller,
+                second: *address,
+            },
+            &(),
+        );
+    }
+    batch.put::<NftSales>(address, &record);
+    Ok(record)
 }
 
 /// An index as the by-collection key orders it: big-endian in 256 bits
@@ -633,6 +724,8 @@ pub(crate) struct IndexInterfaces<'a> {
     pub wallets: &'a HashMap<Address, JettonWalletRecord>,
     /// NFT items the unit read.
     pub items: &'a HashMap<Address, NftItemRecord>,
+    /// Sales and auctions the unit read.
+    pub sales: &'a HashMap<Address, NftSaleRecord>,
 }
 
 impl Interfaces for IndexInterfaces<'_> {
@@ -655,5 +748,20 @@ impl Interfaces for IndexInterfaces<'_> {
             collection: i.collection,
             index: num_bigint::BigUint::from_bytes_be(&i.index).to_string(),
         })
+    }
+    fn nft_sale(&self, account: &Address) -> Option<ClassifierNftSale> {
+        crate::query::tokens::sale_interface(&self.sale(account)?, false)
+    }
+    fn nft_auction(&self, account: &Address) -> Option<ClassifierNftSale> {
+        crate::query::tokens::sale_interface(&self.sale(account)?, true)
+    }
+}
+
+impl IndexInterfaces<'_> {
+    fn sale(&self, account: &Address) -> Option<NftSaleRecord> {
+        match self.sales.get(account) {
+            Some(s) => Some(s.clone()),
+            None => self.db.get::<NftSales>(account).ok()?,
+        }
     }
 }
