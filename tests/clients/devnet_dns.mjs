@@ -12,7 +12,9 @@
 // `run BASE MNEMONIC_JSON` checks /dns/records (by domain and by wallet),
 // the address book's `domain`, and the item's content; then the owner
 // points the `wallet` record at another wallet (change_dns_record) and
-// every answer must follow. Prints one JSON summary; any failed
+// every answer must follow, the change showing as a change_dns action;
+// deleting the site record and renewing (the zero key) show as delete_dns
+// and renew_dns. Prints one JSON summary; any failed
 // expectation throws.
 import { readFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
@@ -134,5 +136,46 @@ must(gone.records.length === 0, "no longer the owner's wallet");
 const book2 = await getJson(`/api/v3/addressBook?address=${q(owner)}&address=${q(bob.address)}`);
 must(book2[owner.toRawString()].domain === null, "the owner's wallet record points elsewhere: no domain");
 must(book2[bob.address.toRawString()].domain === null, "Bob does not own it: no domain");
+
+// The change is a change_dns action (spec v3 §4.5) with the record set.
+const actionOf = async (type) =>
+  (await waitFor(`/api/v3/actions?account=${q(item)}&limit=100`, (x) => x.actions.some((a) => a.type === type), `a ${type} action`))
+    .actions.find((a) => a.type === type);
+const changed = await actionOf("change_dns");
+const cd = changed.details;
+must(changed.success === true, `change_dns succeeded ${JSON.stringify(changed)}`);
+must(cd.key === sha256("wallet").toString("hex"), `change_dns key ${cd.key}`);
+must(cd.value.sum_type === "DNSSmcAddress" && cd.value.dns_smc_address === raw(bob.address) && cd.value.flags === 0,
+  `change_dns value ${JSON.stringify(cd.value)}`);
+must(cd.value.dns_adnl_address === null && cd.value.dns_text === null && cd.value.dns_storage_address === null,
+  "the other value fields are null");
+must(cd.source === raw(owner) && cd.asset === raw(item) && cd.nft_collection === raw(ROOT),
+  `change_dns parties ${JSON.stringify(cd)}`);
+
+// Deleting the site record (no value) is delete_dns; the zero key with no
+// value only renews: renew_dns.
+const changeRecord = async (seqno, key) =>
+  contract.sendTransfer({
+    seqno,
+    secretKey: keys.secretKey,
+    sendMode: SendMode.PAY_GAS_SEPARATELY,
+    messages: [
+      internal({
+        to: item,
+        value: toNano("0.1"),
+        body: beginCell().storeUint(0x4eb1f0f9, 32).storeUint(seqno, 64).storeBuffer(key).endCell(),
+      }),
+    ],
+  });
+await changeRecord(1, sha256("site"));
+await waitFor("/api/v3/dns/records?domain=devnet-name.ton", (x) => x.records[0]?.dns_site_adnl === null, "the site record's removal");
+const deleted = await actionOf("delete_dns");
+must(deleted.details.hash === sha256("site").toString("hex") && deleted.details.source === raw(owner)
+  && deleted.details.asset === raw(item) && deleted.details.nft_collection === raw(ROOT),
+  `delete_dns ${JSON.stringify(deleted.details)}`);
+await changeRecord(2, Buffer.alloc(32));
+const renewed = await actionOf("renew_dns");
+must(renewed.details.source === raw(owner) && renewed.details.asset === raw(item) && !("hash" in renewed.details),
+  `renew_dns ${JSON.stringify(renewed.details)}`);
 
 console.log(JSON.stringify({ ok: true }));

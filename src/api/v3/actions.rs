@@ -373,6 +373,51 @@ fn details(r: &ActionRecord) -> Value {
                 }
             }
         }
+        "change_dns" => {
+            // As the Go server fills it: the value under its schema's
+            // field, a text record's text under dns_storage_address.
+            let schema = d("value_schema");
+            let field = match schema.as_str() {
+                Some("DNSNextResolver") => Some("dns_next_resolver_address"),
+                Some("DNSAdnlAddress") => Some("dns_adnl_address"),
+                Some("DNSSmcAddress") => Some("dns_smc_address"),
+                Some("DNSStorageAddress" | "DNSText") => Some("dns_storage_address"),
+                _ => None,
+            };
+            let mut value = Map::new();
+            value.insert("sum_type".into(), schema.clone());
+            for f in [
+                "dns_smc_address",
+                "dns_adnl_address",
+                "dns_text",
+                "dns_next_resolver_address",
+                "dns_storage_address",
+            ] {
+                let v = if Some(f) == field {
+                    d("value")
+                } else {
+                    Value::Null
+                };
+                value.insert(f.into(), v);
+            }
+            value.insert("flags".into(), d("flags"));
+            put("key", d("key"));
+            put("value", Value::Object(value));
+            put("source", a(&r.source));
+            put("asset", a(&r.destination));
+            put("nft_collection", a(&r.asset));
+        }
+        "delete_dns" => {
+            put("hash", d("key"));
+            put("source", a(&r.source));
+            put("asset", a(&r.destination));
+            put("nft_collection", a(&r.asset));
+        }
+        "renew_dns" => {
+            put("source", a(&r.source));
+            put("asset", a(&r.destination));
+            put("nft_collection", a(&r.asset));
+        }
         "vesting_send_message" => {
             put("query_id", d("query_id"));
             put("message_boc", d("message_boc"));

@@ -19,6 +19,7 @@
 pub mod body;
 mod cocoon;
 mod coffee;
+mod dns;
 mod graph;
 pub(crate) mod jetton;
 mod jvault;
@@ -117,6 +118,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 &[body::OP_COMMENT, body::OP_ENCRYPTED_COMMENT][..],
                 jetton::BODY_OPS,
                 nft::BODY_OPS,
+                dns::BODY_OPS,
                 vesting::BODY_OPS,
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
@@ -369,6 +371,7 @@ pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Blo
 /// The matchers in toncenter's order.
 const MATCHERS: &[Matcher] = &[
     nft::mint,
+    dns::change_record,
     vesting::send_message,
     vesting::add_whitelist,
     jetton::transfer,
