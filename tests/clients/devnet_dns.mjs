@@ -105,30 +105,25 @@ for (const [path, status] of [
   must(res.status === status, `${path}: ${res.status}`);
 }
 
-// The owner points `wallet` at Bob: change_dns_record#4eb1f0f9 query_id key:uint256 value:^Cell.
+// The owner points `wallet` at Bob.
 const bob = await newWallet();
 await getJson("/dev/fund", {
   method: "POST",
   body: JSON.stringify({ address: owner.toString({ bounceable: false }), amount: toNano("5").toString() }),
 });
 const contract = client.open(ownerWallet);
-await contract.sendTransfer({
-  seqno: 0,
-  secretKey: keys.secretKey,
-  sendMode: SendMode.PAY_GAS_SEPARATELY,
-  messages: [
-    internal({
-      to: item,
-      value: toNano("0.1"),
-      body: beginCell()
-        .storeUint(0x4eb1f0f9, 32)
-        .storeUint(1, 64)
-        .storeBuffer(sha256("wallet"))
-        .storeRef(beginCell().storeUint(0x9fd3, 16).storeAddress(bob.address).storeUint(0, 8).endCell())
-        .endCell(),
-    }),
-  ],
-});
+// change_dns_record#4eb1f0f9 query_id key:uint256 value:(Maybe ^DNSRecord), from the owner's wallet.
+const changeRecord = async (seqno, key, value) => {
+  const body = beginCell().storeUint(0x4eb1f0f9, 32).storeUint(seqno, 64).storeBuffer(key);
+  if (value) body.storeRef(value);
+  await contract.sendTransfer({
+    seqno,
+    secretKey: keys.secretKey,
+    sendMode: SendMode.PAY_GAS_SEPARATELY,
+    messages: [internal({ to: item, value: toNano("0.1"), body: body.endCell() })],
+  });
+};
+await changeRecord(0, sha256("wallet"), beginCell().storeUint(0x9fd3, 16).storeAddress(bob.address).storeUint(0, 8).endCell());
 const moved = await waitFor(`/api/v3/dns/records?wallet=${q(bob.address)}`, (x) => x.records.length === 1, "the record's move");
 must(moved.records[0].nft_item_owner === raw(owner) && moved.records[0].dns_site_adnl === adnl, "owner and site kept");
 const gone = await getJson(`/api/v3/dns/records?wallet=${q(owner)}`);
@@ -154,19 +149,6 @@ must(cd.source === raw(owner) && cd.asset === raw(item) && cd.nft_collection ===
 
 // Deleting the site record (no value) is delete_dns; the zero key with no
 // value only renews: renew_dns.
-const changeRecord = async (seqno, key) =>
-  contract.sendTransfer({
-    seqno,
-    secretKey: keys.secretKey,
-    sendMode: SendMode.PAY_GAS_SEPARATELY,
-    messages: [
-      internal({
-        to: item,
-        value: toNano("0.1"),
-        body: beginCell().storeUint(0x4eb1f0f9, 32).storeUint(seqno, 64).storeBuffer(key).endCell(),
-      }),
-    ],
-  });
 await changeRecord(1, sha256("site"));
 await waitFor("/api/v3/dns/records?domain=devnet-name.ton", (x) => x.records[0]?.dns_site_adnl === null, "the site record's removal");
 const deleted = await actionOf("delete_dns");
