@@ -5,12 +5,10 @@
 use sha2::Digest as _;
 
 use tonindex_model::Address;
-use tonindex_storage::tables::{
-    AccountPairKey, DnsByDomain, DnsByWallet, DnsEntries, HashAccountKey,
-};
+use tonindex_storage::tables::{DnsByDomain, DnsByWallet, DnsEntries, HashAccountKey};
 use tonindex_storage::{Batch, Db, DnsRecord, NftItemRecord};
 
-use super::{model_addr, run, Active, ContractsDone};
+use super::{model_addr, repoint, run, Active, ContractsDone};
 use crate::contracts::dns;
 use crate::tvm::getmethod::Context;
 
@@ -55,17 +53,12 @@ pub(super) fn index_entry(
         site_adnl: records.site_adnl.map(|h| h.0),
         storage_bag_id: records.storage_bag_id.map(|h| h.0),
     };
-    if let Some(old) = db.get::<DnsEntries>(address)? {
+    let old = db.get::<DnsEntries>(address)?;
+    if let Some(old) = &old {
         batch.delete::<DnsByDomain>(&HashAccountKey {
             hash: domain_key(&old.domain),
             account: *address,
         });
-        if let Some(w) = old.wallet {
-            batch.delete::<DnsByWallet>(&AccountPairKey {
-                first: w,
-                second: *address,
-            });
-        }
     }
     batch.put::<DnsByDomain>(
         &HashAccountKey {
@@ -74,15 +67,7 @@ pub(super) fn index_entry(
         },
         &(),
     );
-    if let Some(w) = record.wallet {
-        batch.put::<DnsByWallet>(
-            &AccountPairKey {
-                first: w,
-                second: *address,
-            },
-            &(),
-        );
-    }
+    repoint::<DnsByWallet>(batch, old.and_then(|o| o.wallet), record.wallet, address);
     batch.put::<DnsEntries>(address, &record);
     let content = item.content.get_or_insert_with(Vec::new);
     content.retain(|(k, _)| k != "domain");

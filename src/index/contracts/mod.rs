@@ -396,29 +396,17 @@ pub(crate) fn index_contracts(
                 continue;
             }
         }
-        if let Some(old) = &old {
-            batch.delete::<JettonWalletsByOwner>(&AccountPairKey {
-                first: old.owner,
-                second: *address,
-            });
-            batch.delete::<JettonWalletsByJetton>(&AccountPairKey {
-                first: old.jetton,
-                second: *address,
-            });
-        }
-        batch.put::<JettonWalletsByOwner>(
-            &AccountPairKey {
-                first: record.owner,
-                second: *address,
-            },
-            &(),
+        repoint::<JettonWalletsByOwner>(
+            batch,
+            old.as_ref().map(|o| o.owner),
+            Some(record.owner),
+            address,
         );
-        batch.put::<JettonWalletsByJetton>(
-            &AccountPairKey {
-                first: record.jetton,
-                second: *address,
-            },
-            &(),
+        repoint::<JettonWalletsByJetton>(
+            batch,
+            old.as_ref().map(|o| o.jetton),
+            Some(record.jetton),
+            address,
         );
         batch.put::<JettonWallets>(address, &record);
         confirmed_now.insert(*address, record);
@@ -456,21 +444,8 @@ fn put_collection(
         code_hash: *acc.contract.code.repr_hash().as_array(),
         data_hash: *acc.contract.data.repr_hash().as_array(),
     };
-    if let Some(owner) = db.get::<NftCollections>(address)?.and_then(|o| o.owner) {
-        batch.delete::<NftCollectionsByOwner>(&AccountPairKey {
-            first: owner,
-            second: *address,
-        });
-    }
-    if let Some(owner) = record.owner {
-        batch.put::<NftCollectionsByOwner>(
-            &AccountPairKey {
-                first: owner,
-                second: *address,
-            },
-            &(),
-        );
-    }
+    let old = db.get::<NftCollections>(address)?.and_then(|o| o.owner);
+    repoint::<NftCollectionsByOwner>(batch, old, record.owner, address);
     batch.put::<NftCollections>(address, &record);
     Ok(())
 }
@@ -509,23 +484,37 @@ fn put_sale(
         code_hash: *acc.contract.code.repr_hash().as_array(),
         data_hash: *acc.contract.data.repr_hash().as_array(),
     };
-    if let Some(seller) = db.get::<NftSales>(address)?.and_then(|o| o.owner) {
-        batch.delete::<NftSalesBySeller>(&AccountPairKey {
-            first: seller,
+    let old = db.get::<NftSales>(address)?.and_then(|o| o.owner);
+    repoint::<NftSalesBySeller>(batch, old, record.owner, address);
+    batch.put::<NftSales>(address, &record);
+    Ok(record)
+}
+
+/// Moves `address`'s row in a `first account | address` index (by owner,
+/// admin, seller, wallet …) from `old` to `new` (either may be none).
+pub(super) fn repoint<T>(
+    batch: &mut Batch<'_>,
+    old: Option<Address>,
+    new: Option<Address>,
+    address: &Address,
+) where
+    T: tonindex_storage::tables::Table<Key = AccountPairKey, Value = ()>,
+{
+    if let Some(first) = old {
+        batch.delete::<T>(&AccountPairKey {
+            first,
             second: *address,
         });
     }
-    if let Some(seller) = record.owner {
-        batch.put::<NftSalesBySeller>(
+    if let Some(first) = new {
+        batch.put::<T>(
             &AccountPairKey {
-                first: seller,
+                first,
                 second: *address,
             },
             &(),
         );
     }
-    batch.put::<NftSales>(address, &record);
-    Ok(record)
 }
 
 /// An index as the by-collection key orders it: big-endian in 256 bits
@@ -611,13 +600,14 @@ fn index_item(
     {
         dns::index_entry(db, batch, ctx, address, acc, &mut record, done)?;
     }
-    if let Some(old) = db.get::<NftItems>(address)? {
-        if let Some(owner) = old.owner {
-            batch.delete::<NftItemsByOwner>(&AccountPairKey {
-                first: owner,
-                second: *address,
-            });
-        }
+    let old = db.get::<NftItems>(address)?;
+    repoint::<NftItemsByOwner>(
+        batch,
+        old.as_ref().and_then(|o| o.owner),
+        record.owner,
+        address,
+    );
+    if let Some(old) = old {
         if let Some(coll) = old.collection {
             batch.delete::<NftItemsByCollection>(&CollectionIndexKey {
                 collection: coll,
@@ -625,15 +615,6 @@ fn index_item(
                 item: *address,
             });
         }
-    }
-    if let Some(owner) = record.owner {
-        batch.put::<NftItemsByOwner>(
-            &AccountPairKey {
-                first: owner,
-                second: *address,
-            },
-            &(),
-        );
     }
     if let Some(coll) = record.collection {
         batch.put::<NftItemsByCollection>(
@@ -677,23 +658,8 @@ fn put_master(
         code_hash: *acc.contract.code.repr_hash().as_array(),
         data_hash: *acc.contract.data.repr_hash().as_array(),
     };
-    if let Some(old) = db.get::<JettonMasters>(address)? {
-        if let Some(admin) = old.admin {
-            batch.delete::<JettonMastersByAdmin>(&AccountPairKey {
-                first: admin,
-                second: *address,
-            });
-        }
-    }
-    if let Some(admin) = record.admin {
-        batch.put::<JettonMastersByAdmin>(
-            &AccountPairKey {
-                first: admin,
-                second: *address,
-            },
-            &(),
-        );
-    }
+    let old = db.get::<JettonMasters>(address)?.and_then(|o| o.admin);
+    repoint::<JettonMastersByAdmin>(batch, old, record.admin, address);
     batch.put::<JettonMasters>(address, &record);
     Ok(())
 }

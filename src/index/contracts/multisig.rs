@@ -110,10 +110,12 @@ pub(super) fn index_order(
         code_hash,
         data_hash: *acc.contract.data.repr_hash().as_array(),
     };
-    if let Some(old) = &old {
-        batch.delete::<MultisigOrdersByMultisig>(&pair(old.multisig, *address));
-    }
-    batch.put::<MultisigOrdersByMultisig>(&pair(record.multisig, *address), &());
+    super::repoint::<MultisigOrdersByMultisig>(
+        batch,
+        old.as_ref().map(|o| o.multisig),
+        Some(record.multisig),
+        address,
+    );
     batch.put::<MultisigOrders>(address, &record);
     done.multisig_orders += 1;
     Ok(true)
