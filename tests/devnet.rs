@@ -330,7 +330,9 @@ fn nfts_follow_every_step() {
 /// Order code as a public library (its orders' code refers to it by hash,
 /// as on mainnet); an order is proposed, decoded, approved and executed,
 /// a vesting wallet deployed and whitelisted — v3 `/multisig/*` and
-/// `/vesting` show each step.
+/// `/vesting` show each step, and `/actions` the order's creation, each
+/// approval (one accepted, one rejected by the executed order) and its
+/// execution, for every signer.
 #[test]
 fn multisig_orders_and_vesting_follow_every_step() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -266,6 +266,7 @@ impl<'a> Indexer<'a> {
             wallets: &step.wallets,
             items: &step.items,
             sales: &step.sales,
+            orders: &step.orders,
         };
         let unit_traces = if self.traces {
             traces::index_traces(

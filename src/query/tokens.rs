@@ -3,10 +3,10 @@
 //! index step (pending, emulated ones).
 
 use tonindex_model::Address;
-use tonindex_storage::tables::NftSales;
+use tonindex_storage::tables::{MultisigOrders, NftSales};
 use tonindex_storage::{NftSaleRecord, Reader, SaleDetail};
 
-use crate::trace::classify::{Interfaces, JettonWallet, NftItem, NftSale};
+use crate::trace::classify::{Interfaces, JettonWallet, MultisigOrder, NftItem, NftSale};
 
 /// A stored sale or auction as the classifier sees it (`auction` says
 /// which one is asked for): its item, seller, marketplace and price (a
@@ -51,5 +51,9 @@ impl Interfaces for StoredInterfaces<'_, '_> {
     }
     fn nft_auction(&self, account: &Address) -> Option<NftSale> {
         sale_interface(&self.0.get::<NftSales>(account).ok()??, true)
+    }
+    fn multisig_order(&self, account: &Address) -> Option<MultisigOrder> {
+        let o = self.0.get::<MultisigOrders>(account).ok()??;
+        Some(MultisigOrder { signers: o.signers })
     }
 }

@@ -122,6 +122,24 @@ must(Array.isArray(noOrders.multisigs[0].orders) && noOrders.multisigs[0].orders
 const byCarol = await getJson(`/api/v3/multisig/wallets?wallet_address=${q(carol.address)}`);
 must(byCarol.multisigs.length === 0, "Carol is nobody yet");
 
+// The order's creation as an action, seen by Bob too: every signer is one
+// of a multisig action's accounts.
+const actionOf = async (account, type, ok = () => true) =>
+  (
+    await waitFor(
+      `/api/v3/actions?account=${q(account)}&limit=100`,
+      (x) => x.actions.some((a) => a.type === type && ok(a)),
+      `a ${type} action`,
+    )
+  ).actions.find((a) => a.type === type && ok(a));
+const created = await actionOf(bob.address, "multisig_create_order");
+const cd = created.details;
+must(created.success === true, `create_order succeeded ${JSON.stringify(created)}`);
+must(cd.source === raw(alice.address) && cd.destination === raw(multisig) && cd.destination_order === raw(order), `create_order parties ${JSON.stringify(cd)}`);
+must(cd.query_id === "1" && cd.order_seqno === "0" && cd.creator_index === 0 && cd.expiration_date === expiration, `create_order fields ${JSON.stringify(cd)}`);
+must(cd.is_created_by_signer === true && cd.is_signed_by_creator === true, "created and signed by signer 0");
+must(Cell.fromBase64(cd.order_boc).hash().equals(orderCell.hash()), "create_order's order_boc");
+
 // 3. The actions, decoded.
 const parsed = (await getJson(`/api/v3/multisig/orders?multisig_address=${q(multisig)}&parse_actions=true`)).orders[0].actions;
 must(parsed.length === 3, `three actions ${JSON.stringify(parsed)}`);
@@ -154,6 +172,38 @@ const updated = await waitFor(
 must(updated.multisigs[0].threshold === 1, "the new threshold");
 must(JSON.stringify(updated.multisigs[0].proposers) === JSON.stringify([raw(carol.address)]), "the new proposers");
 must((await client.getBalance(carol.address)) > carolBefore, "Carol was paid by the order");
+
+// Bob's approval and the execution as actions; the signers hash is the
+// hash of the multisig's signers dictionary.
+const approved = await actionOf(bob.address, "multisig_approve");
+must(approved.success === true, `approve succeeded ${JSON.stringify(approved)}`);
+const ad = approved.details;
+must(ad.source === raw(bob.address) && ad.destination === raw(order) && ad.signer_index === 1 && ad.exit_code === 0, `approve ${JSON.stringify(ad)}`);
+const executed = await actionOf(alice.address, "multisig_execute");
+const ed = executed.details;
+must(executed.success === true && ed.source === raw(order) && ed.destination === raw(multisig), `execute ${JSON.stringify(executed)}`);
+must(ed.order_seqno === "0" && ed.approvals_num === 2 && ed.expiration_date === expiration, `execute fields ${JSON.stringify(ed)}`);
+must(Cell.fromBase64(ed.order_boc).hash().equals(orderCell.hash()), "execute's order_boc");
+const signersCell = beginCell().storeDictDirect(addressDict([alice.address, bob.address])).endCell();
+must(Buffer.from(ed.signers_hash, "base64").equals(signersCell.hash()), `signers hash ${ed.signers_hash}`);
+const paid = await actionOf(carol.address, "ton_transfer", (a) => a.details.source === raw(multisig));
+must(paid.details.comment === "from the multisig", "the order's transfer stays an action of its own");
+
+// Alice approves again by comment: the executed order rejects it, with
+// the exit code its answer carries.
+await send(alice, [internal({ to: order, value: toNano("0.05"), body: comment("approve") })]);
+const rejected = await actionOf(alice.address, "multisig_approve", (a) => a.details.source === raw(alice.address));
+const answer = await waitFor(
+  `/api/v3/transactions?account=${q(alice.address)}&limit=50&sort=desc`,
+  (x) => x.transactions.some((t) => t.in_msg?.opcode === "0xafaf283e"),
+  "the rejection",
+);
+const rejectionBody = Cell.fromBase64(answer.transactions.find((t) => t.in_msg?.opcode === "0xafaf283e").in_msg.message_content.body).beginParse();
+rejectionBody.skip(32 + 64);
+const exitCode = rejectionBody.loadUint(32);
+must(exitCode !== 0, "a rejection carries an exit code");
+must(rejected.success === false && rejected.details.exit_code === exitCode, `rejected approval ${JSON.stringify(rejected)}`);
+must(rejected.details.signer_index === -1 && rejected.details.destination === raw(order), "an approval by comment has no index");
 const missing = await fetch(`${base}/api/v3/multisig/wallets`);
 must(missing.status === 422, "a filter is required");
 const missingOrders = await fetch(`${base}/api/v3/multisig/orders?parse_actions=true`);

@@ -418,6 +418,42 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.destination));
             put("nft_collection", a(&r.asset));
         }
+        "multisig_create_order" => {
+            for k in [
+                "query_id",
+                "order_seqno",
+                "is_created_by_signer",
+                "is_signed_by_creator",
+                "creator_index",
+                "expiration_date",
+                "order_boc",
+            ] {
+                put(k, d(k));
+            }
+            put("source", a(&r.source));
+            put("destination", a(&r.destination));
+            put("destination_order", a(&r.destination_secondary));
+        }
+        "multisig_approve" => {
+            put("signer_index", d("signer_index"));
+            put("exit_code", d("exit_code"));
+            put("source", a(&r.source));
+            put("destination", a(&r.destination));
+        }
+        "multisig_execute" => {
+            for k in [
+                "query_id",
+                "order_seqno",
+                "expiration_date",
+                "approvals_num",
+                "signers_hash",
+                "order_boc",
+            ] {
+                put(k, d(k));
+            }
+            put("source", a(&r.source));
+            put("destination", a(&r.destination));
+        }
         "vesting_send_message" => {
             put("query_id", d("query_id"));
             put("message_boc", d("message_boc"));

@@ -28,13 +28,13 @@ use tycho_types::models::{AccountState, BlockchainConfigParams, LibDescr, ShardA
 use tonindex_model::Address;
 use tonindex_storage::tables::{
     AccountPairKey, AccountStates, Codes, CollectionIndexKey, JettonMasters, JettonMastersByAdmin,
-    JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner, NftCollections,
+    JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner, MultisigOrders, NftCollections,
     NftCollectionsByOwner, NftItems, NftItemsByCollection, NftItemsByOwner, NftSales,
     NftSalesBySeller,
 };
 use tonindex_storage::{
-    Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, NftCollectionRecord,
-    NftItemRecord, NftSaleRecord, SaleDetail,
+    Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, MultisigOrderRecord,
+    NftCollectionRecord, NftItemRecord, NftSaleRecord, SaleDetail,
 };
 use tycho_types::boc::Boc;
 
@@ -42,7 +42,8 @@ use crate::contracts::{
     content, interfaces::method_id, jetton, methods::method_ids, nft, nft_sale,
 };
 use crate::trace::classify::{
-    Interfaces, JettonWallet as ClassifierJettonWallet, NftItem, NftSale as ClassifierNftSale,
+    Interfaces, JettonWallet as ClassifierJettonWallet, MultisigOrder, NftItem,
+    NftSale as ClassifierNftSale,
 };
 use crate::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 
@@ -223,6 +224,7 @@ pub(crate) fn index_contracts(
     let mut confirmed_now = HashMap::new();
     let mut items_now = HashMap::new();
     let mut sales_now = HashMap::new();
+    let mut orders_now = HashMap::new();
     // The newest state of each account the unit wrote.
     let mut newest: HashMap<Address, &Cell> = HashMap::new();
     for (a, c) in written {
@@ -352,7 +354,17 @@ pub(crate) fn index_contracts(
     // Then what a master, collection or multisig of the unit confirms.
     for (address, acc, maybe_wallet, maybe_item, maybe_order) in wallets {
         let Some(ctx) = context.as_ref() else { break };
-        if maybe_order && multisig::index_order(db, batch, ctx, &newest, address, &acc, &mut done)?
+        if maybe_order
+            && multisig::index_order(
+                db,
+                batch,
+                ctx,
+                &newest,
+                address,
+                &acc,
+                &mut done,
+                &mut orders_now,
+            )?
         {
             continue;
         }
@@ -417,6 +429,7 @@ pub(crate) fn index_contracts(
         wallets: confirmed_now,
         items: items_now,
         sales: sales_now,
+        orders: orders_now,
     })
 }
 
@@ -427,6 +440,8 @@ pub(crate) struct ContractsStep {
     pub wallets: HashMap<Address, JettonWalletRecord>,
     pub items: HashMap<Address, NftItemRecord>,
     pub sales: HashMap<Address, NftSaleRecord>,
+    /// Multisig orders the unit confirmed.
+    pub orders: HashMap<Address, MultisigOrderRecord>,
 }
 
 fn put_collection(
@@ -692,6 +707,8 @@ pub(crate) struct IndexInterfaces<'a> {
     pub items: &'a HashMap<Address, NftItemRecord>,
     /// Sales and auctions the unit read.
     pub sales: &'a HashMap<Address, NftSaleRecord>,
+    /// Multisig orders the unit confirmed.
+    pub orders: &'a HashMap<Address, MultisigOrderRecord>,
 }
 
 impl Interfaces for IndexInterfaces<'_> {
@@ -720,6 +737,13 @@ impl Interfaces for IndexInterfaces<'_> {
     }
     fn nft_auction(&self, account: &Address) -> Option<ClassifierNftSale> {
         crate::query::tokens::sale_interface(&self.sale(account)?, true)
+    }
+    fn multisig_order(&self, account: &Address) -> Option<MultisigOrder> {
+        let o = match self.orders.get(account) {
+            Some(o) => o.clone(),
+            None => self.db.get::<MultisigOrders>(account).ok()??,
+        };
+        Some(MultisigOrder { signers: o.signers })
     }
 }
 

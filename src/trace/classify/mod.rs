@@ -25,6 +25,7 @@ pub(crate) mod jetton;
 mod jvault;
 mod layerzero;
 mod liquidity;
+mod multisig;
 pub(crate) mod nft;
 mod swap;
 mod tgbtc;
@@ -67,6 +68,13 @@ pub struct NftSale {
     pub price: u128,
 }
 
+/// A multisig v2 order the index confirmed with its multisig.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultisigOrder {
+    /// Who may approve it (each is an account of the order's actions).
+    pub signers: Vec<Address>,
+}
+
 /// What the classifier may ask about an account's contract.
 pub trait Interfaces {
     fn jetton_wallet(&self, account: &Address) -> Option<JettonWallet>;
@@ -81,6 +89,10 @@ pub trait Interfaces {
     }
     /// A DeDust pool's two assets (`None` for TON).
     fn dedust_pool(&self, _account: &Address) -> Option<[Option<Address>; 2]> {
+        None
+    }
+    /// A multisig v2 order.
+    fn multisig_order(&self, _account: &Address) -> Option<MultisigOrder> {
         None
     }
     /// An account's data cell, for the contracts whose roles are read
@@ -120,6 +132,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 nft::BODY_OPS,
                 dns::BODY_OPS,
                 vesting::BODY_OPS,
+                multisig::BODY_OPS,
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
                 tgbtc::BODY_OPS,
@@ -237,6 +250,9 @@ pub(crate) struct Cols {
     pub opcode: Option<u32>,
     pub value: Option<u128>,
     pub amount: Option<u128>,
+    /// Accounts the action concerns beyond those it names (a multisig
+    /// order's signers).
+    pub accounts: Vec<Address>,
 }
 
 /// One action in the making: what a matcher makes of leaves (`nodes`,
@@ -372,6 +388,9 @@ pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Blo
 const MATCHERS: &[Matcher] = &[
     nft::mint,
     dns::change_record,
+    multisig::create_order,
+    multisig::approve,
+    multisig::execute,
     vesting::send_message,
     vesting::add_whitelist,
     jetton::transfer,
@@ -645,6 +664,7 @@ pub(crate) fn serialize(
         accounts.extend(b.cols.destination);
         accounts.extend(b.cols.destination_secondary);
     }
+    accounts.extend(b.cols.accounts.iter().copied());
     accounts.extend(
         initiator
             .filter(|&n| tree.txs[n].kind != TxKind::TickTock)
