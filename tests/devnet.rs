@@ -392,6 +392,33 @@ fn dns_records_follow_the_items() {
     dev.stop(false);
 }
 
+/// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):
+/// a pool of mainnet's nominator pool code at genesis, idle; a basechain
+/// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`
+/// (provider `nominator`, the payout the pool sent), while the pool's own
+/// getter follows; a masterchain wallet's deposit, which the pool refuses,
+/// shows as a failed `stake_deposit`.
+#[test]
+fn nominator_pool_deposits_and_withdrawals_are_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let prepared = node(
+        "devnet_staking.mjs",
+        &["prepare", fixtures.to_str().unwrap()],
+    );
+    let mut args = Vec::new();
+    for spec in prepared["accounts"].as_array().unwrap() {
+        args.push("--account".to_string());
+        args.push(spec.as_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &args);
+    let out = node("devnet_staking.mjs", &["run", &dev.url()]);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// Highload wallets (v1 r2, v2 r2; code from the fixtures) held at genesis
 /// show in v2 `getExtendedAddressInformation` as tonlib reports them, with
 /// the wallet id and seqno their data cells hold by the contracts' layout.

@@ -267,6 +267,7 @@ impl<'a> Indexer<'a> {
             items: &step.items,
             sales: &step.sales,
             orders: &step.orders,
+            states: &written,
         };
         let unit_traces = if self.traces {
             traces::index_traces(

@@ -3,7 +3,7 @@
 //! index step (pending, emulated ones).
 
 use tonindex_model::Address;
-use tonindex_storage::tables::{MultisigOrders, NftSales};
+use tonindex_storage::tables::{AccountStates, MultisigOrders, NftSales};
 use tonindex_storage::{NftSaleRecord, Reader, SaleDetail};
 
 use crate::trace::classify::{Interfaces, JettonWallet, MultisigOrder, NftItem, NftSale};
@@ -51,6 +51,9 @@ impl Interfaces for StoredInterfaces<'_, '_> {
     }
     fn nft_auction(&self, account: &Address) -> Option<NftSale> {
         sale_interface(&self.0.get::<NftSales>(account).ok()??, true)
+    }
+    fn code_hash(&self, account: &Address) -> Option<tonindex_model::Hash> {
+        self.0.get::<AccountStates>(account).ok()??.code_hash
     }
     fn multisig_order(&self, account: &Address) -> Option<MultisigOrder> {
         let o = self.0.get::<MultisigOrders>(account).ok()??;

@@ -418,6 +418,33 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.destination));
             put("nft_collection", a(&r.asset));
         }
+        // Staking: the fields the Go server fills for each provider; the
+        // ones a provider does not have stay null.
+        "stake_deposit" => {
+            put("provider", d("provider"));
+            put("stake_holder", a(&r.source));
+            put("pool", a(&r.destination));
+            put("amount", s(&r.amount));
+            put("tokens_minted", d("tokens_minted"));
+            put("asset", a(&r.asset));
+        }
+        "stake_withdrawal" => {
+            put("provider", d("provider"));
+            put("stake_holder", a(&r.source));
+            put("pool", a(&r.destination));
+            put("amount", s(&r.amount));
+            put("payout_nft", d("payout_nft"));
+            put("tokens_burnt", d("tokens_burnt"));
+            put("asset", a(&r.asset));
+        }
+        "stake_withdrawal_request" => {
+            put("provider", d("provider"));
+            put("stake_holder", a(&r.source));
+            put("pool", a(&r.destination));
+            put("payout_nft", d("payout_nft"));
+            put("asset", a(&r.asset));
+            put("tokens_burnt", d("tokens_burnt"));
+        }
         "multisig_create_order" => {
             for k in [
                 "query_id",

@@ -709,6 +709,8 @@ pub(crate) struct IndexInterfaces<'a> {
     pub sales: &'a HashMap<Address, NftSaleRecord>,
     /// Multisig orders the unit confirmed.
     pub orders: &'a HashMap<Address, MultisigOrderRecord>,
+    /// The account states the unit wrote (`ShardAccount` cells), newest last.
+    pub states: &'a [(Address, Cell)],
 }
 
 impl Interfaces for IndexInterfaces<'_> {
@@ -737,6 +739,12 @@ impl Interfaces for IndexInterfaces<'_> {
     }
     fn nft_auction(&self, account: &Address) -> Option<ClassifierNftSale> {
         crate::query::tokens::sale_interface(&self.sale(account)?, true)
+    }
+    fn code_hash(&self, account: &Address) -> Option<tonindex_model::Hash> {
+        match self.states.iter().rev().find(|(a, _)| a == account) {
+            Some((a, cell)) => Some(*active(a, cell)?.contract.code.repr_hash().as_array()),
+            None => self.db.get::<AccountStates>(account).ok()??.code_hash,
+        }
     }
     fn multisig_order(&self, account: &Address) -> Option<MultisigOrder> {
         let o = match self.orders.get(account) {

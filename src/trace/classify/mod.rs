@@ -27,6 +27,7 @@ mod layerzero;
 mod liquidity;
 mod multisig;
 pub(crate) mod nft;
+mod staking;
 mod swap;
 mod tgbtc;
 mod vesting;
@@ -89,6 +90,10 @@ pub trait Interfaces {
     }
     /// A DeDust pool's two assets (`None` for TON).
     fn dedust_pool(&self, _account: &Address) -> Option<[Option<Address>; 2]> {
+        None
+    }
+    /// The code hash of an active account.
+    fn code_hash(&self, _account: &Address) -> Option<Hash> {
         None
     }
     /// A multisig v2 order.
@@ -253,6 +258,10 @@ pub(crate) struct Cols {
     /// Accounts the action concerns beyond those it names (a multisig
     /// order's signers).
     pub accounts: Vec<Address>,
+    /// The type the row shows when it is not the matcher's own (toncenter
+    /// shows its nominator pool blocks as `stake_*`); the action id is
+    /// still derived from the matcher's type, as toncenter derives it.
+    pub shown_type: Option<&'static str>,
 }
 
 /// One action in the making: what a matcher makes of leaves (`nodes`,
@@ -393,6 +402,8 @@ const MATCHERS: &[Matcher] = &[
     multisig::execute,
     vesting::send_message,
     vesting::add_whitelist,
+    staking::nominator_deposit,
+    staking::nominator_withdraw,
     jetton::transfer,
     jetton::pton_transfer,
     jetton::burn,
@@ -679,7 +690,7 @@ pub(crate) fn serialize(
     ActionRecord {
         action_id: action_id(&key, b.kind),
         trace_id: trace.trace_id,
-        kind: b.kind.to_string(),
+        kind: b.cols.shown_type.unwrap_or(b.kind).to_string(),
         start_lt,
         end_lt: b.nodes.iter().map(|&n| tree.txs[n].lt).max().unwrap_or(0),
         start_utime,
