@@ -419,6 +419,40 @@ fn nominator_pool_deposits_and_withdrawals_are_actions() {
     dev.stop(false);
 }
 
+/// Wallet v4 subscription plugins on the devnet
+/// (tests/clients/devnet_subscriptions.mjs): a wallet with mainnet's
+/// simple subscription plugin installed at genesis; a collection asked of
+/// the due plugin shows as `subscribe` (the requested amount, the
+/// beneficiary paid), the owner's removal of the plugin as `unsubscribe`.
+#[test]
+fn subscription_payments_and_removal_are_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let prepared = node(
+        "devnet_subscriptions.mjs",
+        &["prepare", fixtures.to_str().unwrap()],
+    );
+    let mut args = Vec::new();
+    for spec in prepared["accounts"].as_array().unwrap() {
+        args.push("--account".to_string());
+        args.push(spec.as_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &args);
+    let out = node(
+        "devnet_subscriptions.mjs",
+        &[
+            "run",
+            &dev.url(),
+            &prepared["mnemonic"].to_string(),
+            prepared["plugin"].as_str().unwrap(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// Highload wallets (v1 r2, v2 r2; code from the fixtures) held at genesis
 /// show in v2 `getExtendedAddressInformation` as tonlib reports them, with
 /// the wallet id and seqno their data cells hold by the contracts' layout.

@@ -445,6 +445,17 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.asset));
             put("tokens_burnt", d("tokens_burnt"));
         }
+        // `omitempty` fields of the Go server left out when null.
+        "subscribe" | "unsubscribe" => {
+            put("subscriber", a(&r.source));
+            if r.destination.is_some() {
+                put("beneficiary", a(&r.destination));
+            }
+            put("subscription", a(&r.destination_secondary));
+            if r.kind == "subscribe" || r.amount.is_some() {
+                put("amount", s(&r.amount));
+            }
+        }
         "multisig_create_order" => {
             for k in [
                 "query_id",

@@ -28,6 +28,7 @@ mod liquidity;
 mod multisig;
 pub(crate) mod nft;
 mod staking;
+mod subscription;
 mod swap;
 mod tgbtc;
 mod vesting;
@@ -138,6 +139,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 dns::BODY_OPS,
                 vesting::BODY_OPS,
                 multisig::BODY_OPS,
+                subscription::BODY_OPS,
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
                 tgbtc::BODY_OPS,
@@ -427,6 +429,8 @@ const MATCHERS: &[Matcher] = &[
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
+    subscription::subscribe,
+    subscription::unsubscribe,
     jetton::mint,
     jvault::stake,
     jvault::unstake,
