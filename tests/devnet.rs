@@ -453,6 +453,41 @@ fn subscription_payments_and_removal_are_actions() {
     dev.stop(false);
 }
 
+/// Validator elections on the devnet (tests/clients/devnet_elections.mjs):
+/// mainnet's elector code at the elector address with open elections and
+/// a credit for a masterchain wallet; recovering the credit shows as
+/// `election_recover` with what the elector sent (its getter then holds
+/// nothing), a badly signed stake as a failed `election_deposit`, and a
+/// properly signed one as a successful deposit the elector counts.
+#[test]
+fn election_deposits_and_recoveries_are_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let prepared = node(
+        "devnet_elections.mjs",
+        &["prepare", fixtures.to_str().unwrap()],
+    );
+    let mut args = Vec::new();
+    for spec in prepared["accounts"].as_array().unwrap() {
+        args.push("--account".to_string());
+        args.push(spec.as_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &args);
+    let out = node(
+        "devnet_elections.mjs",
+        &[
+            "run",
+            &dev.url(),
+            &prepared["mnemonic"].to_string(),
+            &prepared["elect_at"].to_string(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// Highload wallets (v1 r2, v2 r2; code from the fixtures) held at genesis
 /// show in v2 `getExtendedAddressInformation` as tonlib reports them, with
 /// the wallet id and seqno their data cells hold by the contracts' layout.

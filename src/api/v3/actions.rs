@@ -445,6 +445,12 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.asset));
             put("tokens_burnt", d("tokens_burnt"));
         }
+        "election_deposit" | "election_recover" => {
+            put("stake_holder", a(&r.source));
+            if r.amount.is_some() {
+                put("amount", s(&r.amount));
+            }
+        }
         // `omitempty` fields of the Go server left out when null.
         "subscribe" | "unsubscribe" => {
             put("subscriber", a(&r.source));

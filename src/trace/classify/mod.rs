@@ -20,6 +20,7 @@ pub mod body;
 mod cocoon;
 mod coffee;
 mod dns;
+mod elections;
 mod graph;
 pub(crate) mod jetton;
 mod jvault;
@@ -429,6 +430,8 @@ const MATCHERS: &[Matcher] = &[
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
+    elections::deposit,
+    elections::recover,
     subscription::subscribe,
     subscription::unsubscribe,
     jetton::mint,
