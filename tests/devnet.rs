@@ -1690,6 +1690,123 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
     let _ = run.wait();
 }
 
+/// Pending traces on a follower (F6 item 4 on a live node): the devnet
+/// makes blocks only when asked; a transfer built by pytoniq, sent to
+/// `tonindex run`, is emulated at once on the state the follower knows
+/// (the index's, else the lite server's) and shown in `/pendingTraces`,
+/// `/pendingActions` and `/pendingTransactions` before its block exists;
+/// once the follower indexes that block the trace is a real one and no
+/// longer pending.
+#[test]
+fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+            "--block-interval",
+            "60000",
+        ],
+    );
+    common::wait_listening(port);
+    let (status, _) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200);
+    let (mut run, http) = start_run(&dir.path().join("follower"), &config, &[]);
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+
+    let t = python("wallet_transfer.py", &[dev.url()]);
+    let body = serde_json::json!({ "boc": t["boc"] }).to_string();
+    let (status, v) = json(http, "POST", "/api/v3/message", &body);
+    assert_eq!(status, 200, "{v}");
+    let hash = v["message_hash"].as_str().unwrap().to_string();
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (status, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    let traces = v["traces"].as_array().expect("a pending trace");
+    assert_eq!(traces.len(), 1, "{v}");
+    let trace = &traces[0];
+    assert_eq!(trace["external_hash"], hash.as_str());
+    assert_eq!(trace["trace_info"]["transactions"], 2, "{trace}");
+    let order = trace["transactions_order"].as_array().unwrap();
+    for h in order {
+        let tx = &trace["transactions"][h.as_str().unwrap()];
+        assert_eq!(tx["emulated"], true);
+        assert_eq!(tx["finality"], "pending");
+    }
+    let transfer = trace["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"] == "ton_transfer")
+        .unwrap_or_else(|| panic!("a pending ton_transfer: {trace}"));
+    assert_eq!(transfer["details"]["value"], "1000000000");
+    assert_eq!(transfer["details"]["comment"], "from pytoniq");
+    let wallet = t["wallet"].as_str().unwrap();
+    let wq: String = form_urlencoded::byte_serialize(wallet.as_bytes()).collect();
+    let (_, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingActions?account={wq}"),
+        "",
+    );
+    assert!(
+        v["actions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|a| a["action_id"] == transfer["action_id"])),
+        "{v}"
+    );
+    let (status, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingTransactions?account={wq}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+
+    // The block comes; the follower indexes it and the trace is real.
+    let (status, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200, "{v}");
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    let (_, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert!(v["traces"].is_null(), "no longer pending: {v}");
+    let (_, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/traces?msg_hash={q}&include_actions=true"),
+        "",
+    );
+    let real = &v["traces"][0];
+    assert_eq!(real["trace_info"]["trace_state"], "complete", "{v}");
+    assert_eq!(real["trace_info"]["transactions"], 2);
+    assert!(
+        real["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["type"] == "ton_transfer"
+                && a["details"]["value"] == "1000000000"
+                && a["details"]["comment"] == "from pytoniq"),
+        "{real}"
+    );
+    let _ = run.kill();
+    let _ = run.wait();
+}
+
 fn http_status(port: u16, path: &str) -> (u16, String) {
     http(port, "GET", path, "")
 }

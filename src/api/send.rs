@@ -43,7 +43,10 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
     // will do is emulated first, on the state it will meet, and shown as
     // pending once the chain has taken the message.
     let emulated = match ctx.pending {
-        Some(_) => chain.emulate_trace(msg.cell.clone()),
+        Some(_) => match chain.emulate_trace(msg.cell.clone()) {
+            None if chain.emulates_on_known_state() => Some(emulate_on_known_state(ctx, msg)),
+            by_chain => by_chain,
+        },
         None => None,
     };
     chain.send(msg.cell.clone())?;
@@ -61,6 +64,55 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
     }
     Ok(())
 }
+
+/// The transactions `msg` would cause on the newest state this node knows
+/// — each account as the index holds it or, where the index is behind,
+/// as the chain's lite servers prove it at the newest indexed masterchain
+/// block — with the config in force and the held public libraries, at the
+/// time now: what a follower shows as pending. An account whose state
+/// cannot be had ends the emulation (no pending trace is better than a
+/// made-up one).
+fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Cell>, Refused> {
+    use crate::state::account::Known;
+    use crate::tvm::emulate::{self, BlockContext, ExecConfig};
+    let internal = |e: String| Refused::new(500, e);
+    let tvm = |e: crate::api::getmethod::TvmError| internal(format!("{e:?}"));
+    let (_, last) = crate::query::blocks::mc_block_range(&ctx.reader)
+        .map_err(|e| internal(e.to_string()))?
+        .ok_or_else(|| internal("no masterchain block is indexed yet".into()))?;
+    let now = u32::try_from(crate::api::unix_now())
+        .unwrap_or(u32::MAX)
+        .max(last.gen_utime);
+    let config = ExecConfig::new(
+        crate::api::getmethod::blockchain_config(ctx, None).map_err(tvm)?,
+        now,
+    )
+    .map_err(|e| internal(e.to_string()))?;
+    let block = BlockContext {
+        now,
+        block_lt: last.end_lt + 1,
+        min_lt: last.end_lt + 1,
+        rand_seed: HashBytes::ZERO,
+        libraries: crate::api::getmethod::masterchain_libraries(ctx).map_err(tvm)?,
+        ignore_chksig: false,
+    };
+    let state_of = |dst: &StdAddr| {
+        let address = tonindex_model::Address {
+            workchain: i32::from(dst.workchain),
+            id: dst.address.0,
+        };
+        match crate::api::account_state::newest(ctx, &address).map_err(|e| e.to_string())? {
+            Known::Held(s) => Ok(s.shard_account),
+            Known::Absent => Ok(emulate::no_account()),
+            Known::NotHeld(why) | Known::Stale(_, why) => Err(why),
+        }
+    };
+    emulate::emulate_trace(&config, block, msg.cell.clone(), MAX_EMULATED_TXS, state_of)
+        .map_err(|e| internal(e.to_string()))
+}
+
+/// The most transactions a pending trace is emulated to.
+const MAX_EMULATED_TXS: usize = 256;
 
 /// A checked external-in message.
 #[derive(Debug, Clone)]

@@ -90,6 +90,14 @@ pub trait ChainLink: Send + Sync {
     fn emulate_trace(&self, _msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
         None
     }
+    /// Whether the API emulates a sent message itself, on the newest state
+    /// this node knows (the index's, else its lite servers'), to show it as
+    /// pending until the index commits its trace: a follower, whose blocks
+    /// come later from elsewhere. A chain that emulates for itself answers
+    /// [`ChainLink::emulate_trace`] instead.
+    fn emulates_on_known_state(&self) -> bool {
+        false
+    }
     /// The feed of what the index this chain writes commits, for pending
     /// traces to give way to real ones; `None` where it has none here.
     fn commit_feed(&self) -> Option<crate::index::feed::CommitFeed> {

@@ -90,6 +90,7 @@ pub fn compare(
         anchor: None,
         zero_state: None,
         tips: None,
+        feed: None,
     };
     let timed = |db: &Db, target: &LiteServerAddr| {
         runtime.block_on(async {

@@ -104,6 +104,7 @@ fn follow_options(
         anchor,
         zero_state: Some(zero_state(&config)?),
         tips: None,
+        feed: None,
     };
     Ok((servers, options))
 }
@@ -201,6 +202,8 @@ fn format_duration(secs: f64) -> String {
     }
 }
 
+/// Commits the feed keeps for a slow reader (the API's pending traces).
+const FEED_CAPACITY: usize = 1024;
 /// The first pause before a failed follow is started again, and the
 /// longest (the pause doubles after each failure in a row).
 const FOLLOW_RETRY_FIRST: Duration = Duration::from_secs(1);
@@ -222,6 +225,9 @@ pub fn run_and_serve(
     // One watch over the servers' tips for the follower and the API.
     let tips = Tips::start(servers.clone(), args.sync.archival_after, runtime.handle());
     opts.tips = Some(std::sync::Arc::clone(&tips));
+    // What the follower commits, for the API's pending traces.
+    let feed = crate::index::feed::CommitFeed::new(FEED_CAPACITY);
+    opts.feed = Some(feed.clone());
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -282,7 +288,8 @@ pub fn run_and_serve(
         tips,
         args.liteserver_concurrency,
         runtime.handle().clone(),
-    );
+    )
+    .with_feed(feed);
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),

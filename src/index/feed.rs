@@ -35,7 +35,7 @@ pub struct Committed {
 }
 
 /// The sending side, held by whoever indexes; clone it to subscribe.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct CommitFeed {
     tx: broadcast::Sender<Arc<Committed>>,
 }

@@ -143,6 +143,82 @@ pub struct ComputeTrace {
     pub actions: Option<Cell>,
 }
 
+/// The state of an address with no account (`account_none`).
+pub fn no_account() -> ShardAccount {
+    ShardAccount {
+        account: Lazy::new(&OptionalAccount::EMPTY).expect("account_none fits in a cell"),
+        last_trans_hash: HashBytes::ZERO,
+        last_trans_lt: 0,
+    }
+}
+
+/// Why a trace could not be emulated.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The first message (the external one) was not executed: the chain
+    /// would not take it either.
+    #[error("{0}")]
+    First(EmulateError),
+    /// An account's state could not be had.
+    #[error("{0}")]
+    State(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Emulates `msg` and every internal message it causes, breadth first,
+/// each on its destination's state (`state_of`, asked once per account;
+/// later messages see the states earlier ones left): the transaction
+/// cells in execution order, at most `max_txs`. Logical times grow from
+/// `block.block_lt` and past every account's last transaction; a later
+/// message that cannot be executed is left out with what it would cause.
+pub fn emulate_trace(
+    config: &ExecConfig,
+    mut block: BlockContext,
+    msg: Cell,
+    max_txs: usize,
+    mut state_of: impl FnMut(&StdAddr) -> Result<ShardAccount, String>,
+) -> Result<Vec<Cell>, TraceError> {
+    let internal = |e: EmulateError| TraceError::Internal(e.to_string());
+    let mut states: std::collections::HashMap<StdAddr, ShardAccount> = Default::default();
+    let mut queue = std::collections::VecDeque::from([msg]);
+    let mut out = Vec::new();
+    while let Some(m) = queue.pop_front() {
+        if out.len() >= max_txs {
+            break;
+        }
+        let (dst, _) = message_destination(&m).map_err(internal)?;
+        let account = match states.get(&dst) {
+            Some(a) => a.clone(),
+            None => state_of(&dst).map_err(TraceError::State)?,
+        };
+        let lt = block.block_lt.max(account.last_trans_lt + 1);
+        block.block_lt = lt;
+        block.min_lt = block.min_lt.max(lt);
+        let emulation = match emulate(config, &block, &account, m) {
+            Ok(e) => e,
+            Err(e) if out.is_empty() => return Err(TraceError::First(e)),
+            Err(_) => continue,
+        };
+        let tx = emulation.parsed().map_err(internal)?;
+        for sent in tx.out_msgs.values() {
+            let sent = sent.map_err(|e| TraceError::Internal(e.to_string()))?;
+            let info: MsgInfo = sent
+                .parse()
+                .map_err(|e| TraceError::Internal(e.to_string()))?;
+            if matches!(info, MsgInfo::Int(_)) {
+                queue.push_back(sent);
+            }
+        }
+        let next = tx.lt + 1 + u64::from(tx.out_msg_count.into_inner());
+        block.block_lt = block.block_lt.max(next);
+        block.min_lt = block.min_lt.max(next);
+        states.insert(dst, emulation.account);
+        out.push(emulation.transaction);
+    }
+    Ok(out)
+}
+
 /// Executes `msg` on `account` (`ShardAccount`; an `account_none` one for
 /// an address that does not exist yet) inside `block`.
 pub fn emulate(

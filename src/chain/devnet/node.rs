@@ -457,43 +457,14 @@ impl Devnet {
     /// message they send on its receiver, in the order sent, each on the
     /// state the earlier ones left (at most [`MAX_EMULATED_TXS`]).
     pub fn emulate_trace(&self, msg: &Cell) -> Result<Vec<Cell>, Refused> {
-        let internal = |e: String| Refused::new(500, e);
-        let (config, mut ctx) = self.exec_context()?;
-        let mut states: std::collections::HashMap<StdAddr, ShardAccount> = Default::default();
-        let mut queue = std::collections::VecDeque::from([msg.clone()]);
-        let mut out = Vec::new();
-        while let Some(m) = queue.pop_front() {
-            if out.len() >= MAX_EMULATED_TXS {
-                break;
-            }
-            let (dst, _) = emulate::message_destination(&m).map_err(|e| internal(e.to_string()))?;
-            let account = match states.get(&dst) {
-                Some(a) => a.clone(),
-                None => self.tip_account(&dst)?,
-            };
-            let emulation = match emulate::emulate(&config, &ctx, &account, m) {
-                Ok(e) => e,
-                Err(e) if out.is_empty() => {
-                    return Err(Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")))
-                }
-                Err(_) => continue,
-            };
-            let tx = emulation.parsed().map_err(|e| internal(e.to_string()))?;
-            for sent in tx.out_msgs.values() {
-                let sent = sent.map_err(|e| internal(e.to_string()))?;
-                let info: tycho_types::models::MsgInfo =
-                    sent.parse().map_err(|e| internal(e.to_string()))?;
-                if matches!(info, tycho_types::models::MsgInfo::Int(_)) {
-                    queue.push_back(sent);
-                }
-            }
-            let next = tx.lt + 1 + u64::from(tx.out_msg_count.into_inner());
-            ctx.block_lt = ctx.block_lt.max(next);
-            ctx.min_lt = ctx.min_lt.max(next);
-            states.insert(dst, emulation.account);
-            out.push(emulation.transaction);
-        }
-        Ok(out)
+        let (config, ctx) = self.exec_context()?;
+        emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
+            self.tip_account(dst).map_err(|r| r.message)
+        })
+        .map_err(|e| match e {
+            emulate::TraceError::First(e) => Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")),
+            e => Refused::new(500, e.to_string()),
+        })
     }
 
     /// Produces a block pair from `externals`, indexes it as one unit, and

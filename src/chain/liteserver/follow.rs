@@ -74,6 +74,9 @@ pub struct FollowOptions {
     /// ones, archival ones while far behind — and leaves one that falls
     /// behind. `None`: the config's order, in turn.
     pub tips: Option<std::sync::Arc<super::tips::Tips>>,
+    /// Where each commit is announced (the API's pending traces in the
+    /// same process give way to the real ones).
+    pub feed: Option<crate::index::feed::CommitFeed>,
 }
 
 /// The last key block the follower trusts and the validators its config
@@ -878,7 +881,10 @@ pub async fn follow(
         );
     }
     let mut trusted: Option<Trusted> = None;
-    let indexer = Indexer::new(db);
+    let indexer = match &opts.feed {
+        Some(feed) => Indexer::new(db).with_feed(feed.clone()),
+        None => Indexer::new(db),
+    };
     let mut summary = FollowSummary::default();
     let mut next = match (db.cursor()?.last_mc_seqno, opts.from_seqno) {
         (Some(last), _) => last + 1,

@@ -34,6 +34,8 @@ const PLACE_WAIT: Duration = Duration::from_secs(1);
 pub struct LiteSender {
     conns: Arc<Conns>,
     runtime: tokio::runtime::Handle,
+    /// What the follower in the same process commits, when there is one.
+    feed: Option<crate::index::feed::CommitFeed>,
 }
 
 /// The API's connections to the lite servers: one multiplexed connection
@@ -71,6 +73,17 @@ impl LiteSender {
                 concurrency,
             }),
             runtime,
+            feed: None,
+        }
+    }
+
+    /// Announces `feed` (what the follower's index commits) to the API:
+    /// sent messages are then emulated and shown as pending until their
+    /// traces are indexed.
+    pub fn with_feed(self, feed: crate::index::feed::CommitFeed) -> Self {
+        Self {
+            feed: Some(feed),
+            ..self
         }
     }
 }
@@ -284,6 +297,12 @@ async fn read_account(
 }
 
 impl ChainLink for LiteSender {
+    fn emulates_on_known_state(&self) -> bool {
+        self.feed.is_some()
+    }
+    fn commit_feed(&self) -> Option<crate::index::feed::CommitFeed> {
+        self.feed.clone()
+    }
     /// Forwards the message with `liteServer.sendMessage` to the first
     /// [`SEND_TO`] servers (alive ones first) at once; accepted when one
     /// accepts it, else the first server's refusal as it worded it.
