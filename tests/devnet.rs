@@ -1696,12 +1696,30 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
 /// (the index's, else the lite server's) and shown in `/pendingTraces`,
 /// `/pendingActions` and `/pendingTransactions` before its block exists;
 /// once the follower indexes that block the trace is a real one and no
-/// longer pending.
+/// longer pending. The follower starts after the zero state, as one from
+/// a network's tip does: it keeps the config of the key block in force
+/// there, and a wallet whose code is a library it does not hold (it keeps
+/// no masterchain state) has its get-methods run and its transfer
+/// emulated with the library fetched from the lite server.
 #[test]
 fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
     let dir = tempfile::tempdir().unwrap();
     let port = common::free_port();
     let config = dir.path().join("global.json");
+    // A wallet whose code is a library reference to the v4 code, which
+    // the devnet publishes (the follower holds no masterchain state).
+    let lib = node("library_wallet.mjs", &["prepare"]);
+    let library = dir.path().join("wallet_v4.boc");
+    std::fs::write(
+        &library,
+        base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            lib["library_boc"].as_str().unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
     let dev = Dev::start(
         &dir.path().join("db"),
         &[
@@ -1711,13 +1729,31 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
             config.to_str().unwrap(),
             "--block-interval",
             "60000",
+            "--library",
+            library.to_str().unwrap(),
+            "--account",
+            lib["account"].as_str().unwrap(),
         ],
     );
     common::wait_listening(port);
-    let (status, _) = json(dev.port, "POST", "/dev/block", "");
-    assert_eq!(status, 200);
-    let (mut run, http) = start_run(&dir.path().join("follower"), &config, &[]);
+    for _ in 0..2 {
+        let (status, _) = json(dev.port, "POST", "/dev/block", "");
+        assert_eq!(status, 200);
+    }
+    // From a later block, as a follower of a real network starts (at its
+    // tip): no zero state, so no masterchain state and none of its
+    // libraries, and no account state until a block touches it.
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &config,
+        &["--from-seqno", "2"],
+    );
     wait_for_seqno(&mut run, http, dev.mc_seqno());
+    // It keeps the config of the key block in force where it starts.
+    let path = "/api/v2/getConfigParam?config_id=20";
+    let (status, ours) = json(http, "GET", path, "");
+    assert_eq!(status, 200, "{ours}");
+    assert_eq!(ours["result"], json(dev.port, "GET", path, "").1["result"]);
 
     let t = python("wallet_transfer.py", &[dev.url()]);
     let body = serde_json::json!({ "boc": t["boc"] }).to_string();
@@ -1803,6 +1839,69 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
                 && a["details"]["comment"] == "from pytoniq"),
         "{real}"
     );
+
+    // The library wallet: its get-method on the follower runs the library
+    // fetched from the lite server (the answer is the devnet's own), and
+    // its transfer is emulated with it.
+    let address = lib["address"].as_str().unwrap();
+    let aq: String = form_urlencoded::byte_serialize(address.as_bytes()).collect();
+    let seqno_path = format!("/api/v2/runGetMethod?address={aq}&method=seqno&stack=%5B%5D");
+    let (status, ours) = json(http, "GET", &seqno_path, "");
+    assert_eq!(status, 200, "{ours}");
+    assert_eq!(ours["result"]["exit_code"], 0, "{ours}");
+    let (_, theirs) = json(dev.port, "GET", &seqno_path, "");
+    assert_eq!(ours["result"]["stack"], theirs["result"]["stack"]);
+    let seqno = ours["result"]["stack"][0][1].as_str().unwrap();
+    let seqno = u32::from_str_radix(seqno.trim_start_matches("0x"), 16).unwrap();
+    let sent = node(
+        "library_wallet.mjs",
+        &[
+            "send",
+            &lib["mnemonic"].to_string(),
+            address,
+            &seqno.to_string(),
+        ],
+    );
+    let body = serde_json::json!({ "boc": sent["boc"] }).to_string();
+    let (status, v) = json(http, "POST", "/api/v3/message", &body);
+    assert_eq!(status, 200, "{v}");
+    let hash = v["message_hash"].as_str().unwrap().to_string();
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (_, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    let trace = &v["traces"][0];
+    assert_eq!(trace["trace_info"]["transactions"], 2, "{v}");
+    let first = &trace["transactions"][trace["transactions_order"][0].as_str().unwrap()];
+    assert_eq!(
+        first["description"]["compute_ph"]["success"], true,
+        "the library code ran: {first}"
+    );
+    assert!(
+        trace["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["type"] == "ton_transfer"
+                && a["details"]["value"] == "500000000"
+                && a["details"]["comment"] == "from a library wallet"),
+        "{trace}"
+    );
+    let (status, v) = json(dev.port, "POST", "/dev/block", "");
+    assert_eq!(status, 200, "{v}");
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    let (_, v) = json(
+        http,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert!(v["traces"].is_null(), "no longer pending: {v}");
+    let (_, v) = json(http, "GET", &format!("/api/v3/traces?msg_hash={q}"), "");
+    assert_eq!(v["traces"][0]["trace_info"]["transactions"], 2, "{v}");
     let _ = run.kill();
     let _ = run.wait();
 }

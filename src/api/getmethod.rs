@@ -31,6 +31,9 @@ pub struct Tvm {
     config: Latest<u32, BlockchainConfigParams>,
     /// The held masterchain state's libraries, by dictionary root hash.
     libraries: Latest<HashBytes, Dict<HashBytes, LibDescr>>,
+    /// Library cells fetched from the chain (a follower holds no
+    /// masterchain state), by hash.
+    fetched: Mutex<std::collections::HashMap<HashBytes, Cell>>,
 }
 
 impl Tvm {
@@ -40,6 +43,7 @@ impl Tvm {
             slots: TvmSlots::new(slots),
             config: Latest(Mutex::new(None)),
             libraries: Latest(Mutex::new(None)),
+            fetched: Mutex::new(std::collections::HashMap::new()),
         }
     }
 }
@@ -193,6 +197,71 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     })
 }
 
+/// How many libraries one get-method run may fetch from the chain.
+const MAX_LIBRARY_FETCHES: usize = 4;
+/// How many fetched library cells are kept.
+const MAX_FETCHED_LIBRARIES: usize = 4096;
+
+/// Adds to `libraries` those of `hashes` it lacks: kept from an earlier
+/// fetch, else fetched from the chain (a follower's lite servers, which
+/// check each cell against its hash). Whether every one is there now.
+pub fn fetch_libraries(
+    ctx: &Ctx<'_>,
+    libraries: &mut Dict<HashBytes, LibDescr>,
+    hashes: &[HashBytes],
+) -> bool {
+    let lacking = |libraries: &Dict<HashBytes, LibDescr>| -> Vec<HashBytes> {
+        hashes
+            .iter()
+            .copied()
+            .filter(|h| !matches!(libraries.get(*h), Ok(Some(_))))
+            .collect()
+    };
+    let add = |libraries: &mut Dict<HashBytes, LibDescr>, cell: Cell| {
+        let hash = *cell.repr_hash();
+        let _ = libraries.set(hash, crate::tvm::getmethod::library_descr(cell));
+    };
+    let missing = lacking(libraries);
+    if missing.is_empty() {
+        return true;
+    }
+    let mut to_fetch = Vec::new();
+    if let Ok(kept) = ctx.tvm.fetched.lock() {
+        for h in &missing {
+            match kept.get(h) {
+                Some(c) => add(libraries, c.clone()),
+                None => to_fetch.push(*h),
+            }
+        }
+    }
+    if !to_fetch.is_empty() {
+        let Some(chain) = ctx.chain else {
+            return false;
+        };
+        match chain.libraries(&to_fetch) {
+            Some(Ok(cells)) => {
+                if let Ok(mut kept) = ctx.tvm.fetched.lock() {
+                    if kept.len() + cells.len() > MAX_FETCHED_LIBRARIES {
+                        kept.clear();
+                    }
+                    for c in &cells {
+                        kept.insert(*c.repr_hash(), c.clone());
+                    }
+                }
+                for c in cells {
+                    add(libraries, c);
+                }
+            }
+            Some(Err(e)) => {
+                tracing::warn!("libraries could not be fetched: {}", e.message);
+                return false;
+            }
+            None => return false,
+        }
+    }
+    lacking(libraries).is_empty()
+}
+
 /// An earlier masterchain block a run happens at (its time and config)
 /// instead of the newest.
 #[derive(Debug, Clone, Copy)]
@@ -254,7 +323,22 @@ pub fn run(
     }
     context.time_limit = Some(own.min(left));
     let started = std::time::Instant::now();
-    let out = getmethod::run(&contract, &context, method, stack);
+    let mut out = getmethod::run(&contract, &context, method, stack.clone());
+    // Code referring to a library the node does not hold: fetched from
+    // the chain where it can be, and the method run again.
+    for _ in 0..MAX_LIBRARY_FETCHES {
+        let Ok(RunOutput {
+            missing_library: Some(hash),
+            ..
+        }) = &out
+        else {
+            break;
+        };
+        if !fetch_libraries(ctx, &mut context.libraries, &[*hash]) {
+            break;
+        }
+        out = getmethod::run(&contract, &context, method, stack.clone());
+    }
     metrics::histogram!("tonindex_getmethod_seconds").record(started.elapsed().as_secs_f64());
     let outcome = match &out {
         Ok(_) => "ran",

@@ -50,6 +50,13 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
         None => None,
     };
     chain.send(msg.cell.clone())?;
+    if let Some(Err(e)) = &emulated {
+        tracing::warn!(
+            "message {} sent but not emulated (no pending trace): {}",
+            msg.hash,
+            e.message
+        );
+    }
     if let (Some(pending), Some(Ok(cells))) = (ctx.pending, emulated) {
         let version = crate::query::blocks::mc_block_range(&ctx.reader)
             .ok()
@@ -88,12 +95,13 @@ fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Ce
         now,
     )
     .map_err(|e| internal(e.to_string()))?;
+    let held = crate::api::getmethod::masterchain_libraries(ctx).map_err(tvm)?;
     let block = BlockContext {
         now,
         block_lt: last.end_lt + 1,
         min_lt: last.end_lt + 1,
         rand_seed: HashBytes::ZERO,
-        libraries: crate::api::getmethod::masterchain_libraries(ctx).map_err(tvm)?,
+        libraries: held.clone(),
         ignore_chksig: false,
     };
     let state_of = |dst: &StdAddr| {
@@ -101,11 +109,26 @@ fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Ce
             workchain: i32::from(dst.workchain),
             id: dst.address.0,
         };
-        match crate::api::account_state::newest(ctx, &address).map_err(|e| e.to_string())? {
-            Known::Held(s) => Ok(s.shard_account),
-            Known::Absent => Ok(emulate::no_account()),
-            Known::NotHeld(why) | Known::Stale(_, why) => Err(why),
+        let account =
+            match crate::api::account_state::newest(ctx, &address).map_err(|e| e.to_string())? {
+                Known::Held(s) => s.shard_account,
+                Known::Absent => emulate::no_account(),
+                Known::NotHeld(why) | Known::Stale(_, why) => return Err(why),
+            };
+        // Code that is a library the node does not hold: from the chain.
+        let mut libraries = Vec::new();
+        if let Some(hash) = emulate::code_library(&account) {
+            let mut with = held.clone();
+            if !crate::api::getmethod::fetch_libraries(ctx, &mut with, &[hash]) {
+                return Err(format!(
+                    "library {hash} is not held and could not be fetched"
+                ));
+            }
+            if let Ok(Some(d)) = with.get(hash) {
+                libraries.push(d.lib);
+            }
         }
+        Ok((account, libraries))
     };
     emulate::emulate_trace(&config, block, msg.cell.clone(), MAX_EMULATED_TXS, state_of)
         .map_err(|e| internal(e.to_string()))

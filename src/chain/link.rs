@@ -166,6 +166,14 @@ pub trait ChainLink: Send + Sync {
     ) -> Option<Result<crate::chain::liteserver::proofs::ProvenAccount, Refused>> {
         None
     }
+    /// Public library cells by hash from the chain's lite servers, each
+    /// checked against the hash it was asked by (unknown ones are left
+    /// out): for code that refers to a library a follower's index does not
+    /// hold (it keeps no masterchain state). `None` where this chain has no
+    /// servers to ask.
+    fn libraries(&self, _hashes: &[HashBytes]) -> Option<Result<Vec<Cell>, Refused>> {
+        None
+    }
     /// The devnet's `/dev/` requests; `None` for a chain without them.
     fn dev(&self) -> Option<&dyn DevLink> {
         None

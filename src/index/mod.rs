@@ -393,6 +393,18 @@ impl<'a> Indexer<'a> {
         }
     }
 
+    /// Keeps the config of key block `seqno` (its config dictionary BoC,
+    /// as a key block's unit writes it): for an index that starts after
+    /// that key block (a follower from the tip), which would otherwise
+    /// hold no config in force until the next key block. One row, one
+    /// batch; writing it again is harmless.
+    pub fn put_key_block_config(&self, seqno: u32, config_boc: Vec<u8>) -> Result<(), IndexError> {
+        let mut batch = self.db.batch();
+        batch.put::<KeyBlockConfig>(&seqno, &Lz4Bytes(config_boc));
+        self.db.write(batch)?;
+        Ok(())
+    }
+
     /// Imports a shard state or one account's state, as one batch.
     pub fn apply_state_file(&self, file: &StateFile) -> Result<(), IndexError> {
         let mut batch = self.db.batch();

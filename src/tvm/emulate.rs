@@ -166,9 +166,25 @@ pub enum TraceError {
     Internal(String),
 }
 
+/// The library an account's code is, when its code root is a library
+/// reference (as USDT wallets' is): its hash.
+pub fn code_library(account: &ShardAccount) -> Option<HashBytes> {
+    let account = account.load_account().ok()??;
+    let tycho_types::models::AccountState::Active(init) = account.state else {
+        return None;
+    };
+    let code = init.code?;
+    if code.descriptor().cell_type() != tycho_types::cell::CellType::LibraryReference {
+        return None;
+    }
+    let data = code.data();
+    Some(HashBytes(data.get(1..33)?.try_into().ok()?))
+}
+
 /// Emulates `msg` and every internal message it causes, breadth first,
-/// each on its destination's state (`state_of`, asked once per account;
-/// later messages see the states earlier ones left): the transaction
+/// each on its destination's state (`state_of`, asked once per account,
+/// with library cells the account needs beyond `block`'s; later messages
+/// see the states earlier ones left): the transaction
 /// cells in execution order, at most `max_txs`. Logical times grow from
 /// `block.block_lt` and past every account's last transaction; a later
 /// message that cannot be executed is left out with what it would cause.
@@ -177,7 +193,7 @@ pub fn emulate_trace(
     mut block: BlockContext,
     msg: Cell,
     max_txs: usize,
-    mut state_of: impl FnMut(&StdAddr) -> Result<ShardAccount, String>,
+    mut state_of: impl FnMut(&StdAddr) -> Result<(ShardAccount, Vec<Cell>), String>,
 ) -> Result<Vec<Cell>, TraceError> {
     let internal = |e: EmulateError| TraceError::Internal(e.to_string());
     let mut states: std::collections::HashMap<StdAddr, ShardAccount> = Default::default();
@@ -190,7 +206,17 @@ pub fn emulate_trace(
         let (dst, _) = message_destination(&m).map_err(internal)?;
         let account = match states.get(&dst) {
             Some(a) => a.clone(),
-            None => state_of(&dst).map_err(TraceError::State)?,
+            None => {
+                let (account, libraries) = state_of(&dst).map_err(TraceError::State)?;
+                for lib in libraries {
+                    let hash = *lib.repr_hash();
+                    block
+                        .libraries
+                        .set(hash, crate::tvm::getmethod::library_descr(lib))
+                        .map_err(|e| TraceError::Internal(e.to_string()))?;
+                }
+                account
+            }
         };
         let lt = block.block_lt.max(account.last_trans_lt + 1);
         block.block_lt = lt;

@@ -38,23 +38,25 @@ pub struct Context {
     pub time_limit: Option<Duration>,
 }
 
+/// A library cell as a public library entry for the VM and executor
+/// (which read only the cell; an entry needs a publisher, so the zero
+/// hash stands for one).
+pub fn library_descr(lib: Cell) -> LibDescr {
+    let mut publishers = Dict::<HashBytes, ()>::new();
+    // Setting a key in an in-memory dictionary cannot fail here.
+    let _ = publishers.set(HashBytes::ZERO, ());
+    LibDescr { lib, publishers }
+}
+
 /// Reads a library collection in the emulator's form (`HashmapE 256 ^Cell`)
 /// as the masterchain state's `HashmapE 256 LibDescr`.
 pub fn libraries_from_cells(
     root: Option<Cell>,
 ) -> Result<Dict<HashBytes, LibDescr>, tycho_types::error::Error> {
     let mut out = Dict::new();
-    let mut publishers = Dict::<HashBytes, ()>::new();
-    publishers.set(HashBytes::ZERO, ())?;
     for entry in Dict::<HashBytes, Cell>::from_raw(root).iter() {
         let (hash, lib) = entry?;
-        out.set(
-            hash,
-            LibDescr {
-                lib,
-                publishers: publishers.clone(),
-            },
-        )?;
+        out.set(hash, library_descr(lib))?;
     }
     Ok(out)
 }

@@ -459,7 +459,10 @@ impl Devnet {
     pub fn emulate_trace(&self, msg: &Cell) -> Result<Vec<Cell>, Refused> {
         let (config, ctx) = self.exec_context()?;
         emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
-            self.tip_account(dst).map_err(|r| r.message)
+            // The devnet's state holds its libraries.
+            self.tip_account(dst)
+                .map(|a| (a, Vec::new()))
+                .map_err(|r| r.message)
         })
         .map_err(|e| match e {
             emulate::TraceError::First(e) => Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")),

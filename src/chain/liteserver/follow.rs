@@ -352,6 +352,38 @@ async fn zero_states_of(
     Ok(())
 }
 
+/// The config of the key block in force at masterchain block `mc`, when
+/// the index holds none at or below it (a follow that starts after that
+/// key block, as one from the tip does): the verified key block the trust
+/// walk reached, else the one the lite server names, its hashes checked.
+async fn config_in_force(
+    db: &Db,
+    client: &mut LiteClient,
+    mc: Option<&DecodedBlock>,
+    trusted: Option<&Trusted>,
+) -> anyhow::Result<Option<(u32, Vec<u8>)>> {
+    let Some(mc) = mc else { return Ok(None) };
+    let seqno = mc.record.id.id.seqno;
+    if mc.record.key_block
+        || mc.record.prev_key_block_seqno == 0
+        || query::config::config_at(&db.reader(), Some(seqno))?.is_some()
+    {
+        // A key block brings its own; the zero state's is the import's.
+        return Ok(None);
+    }
+    let key = mc.record.prev_key_block_seqno;
+    let id = match trusted {
+        Some(t) if t.key_block.id.seqno == key => t.key_block,
+        _ => mc_block_id(client, key).await?,
+    };
+    let (block, _) = fetch_boc(client, &id).await?;
+    let config = block
+        .config_boc
+        .ok_or_else(|| anyhow!("key block {key} carries no config"))?;
+    tracing::info!("keeping the config of key block {key}, in force at masterchain block {seqno}");
+    Ok(Some((key, config)))
+}
+
 /// The full id of masterchain block `seqno`.
 async fn mc_block_id(client: &mut LiteClient, seqno: u32) -> anyhow::Result<BlockIdExt> {
     let header = client
@@ -966,7 +998,7 @@ pub async fn follow(
                         .map_err(|e| anyhow!("connecting to {}: {e:?}", server.addr))?;
                     srv.states = Some((current, std::sync::Arc::new(conn)));
                 }
-                step(
+                let stepped = step(
                     db,
                     &indexer,
                     client,
@@ -976,13 +1008,16 @@ pub async fn follow(
                     prefetched,
                     srv.states.as_ref().map(|(_, c)| c),
                 )
-                .await
+                .await?;
+                let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
+                let config = config_in_force(db, client, mc, trusted.as_ref()).await?;
+                Ok((stepped, config))
             })
             .await
             .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),
             Err(e) => Err(e),
         };
-        let (tip, blocks) = match fetched {
+        let ((tip, blocks), config) = match fetched {
             Ok(f) => f,
             Err(e) => {
                 srv.leave();
@@ -1021,6 +1056,11 @@ pub async fn follow(
             .map(|b| b.transactions.len() as u64)
             .sum::<u64>();
         let utime = blocks.last().map(|mc| mc.record.gen_utime);
+        if let Some((seqno, boc)) = config {
+            indexer
+                .put_key_block_config(seqno, boc)
+                .with_context(|| format!("keeping the config of key block {seqno}"))?;
+        }
         indexer
             .apply_with_accounts(&Unit { blocks }, &accounts)
             .with_context(|| format!("indexing masterchain block {next}"))?;

@@ -575,6 +575,59 @@ impl ChainLink for LiteSender {
         ))
     }
 
+    /// `liteServer.getLibraries` from the best placed server, 16 hashes a
+    /// query; a cell whose hash is not the one asked for fails the server
+    /// (the next one is asked).
+    fn libraries(&self, hashes: &[HashBytes]) -> Option<Result<Vec<Cell>, Refused>> {
+        let mut found = Vec::new();
+        for chunk in hashes.chunks(16) {
+            let chunk = chunk.to_vec();
+            let got = self.runtime.block_on(async {
+                tokio::time::timeout(
+                    TIMEOUT,
+                    self.ask("libraries", None, |conn| {
+                        let chunk = chunk.clone();
+                        async move {
+                            use ton_liteapi::tl::common::Int256;
+                            use ton_liteapi::tl::request::GetLibraries;
+                            let answer = conn
+                                .query(Request::GetLibraries(GetLibraries {
+                                    library_list: chunk.iter().map(|h| Int256(h.0)).collect(),
+                                }))
+                                .await;
+                            let entries = expect(answer, |r| match r {
+                                Response::LibraryResult(l) => Some(l.result),
+                                _ => None,
+                            })?;
+                            let mut cells = Vec::new();
+                            for e in entries {
+                                let cell = tycho_types::boc::Boc::decode(&e.data)?;
+                                let hash = *cell.repr_hash();
+                                if hash.0 != e.hash.0 || !chunk.contains(&hash) {
+                                    anyhow::bail!("a library cell that is not the one asked for");
+                                }
+                                cells.push(cell);
+                            }
+                            Ok(cells)
+                        }
+                    }),
+                )
+                .await
+                .unwrap_or_else(|_| {
+                    Err(Refused::new(
+                        504,
+                        "LITE_SERVER_NETWORK: the lite servers did not answer in time",
+                    ))
+                })
+            });
+            match got {
+                Ok(cells) => found.extend(cells),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(found))
+    }
+
     /// The account's state at `mc` from the lite servers, proofs checked
     /// (on the kept read connection; a blocking pool thread waits for it).
     fn account_state(
