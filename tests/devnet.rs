@@ -1906,6 +1906,71 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
     let _ = run.wait();
 }
 
+/// Jetton wallets whose code is a library (as USDT's is), on a follower
+/// that starts after the zero state and so holds no masterchain state
+/// (tests/clients/library_jetton.mjs): the follower fetches the library
+/// with `getLibraries` and indexes the wallet, balance and minter as the
+/// steps imply.
+#[test]
+fn a_follower_indexes_jetton_wallets_whose_code_is_a_library() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::fixtures();
+    let prepared = node(
+        "library_jetton.mjs",
+        &["prepare", fixtures.to_str().unwrap()],
+    );
+    let library = dir.path().join("jetton_wallet.boc");
+    std::fs::write(
+        &library,
+        base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            prepared["library_boc"].as_str().unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+            "--library",
+            library.to_str().unwrap(),
+        ],
+    );
+    common::wait_listening(port);
+    for i in 0..2u8 {
+        fund(
+            &dev,
+            &format!("0:{}", hex::encode([0x60 + i; 32])),
+            1_000_000_000,
+        );
+    }
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &config,
+        &["--from-seqno", "2"],
+    );
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    let out = node(
+        "library_jetton.mjs",
+        &[
+            "run",
+            &dev.url(),
+            &format!("http://127.0.0.1:{http}"),
+            fixtures.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    let _ = run.kill();
+    let _ = run.wait();
+}
+
 fn http_status(port: u16, path: &str) -> (u16, String) {
     http(port, "GET", path, "")
 }

@@ -393,6 +393,21 @@ impl<'a> Indexer<'a> {
         }
     }
 
+    /// Of the libraries `hashes` names, those the index's get-methods
+    /// would lack (not in the held masterchain state, not fetched before).
+    pub fn missing_libraries(
+        &self,
+        hashes: &[tycho_types::cell::HashBytes],
+    ) -> Vec<tycho_types::cell::HashBytes> {
+        self.tvm_env.missing_libraries(self.db, hashes)
+    }
+
+    /// Library cells a source fetched (each checked against its hash), for
+    /// the get-methods of the units after.
+    pub fn add_libraries(&self, cells: Vec<tycho_types::cell::Cell>) {
+        self.tvm_env.add_libraries(cells);
+    }
+
     /// Keeps the config of key block `seqno` (its config dictionary BoC,
     /// as a key block's unit writes it): for an index that starts after
     /// that key block (a follower from the tip), which would otherwise

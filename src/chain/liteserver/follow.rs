@@ -352,6 +352,41 @@ async fn zero_states_of(
     Ok(())
 }
 
+/// The libraries the unit's accounts' code names (a library reference at
+/// the root, as USDT wallets' code is) that the index's get-methods would
+/// lack — a follower holds no masterchain state — fetched with
+/// `getLibraries`, each checked against its hash, and handed to the index.
+async fn fetch_libraries(
+    indexer: &Indexer<'_>,
+    client: &mut LiteClient,
+    accounts: &[FetchedAccount],
+) -> anyhow::Result<()> {
+    let mut wanted: Vec<tycho_types::cell::HashBytes> = accounts
+        .iter()
+        .filter_map(|a| a.shard_account.parse::<ShardAccount>().ok())
+        .filter_map(|sa| crate::tvm::emulate::code_library(&sa))
+        .collect();
+    wanted.sort();
+    wanted.dedup();
+    let missing = indexer.missing_libraries(&wanted);
+    for chunk in missing.chunks(16) {
+        let entries = client
+            .get_libraries(chunk.iter().map(|h| Int256(h.0)).collect())
+            .await
+            .map_err(|e| anyhow!("getLibraries: {e:?}"))?;
+        let mut cells = Vec::new();
+        for e in entries {
+            let cell = tycho_types::boc::Boc::decode(&e.data)?;
+            if cell.repr_hash().0 != e.hash.0 || !chunk.contains(cell.repr_hash()) {
+                bail!("the lite server sent a library cell that is not the one asked for");
+            }
+            cells.push(cell);
+        }
+        indexer.add_libraries(cells);
+    }
+    Ok(())
+}
+
 /// The config of the key block in force at masterchain block `mc`, when
 /// the index holds none at or below it (a follow that starts after that
 /// key block, as one from the tip does): the verified key block the trust
@@ -1011,6 +1046,9 @@ pub async fn follow(
                 .await?;
                 let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
                 let config = config_in_force(db, client, mc, trusted.as_ref()).await?;
+                if let Some(s) = &stepped.1 {
+                    fetch_libraries(&indexer, client, &s.accounts).await?;
+                }
                 Ok((stepped, config))
             })
             .await

@@ -136,9 +136,33 @@ type Libraries = Dict<HashBytes, LibDescr>;
 pub struct TvmEnv {
     config: Mutex<Option<(Option<u32>, BlockchainConfigParams)>>,
     libraries: Mutex<Option<(Option<HashBytes>, Libraries)>>,
+    /// Library cells a source fetched for code the held masterchain state
+    /// does not cover (a follower holds none), by hash.
+    fetched: Mutex<HashMap<HashBytes, Cell>>,
 }
 
 impl TvmEnv {
+    /// Of `hashes`, the libraries neither the held masterchain state nor
+    /// an earlier fetch has.
+    pub fn missing_libraries(&self, db: &Db, hashes: &[HashBytes]) -> Vec<HashBytes> {
+        let held = self.context(db, None, 0).libraries;
+        let fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+        hashes
+            .iter()
+            .copied()
+            .filter(|h| !fetched.contains_key(h) && !matches!(held.get(*h), Ok(Some(_))))
+            .collect()
+    }
+
+    /// Keeps library cells a source fetched, for the get-methods of every
+    /// later unit.
+    pub fn add_libraries(&self, cells: Vec<Cell>) {
+        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+        for c in cells {
+            fetched.insert(*c.repr_hash(), c);
+        }
+    }
+
     fn context(&self, db: &Db, mc_seqno: Option<u32>, now: u32) -> Context {
         let reader = db.reader();
         let found = crate::query::config::config_at(&reader, mc_seqno)
@@ -172,6 +196,15 @@ impl TvmEnv {
                 }
             }
         };
+        let mut libraries = libraries;
+        for (hash, cell) in self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let _ = libraries.set(*hash, crate::tvm::getmethod::library_descr(cell.clone()));
+        }
         Context {
             config,
             libraries,
