@@ -136,6 +136,20 @@ fn node(script: &str, args: &[&str]) -> Value {
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
 }
 
+/// A devnet whose genesis accounts are what `script prepare FIXTURES`
+/// prints (its `accounts`, each an `--account` spec), with the rest of
+/// what it printed.
+fn dev_prepared(script: &str, fixtures: &Path, dir: &Path) -> (Dev, Value) {
+    let prepared = node(script, &["prepare", fixtures.to_str().unwrap()]);
+    let mut args = Vec::new();
+    for spec in prepared["accounts"].as_array().unwrap() {
+        args.push("--account");
+        args.push(spec.as_str().unwrap());
+    }
+    let dev = Dev::start(&dir.join("db"), &args);
+    (dev, prepared)
+}
+
 fn fund(dev: &Dev, address: &str, amount: u64) -> Value {
     let body = serde_json::json!({"address": address, "amount": amount.to_string()}).to_string();
     let (status, v) = json(dev.port, "POST", "/dev/fund", &body);
@@ -369,15 +383,8 @@ fn multisig_orders_and_vesting_follow_every_step() {
 fn dns_records_follow_the_items() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let fixtures = common::fixtures();
-    let prepared = node("devnet_dns.mjs", &["prepare", fixtures.to_str().unwrap()]);
-    let mut args = Vec::new();
-    for spec in prepared["accounts"].as_array().unwrap() {
-        args.push("--account".to_string());
-        args.push(spec.as_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(&dir.path().join("db"), &args);
+    let (dev, prepared) = dev_prepared("devnet_dns.mjs", &fixtures, dir.path());
     let out = node(
         "devnet_dns.mjs",
         &[
@@ -402,18 +409,8 @@ fn dns_records_follow_the_items() {
 fn nominator_pool_deposits_and_withdrawals_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let fixtures = common::fixtures();
-    let prepared = node(
-        "devnet_staking.mjs",
-        &["prepare", fixtures.to_str().unwrap()],
-    );
-    let mut args = Vec::new();
-    for spec in prepared["accounts"].as_array().unwrap() {
-        args.push("--account".to_string());
-        args.push(spec.as_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(&dir.path().join("db"), &args);
+    let (dev, _) = dev_prepared("devnet_staking.mjs", &fixtures, dir.path());
     let out = node("devnet_staking.mjs", &["run", &dev.url()]);
     assert_eq!(out["ok"], true, "{out}");
     dev.stop(false);
@@ -428,18 +425,8 @@ fn nominator_pool_deposits_and_withdrawals_are_actions() {
 fn subscription_payments_and_removal_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let fixtures = common::fixtures();
-    let prepared = node(
-        "devnet_subscriptions.mjs",
-        &["prepare", fixtures.to_str().unwrap()],
-    );
-    let mut args = Vec::new();
-    for spec in prepared["accounts"].as_array().unwrap() {
-        args.push("--account".to_string());
-        args.push(spec.as_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(&dir.path().join("db"), &args);
+    let (dev, prepared) = dev_prepared("devnet_subscriptions.mjs", &fixtures, dir.path());
     let out = node(
         "devnet_subscriptions.mjs",
         &[
@@ -463,18 +450,8 @@ fn subscription_payments_and_removal_are_actions() {
 fn election_deposits_and_recoveries_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let fixtures = common::fixtures();
-    let prepared = node(
-        "devnet_elections.mjs",
-        &["prepare", fixtures.to_str().unwrap()],
-    );
-    let mut args = Vec::new();
-    for spec in prepared["accounts"].as_array().unwrap() {
-        args.push("--account".to_string());
-        args.push(spec.as_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(&dir.path().join("db"), &args);
+    let (dev, prepared) = dev_prepared("devnet_elections.mjs", &fixtures, dir.path());
     let out = node(
         "devnet_elections.mjs",
         &[

@@ -55,5 +55,15 @@ export const devnet = (base) => {
     }
     throw new Error(`seqno never reached ${w.seqno}`);
   };
-  return { client, getJson, waitFor, newWallet, send };
+  // The first action of `type` (that `ok` accepts) among an account's
+  // newest 100, once there is one.
+  const actionOf = async (account, type, ok = () => true) =>
+    (
+      await waitFor(
+        `/api/v3/actions?account=${encodeURIComponent(account.toRawString())}&limit=100`,
+        (x) => x.actions.some((a) => a.type === type && ok(a)),
+        `a ${type} action`,
+      )
+    ).actions.find((a) => a.type === type && ok(a));
+  return { client, getJson, waitFor, newWallet, send, actionOf };
 };

@@ -16,7 +16,7 @@ import { beginCell, Cell, Dictionary, contractAddress, storeMessageRelaxed } fro
 import { devnet, must, raw } from "./devnet_helpers.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
-const { client, getJson, waitFor, newWallet, send } = devnet(base);
+const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
 const code = (path) =>
   Cell.fromBoc(Buffer.from(JSON.parse(readFileSync(`${fixtures}/contracts/${path}`, "utf8")).hex, "hex"))[0];
 const multisigCode = code("multisig-v2/Multisig.compiled.json");
@@ -124,14 +124,6 @@ must(byCarol.multisigs.length === 0, "Carol is nobody yet");
 
 // The order's creation as an action, seen by Bob too: every signer is one
 // of a multisig action's accounts.
-const actionOf = async (account, type, ok = () => true) =>
-  (
-    await waitFor(
-      `/api/v3/actions?account=${q(account)}&limit=100`,
-      (x) => x.actions.some((a) => a.type === type && ok(a)),
-      `a ${type} action`,
-    )
-  ).actions.find((a) => a.type === type && ok(a));
 const created = await actionOf(bob.address, "multisig_create_order");
 const cd = created.details;
 must(created.success === true, `create_order succeeded ${JSON.stringify(created)}`);

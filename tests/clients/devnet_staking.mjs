@@ -61,18 +61,10 @@ if (mode === "prepare") {
   console.log(JSON.stringify({ accounts: [spec] }));
 } else {
   const [base] = args;
-  const { client, getJson, waitFor, newWallet, send } = devnet(base);
+  const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
 
   const nominator = await newWallet();
   const text = (t) => beginCell().storeUint(0, 32).storeStringTail(t).endCell();
-  const actionOf = async (account, type, ok = () => true) =>
-    (
-      await waitFor(
-        `/api/v3/actions?account=${q(account)}&limit=100`,
-        (x) => x.actions.some((a) => a.type === type && ok(a)),
-        `a ${type} action`,
-      )
-    ).actions.find((a) => a.type === type && ok(a));
   const poolData = async () => (await client.runMethod(POOL, "get_pool_data")).stack;
 
   // 1. Deposit 15 TON with "d".

@@ -79,17 +79,9 @@ if (mode === "prepare") {
   );
 } else {
   const [base, mnemonicJson, pluginRaw] = args;
-  const { client, waitFor } = devnet(base);
+  const { client, waitFor, actionOf } = devnet(base);
   const { keys, wallet } = await walletOf(JSON.parse(mnemonicJson));
   const plugin = Address.parseRaw(pluginRaw);
-  const actionOf = async (account, type) =>
-    (
-      await waitFor(
-        `/api/v3/actions?account=${q(account)}&limit=100`,
-        (x) => x.actions.some((a) => a.type === type),
-        `a ${type} action`,
-      )
-    ).actions.find((a) => a.type === type);
   // get_plugin_list: a list of (workchain, address) pairs; @ton/ton reads
   // v2's list of tuples as arrays of decimal strings, an empty one as null.
   const pluginList = async () => {
