@@ -378,7 +378,7 @@ fn multisig_orders_and_vesting_follow_every_step() {
 /// real mainnet DNS item code at genesis, under mainnet's `.ton`
 /// collection address; `/dns/records`, the address book's `domain` and the
 /// item's content show it, and follow the owner's change of its `wallet`
-/// record.
+/// record; an expired item's release is a `dns_release` action.
 #[test]
 fn dns_records_follow_the_items() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
@@ -393,6 +393,7 @@ fn dns_records_follow_the_items() {
             &prepared["mnemonic"].to_string(),
             prepared["item"].as_str().unwrap(),
             prepared["adnl"].as_str().unwrap(),
+            prepared["expired"].as_str().unwrap(),
         ],
     );
     assert_eq!(out["ok"], true, "{out}");

@@ -14,7 +14,9 @@
 // points the `wallet` record at another wallet (change_dns_record) and
 // every answer must follow, the change showing as a change_dns action;
 // deleting the site record and renewing (the zero key) show as delete_dns
-// and renew_dns. Prints one JSON summary; any failed
+// and renew_dns. Item 8, `expired-name.ton`, went unrenewed for two years:
+// Bob's release bid shows as dns_release, and the item's own
+// get_auction_info names his bid. Prints one JSON summary; any failed
 // expectation throws.
 import { readFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
@@ -41,7 +43,7 @@ if (mode === "prepare") {
   const adnl = randomBytes(32);
   const collectionData = beginCell()
     .storeAddress(owner)
-    .storeUint(INDEX + 1n, 64)
+    .storeUint(INDEX + 2n, 64)
     .storeRef(beginCell().storeRef(beginCell().storeUint(1, 8).storeStringTail("https://example.org/dns.json").endCell()).storeRef(beginCell().endCell()).endCell())
     .storeRef(dnsItemCode)
     .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(owner).endCell())
@@ -61,22 +63,39 @@ if (mode === "prepare") {
     .storeBit(0)
     .storeUint(Math.floor(Date.now() / 1000), 64)
     .endCell();
+  // Item 8, `expired-name.ton`: last filled up two years ago, so anyone
+  // may release it (a bid that starts a new auction).
+  const expired = contractAddress(0, { code: dnsItemCode, data: beginCell().storeUint(INDEX + 1n, 64).storeAddress(ROOT).endCell() });
+  const expiredData = beginCell()
+    .storeUint(INDEX + 1n, 256)
+    .storeAddress(ROOT)
+    .storeAddress(owner)
+    .storeRef(beginCell().storeUint(0, 8).storeDict(null).endCell())
+    .storeRef(beginCell().storeStringTail("expired-name").endCell())
+    .storeBit(0)
+    .storeUint(Math.floor(Date.now() / 1000) - 2 * 366 * 86400, 64)
+    .endCell();
   const spec = (address, code, data) =>
     `${address.toRawString()}:${toNano("1")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
   console.log(
     JSON.stringify({
-      accounts: [spec(ROOT, Cell.fromBase64(COLLECTION_CODE), collectionData), spec(item, dnsItemCode, itemData)],
+      accounts: [
+        spec(ROOT, Cell.fromBase64(COLLECTION_CODE), collectionData),
+        spec(item, dnsItemCode, itemData),
+        spec(expired, dnsItemCode, expiredData),
+      ],
       mnemonic,
       item: item.toRawString(),
+      expired: expired.toRawString(),
       adnl: adnl.toString("base64"),
     }),
   );
   process.exit(0);
 }
 
-// run BASE MNEMONIC_JSON ITEM ADNL_B64
-const [base, mnemonicJson, itemRaw, adnl] = args;
-const { client, getJson, waitFor, newWallet } = devnet(base);
+// run BASE MNEMONIC_JSON ITEM ADNL_B64 EXPIRED_ITEM
+const [base, mnemonicJson, itemRaw, adnl, expiredRaw] = args;
+const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
 const ownerWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
 const owner = ownerWallet.address;
@@ -159,5 +178,21 @@ await changeRecord(2, Buffer.alloc(32));
 const renewed = await actionOf("renew_dns");
 must(renewed.details.source === raw(owner) && renewed.details.asset === raw(item) && !("hash" in renewed.details),
   `renew_dns ${JSON.stringify(renewed.details)}`);
+
+// Bob releases the expired domain with a 5 TON bid: dns_release, and the
+// item's own auction now names Bob's bid.
+const expired = Address.parseRaw(expiredRaw);
+await send(bob, [internal({ to: expired, value: toNano("5"), body: beginCell().storeUint(0x4ed14b65, 32).storeUint(12, 64).endCell() })]);
+const released = (
+  await waitFor(`/api/v3/actions?account=${q(expired)}&limit=100`, (x) => x.actions.some((a) => a.type === "dns_release"), "a dns_release action")
+).actions.find((a) => a.type === "dns_release");
+const rd = released.details;
+must(released.success === true, `dns_release succeeded ${JSON.stringify(released)}`);
+must(rd.query_id === "12" && rd.source === raw(bob.address) && rd.nft_item === raw(expired) && rd.nft_collection === raw(ROOT),
+  `dns_release parties ${JSON.stringify(rd)}`);
+must(rd.nft_item_index === (INDEX + 1n).toString() && rd.value === toNano("5").toString(), `dns_release value ${JSON.stringify(rd)}`);
+const auction = (await client.runMethod(expired, "get_auction_info")).stack;
+must(auction.readAddress().equals(bob.address), "the item's auction names Bob");
+must(auction.readBigNumber() === toNano("5"), "with Bob's bid");
 
 console.log(JSON.stringify({ ok: true }));

@@ -445,6 +445,14 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.asset));
             put("tokens_burnt", d("tokens_burnt"));
         }
+        "dns_release" => {
+            put("query_id", d("query_id"));
+            put("source", a(&r.source));
+            put("nft_item", a(&r.destination));
+            put("nft_collection", a(&r.asset));
+            put("nft_item_index", d("nft_item_index"));
+            put("value", s(&r.value));
+        }
         "election_deposit" | "election_recover" => {
             put("stake_holder", a(&r.source));
             if r.amount.is_some() {

@@ -2,15 +2,69 @@
 //! `renew_dns`): a `change_dns_record` call to a DNS item. With a value it
 //! sets a record; without one it deletes the record of its key, or, with
 //! the zero key, only renews the domain (as the owner's periodic touch does).
+//! And `dns_release`: anyone's bid for a domain left unrenewed for a year,
+//! which puts it up for auction again.
 
 use serde_json::Value;
 use tycho_types::cell::CellSlice;
 
 use super::body::{self, msg_address};
-use super::{addr, call_failed, Block, BlockId, Cols, Graph, Interfaces};
+use tonindex_model::{Address, Hash};
+
+use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces};
 
 /// The opcodes whose bodies these matchers read.
-pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD];
+pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD, OP_DNS_BALANCE_RELEASE];
+
+/// `dns_balance_release#4ed14b65 query_id:uint64` (anyone → DNS item).
+const OP_DNS_BALANCE_RELEASE: u32 = 0x4ed1_4b65;
+
+/// The `.ton` DNS collection (toncenter's `DNS_COLLECTION`).
+const DNS_COLLECTION: Address = Address {
+    workchain: 0,
+    id: [
+        0xb7, 0x74, 0xd9, 0x5e, 0xb2, 0x05, 0x43, 0xf1, 0x86, 0xc0, 0x6b, 0x37, 0x1a, 0xb8, 0x8a,
+        0xd7, 0x04, 0xf7, 0xe2, 0x56, 0x13, 0x0c, 0xaf, 0x96, 0x18, 0x93, 0x68, 0xa7, 0xd0, 0xcb,
+        0x6c, 0xcf,
+    ],
+};
+
+/// The DNS item code hash (toncenter's `DNS_CODE_HASH`).
+const DNS_ITEM_CODE_HASH: Hash = [
+    0x8b, 0x5f, 0xfc, 0x9e, 0xbf, 0xd3, 0x90, 0x64, 0xd8, 0xd5, 0xf5, 0x6e, 0x46, 0x59, 0xc8, 0x26,
+    0xbb, 0x75, 0x93, 0x92, 0x3f, 0x5c, 0xa4, 0x87, 0x28, 0xbe, 0x4d, 0x60, 0xaf, 0x6f, 0x51, 0xf9,
+];
+
+/// A bid that releases an expired domain: the call alone (the auction it
+/// starts is the item's state), failed when the item refused it.
+pub(crate) fn release(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_DNS_BALANCE_RELEASE) {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let m = g.tree.txs[n].in_msg.as_ref()?;
+    let item = m.destination?;
+    let nft = interfaces.nft_item(&item)?;
+    if nft.collection != Some(DNS_COLLECTION)
+        && interfaces.code_hash(&item) != Some(DNS_ITEM_CODE_HASH)
+    {
+        return None;
+    }
+    let mut s = body::after_op(m.body.as_ref()?)?;
+    let query_id = s.load_u64().ok();
+    let cols = Cols {
+        source: m.source,
+        destination: Some(item),
+        asset: nft.collection,
+        value: Some(m.value),
+        ..Cols::default()
+    };
+    let mut blk = Block::of("dns_release", vec![b], g.tree.txs[n].aborted, cols);
+    blk.data
+        .insert("query_id".into(), query_id.map_or(Value::Null, dec));
+    blk.data.insert("nft_item_index".into(), dec(nft.index));
+    Some(blk)
+}
 
 /// `change_dns_record#4eb1f0f9 query_id:uint64 key:uint256 value:(Maybe ^DNSRecord)`.
 pub(crate) const OP_CHANGE_DNS_RECORD: u32 = 0x4eb1_f0f9;

@@ -400,6 +400,7 @@ pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Blo
 const MATCHERS: &[Matcher] = &[
     nft::mint,
     dns::change_record,
+    dns::release,
     multisig::create_order,
     multisig::approve,
     multisig::execute,
