@@ -105,3 +105,21 @@ pub fn expect<T>(
         Err(e) => anyhow::bail!("{e:?}"),
     }
 }
+
+/// The cells of a `getLibraries` answer, each checked against the hash it
+/// came under and against `asked` (a server cannot forge a library: its
+/// hash is its name).
+pub fn checked_libraries(
+    entries: Vec<ton_liteapi::tl::common::LibraryEntry>,
+    asked: &[tycho_types::cell::HashBytes],
+) -> anyhow::Result<Vec<tycho_types::cell::Cell>> {
+    let mut cells = Vec::new();
+    for e in entries {
+        let cell = tycho_types::boc::Boc::decode(&e.data)?;
+        if cell.repr_hash().0 != e.hash.0 || !asked.contains(cell.repr_hash()) {
+            anyhow::bail!("the lite server sent a library cell that is not the one asked for");
+        }
+        cells.push(cell);
+    }
+    Ok(cells)
+}

@@ -374,14 +374,7 @@ async fn fetch_libraries(
             .get_libraries(chunk.iter().map(|h| Int256(h.0)).collect())
             .await
             .map_err(|e| anyhow!("getLibraries: {e:?}"))?;
-        let mut cells = Vec::new();
-        for e in entries {
-            let cell = tycho_types::boc::Boc::decode(&e.data)?;
-            if cell.repr_hash().0 != e.hash.0 || !chunk.contains(cell.repr_hash()) {
-                bail!("the lite server sent a library cell that is not the one asked for");
-            }
-            cells.push(cell);
-        }
+        let cells = super::client::checked_libraries(entries, chunk)?;
         indexer.add_libraries(cells);
     }
     Ok(())

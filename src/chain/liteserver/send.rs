@@ -599,16 +599,7 @@ impl ChainLink for LiteSender {
                                 Response::LibraryResult(l) => Some(l.result),
                                 _ => None,
                             })?;
-                            let mut cells = Vec::new();
-                            for e in entries {
-                                let cell = tycho_types::boc::Boc::decode(&e.data)?;
-                                let hash = *cell.repr_hash();
-                                if hash.0 != e.hash.0 || !chunk.contains(&hash) {
-                                    anyhow::bail!("a library cell that is not the one asked for");
-                                }
-                                cells.push(cell);
-                            }
-                            Ok(cells)
+                            super::client::checked_libraries(entries, &chunk)
                         }
                     }),
                 )
