@@ -400,6 +400,39 @@ fn dns_records_follow_the_items() {
     dev.stop(false);
 }
 
+/// v2 `dnsResolve` on the devnet (tests/clients/devnet_dns_resolve.mjs): a
+/// DNS item of mainnet's code with every kind of record and a next
+/// resolver for its subdomains; each record, the walk to the next resolver
+/// (`ttl`), JSON-RPC and `seqno` agree with tonweb's own resolver and with
+/// what genesis wrote; bad input is a 4xx.
+#[test]
+fn dns_resolve_agrees_with_tonweb() {
+    common::npm_install(&clients_dir(), &["@ton/ton", "tonweb"]);
+    let fixtures = common::fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, prepared) = dev_prepared("devnet_dns_resolve.mjs", &fixtures, dir.path());
+    let field = |k: &str| prepared[k].as_str().unwrap().to_string();
+    let mnemonic = prepared["mnemonic"].to_string();
+    let url = dev.url();
+    let out = node(
+        "devnet_dns_resolve.mjs",
+        &[
+            "run",
+            &url,
+            &mnemonic,
+            &field("item"),
+            &field("resolver"),
+            &field("wallet"),
+            &field("adnl"),
+            &field("bag"),
+            &field("sub_wallet"),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    assert_eq!(out["records"], 6, "{out}");
+    dev.stop(false);
+}
+
 /// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):
 /// a pool of mainnet's nominator pool code at genesis, idle; a basechain
 /// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`

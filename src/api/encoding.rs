@@ -225,9 +225,48 @@ impl Serialize for RawAddr {
     }
 }
 
+/// An ADNL address in the text form tonlib gives it (55 characters): the
+/// tag byte 0x2d, the 32 bytes and their CRC-16/XMODEM, in lowercase
+/// RFC 4648 base32 without the first character (always `f`).
+pub fn adnl_text(address: &[u8; 32]) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut buf = Vec::with_capacity(35);
+    buf.push(0x2d);
+    buf.extend_from_slice(address);
+    let crc = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM).checksum(&buf);
+    buf.extend_from_slice(&crc.to_be_bytes());
+    // 35 bytes are 280 bits: exactly 56 characters, no padding.
+    let mut out = String::with_capacity(56);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for byte in buf {
+        acc = (acc << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            out.push(ALPHABET[((acc >> bits) & 31) as usize] as char);
+        }
+    }
+    out.split_off(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Vectors from Python's own base32 and CRC-CCITT (`binascii.crc_hqx`
+    /// with 0, i.e. XMODEM): `b32encode(b"\x2d" + id + crc).lower()[1:]`.
+    #[test]
+    fn adnl_text_form() {
+        let ascending: [u8; 32] = std::array::from_fn(|i| i as u8);
+        assert_eq!(
+            adnl_text(&ascending),
+            "uaacaqdaqcqmbyibefawdanbyhraeiscmkbkfqxdamrugy4dupb7x7f"
+        );
+        assert_eq!(
+            adnl_text(&[0xff; 32]),
+            "x777777777777777777777777777777777777777777777777777cno"
+        );
+    }
 
     const RAW: &str = "0:83DFD552E63729B472FCBCC8C45EBCC6691702558B68EC7527E1BA403A0F31A8";
     const BOUNCEABLE: &str = "EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N";

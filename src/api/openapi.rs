@@ -2301,6 +2301,61 @@ fn v2_ops() -> Vec<Op> {
             &[404, 422, 501],
         ),
         op(
+            "accounts",
+            "dnsResolve",
+            "Resolves a TEP-81 name with the given resolver's dnsresolve, following next \
+             resolvers while ttl allows (409: the contract cannot resolve it)",
+            &[
+                &[ADDRESS],
+                &[
+                    p("name", Kind::Str, "The name (absolute; default: the resolver itself)"),
+                    p("category", Kind::Str, "Accepted and not used: every category is returned"),
+                    p("ttl", Kind::Unsigned, "How many next resolvers to follow (default 0)"),
+                ],
+                &[AT_SEQNO],
+            ],
+            obj(&[
+                ("@type", at_type("dns.resolved")),
+                (
+                    "entries",
+                    array(obj(&[
+                        ("@type", at_type("dns.entry")),
+                        ("name", string()),
+                        ("category", b64_hash()),
+                        (
+                            "entry",
+                            obj(&[
+                                (
+                                    "@type",
+                                    strings(&[
+                                        "dns.entryDataNextResolver",
+                                        "dns.entryDataSmcAddress",
+                                        "dns.entryDataAdnlAddress",
+                                        "dns.entryDataStorageAddress",
+                                        "dns.entryDataText",
+                                        "dns.entryDataUnknown",
+                                    ]),
+                                ),
+                                ("resolver?", refer("AccountAddress")),
+                                ("smc_address?", refer("AccountAddress")),
+                                (
+                                    "adnl_address?",
+                                    obj(&[
+                                        ("@type", at_type("adnlAddress")),
+                                        ("adnl_address", string()),
+                                    ]),
+                                ),
+                                ("bag_id?", string()),
+                                ("text?", string()),
+                                ("bytes?", string()),
+                            ]),
+                        ),
+                    ])),
+                ),
+            ]),
+            &[404, 409, 422],
+        ),
+        op(
             "run method",
             "runGetMethod",
             "Runs a get-method (tonlib's stack form)",

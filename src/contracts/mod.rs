@@ -3,6 +3,7 @@
 //! they make it (spec v3 §1.8, §6.7). Pure functions over cells; the index
 //! step caches their results per code hash, the API reads the cache.
 
+pub mod address;
 pub mod content;
 pub mod dns;
 pub mod interfaces;

@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod blocks;
 pub mod config;
+pub mod dns;
 pub mod models;
 pub mod send;
 pub mod tokens;
@@ -108,8 +109,8 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
 
 type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
 
-/// v2 methods tonindex does not serve yet (token detection, DNS): a clear 501 rather than "unknown method".
-pub(crate) const NOT_YET: &[&str] = &["dnsResolve"];
+/// v2 methods tonindex does not serve yet: a clear 501 rather than "unknown method".
+pub(crate) const NOT_YET: &[&str] = &[];
 
 /// Every method v2 serves, with its handler (aliases are rows of their own).
 const HANDLERS: &[(&str, Handler)] = &[
@@ -125,6 +126,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("runGetMethod", accounts::run_get_method),
     ("runGetMethodStd", accounts::run_get_method_std),
     ("getShardAccountCell", accounts::get_shard_account_cell),
+    ("dnsResolve", dns::dns_resolve),
     ("estimateFee", accounts::estimate_fee),
     ("sendBoc", send::send_boc),
     ("sendBocReturnHash", send::send_boc_return_hash),

@@ -8,7 +8,8 @@
 use serde_json::Value;
 use tycho_types::cell::CellSlice;
 
-use super::body::{self, msg_address};
+use super::body;
+use crate::contracts::dns::DnsRecord;
 use tonindex_model::{Address, Hash};
 
 use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces};
@@ -120,41 +121,16 @@ pub(crate) fn change_record(
 /// A `DNSRecord` as toncenter stores it: its schema name, its value
 /// (addresses raw, ADNL and bag ids in hex, text as text) and flags.
 fn record(s: &mut CellSlice<'_>) -> Option<(&'static str, Value, Option<u8>)> {
-    let hash = |s: &mut CellSlice<'_>| -> Option<Value> {
-        let mut h = [0u8; 32];
-        s.load_raw(&mut h, 256).ok()?;
-        Some(Value::String(hex::encode(h)))
-    };
-    Some(match s.load_u16().ok()? {
-        0xba93 => ("DNSNextResolver", addr(msg_address(s)?), None),
-        0xad01 => {
-            let adnl = hash(s)?;
-            ("DNSAdnlAddress", adnl, Some(s.load_u8().ok()?))
-        }
-        0x9fd3 => {
-            let a = addr(msg_address(s)?);
-            ("DNSSmcAddress", a, Some(s.load_u8().ok()?))
-        }
-        0x7473 => ("DNSStorageAddress", hash(s)?, None),
-        0x1eda => ("DNSText", Value::String(text(s)?), None),
-        _ => ("Unknown", Value::Null, None),
+    Some(match DnsRecord::load(s)? {
+        DnsRecord::NextResolver(a) => ("DNSNextResolver", addr(a), None),
+        DnsRecord::Adnl { address, flags } => (
+            "DNSAdnlAddress",
+            Value::String(hex::encode(address)),
+            Some(flags),
+        ),
+        DnsRecord::Smc { address, flags } => ("DNSSmcAddress", addr(address), Some(flags)),
+        DnsRecord::Storage(bag) => ("DNSStorageAddress", Value::String(hex::encode(bag)), None),
+        DnsRecord::Text(t) => ("DNSText", Value::String(t), None),
+        DnsRecord::Unknown => ("Unknown", Value::Null, None),
     })
-}
-
-/// `dns_text#1eda _:Text`: a chunk count, then chunks of a length byte and
-/// its bytes, each after the first in the next reference.
-fn text(s: &mut CellSlice<'_>) -> Option<String> {
-    let chunks = s.load_u8().ok()?;
-    let mut bytes = Vec::new();
-    let mut cur = *s;
-    for i in 0..chunks {
-        if i > 0 {
-            cur = cur.load_reference_as_slice().ok()?;
-        }
-        let len = cur.load_u8().ok()?;
-        let mut chunk = vec![0u8; usize::from(len)];
-        cur.load_raw(&mut chunk, u16::from(len) * 8).ok()?;
-        bytes.extend(chunk);
-    }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
