@@ -477,10 +477,15 @@ fn document_shell(which: Which, about: &str, not_yet: &[&str], paths: Map<String
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ");
+    let not_yet = if not_yet.is_empty() {
+        String::new()
+    } else {
+        format!(" Not served yet (answered with 501): {not_yet}.")
+    };
     let description = format!(
-        "{about}\n\nServed by tonindex from its own index (RocksDB). Not served yet \
-         (answered with 501): {not_yet}.\n\nAn API key, where the node requires one, goes in the \
-         `X-API-Key` header or the `api_key` query parameter."
+        "{about}\n\nServed by tonindex from its own index (RocksDB).{not_yet}\n\nAn API key, \
+         where the node requires one, goes in the `X-API-Key` header or the `api_key` query \
+         parameter."
     );
     json!({
         "openapi": "3.1.0",
@@ -1544,6 +1549,26 @@ fn v3_ops() -> Vec<Op> {
                 book(),
             ]),
             &[422],
+        ),
+        op(
+            "actions",
+            "balanceChanges",
+            "What a trace, or one of its actions, did to balances: each account's nanotons \
+             (value less fees), its fees, and Jetton units by owner and master ({} for an \
+             action of another trace or a contract_deploy)",
+            &[&[
+                p("trace_id", Kind::Hash, "The trace"),
+                p("action_id", Kind::Hash, "One action (of trace_id, when both are given)"),
+            ]],
+            obj(&[
+                ("changes?", map_of(int())),
+                ("fees?", map_of(int())),
+                (
+                    "jettons?",
+                    map_of(map_of(json!({ "type": "string", "pattern": "^-?[0-9]+$" }))),
+                ),
+            ]),
+            &[400, 404, 422],
         ),
         op(
             "utils",

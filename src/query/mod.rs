@@ -15,6 +15,7 @@
 //! [`Reader`]: tonindex_storage::Reader
 
 pub mod accounts;
+pub mod balances;
 pub mod blocks;
 pub mod config;
 pub mod dns;

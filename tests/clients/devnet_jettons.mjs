@@ -202,6 +202,39 @@ const inAlice = await getJson(`/api/v3/jetton/transfers?owner_address=${q(alice.
 must(inAlice.jetton_transfers.length === 0, "nothing came in to Alice");
 const inBob = await getJson(`/api/v3/jetton/transfers?owner_address=${q(bob.address)}&direction=in`);
 must(inBob.jetton_transfers.length === 1 && inBob.jetton_transfers[0].transaction_hash === t.transaction_hash, "Bob received it");
+// /balanceChanges of the transfer's trace, held to the chain's own
+// accounting: each account's nanotons equal its balance after its last
+// transaction in the trace less its balance before its first (the states
+// the executor wrote), fees are each account's total_fees and more, and the
+// Jetton units equal the wallets' balance moves (1000 → 900, 500 → 600).
+const changes = await getJson(`/api/v3/balanceChanges?trace_id=${encodeURIComponent(t.trace_id)}`);
+const traceTxs = Object.values((await getJson(`/api/v3/traces?trace_id=${encodeURIComponent(t.trace_id)}`)).traces[0].transactions)
+  .sort((x, y) => (BigInt(x.lt) < BigInt(y.lt) ? -1 : 1));
+// (States between two transactions of one account in one block are not
+// held: only the first one's before and the last one's after are read.)
+const moved = {};
+for (const tx of traceTxs) {
+  const m = (moved[tx.account] ??= { first: tx, fees: 0n });
+  m.last = tx;
+  m.fees += BigInt(tx.total_fees);
+}
+for (const m of Object.values(moved)) {
+  m.before = BigInt(m.first.account_state_before.balance);
+  m.after = BigInt(m.last.account_state_after.balance);
+}
+must(Object.keys(moved).length >= 4, `the trace's accounts ${JSON.stringify(Object.keys(moved))}`);
+for (const [account, m] of Object.entries(moved)) {
+  must(BigInt(changes.changes[account]) === m.after - m.before, `${account}: change ${changes.changes[account]} vs ${m.after - m.before}`);
+  must(BigInt(changes.fees[account]) >= m.fees, `${account}: fees ${changes.fees[account]} cover total_fees ${m.fees}`);
+}
+must(Object.keys(changes.changes).length === Object.keys(moved).length, `no other account changes ${JSON.stringify(changes.changes)}`);
+must(JSON.stringify(changes.jettons) === JSON.stringify({ [raw(alice.address)]: { [raw(minter)]: "-100" }, [raw(bob.address)]: { [raw(minter)]: "100" } })
+  || JSON.stringify(changes.jettons) === JSON.stringify({ [raw(bob.address)]: { [raw(minter)]: "100" }, [raw(alice.address)]: { [raw(minter)]: "-100" } }),
+  `jetton changes ${JSON.stringify(changes.jettons)}`);
+const transferAction = (await getJson(`/api/v3/actions?trace_id=${encodeURIComponent(t.trace_id)}`)).actions.find((a) => a.type === "jetton_transfer");
+const ofAction = await getJson(`/api/v3/balanceChanges?action_id=${encodeURIComponent(transferAction.action_id)}`);
+must(JSON.stringify(ofAction.jettons) === JSON.stringify(changes.jettons), `the action's jetton changes ${JSON.stringify(ofAction)}`);
+must(BigInt(ofAction.changes[raw(aliceJw)]) === moved[raw(aliceJw)].after - moved[raw(aliceJw)].before, "the action moves Alice's jetton wallet's nanotons");
 const byMaster = await getJson(`/api/v3/jetton/transfers?jetton_master=${q(minter)}`);
 must(byMaster.jetton_transfers.length === 1, "transfers by master");
 const badDir = await fetch(`${base}/api/v3/jetton/transfers?owner_address=${q(bob.address)}&direction=up`);

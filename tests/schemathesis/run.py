@@ -22,9 +22,9 @@ import yaml
 
 SPEC = os.path.join(os.path.dirname(__file__), "../../../shared/spec")
 
-# v3 endpoints tonindex answers with 501 (src/api/v3 NOT_YET).
-V3_NOT_YET = "balanceChanges"
-# v2 methods tonindex answers with 501 (src/api/v2 NOT_YET): none now.
+# Endpoints tonindex answers with 501 (src/api/v3 and src/api/v2 NOT_YET),
+# left out of the runs: none now.
+V3_NOT_YET = None
 V2_NOT_YET = None
 
 
@@ -130,7 +130,8 @@ def main():
     base, which, seconds, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     os.makedirs(work, exist_ok=True)
     if which == "v3":
-        schema, exclude = v3_schema(), rf"^/api/v3/({V3_NOT_YET})"
+        schema = v3_schema()
+        exclude = rf"^/api/v3/({V3_NOT_YET})" if V3_NOT_YET else None
     elif which == "v2":
         schema = v2_schema()
         exclude = rf"/api/v2/({V2_NOT_YET})$" if V2_NOT_YET else None

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod actions;
 pub mod address_book;
+pub mod balance_changes;
 pub mod blocks;
 pub mod decode;
 pub mod dns;
@@ -116,7 +117,7 @@ pub fn to_json<T: Serialize>(v: &T) -> V3Result {
 type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
-pub(crate) const NOT_YET: &[&str] = &["balanceChanges"];
+pub(crate) const NOT_YET: &[&str] = &[];
 
 /// Every endpoint v3 serves, with its handler (aliases are rows of their own).
 const HANDLERS: &[(&str, Handler)] = &[
@@ -160,6 +161,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("nft/transfers", nfts::nft_transfers),
     ("dns/records", dns::dns_records),
     ("decode", decode::decode),
+    ("balanceChanges", balance_changes::balance_changes),
     ("multisig/wallets", multisig::multisig_wallets),
     ("multisig/orders", multisig::multisig_orders),
     ("vesting", multisig::vesting),
