@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use tycho_types::boc::Boc;
-use tycho_types::cell::{Cell, CellBuilder, Load};
+use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};
 use tycho_types::dict::{Dict, RawDict};
 use tycho_types::models::{
     BlockchainConfigParams, GasLimitsPrices, GlobalCapabilities, GlobalVersion, MsgForwardPrices,
-    StoragePrices, WorkchainDescription,
+    StoragePrices, WorkchainDescription, WorkchainFormat, WorkchainFormatBasic,
 };
 
 use crate::chain::files::read_boc_file;
@@ -76,7 +76,10 @@ pub fn with_readable_workchains(
 /// A config with mainnet's prices and global version (as of May 2026; the
 /// test holds them against that config), built here rather
 /// than shipped: the params a get-method or a fee computation reads
-/// (8 global version, 18 storage, 20/21 gas, 24/25 forwarding).
+/// (8 global version, 18 storage, 20/21 gas, 24/25 forwarding), and those
+/// the executor needs to run a transaction at all (0/1 the config and
+/// elector addresses, 12 the basechain, 31 the fundamental addresses), all
+/// mainnet's.
 pub fn builtin() -> BlockchainConfigParams {
     build_builtin().expect("the built-in config is well-formed")
 }
@@ -95,8 +98,54 @@ fn build_builtin() -> Result<BlockchainConfigParams, tycho_types::error::Error> 
     params.set_gas_prices(false, &BC_GAS)?;
     params.set_msg_forward_prices(true, &MC_FWD)?;
     params.set_msg_forward_prices(false, &BC_FWD)?;
+    params.set_raw(0, CellBuilder::build_from(HashBytes([0x55; 32]))?)?;
+    params.set_elector_address(&HashBytes([0x33; 32]))?;
+    let mut workchains = Dict::<i32, WorkchainDescription>::new();
+    workchains.set(0, BASECHAIN)?;
+    params.set_workchains(&workchains)?;
+    params.set_fundamental_addresses(&FUNDAMENTAL_ADDRESSES.map(|h| {
+        let mut a = [0u8; 32];
+        hex::decode_to_slice(h, &mut a).expect("a 64-digit hex address");
+        HashBytes(a)
+    }))?;
     Ok(params)
 }
+
+/// Mainnet's basechain (param 12, in the `#a6` form the executor reads).
+const BASECHAIN: WorkchainDescription = WorkchainDescription {
+    enabled_since: 1573821854,
+    actual_min_split: 0,
+    min_split: 0,
+    max_split: 4,
+    active: true,
+    accept_msgs: true,
+    zerostate_root_hash: HashBytes([
+        0x55, 0xb1, 0x3f, 0x6d, 0x0e, 0x1d, 0x0c, 0x34, 0xc9, 0xc2, 0x16, 0x0f, 0x6f, 0x91, 0x8e,
+        0x92, 0xd8, 0x2b, 0xf9, 0xdd, 0xcf, 0x8d, 0xe2, 0xe4, 0xc9, 0x4a, 0x3f, 0xdf, 0x39, 0xd1,
+        0x54, 0x46,
+    ]),
+    zerostate_file_hash: HashBytes([
+        0xee, 0x0b, 0xed, 0xfe, 0x4b, 0x32, 0x76, 0x1f, 0xb3, 0x5e, 0x9e, 0x1d, 0x88, 0x18, 0xea,
+        0x72, 0x0c, 0xad, 0x1a, 0x0e, 0x7b, 0x4d, 0x2e, 0xd6, 0x73, 0xc4, 0x88, 0xe7, 0x2e, 0x91,
+        0x03, 0x42,
+    ]),
+    version: 0,
+    format: WorkchainFormat::Basic(WorkchainFormatBasic {
+        vm_version: -1,
+        vm_mode: 0,
+    }),
+};
+
+/// Mainnet's fundamental (special) masterchain accounts (param 31).
+const FUNDAMENTAL_ADDRESSES: [&str; 7] = [
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0ebd7ff9ca70e06e9e22a8922f5ae75211a9d6a34a8094e8e1587b606bdbb662",
+    "3333333333333333333333333333333333333333333333333333333333333333",
+    "3b9bbfd0ad5338b9700f0833380ee17d463e51c1ae671ee6f08901bde899b202",
+    "4d5c0210b35daddaa219fac459dba0fdefb1fae4e97a0d0797739fe050d694ca",
+    "dd24c4a1f2b88f8b7053513b5cc6c5a31bc44b2a72dcb4d8c0338af0f0d37ec5",
+    "ead7da389bde317c5fb285807ce507baad31c35fe5534b3c418785e901f64c68",
+];
 
 const GLOBAL_VERSION: GlobalVersion = GlobalVersion {
     version: 13,
@@ -206,5 +255,38 @@ mod tests {
         let (mut want, got) = (storage(&main), storage(&ours));
         want.utime_since = 0;
         assert_eq!(got, want);
+        // What the executor needs, as mainnet has it.
+        let readable = with_readable_workchains(&main).unwrap();
+        let list = |c: &BlockchainConfigParams| {
+            c.get_workchains()
+                .unwrap()
+                .iter()
+                .map(|e| e.unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(list(&ours), list(&readable));
+        let special = |c: &BlockchainConfigParams| {
+            c.get_fundamental_addresses()
+                .unwrap()
+                .keys()
+                .map(|k| k.unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(special(&ours), special(&main));
+        for id in [0, 1] {
+            assert_eq!(
+                ours.as_dict().get(id).unwrap(),
+                main.as_dict().get(id).unwrap(),
+                "param {id}"
+            );
+        }
+    }
+
+    /// The executor runs on the built-in config (an index without a key
+    /// block's config estimates fees and emulates with it).
+    #[test]
+    fn builtin_config_runs_the_executor() {
+        crate::tvm::emulate::ExecConfig::new(builtin(), 1_780_000_000)
+            .expect("the built-in config is enough for the executor");
     }
 }
