@@ -1982,6 +1982,45 @@ fn a_follower_indexes_jetton_wallets_whose_code_is_a_library() {
     let _ = run.wait();
 }
 
+/// A follower that starts after a Jetton's mint
+/// (tests/clients/follower_jetton_parent.mjs): the minter is in none of the
+/// blocks it follows, yet the wallets a later transfer changes are
+/// confirmed by it — the follower fetches the master's proven state with
+/// the unit — and listed with the balances, owners and master the devnet
+/// lists, the minter among the masters and the transfer among the
+/// transfers.
+#[test]
+fn a_follower_confirms_wallets_of_a_master_it_never_saw_change() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::fixtures();
+    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let minted = node(
+        "follower_jetton_parent.mjs",
+        &["mint", &dev.url(), fixtures.to_str().unwrap()],
+    );
+    let from = (dev.mc_seqno() + 1).to_string();
+    let (mut run, http) = start_run(
+        &dir.path().join("follower"),
+        &config,
+        &["--from-seqno", &from],
+    );
+    let out = node(
+        "follower_jetton_parent.mjs",
+        &[
+            "transfer",
+            &dev.url(),
+            &format!("http://127.0.0.1:{http}"),
+            fixtures.to_str().unwrap(),
+            &minted["mnemonic"].to_string(),
+            minted["minter"].as_str().unwrap(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    let _ = run.kill();
+    let _ = run.wait();
+}
+
 fn http_status(port: u16, path: &str) -> (u16, String) {
     http(port, "GET", path, "")
 }

@@ -393,6 +393,30 @@ impl<'a> Indexer<'a> {
         }
     }
 
+    /// The contracts that vouch for `accounts` (Jetton masters, NFT
+    /// collections, multisigs of the wallets, items and orders among them)
+    /// whose state the index does not hold, run at masterchain block
+    /// `mc_seqno`'s config and time `now`: a source that fetched
+    /// `accounts` fetches these too, so the unit can confirm its tokens.
+    pub fn parents_to_fetch(
+        &self,
+        accounts: &[FetchedAccount],
+        mc_seqno: u32,
+        now: u32,
+    ) -> Result<Vec<Address>, IndexError> {
+        let states: Vec<(Address, tycho_types::cell::Cell)> = accounts
+            .iter()
+            .map(|a| (a.address, a.shard_account.clone()))
+            .collect();
+        Ok(contracts::parents_wanted(
+            self.db,
+            &self.tvm_env,
+            &states,
+            Some(mc_seqno),
+            now,
+        )?)
+    }
+
     /// Of the libraries `hashes` names, those the index's get-methods
     /// would lack (not in the held masterchain state, not fetched before).
     pub fn missing_libraries(

@@ -380,6 +380,33 @@ async fn fetch_libraries(
     Ok(())
 }
 
+/// The states of the contracts that vouch for the step's fetched accounts
+/// (the master of a Jetton wallet, the collection of an NFT item, the
+/// multisig of an order) that the index does not hold — a follower from the
+/// tip never saw them change — proven at the step's masterchain block and
+/// added to its accounts (with the libraries their code needs), so the
+/// unit confirms its tokens as an index from the zero state would.
+async fn fetch_parents(
+    indexer: &Indexer<'_>,
+    client: &mut LiteClient,
+    conn: &std::sync::Arc<Multiplexed>,
+    s: &mut Stepped,
+) -> anyhow::Result<()> {
+    let Some(mc) = s.blocks.last() else {
+        return Ok(());
+    };
+    let (mc_id, now) = (mc.record.id, mc.record.gen_utime);
+    let parents = indexer.parents_to_fetch(&s.accounts, mc_id.id.seqno, now)?;
+    if parents.is_empty() {
+        return Ok(());
+    }
+    let wanted: Vec<_> = parents.into_iter().map(|a| (a, None)).collect();
+    let fetched = fetch_states(conn, &mc_id, &wanted).await?;
+    fetch_libraries(indexer, client, &fetched).await?;
+    s.accounts.extend(fetched);
+    Ok(())
+}
+
 /// The config of the key block in force at masterchain block `mc`, when
 /// the index holds none at or below it (a follow that starts after that
 /// key block, as one from the tip does): the verified key block the trust
@@ -840,9 +867,25 @@ async fn fetch_account_states(
             *e = (tx.record.lt, tx.record.hash);
         }
     }
-    let mut out = Vec::with_capacity(changed.len());
-    let changed: Vec<_> = changed.into_iter().collect();
-    for chunk in changed.chunks(ACCOUNTS_AT_ONCE) {
+    let changed: Vec<_> = changed.into_iter().map(|(a, n)| (a, Some(n))).collect();
+    fetch_states(conn, mc, &changed).await
+}
+
+/// An account's newest transaction in a unit: `(lt, hash)`.
+type NewestTx = (u64, [u8; 32]);
+
+/// The states of `wanted` as of masterchain block `mc`, asked for all at
+/// once on one connection, each believed only when its proofs lead from
+/// `mc`'s root hash to it (`proofs.rs`). An account the proven state lacks
+/// is recorded as none after its newest transaction in the unit, where
+/// one is given, else left out.
+async fn fetch_states(
+    conn: &std::sync::Arc<Multiplexed>,
+    mc: &BlockIdExt,
+    wanted: &[(tonindex_model::Address, Option<NewestTx>)],
+) -> anyhow::Result<Vec<FetchedAccount>> {
+    let mut out = Vec::with_capacity(wanted.len());
+    for chunk in wanted.chunks(ACCOUNTS_AT_ONCE) {
         let mut asked = tokio::task::JoinSet::new();
         for (address, newest) in chunk.iter().copied() {
             let (conn, mc) = (std::sync::Arc::clone(conn), *mc);
@@ -870,23 +913,27 @@ async fn fetch_account_states(
                     &answer.state,
                 )
                 .with_context(|| format!("the state of {address:?}"))?;
-                let shard_account = proven.shard_account.unwrap_or(ShardAccount {
-                    account: tycho_types::cell::Lazy::new(
-                        &tycho_types::models::OptionalAccount::EMPTY,
-                    )?,
-                    last_trans_hash: tycho_types::cell::HashBytes(newest.1),
-                    last_trans_lt: newest.0,
-                });
-                anyhow::Ok(FetchedAccount {
+                let shard_account = match (proven.shard_account, newest) {
+                    (Some(sa), _) => sa,
+                    (None, Some(newest)) => ShardAccount {
+                        account: tycho_types::cell::Lazy::new(
+                            &tycho_types::models::OptionalAccount::EMPTY,
+                        )?,
+                        last_trans_hash: tycho_types::cell::HashBytes(newest.1),
+                        last_trans_lt: newest.0,
+                    },
+                    (None, None) => return anyhow::Ok(None),
+                };
+                anyhow::Ok(Some(FetchedAccount {
                     address,
                     shard_account: tycho_types::cell::CellBuilder::build_from(&shard_account)?,
                     source: proven.shard_block.id,
                     gen_utime: proven.gen_utime,
-                })
+                }))
             });
         }
         while let Some(done) = asked.join_next().await {
-            out.push(done.map_err(|e| anyhow!("an account read stopped: {e}"))??);
+            out.extend(done.map_err(|e| anyhow!("an account read stopped: {e}"))??);
         }
     }
     Ok(out)
@@ -1037,10 +1084,14 @@ pub async fn follow(
                     srv.states.as_ref().map(|(_, c)| c),
                 )
                 .await?;
+                let mut stepped = stepped;
                 let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
                 let config = config_in_force(db, client, mc, trusted.as_ref()).await?;
-                if let Some(s) = &stepped.1 {
+                if let Some(s) = &mut stepped.1 {
                     fetch_libraries(&indexer, client, &s.accounts).await?;
+                    if let Some((_, conn)) = srv.states.as_ref() {
+                        fetch_parents(&indexer, client, conn, s).await?;
+                    }
                 }
                 Ok((stepped, config))
             })

@@ -466,6 +466,68 @@ pub(crate) fn index_contracts(
     })
 }
 
+/// The contracts that vouch for others among `accounts` (a Jetton
+/// wallet's master, an NFT item's collection, a multisig order's multisig)
+/// whose state the index does not hold: what a source that can fetch
+/// states (a follower that started after they last changed) fetches with
+/// the unit, so that the contracts step can confirm them. A contract the
+/// index confirmed before is not asked again.
+pub(crate) fn parents_wanted(
+    db: &Db,
+    env: &TvmEnv,
+    accounts: &[(Address, Cell)],
+    mc_seqno: Option<u32>,
+    now: u32,
+) -> Result<Vec<Address>, tonindex_storage::Error> {
+    let given: std::collections::HashSet<Address> = accounts.iter().map(|(a, _)| *a).collect();
+    let mut context: Option<Context> = None;
+    let mut out = std::collections::BTreeSet::new();
+    for (address, cell) in accounts {
+        let Some(acc) = active(address, cell) else {
+            continue;
+        };
+        let methods = match db.get::<Codes>(acc.contract.code.repr_hash().as_array())? {
+            Some(r) => r.methods,
+            None => method_ids(&acc.contract.code),
+        };
+        let declares = |name: &str| {
+            methods
+                .as_ref()
+                .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
+        };
+        let wallet = declares("get_wallet_data") && !db.contains::<JettonWallets>(address)?;
+        let item = declares("get_nft_data") && !db.contains::<NftItems>(address)?;
+        let order = declares("get_order_data") && !db.contains::<MultisigOrders>(address)?;
+        if !(wallet || item || order) {
+            continue;
+        }
+        let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+        let mut parent = None;
+        if wallet {
+            parent = run(&acc.contract, ctx, "get_wallet_data", vec![])
+                .and_then(|o| jetton::wallet_data(&o))
+                .map(|w| w.jetton);
+        }
+        if parent.is_none() && item {
+            parent = run(&acc.contract, ctx, "get_nft_data", vec![])
+                .and_then(|o| nft::item_data(&o))
+                .and_then(|i| i.collection);
+        }
+        if parent.is_none() && order {
+            parent = run(&acc.contract, ctx, "get_order_data", vec![])
+                .and_then(|o| crate::contracts::multisig::order_data(&o))
+                .map(|o| o.multisig);
+        }
+        let Some(parent) = parent.map(|p| model_addr(&p)) else {
+            continue;
+        };
+        if !given.contains(&parent) && !db.contains::<AccountStates>(&parent)? {
+            out.insert(parent);
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
 /// What the contracts step of a unit did and the token rows it wrote, for
 /// the steps after it (events, classification) to see.
 pub(crate) struct ContractsStep {
