@@ -433,6 +433,36 @@ fn dns_resolve_agrees_with_tonweb() {
     dev.stop(false);
 }
 
+/// GetGems fixed-price sales traded on the devnet
+/// (tests/clients/devnet_nft_trade.mjs): two sales of mainnet's v4 code at
+/// genesis, their storage held to the contract's own getter first. A
+/// purchase is `nft_purchase` with the price, buyer, seller and payout the
+/// chain shows (the item's owner, the balances the sale paid); a cancel is
+/// `nft_cancel_sale` with the item back with its seller, and clients of
+/// the v2 action set see the call and the transfer instead.
+#[test]
+fn getgems_sales_bought_and_cancelled_are_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, prepared) = dev_prepared("devnet_nft_trade.mjs", &fixtures, dir.path());
+    let pairs: Vec<String> = prepared["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let mnemonic = prepared["mnemonic"].to_string();
+    let url = dev.url();
+    let mut args = vec!["run", url.as_str(), mnemonic.as_str()];
+    args.extend(pairs.iter().map(String::as_str));
+    args.push(prepared["fee"].as_str().unwrap());
+    args.push(prepared["royalty"].as_str().unwrap());
+    let out = node("devnet_nft_trade.mjs", &args);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):
 /// a pool of mainnet's nominator pool code at genesis, idle; a basechain
 /// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`

@@ -373,6 +373,18 @@ fn details(r: &ActionRecord) -> Value {
                 }
             }
         }
+        "nft_cancel_sale" => {
+            put("owner", a(&r.source));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("sale_address", a(&r.destination));
+            put("marketplace_address", d("marketplace_address"));
+            let marketplace = d("marketplace_address")
+                .as_str()
+                .and_then(crate::trace::classify::parse_raw)
+                .and_then(|m| crate::trace::classify::nft::marketplace_name(Some(&m)));
+            put("marketplace", marketplace.into());
+        }
         "change_dns" => {
             // As the Go server fills it: the value under its schema's
             // field, a text record's text under dns_storage_address.

@@ -435,6 +435,7 @@ const MATCHERS: &[Matcher] = &[
     elections::recover,
     subscription::subscribe,
     subscription::unsubscribe,
+    nft::cancel_sale,
     jetton::mint,
     jvault::stake,
     jvault::unstake,

@@ -389,3 +389,47 @@ fn assigned_prev_owner(tree: &Tree<'_>, n: usize) -> Option<Option<tonindex_mode
     s.load_u64().ok()?;
     msg_address(&mut s)
 }
+
+/// `cancel#3` to a GetGems fixed-price sale.
+const OP_CANCEL_SALE: u32 = 3;
+
+/// GetGems' own marketplace (named so in toncenter's action corpus); other
+/// marketplaces are not named.
+const GETGEMS_MARKETPLACE: &str =
+    "0:584EE61B2DFF0837116D0FCB5078D93964BCBE9C05FD6A141B1BFCA5D6A43E18";
+
+/// The marketplace's name, where it is one tonindex knows.
+pub(crate) fn marketplace_name(marketplace: Option<&Address>) -> Option<&'static str> {
+    (marketplace.map(super::raw).as_deref() == Some(GETGEMS_MARKETPLACE)).then_some("getgems")
+}
+
+/// A GetGems sale cancelled: `cancel#3` to a sale the index knows, which
+/// sends its NFT back (an `nft_transfer` of that very item). As toncenter
+/// builds it, the action is the call; the transfer back stays an action of
+/// its own.
+pub(crate) fn cancel_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_CANCEL_SALE) {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let sale_address = g.tree.txs[n].account;
+    let sale = interfaces.nft_sale(&sale_address)?;
+    let back = g
+        .block(b)
+        .next
+        .iter()
+        .map(|&x| g.block(x))
+        .find(|x| x.kind == "nft_transfer" && x.cols.asset_secondary == Some(sale.nft))?;
+    let cols = Cols {
+        source: back.cols.destination,
+        destination: Some(sale_address),
+        asset_secondary: Some(sale.nft),
+        asset: back.cols.asset,
+        accounts: vec![sale.nft],
+        ..Cols::default()
+    };
+    let mut blk = Block::of("nft_cancel_sale", vec![b], call_failed(g.tree, n), cols);
+    blk.data
+        .insert("marketplace_address".into(), addr(sale.marketplace));
+    Some(blk)
+}

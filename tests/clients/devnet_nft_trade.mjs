@@ -1,0 +1,146 @@
+// GetGems fixed-price sales (version 4, mainnet's code from tongo's corpus)
+// traded on `tonindex dev`, in two steps.
+//
+// `prepare FIXTURES` prints the genesis accounts: two sales of Alice's (a
+// fresh v4 wallet; mnemonic printed) on GetGems' marketplace at 1 TON, 5%
+// marketplace fee and 10% royalty, each holding an NFT item (token-contract's
+// item code) it owns. The sale's storage is written here: `is_complete`,
+// marketplace, owner, price, sold_at, query_id, a fees cell (fee and royalty
+// addresses, their factors out of 100000 as uint17, the NFT, created_at)
+// and an empty jetton price dictionary; the run first holds the contract's
+// own get_fix_price_data_v4 to every value written.
+//
+// `run BASE MNEMONIC_JSON SALE1 ITEM1 SALE2 ITEM2 FEE ROYALTY`: Bob buys the
+// first (a plain 1.2 TON transfer): `nft_purchase` with the price, seller,
+// buyer and payout the chain shows (the item's get_nft_data, the seller's
+// and the fee and royalty addresses' balances). Alice cancels the second
+// (op 3): `nft_cancel_sale`, the item back with her, and a client of the v2
+// action set sees the call and the transfer instead. Prints one JSON
+// summary; any failed expectation throws.
+import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { WalletContractV4, internal, toNano } from "@ton/ton";
+import { Address, beginCell, Cell, SendMode } from "@ton/core";
+import { ITEM_CODE } from "./nft_codes.mjs";
+import { devnet, must, raw, sleep } from "./devnet_helpers.mjs";
+
+const MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
+const PRICE = toNano("1");
+const CREATED_AT = 1_700_000_000;
+const [mode, ...args] = process.argv.slice(2);
+
+if (mode === "prepare") {
+  const [fixtures] = args;
+  const cases = JSON.parse(readFileSync(`${fixtures}/contracts/tongo-getmethod-cases.json`, "utf8"));
+  const saleCode = Cell.fromBoc(Buffer.from(cases.find((c) => c.name === "nft_sale v4").code_hex, "hex"))[0];
+  const mnemonic = await mnemonicNew();
+  const keys = await mnemonicToPrivateKey(mnemonic);
+  const alice = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 }).address;
+  const fee = Address.parseRaw("0:" + randomBytes(32).toString("hex"));
+  const royalty = Address.parseRaw("0:" + randomBytes(32).toString("hex"));
+  const spec = (a, code, data) => `${a.toRawString()}:${toNano("1")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
+  const accounts = [];
+  const pairs = [];
+  for (const n of [1, 2]) {
+    const sale = Address.parseRaw("0:" + `5${n}`.repeat(32));
+    const item = Address.parseRaw("0:" + `7${n}`.repeat(32));
+    const fees = beginCell()
+      .storeAddress(fee)
+      .storeAddress(royalty)
+      .storeUint(5000, 17)
+      .storeUint(10000, 17)
+      .storeAddress(item)
+      .storeUint(CREATED_AT, 32)
+      .endCell();
+    const saleData = beginCell()
+      .storeBit(0)
+      .storeAddress(MARKETPLACE)
+      .storeAddress(alice)
+      .storeCoins(PRICE)
+      .storeUint(0, 32)
+      .storeUint(0, 64)
+      .storeRef(fees)
+      .storeBit(0)
+      .endCell();
+    // token-contract's item: index:uint64 collection(none) owner content.
+    const itemData = beginCell()
+      .storeUint(n, 64)
+      .storeUint(0, 2)
+      .storeAddress(sale)
+      .storeRef(beginCell().storeUint(1, 8).storeStringTail(`item-${n}.json`).endCell())
+      .endCell();
+    accounts.push(spec(sale, saleCode, saleData), spec(item, Cell.fromBase64(ITEM_CODE), itemData));
+    pairs.push(sale.toRawString(), item.toRawString());
+  }
+  console.log(JSON.stringify({ accounts, mnemonic, pairs, fee: fee.toRawString(), royalty: royalty.toRawString() }));
+  process.exit(0);
+}
+
+const [base, mnemonicJson, sale1Raw, item1Raw, sale2Raw, item2Raw, feeRaw, royaltyRaw] = args;
+const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
+const [sale1, item1, sale2, item2, fee, royalty] = [sale1Raw, item1Raw, sale2Raw, item2Raw, feeRaw, royaltyRaw].map((a) => Address.parseRaw(a));
+const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
+const aliceWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
+const alice = aliceWallet.address;
+const ownerOf = async (item) => (await client.runMethod(item, "get_nft_data")).stack.skip(3).readAddress();
+
+// The contract's own getter reads back what prepare wrote.
+const g = (await client.runMethod(sale1, "get_fix_price_data_v4")).stack;
+must(g.readNumber() === 0 && g.readNumber() === CREATED_AT, "is_complete, created_at");
+must(g.readAddress().equals(MARKETPLACE) && g.readAddress().equals(item1) && g.readAddress().equals(alice), "marketplace, nft, owner");
+must(g.readBigNumber() === PRICE, "full price");
+must(g.readAddress().equals(fee), "fee address");
+const feeFactor = g.readBigNumber();
+must(g.readAddress().equals(royalty), "royalty address");
+const royaltyFactor = g.readBigNumber();
+must(feeFactor === 5000n && royaltyFactor === 10000n, `fee ${feeFactor}, royalty ${royaltyFactor} (out of 100000)`);
+const feeAmount = (PRICE * feeFactor) / 100000n;
+const royaltyAmount = (PRICE * royaltyFactor) / 100000n;
+must((await ownerOf(item1)).equals(sale1), "the sale holds its item");
+
+// Bob buys the first item.
+const bob = await newWallet();
+await send(bob, [internal({ to: sale1, value: toNano("1.2"), body: beginCell().endCell() })]);
+const bought = await actionOf(sale1, "nft_purchase");
+const pd = bought.details;
+must(bought.success === true, `purchase succeeded ${JSON.stringify(bought)}`);
+must((await ownerOf(item1)).equals(bob.address) && pd.new_owner === raw(bob.address), `the buyer ${JSON.stringify(pd)}`);
+must(pd.nft_item === raw(item1) && pd.old_owner === raw(sale1) && pd.real_old_owner === raw(alice), `item and seller ${JSON.stringify(pd)}`);
+must(pd.price === PRICE.toString() && pd.is_purchase === true && pd.marketplace === "getgems" && pd.marketplace_address === raw(MARKETPLACE), `price and marketplace ${JSON.stringify(pd)}`);
+// Alice's wallet did not exist: its balance is what the sale paid her.
+const paid = await client.getBalance(alice);
+must(pd.payout_amount === paid.toString() && paid === PRICE - feeAmount - royaltyAmount, `payout ${pd.payout_amount} vs Alice's balance ${paid}`);
+must((await client.getBalance(fee)) === feeAmount && (await client.getBalance(royalty)) === royaltyAmount, "fee and royalty paid at the getter's factors");
+const sold = (await client.runMethod(sale1, "get_fix_price_data_v4")).stack;
+must(sold.readNumber() !== 0, "the sale is complete");
+
+// Alice cancels the second sale: op 3 from her wallet.
+await getJson("/dev/fund", {
+  method: "POST",
+  body: JSON.stringify({ address: alice.toString({ bounceable: false }), amount: toNano("2").toString() }),
+});
+await client.open(aliceWallet).sendTransfer({
+  seqno: 0,
+  secretKey: keys.secretKey,
+  sendMode: SendMode.PAY_GAS_SEPARATELY,
+  messages: [internal({ to: sale2, value: toNano("0.2"), body: beginCell().storeUint(3, 32).storeUint(5, 64).endCell() })],
+});
+const cancelled = await actionOf(sale2, "nft_cancel_sale");
+const cd = cancelled.details;
+must(cancelled.success === true, `cancel succeeded ${JSON.stringify(cancelled)}`);
+must((await ownerOf(item2)).equals(alice), "the item is back with Alice");
+const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+must(sorted(cd) === sorted({
+  owner: raw(alice), nft_item: raw(item2), nft_collection: null, sale_address: raw(sale2),
+  marketplace_address: raw(MARKETPLACE), marketplace: "getgems",
+}), `cancel details ${JSON.stringify(cd)}`);
+const back = await actionOf(sale2, "nft_transfer");
+must(back.details.new_owner === raw(alice) && back.details.nft_item === raw(item2), `the transfer back ${JSON.stringify(back.details)}`);
+must((await getJson(`/api/v3/actions?account=${encodeURIComponent(item2.toRawString())}&action_type=nft_cancel_sale`)).actions.length === 1, "the item's own actions list the cancel");
+// A client of the v2 set sees the call and the transfer instead.
+const older = await getJson(`/api/v3/actions?account=${encodeURIComponent(sale2.toRawString())}&supported_action_types=v2`);
+const types = older.actions.map((a) => a.type).sort();
+must(JSON.stringify(types) === JSON.stringify(["call_contract", "nft_transfer"]), `v2 clients see ${JSON.stringify(types)}`);
+
+console.log(JSON.stringify({ ok: true }));
