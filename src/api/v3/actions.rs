@@ -260,6 +260,16 @@ fn s(x: &Option<String>) -> Value {
     x.clone().map_or(Value::Null, Value::String)
 }
 
+/// A marketplace's name from its raw address, where tonindex knows it (the
+/// Go server's `GetMarketplaceName`); null otherwise.
+fn marketplace(address: &Value) -> Value {
+    address
+        .as_str()
+        .and_then(crate::trace::classify::parse_raw)
+        .and_then(|m| crate::trace::classify::nft::marketplace_name(Some(&m)))
+        .into()
+}
+
 /// The type's `details` from the action row (spec v3 §4.5).
 fn details(r: &ActionRecord) -> Value {
     let data: Map<String, Value> = serde_json::from_str(&r.data).unwrap_or_default();
@@ -379,11 +389,17 @@ fn details(r: &ActionRecord) -> Value {
             put("nft_collection", a(&r.asset));
             put("sale_address", a(&r.destination));
             put("marketplace_address", d("marketplace_address"));
-            let marketplace = d("marketplace_address")
-                .as_str()
-                .and_then(crate::trace::classify::parse_raw)
-                .and_then(|m| crate::trace::classify::nft::marketplace_name(Some(&m)));
-            put("marketplace", marketplace.into());
+            put("marketplace", marketplace(&d("marketplace_address")));
+        }
+        "nft_update_sale" => {
+            put("source", a(&r.source));
+            put("sale_contract", a(&r.destination));
+            put("nft_address", a(&r.asset_secondary));
+            put("marketplace_address", d("marketplace_address"));
+            put("marketplace", marketplace(&d("marketplace_address")));
+            for k in ["full_price", "marketplace_fee", "royalty_amount"] {
+                put(k, d(k));
+            }
         }
         "change_dns" => {
             // As the Go server fills it: the value under its schema's

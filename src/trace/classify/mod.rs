@@ -428,6 +428,7 @@ const MATCHERS: &[Matcher] = &[
     coffee::staking_deposit,
     coffee::staking_withdraw,
     coffee::staking_claim_rewards,
+    nft::update_sale,
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,

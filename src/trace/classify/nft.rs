@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The opcodes whose bodies these matchers read.
-pub(crate) const BODY_OPS: &[u32] = &[OP_TRANSFER, OP_OWNERSHIP_ASSIGNED];
+pub(crate) const BODY_OPS: &[u32] = &[OP_TRANSFER, OP_OWNERSHIP_ASSIGNED, OP_SALE_UPDATE];
 
 pub(crate) const OP_TRANSFER: u32 = 0x5fcc_3d14;
 pub(crate) const OP_OWNERSHIP_ASSIGNED: u32 = 0x0513_8d91;
@@ -429,6 +429,41 @@ pub(crate) fn cancel_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
         ..Cols::default()
     };
     let mut blk = Block::of("nft_cancel_sale", vec![b], call_failed(g.tree, n), cols);
+    blk.data
+        .insert("marketplace_address".into(), addr(sale.marketplace));
+    Some(blk)
+}
+
+/// `sale_update#6c6c2080 query_id:uint64 new_full_price:Coins
+/// new_marketplace_fee:Coins new_royalty_amount:Coins`, to a GetGems sale.
+const OP_SALE_UPDATE: u32 = 0x6c6c_2080;
+
+/// A GetGems sale's price changed: `sale_update` to a sale the index knows
+/// is nft_update_sale with the new price and fees the message asks for; it
+/// failed when the sale's transaction aborted (a sale that does not take
+/// the message, or a sender that may not).
+pub(crate) fn update_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_SALE_UPDATE) {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let t = &g.tree.txs[n];
+    let sale = interfaces.nft_sale(&t.account)?;
+    let m = t.in_msg.as_ref()?;
+    let mut s = body::after_op(m.body.as_ref()?)?;
+    s.load_u64().ok()?;
+    let (price, fee, royalty) = (coins(&mut s)?, coins(&mut s)?, coins(&mut s)?);
+    let cols = Cols {
+        source: m.source,
+        destination: Some(t.account),
+        asset_secondary: Some(sale.nft),
+        accounts: vec![sale.nft],
+        ..Cols::default()
+    };
+    let mut blk = Block::of("nft_update_sale", vec![b], t.aborted, cols);
+    blk.data.insert("full_price".into(), dec(price));
+    blk.data.insert("marketplace_fee".into(), dec(fee));
+    blk.data.insert("royalty_amount".into(), dec(royalty));
     blk.data
         .insert("marketplace_address".into(), addr(sale.marketplace));
     Some(blk)
