@@ -463,6 +463,33 @@ fn getgems_sales_bought_and_cancelled_are_actions() {
     dev.stop(false);
 }
 
+/// GetGems auctions on the devnet (tests/clients/devnet_nft_auction.mjs):
+/// two auctions of mainnet's code at genesis, their storage held to the
+/// contract's own getter first. Two bids are `auction_bid`s, the refund of
+/// the first is `auction_outbid`, the seller's stop is
+/// `nft_finish_auction` and her cancel of the other `nft_cancel_auction`,
+/// each held to the getter, the items' owners and the refund on chain.
+#[test]
+fn getgems_auctions_are_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, prepared) = dev_prepared("devnet_nft_auction.mjs", &fixtures, dir.path());
+    let pairs: Vec<String> = prepared["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let mnemonic = prepared["mnemonic"].to_string();
+    let url = dev.url();
+    let mut args = vec!["run", url.as_str(), mnemonic.as_str()];
+    args.extend(pairs.iter().map(String::as_str));
+    let out = node("devnet_nft_auction.mjs", &args);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):
 /// a pool of mainnet's nominator pool code at genesis, idle; a basechain
 /// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`

@@ -391,6 +391,33 @@ fn details(r: &ActionRecord) -> Value {
             put("marketplace_address", d("marketplace_address"));
             put("marketplace", marketplace(&d("marketplace_address")));
         }
+        "auction_bid" => {
+            put("amount", s(&r.value));
+            put("bidder", a(&r.source));
+            put("auction", a(&r.destination));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("nft_item_index", d("nft_item_index"));
+        }
+        "auction_outbid" => {
+            put("auction_address", a(&r.source));
+            put("bidder", a(&r.destination));
+            put("new_bidder", a(&r.source_secondary));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("amount", s(&r.amount));
+            if !d("comment").is_null() {
+                put("comment", d("comment"));
+            }
+        }
+        "nft_cancel_auction" | "nft_finish_auction" => {
+            put("owner", a(&r.source));
+            put("auction_address", a(&r.destination));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("marketplace_address", d("marketplace_address"));
+            put("marketplace", marketplace(&d("marketplace_address")));
+        }
         "nft_update_sale" => {
             put("source", a(&r.source));
             put("sale_contract", a(&r.destination));

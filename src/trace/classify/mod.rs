@@ -16,6 +16,7 @@
 //! feeds what its token tables know, the corpus test feeds the corpus's
 //! records.
 
+mod auction;
 pub mod body;
 mod cocoon;
 mod coffee;
@@ -436,7 +437,11 @@ const MATCHERS: &[Matcher] = &[
     elections::recover,
     subscription::subscribe,
     subscription::unsubscribe,
+    auction::bid,
+    auction::outbid,
     nft::cancel_sale,
+    auction::finish,
+    auction::cancel,
     jetton::mint,
     jvault::stake,
     jvault::unstake,

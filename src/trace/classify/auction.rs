@@ -1,0 +1,151 @@
+//! GetGems auctions as toncenter's classifier reads them: a TON transfer to
+//! an auction the index knows is a bid (`auction_bid`); the auction's
+//! refund of the previous bid, with its "outbid" comment, is
+//! `auction_outbid`; the seller's "cancel" with the NFT coming back is
+//! `nft_cancel_auction`, and "stop"/"finish" with the sale to the best
+//! bidder is `nft_finish_auction` (or, with the NFT coming back unsold, a
+//! finish that cancels).
+
+use serde_json::Value;
+
+use super::{dec, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftSale};
+
+/// What the auction writes in the refund of an outbid bid.
+const OUTBID_COMMENT: &str = "Your bid has been outbid by another user";
+/// The seller's commands by opcode: `cancel`, `finish`, `stop`.
+const OP_CANCEL: u32 = 0x5616_c572;
+const OP_FINISH: u32 = 0x20c9_eb18;
+const OP_STOP: u32 = 0xb956_16b6;
+
+fn comment<'a>(g: &'a Graph<'_>, b: BlockId) -> Option<&'a str> {
+    (g.kind(b) == "ton_transfer")
+        .then(|| g.block(b).data.get("content").and_then(Value::as_str))
+        .flatten()
+}
+
+/// A TON transfer to an auction: the bid's amount, bidder and lot.
+pub(crate) fn bid(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.kind(b) != "ton_transfer" || matches!(comment(g, b), Some("cancel" | "finish" | "stop")) {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let t = &g.tree.txs[n];
+    if deployed_here(t) {
+        return None;
+    }
+    let auction = interfaces.nft_auction(&t.account)?;
+    let m = t.in_msg.as_ref()?;
+    let item = interfaces.nft_item(&auction.nft);
+    let cols = Cols {
+        source: m.source,
+        destination: Some(t.account),
+        asset_secondary: Some(auction.nft),
+        asset: item.as_ref().and_then(|i| i.collection),
+        value: Some(m.value),
+        accounts: vec![auction.nft],
+        ..Cols::default()
+    };
+    let mut blk = Block::of("auction_bid", vec![b], g.block(b).failed, cols);
+    blk.data.insert(
+        "nft_item_index".into(),
+        item.map_or(Value::Null, |i| dec(&i.index)),
+    );
+    blk.data.insert("marketplace".into(), "getgems".into());
+    Some(blk)
+}
+
+/// The refund a bid makes the auction send its previous bidder (exactly
+/// one, as toncenter requires).
+pub(crate) fn outbid(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    let blk = g.block(b);
+    if blk.kind != "auction_bid" {
+        return None;
+    }
+    let auction = blk.cols.destination?;
+    let mut refunds = blk.next.iter().copied().filter(|&x| {
+        g.block(x).cols.source == Some(auction)
+            && comment(g, x).is_some_and(|c| c.contains(OUTBID_COMMENT))
+    });
+    let refund = refunds.next()?;
+    if refunds.next().is_some() {
+        return None;
+    }
+    let r = g.block(refund);
+    let cols = Cols {
+        source: Some(auction),
+        destination: r.cols.destination,
+        source_secondary: blk.cols.source,
+        asset_secondary: blk.cols.asset_secondary,
+        asset: blk.cols.asset,
+        amount: r.cols.value,
+        accounts: blk.cols.asset_secondary.into_iter().collect(),
+        ..Cols::default()
+    };
+    let mut out = Block::of("auction_outbid", vec![refund], r.failed, cols);
+    out.data.insert(
+        "comment".into(),
+        r.data.get("content").cloned().unwrap_or(Value::Null),
+    );
+    Some(out)
+}
+
+/// The seller's command to an auction: (whether it is `finish`/`stop`,
+/// the auction).
+fn command(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<(bool, NftSale)> {
+    let finish = match (comment(g, b), g.call_op(b)) {
+        (Some("finish" | "stop"), _) | (_, Some(OP_FINISH | OP_STOP)) => true,
+        (Some("cancel"), _) | (_, Some(OP_CANCEL)) => false,
+        _ => return None,
+    };
+    let t = &g.tree.txs[g.leaf(b)?];
+    Some((finish, interfaces.nft_auction(&t.account)?))
+}
+
+/// `cols` of a command's action: the NFT's receiver as the owner.
+fn command_cols(g: &Graph<'_>, b: BlockId, to: BlockId, auction: &NftSale) -> Option<Cols> {
+    let t = &g.tree.txs[g.leaf(b)?];
+    let got = g.block(to);
+    Some(Cols {
+        source: got.cols.destination,
+        destination: Some(t.account),
+        asset_secondary: Some(auction.nft),
+        asset: got.cols.asset,
+        accounts: vec![auction.nft],
+        ..Cols::default()
+    })
+}
+
+/// `finish`/`stop` with the auction's sale to the best bidder.
+pub(crate) fn finish(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let (true, auction) = command(g, b, interfaces)? else {
+        return None;
+    };
+    let sold = g.block(b).next.iter().copied().find(|&x| {
+        g.kind(x) == "nft_purchase" && g.block(x).cols.asset_secondary == Some(auction.nft)
+    })?;
+    let cols = command_cols(g, b, sold, &auction)?;
+    let mut blk = Block::of("nft_finish_auction", vec![b], g.block(b).failed, cols);
+    // toncenter leaves the marketplace of a finish unnamed.
+    blk.data.insert("marketplace_address".into(), Value::Null);
+    Some(blk)
+}
+
+/// `cancel` (or a finish without a sale) with the NFT coming back.
+pub(crate) fn cancel(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let (finish, auction) = command(g, b, interfaces)?;
+    let back = g.block(b).next.iter().copied().find(|&x| {
+        g.kind(x) == "nft_transfer" && g.block(x).cols.asset_secondary == Some(auction.nft)
+    })?;
+    let cols = command_cols(g, b, back, &auction)?;
+    let kind = if finish {
+        "nft_finish_auction"
+    } else {
+        "nft_cancel_auction"
+    };
+    let mut blk = Block::of(kind, vec![b], g.block(b).failed, cols);
+    blk.data.insert(
+        "marketplace_address".into(),
+        super::addr(auction.marketplace),
+    );
+    Some(blk)
+}
