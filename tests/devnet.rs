@@ -150,6 +150,19 @@ fn dev_prepared(script: &str, fixtures: &Path, dir: &Path) -> (Dev, Value) {
     (dev, prepared)
 }
 
+/// A client script's two steps on a fresh devnet: `prepare FIXTURES`
+/// gives the genesis accounts, `run BASE PREPARED_JSON` the checks, which
+/// must end in `{"ok": true, …}` (returned).
+fn prepared_run(script: &str) -> Value {
+    let fixtures = common::fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let (dev, prepared) = dev_prepared(script, &fixtures, dir.path());
+    let out = node(script, &["run", &dev.url(), &prepared.to_string()]);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+    out
+}
+
 fn fund(dev: &Dev, address: &str, amount: u64) -> Value {
     let body = serde_json::json!({"address": address, "amount": amount.to_string()}).to_string();
     let (status, v) = json(dev.port, "POST", "/dev/fund", &body);
@@ -408,29 +421,8 @@ fn dns_records_follow_the_items() {
 #[test]
 fn dns_resolve_agrees_with_tonweb() {
     common::npm_install(&clients_dir(), &["@ton/ton", "tonweb"]);
-    let fixtures = common::fixtures();
-    let dir = tempfile::tempdir().unwrap();
-    let (dev, prepared) = dev_prepared("devnet_dns_resolve.mjs", &fixtures, dir.path());
-    let field = |k: &str| prepared[k].as_str().unwrap().to_string();
-    let mnemonic = prepared["mnemonic"].to_string();
-    let url = dev.url();
-    let out = node(
-        "devnet_dns_resolve.mjs",
-        &[
-            "run",
-            &url,
-            &mnemonic,
-            &field("item"),
-            &field("resolver"),
-            &field("wallet"),
-            &field("adnl"),
-            &field("bag"),
-            &field("sub_wallet"),
-        ],
-    );
-    assert_eq!(out["ok"], true, "{out}");
+    let out = prepared_run("devnet_dns_resolve.mjs");
     assert_eq!(out["records"], 6, "{out}");
-    dev.stop(false);
 }
 
 /// GetGems fixed-price sales traded on the devnet
@@ -443,24 +435,7 @@ fn dns_resolve_agrees_with_tonweb() {
 #[test]
 fn getgems_sales_bought_and_cancelled_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
-    let fixtures = common::fixtures();
-    let dir = tempfile::tempdir().unwrap();
-    let (dev, prepared) = dev_prepared("devnet_nft_trade.mjs", &fixtures, dir.path());
-    let pairs: Vec<String> = prepared["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
-    let mnemonic = prepared["mnemonic"].to_string();
-    let url = dev.url();
-    let mut args = vec!["run", url.as_str(), mnemonic.as_str()];
-    args.extend(pairs.iter().map(String::as_str));
-    args.push(prepared["fee"].as_str().unwrap());
-    args.push(prepared["royalty"].as_str().unwrap());
-    let out = node("devnet_nft_trade.mjs", &args);
-    assert_eq!(out["ok"], true, "{out}");
-    dev.stop(false);
+    prepared_run("devnet_nft_trade.mjs");
 }
 
 /// GetGems auctions on the devnet (tests/clients/devnet_nft_auction.mjs):
@@ -472,22 +447,7 @@ fn getgems_sales_bought_and_cancelled_are_actions() {
 #[test]
 fn getgems_auctions_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
-    let fixtures = common::fixtures();
-    let dir = tempfile::tempdir().unwrap();
-    let (dev, prepared) = dev_prepared("devnet_nft_auction.mjs", &fixtures, dir.path());
-    let pairs: Vec<String> = prepared["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
-    let mnemonic = prepared["mnemonic"].to_string();
-    let url = dev.url();
-    let mut args = vec!["run", url.as_str(), mnemonic.as_str()];
-    args.extend(pairs.iter().map(String::as_str));
-    let out = node("devnet_nft_auction.mjs", &args);
-    assert_eq!(out["ok"], true, "{out}");
-    dev.stop(false);
+    prepared_run("devnet_nft_auction.mjs");
 }
 
 /// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):

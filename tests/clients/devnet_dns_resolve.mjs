@@ -11,8 +11,7 @@
 // whole name resolved, with its data (a category dictionary) for category
 // 0 and the record under the asked category otherwise.
 //
-// `run BASE MNEMONIC_JSON ITEM RESOLVER WALLET ADNL_HEX BAG_HEX SUB_WALLET`
-// checks every record of the item, the next resolver followed with
+// `run BASE PREPARED_JSON` (what `prepare` printed) checks every record of the item, the next resolver followed with
 // `ttl=1` and not followed with `ttl=0`, the same through JSON-RPC; then
 // the owner points `wallet` at Bob, and `seqno` before the change still
 // names the old wallet. Bad input is a 4xx in v2's shape. Prints one JSON
@@ -84,7 +83,9 @@ if (mode === "prepare") {
   process.exit(0);
 }
 
-const [base, mnemonicJson, itemRaw, resolverRaw, walletRaw, adnlHex, bagHex, subWalletRaw] = args;
+const [base, preparedJson] = args;
+const prepared = JSON.parse(preparedJson);
+const { mnemonic, item: itemRaw, resolver: resolverRaw, wallet: walletRaw, adnl: adnlHex, bag: bagHex, sub_wallet: subWalletRaw } = prepared;
 const { client, getJson, newWallet } = devnet(base);
 const provider = new TonWeb.HttpProvider(`${base}/api/v2/jsonRPC`);
 const item = Address.parseRaw(itemRaw);
@@ -182,7 +183,7 @@ for (const [query, status] of [
 
 // The owner points `wallet` at Bob; `seqno` from before still names the old wallet.
 const before = (await getJson("/api/v2/getMasterchainInfo")).result.last.seqno;
-const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
+const keys = await mnemonicToPrivateKey(mnemonic);
 const ownerWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
 await getJson("/dev/fund", {
   method: "POST",

@@ -4,7 +4,7 @@
 // their seqno to move.
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { TonClient, WalletContractV4, toNano } from "@ton/ton";
-import { SendMode } from "@ton/core";
+import { SendMode, beginCell } from "@ton/core";
 
 export const must = (cond, what) => {
   if (!cond) throw new Error(`expectation failed: ${what}`);
@@ -67,3 +67,25 @@ export const devnet = (base) => {
     ).actions.find((a) => a.type === type && ok(a));
   return { client, getJson, waitFor, newWallet, send, actionOf };
 };
+
+/** token-contract's `mint#15 query_id to ton_amount master_msg:^Cell`, the
+ * master message an `internal_transfer#178d4519` of `amount` from `minter`
+ * with the excess to `response`. */
+export const mintBody = (minter, to, amount, response = to) =>
+  beginCell()
+    .storeUint(21, 32)
+    .storeUint(0, 64)
+    .storeAddress(to)
+    .storeCoins(toNano("0.05"))
+    .storeRef(
+      beginCell()
+        .storeUint(0x178d4519, 32)
+        .storeUint(0, 64)
+        .storeCoins(amount)
+        .storeAddress(minter)
+        .storeAddress(response)
+        .storeCoins(0)
+        .storeBit(0)
+        .endCell(),
+    )
+    .endCell();

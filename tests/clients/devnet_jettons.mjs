@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, Dictionary, SendMode, contractAddress, external, storeMessage } from "@ton/core";
-import { devnet, must, sleep, raw } from "./devnet_helpers.mjs";
+import { devnet, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
@@ -52,26 +52,8 @@ const walletOf = (owner) =>
 const aliceJw = walletOf(alice.address);
 const bobJw = walletOf(bob.address);
 
-// internal_transfer#178d4519 as the minter forwards it to a new wallet.
-const internalTransfer = (amount) =>
-  beginCell()
-    .storeUint(0x178d4519, 32)
-    .storeUint(0, 64)
-    .storeCoins(amount)
-    .storeAddress(minter)
-    .storeAddress(alice.address)
-    .storeCoins(0)
-    .storeBit(0)
-    .endCell();
-// mint#15 query_id to_address ton_amount master_msg:^Cell
-const mint = (to, amount) =>
-  beginCell()
-    .storeUint(21, 32)
-    .storeUint(0, 64)
-    .storeAddress(to)
-    .storeCoins(toNano("0.05"))
-    .storeRef(internalTransfer(amount))
-    .endCell();
+// Mints as the admin, the excess back to Alice.
+const mint = (to, amount) => mintBody(minter, to, amount, alice.address);
 
 // 1. Deploy the minter and mint 1000 to Alice and 500 to Bob.
 await send(alice, [

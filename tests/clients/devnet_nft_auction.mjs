@@ -11,7 +11,7 @@
 // the NFT, created_at) — and the run first holds the contract's own
 // get_sale_data to it.
 //
-// `run BASE MNEMONIC_JSON AUCTION1 ITEM1 AUCTION2 ITEM2`: Bob bids 1.5 TON
+// `run BASE PREPARED_JSON` (what `prepare` printed): Bob bids 1.5 TON
 // and Carol 3 TON on the first (`auction_bid` twice, and the refund of
 // Bob's bid is `auction_outbid`), Alice stops it (`nft_finish_auction`, the
 // item with Carol) and cancels the second (`nft_cancel_auction`, the item
@@ -82,10 +82,12 @@ if (mode === "prepare") {
   process.exit(0);
 }
 
-const [base, mnemonicJson, a1Raw, i1Raw, a2Raw, i2Raw] = args;
+const [base, preparedJson] = args;
+const prepared = JSON.parse(preparedJson);
+const [a1Raw, i1Raw, a2Raw, i2Raw] = prepared.pairs;
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const [a1, i1, a2, i2] = [a1Raw, i1Raw, a2Raw, i2Raw].map((x) => Address.parseRaw(x));
-const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
+const keys = await mnemonicToPrivateKey(prepared.mnemonic);
 const aliceWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
 const alice = aliceWallet.address;
 const ownerOf = async (item) => (await client.runMethod(item, "get_nft_data")).stack.skip(3).readAddress();

@@ -10,7 +10,7 @@
 // and an empty jetton price dictionary; the run first holds the contract's
 // own get_fix_price_data_v4 to every value written.
 //
-// `run BASE MNEMONIC_JSON SALE1 ITEM1 SALE2 ITEM2 FEE ROYALTY`: Bob buys the
+// `run BASE PREPARED_JSON` (what `prepare` printed): Bob buys the
 // first (a plain 1.2 TON transfer): `nft_purchase` with the price, seller,
 // buyer and payout the chain shows (the item's get_nft_data, the seller's
 // and the fee and royalty addresses' balances). Alice cancels the second
@@ -79,10 +79,13 @@ if (mode === "prepare") {
   process.exit(0);
 }
 
-const [base, mnemonicJson, sale1Raw, item1Raw, sale2Raw, item2Raw, feeRaw, royaltyRaw] = args;
+const [base, preparedJson] = args;
+const prepared = JSON.parse(preparedJson);
+const [sale1Raw, item1Raw, sale2Raw, item2Raw] = prepared.pairs;
+const { fee: feeRaw, royalty: royaltyRaw } = prepared;
 const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
 const [sale1, item1, sale2, item2, fee, royalty] = [sale1Raw, item1Raw, sale2Raw, item2Raw, feeRaw, royaltyRaw].map((a) => Address.parseRaw(a));
-const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
+const keys = await mnemonicToPrivateKey(prepared.mnemonic);
 const aliceWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
 const alice = aliceWallet.address;
 const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { WalletContractV4, internal, toNano } from "@ton/ton";
 import { Address, beginCell, Cell, SendMode, contractAddress } from "@ton/core";
-import { devnet, must, raw, sleep } from "./devnet_helpers.mjs";
+import { devnet, mintBody, must, raw, sleep } from "./devnet_helpers.mjs";
 
 const [mode, base, ...args] = process.argv.slice(2);
 const { client, getJson, waitFor } = devnet(base);
@@ -53,24 +53,7 @@ if (mode === "mint") {
       .endCell(),
   };
   const minter = contractAddress(0, minterInit);
-  // mint#15 query_id to ton_amount ^internal_transfer#178d4519.
-  const mint = beginCell()
-    .storeUint(21, 32)
-    .storeUint(0, 64)
-    .storeAddress(alice)
-    .storeCoins(toNano("0.05"))
-    .storeRef(
-      beginCell()
-        .storeUint(0x178d4519, 32)
-        .storeUint(0, 64)
-        .storeCoins(1000n)
-        .storeAddress(minter)
-        .storeAddress(alice)
-        .storeCoins(0)
-        .storeBit(0)
-        .endCell(),
-    )
-    .endCell();
+  const mint = mintBody(minter, alice, 1000n);
   await sendFrom(keys, [internal({ to: minter, value: toNano("0.5"), bounce: false, init: minterInit, body: mint })]);
   await waitFor(`/api/v3/jetton/wallets?owner_address=${q(alice)}`, (r) => r.jetton_wallets[0]?.balance === "1000", "the mint");
   console.log(JSON.stringify({ mnemonic, minter: minter.toRawString() }));

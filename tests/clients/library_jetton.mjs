@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, contractAddress } from "@ton/core";
-import { devnet, must, raw } from "./devnet_helpers.mjs";
+import { devnet, mintBody, must, raw } from "./devnet_helpers.mjs";
 
 const [mode, ...args] = process.argv.slice(2);
 const boc = (fixtures, name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
@@ -45,24 +45,7 @@ if (mode === "prepare") {
     code: library,
     data: beginCell().storeCoins(0).storeAddress(alice.address).storeAddress(minter).storeRef(library).endCell(),
   });
-  // mint#15 query_id to ton_amount ^internal_transfer#178d4519.
-  const mint = beginCell()
-    .storeUint(21, 32)
-    .storeUint(0, 64)
-    .storeAddress(alice.address)
-    .storeCoins(toNano("0.05"))
-    .storeRef(
-      beginCell()
-        .storeUint(0x178d4519, 32)
-        .storeUint(0, 64)
-        .storeCoins(1000n)
-        .storeAddress(minter)
-        .storeAddress(alice.address)
-        .storeCoins(0)
-        .storeBit(0)
-        .endCell(),
-    )
-    .endCell();
+  const mint = mintBody(minter, alice.address, 1000n);
   await send(alice, [internal({ to: minter, value: toNano("0.5"), bounce: false, init: minterInit, body: mint })]);
   const q = encodeURIComponent(alice.address.toRawString());
   const found = await follower.waitFor(
