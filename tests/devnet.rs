@@ -391,7 +391,9 @@ fn multisig_orders_and_vesting_follow_every_step() {
 /// real mainnet DNS item code at genesis, under mainnet's `.ton`
 /// collection address; `/dns/records`, the address book's `domain` and the
 /// item's content show it, and follow the owner's change of its `wallet`
-/// record; an expired item's release is a `dns_release` action.
+/// record; an expired item's release is a `dns_release` action, and a
+/// higher bid on it an `auction_bid` with the notice refunding the first
+/// bidder an `auction_outbid`.
 #[test]
 fn dns_records_follow_the_items() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -16,7 +16,8 @@
 // deleting the site record and renewing (the zero key) show as delete_dns
 // and renew_dns. Item 8, `expired-name.ton`, went unrenewed for two years:
 // Bob's release bid shows as dns_release, and the item's own
-// get_auction_info names his bid. Prints one JSON summary; any failed
+// get_auction_info names his bid; Carol's higher bid is auction_bid and
+// the notice refunding Bob auction_outbid. Prints one JSON summary; any failed
 // expectation throws.
 import { readFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
@@ -194,5 +195,29 @@ must(rd.nft_item_index === (INDEX + 1n).toString() && rd.value === toNano("5").t
 const auction = (await client.runMethod(expired, "get_auction_info")).stack;
 must(auction.readAddress().equals(bob.address), "the item's auction names Bob");
 must(auction.readBigNumber() === toNano("5"), "with Bob's bid");
+
+// Carol outbids Bob with a plain transfer while the auction runs: an
+// auction_bid (toncenter counts a DNS item's bid only when it outbids
+// someone), and the item's outbid notice with Bob's bid back is
+// auction_outbid.
+const carol = await newWallet();
+await send(carol, [internal({ to: expired, value: toNano("6"), body: beginCell().endCell() })]);
+const expiredActions = await waitFor(`/api/v3/actions?account=${q(expired)}&limit=100`,
+  (x) => x.actions.some((a) => a.type === "auction_outbid"), "an auction_outbid");
+const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+const carolBid = expiredActions.actions.find((a) => a.type === "auction_bid");
+must(carolBid?.success === true && sorted(carolBid.details) === sorted({
+  amount: toNano("6").toString(), bidder: raw(carol.address), auction: raw(expired), nft_item: raw(expired),
+  nft_collection: raw(ROOT), nft_item_index: (INDEX + 1n).toString(),
+}), `Carol's bid ${JSON.stringify(carolBid)}`);
+const notice = (await client.getTransactions(bob.address, { limit: 10 })).find((t) => t.inMessage?.info.src?.equals?.(expired));
+must(notice && notice.inMessage.body.beginParse().loadUint(32) === 0x557cea20, "Bob got the item's outbid notice");
+const outbid = expiredActions.actions.find((a) => a.type === "auction_outbid");
+must(sorted(outbid.details) === sorted({
+  auction_address: raw(expired), bidder: raw(bob.address), new_bidder: raw(carol.address), nft_item: raw(expired),
+  nft_collection: raw(ROOT), amount: notice.inMessage.info.value.coins.toString(),
+}), `the outbid ${JSON.stringify(outbid.details)}`);
+const auction2 = (await client.runMethod(expired, "get_auction_info")).stack;
+must(auction2.readAddress().equals(carol.address) && auction2.readBigNumber() === toNano("6"), "the item's auction names Carol's bid");
 
 console.log(JSON.stringify({ ok: true }));

@@ -1,6 +1,8 @@
-//! GetGems auctions as toncenter's classifier reads them: a TON transfer to
-//! an auction the index knows is a bid (`auction_bid`); the auction's
-//! refund of the previous bid, with its "outbid" comment, is
+//! GetGems auctions, and the auctions of TON DNS items, as toncenter's
+//! classifier reads them: a TON transfer to an auction the index knows is a
+//! bid (`auction_bid`; to a DNS item, only when it outbids someone); the
+//! auction's refund of the previous bid — GetGems' with its "outbid"
+//! comment, a DNS item's as `outbid_notification#557cea20` — is
 //! `auction_outbid`; the seller's "cancel" with the NFT coming back is
 //! `nft_cancel_auction`, and "stop"/"finish" with the sale to the best
 //! bidder is `nft_finish_auction` (or, with the NFT coming back unsold, a
@@ -16,6 +18,8 @@ const OUTBID_COMMENT: &str = "Your bid has been outbid by another user";
 const OP_CANCEL: u32 = 0x5616_c572;
 const OP_FINISH: u32 = 0x20c9_eb18;
 const OP_STOP: u32 = 0xb956_16b6;
+/// What a DNS item sends the bidder it outbids, with the bid back.
+const OP_OUTBID_NOTIFICATION: u32 = 0x557c_ea20;
 
 fn comment<'a>(g: &'a Graph<'_>, b: BlockId) -> Option<&'a str> {
     (g.kind(b) == "ton_transfer")
@@ -33,16 +37,30 @@ pub(crate) fn bid(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Opt
     if deployed_here(t) {
         return None;
     }
-    let auction = interfaces.nft_auction(&t.account)?;
+    // A GetGems auction of an NFT, or a DNS item auctioning itself.
+    let (lot, item, kind) = match interfaces.nft_auction(&t.account) {
+        Some(auction) => (auction.nft, interfaces.nft_item(&auction.nft), "getgems"),
+        None => {
+            let item = interfaces.nft_item(&t.account)?;
+            let outbids = g
+                .block(b)
+                .next
+                .iter()
+                .any(|&x| g.call_op(x) == Some(OP_OUTBID_NOTIFICATION));
+            if !super::dns::is_dns_item(interfaces, &t.account, &item) || !outbids {
+                return None;
+            }
+            (t.account, Some(item), "fragment")
+        }
+    };
     let m = t.in_msg.as_ref()?;
-    let item = interfaces.nft_item(&auction.nft);
     let cols = Cols {
         source: m.source,
         destination: Some(t.account),
-        asset_secondary: Some(auction.nft),
+        asset_secondary: Some(lot),
         asset: item.as_ref().and_then(|i| i.collection),
         value: Some(m.value),
-        accounts: vec![auction.nft],
+        accounts: vec![lot],
         ..Cols::default()
     };
     let mut blk = Block::of("auction_bid", vec![b], g.block(b).failed, cols);
@@ -50,7 +68,8 @@ pub(crate) fn bid(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Opt
         "nft_item_index".into(),
         item.map_or(Value::Null, |i| dec(&i.index)),
     );
-    blk.data.insert("marketplace".into(), "getgems".into());
+    // toncenter's auction type: "fragment" for an item's own auction.
+    blk.data.insert("marketplace".into(), kind.into());
     Some(blk)
 }
 
@@ -62,9 +81,14 @@ pub(crate) fn outbid(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
         return None;
     }
     let auction = blk.cols.destination?;
+    let item_auction = blk.data.get("marketplace").and_then(Value::as_str) == Some("fragment");
     let mut refunds = blk.next.iter().copied().filter(|&x| {
         g.block(x).cols.source == Some(auction)
-            && comment(g, x).is_some_and(|c| c.contains(OUTBID_COMMENT))
+            && if item_auction {
+                g.call_op(x) == Some(OP_OUTBID_NOTIFICATION)
+            } else {
+                comment(g, x).is_some_and(|c| c.contains(OUTBID_COMMENT))
+            }
     });
     let refund = refunds.next()?;
     if refunds.next().is_some() {
@@ -82,10 +106,12 @@ pub(crate) fn outbid(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
         ..Cols::default()
     };
     let mut out = Block::of("auction_outbid", vec![refund], r.failed, cols);
-    out.data.insert(
-        "comment".into(),
-        r.data.get("content").cloned().unwrap_or(Value::Null),
-    );
+    let comment = if item_auction {
+        Value::Null
+    } else {
+        r.data.get("content").cloned().unwrap_or(Value::Null)
+    };
+    out.data.insert("comment".into(), comment);
     Some(out)
 }
 

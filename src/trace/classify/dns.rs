@@ -12,7 +12,7 @@ use super::body;
 use crate::contracts::dns::DnsRecord;
 use tonindex_model::{Address, Hash};
 
-use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces, NftItem};
 
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD, OP_DNS_BALANCE_RELEASE];
@@ -36,6 +36,12 @@ const DNS_ITEM_CODE_HASH: Hash = [
     0xbb, 0x75, 0x93, 0x92, 0x3f, 0x5c, 0xa4, 0x87, 0x28, 0xbe, 0x4d, 0x60, 0xaf, 0x6f, 0x51, 0xf9,
 ];
 
+/// Whether `item` (an NFT item the index knows) is a TON DNS item: of the
+/// `.ton` collection, or of the DNS item code, as toncenter tells them.
+pub(crate) fn is_dns_item(interfaces: &dyn Interfaces, item: &Address, nft: &NftItem) -> bool {
+    nft.collection == Some(DNS_COLLECTION) || interfaces.code_hash(item) == Some(DNS_ITEM_CODE_HASH)
+}
+
 /// A bid that releases an expired domain: the call alone (the auction it
 /// starts is the item's state), failed when the item refused it.
 pub(crate) fn release(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
@@ -46,9 +52,7 @@ pub(crate) fn release(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
     let m = g.tree.txs[n].in_msg.as_ref()?;
     let item = m.destination?;
     let nft = interfaces.nft_item(&item)?;
-    if nft.collection != Some(DNS_COLLECTION)
-        && interfaces.code_hash(&item) != Some(DNS_ITEM_CODE_HASH)
-    {
+    if !is_dns_item(interfaces, &item, &nft) {
         return None;
     }
     let mut s = body::after_op(m.body.as_ref()?)?;
