@@ -341,7 +341,9 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
 
 /// NFTs on the devnet, driven by @ton/ton (tests/clients/devnet_nfts.mjs):
 /// a standard collection deployed, two items minted, one transferred; the
-/// v3 NFT endpoints, the classifier and v2 getTokenData show each step.
+/// v3 NFT endpoints, the classifier and v2 getTokenData show each step, and
+/// a `get_static_data` to an item is `nft_discovery` with what its getter
+/// says.
 #[test]
 fn nfts_follow_every_step() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

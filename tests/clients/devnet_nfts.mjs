@@ -4,7 +4,8 @@
 // @ton-community/assets-sdk 0.0.5 ships it: public contract code, a
 // fact) is deployed with off-chain content, mints two items, and one is
 // transferred. /nft/collections, /nft/items and /nft/transfers and v2
-// getTokenData must show exactly what these steps imply; addresses come
+// getTokenData must show exactly what these steps imply (and Alice's
+// get_static_data to an item is nft_discovery); addresses come
 // from @ton/core (contractAddress of each state init). Prints one JSON
 // summary; any failed expectation throws.
 import { internal, toNano } from "@ton/ton";
@@ -14,7 +15,7 @@ import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
 
 const base = process.argv[2];
-const { client, getJson, waitFor, newWallet, send } = devnet(base);
+const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
 const q = (a) => encodeURIComponent(a.toRawString());
 const offchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
 
@@ -120,5 +121,16 @@ const ti = await td(item1);
 must(ti.ok && ti.result.contract_type === "nft_item" && ti.result.index === "1", `getTokenData(item) ${JSON.stringify(ti)}`);
 must(ti.result.owner_address === bob.address.toString() && ti.result.collection_address === collection.toString(), "item owner and collection (v2)");
 must(ti.result.content.data === "https://example.org/items/1.json", "item content (v2)");
+
+// Alice asks item 1 what it is (TEP-62 get_static_data): nft_discovery
+// with the index and collection the item's own getter gives.
+await send(alice, [internal({ to: item1, value: toNano("0.05"), body: beginCell().storeUint(0x2fcb26a2, 32).storeUint(77, 64).endCell() })]);
+const asked = await actionOf(alice.address, "nft_discovery");
+const own = (await client.runMethod(item1, "get_nft_data")).stack;
+own.skip(1);
+const ownIndex = own.readBigNumber();
+const ownCollection = own.readAddress();
+must(asked.success === true && asked.details.source === raw(alice.address) && asked.details.nft_item === raw(item1), `discovery ${JSON.stringify(asked)}`);
+must(asked.details.nft_item_index === ownIndex.toString() && asked.details.nft_collection === raw(ownCollection), `the item's report ${JSON.stringify(asked.details)}`);
 
 console.log(JSON.stringify({ ok: true, collection: collection.toRawString(), items: [item0.toRawString(), item1.toRawString()] }));

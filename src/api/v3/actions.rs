@@ -391,6 +391,12 @@ fn details(r: &ActionRecord) -> Value {
             put("marketplace_address", d("marketplace_address"));
             put("marketplace", marketplace(&d("marketplace_address")));
         }
+        "nft_discovery" => {
+            put("source", a(&r.source));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_collection", a(&r.asset));
+            put("nft_item_index", d("nft_item_index"));
+        }
         "auction_bid" => {
             put("amount", s(&r.value));
             put("bidder", a(&r.source));

@@ -433,6 +433,7 @@ const MATCHERS: &[Matcher] = &[
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
+    nft::discovery,
     elections::deposit,
     elections::recover,
     subscription::subscribe,

@@ -13,7 +13,12 @@ use super::{
 };
 
 /// The opcodes whose bodies these matchers read.
-pub(crate) const BODY_OPS: &[u32] = &[OP_TRANSFER, OP_OWNERSHIP_ASSIGNED, OP_SALE_UPDATE];
+pub(crate) const BODY_OPS: &[u32] = &[
+    OP_TRANSFER,
+    OP_OWNERSHIP_ASSIGNED,
+    OP_SALE_UPDATE,
+    OP_REPORT_STATIC_DATA,
+];
 
 pub(crate) const OP_TRANSFER: u32 = 0x5fcc_3d14;
 pub(crate) const OP_OWNERSHIP_ASSIGNED: u32 = 0x0513_8d91;
@@ -466,5 +471,35 @@ pub(crate) fn update_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
     blk.data.insert("royalty_amount".into(), dec(royalty));
     blk.data
         .insert("marketplace_address".into(), addr(sale.marketplace));
+    Some(blk)
+}
+
+/// `get_static_data#2fcb26a2 query_id:uint64` to an NFT item.
+const OP_GET_STATIC_DATA: u32 = 0x2fcb_26a2;
+/// `report_static_data#8b771735 query_id:uint64 index:uint256
+/// collection:MsgAddress`, the item's answer.
+const OP_REPORT_STATIC_DATA: u32 = 0x8b77_1735;
+
+/// An NFT item asked what it is (TEP-62 `get_static_data`) with its
+/// report: nft_discovery, with the index and collection the item reports.
+pub(crate) fn discovery(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_GET_STATIC_DATA) {
+        return None;
+    }
+    let m = g.msg(b)?;
+    let report = g.next_call(b, OP_REPORT_STATIC_DATA)?;
+    let mut s = body::after_op(g.body(report)?)?;
+    s.load_u64().ok()?;
+    let index = num_bigint::BigUint::from_bytes_be(s.load_u256().ok()?.as_array());
+    let collection = msg_address(&mut s)?;
+    let cols = Cols {
+        source: m.source,
+        asset_secondary: m.destination,
+        asset: collection,
+        ..Cols::default()
+    };
+    let mut blk = Block::of("nft_discovery", vec![b, report], false, cols);
+    blk.data
+        .insert("nft_item_index".into(), index.to_string().into());
     Some(blk)
 }
