@@ -6,7 +6,7 @@
 // item code (from tongo's corpus) owned by a fresh v4 wallet (mnemonic
 // printed too), with `wallet`, `site`, `storage`, a text record, a record
 // of a tag block.tlb does not define, and a `dns_next_resolver` naming a
-// small resolver for the item's subdomains. That resolver is six TVM
+// small resolver for the item's subdomains. That resolver is twelve TVM
 // instructions written here (no compiler needed): `dnsresolve` answers the
 // whole name resolved, with its data (a category dictionary) for category
 // 0 and the record under the asked category otherwise.
