@@ -5,9 +5,9 @@
 //! `dnsresolve("\0", 0)` — a dictionary keyed by the sha256 of each
 //! category's name.
 
-use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};
+use tycho_types::cell::{Cell, CellBuilder, HashBytes};
 use tycho_types::dict::Dict;
-use tycho_types::models::{IntAddr, StdAddr};
+use tycho_types::models::StdAddr;
 use tycho_vm::{OwnedCellSlice, RcStackValue, SafeRc};
 
 use super::jetton::ok_stack;
@@ -79,43 +79,37 @@ fn sha256(s: &str) -> HashBytes {
     HashBytes(sha2::Sha256::digest(s.as_bytes()).into())
 }
 
-fn std_addr(cs: &mut tycho_types::cell::CellSlice<'_>) -> Option<StdAddr> {
-    match IntAddr::load_from(cs).ok()? {
-        IntAddr::Std(a) => Some(a),
-        IntAddr::Var(_) => None,
-    }
-}
-
 /// `dnsresolve` → `(resolved_bits, records)`: the records dictionary
-/// (`None` when the call failed; no records is the default).
+/// (`None` when the call failed; no records is the default). A category
+/// holding a record of another kind than its own is left out.
 pub fn records(out: &RunOutput) -> Option<Records> {
     let s = ok_stack(out, 2)?;
     if s[1].is_null() {
         return Some(Records::default());
     }
     let dict = Dict::<HashBytes, Cell>::from_raw(Some(s[1].as_cell()?.clone()));
-    let record = |name: &str, tag: u16| -> Option<tycho_types::cell::Cell> {
+    let record = |name: &str| -> Option<DnsRecord> {
         let cell = dict.get(sha256(name)).ok()??;
-        let mut cs = cell.as_slice().ok()?;
-        (cs.load_u16().ok()? == tag).then_some(cell)
+        DnsRecord::load(&mut cell.as_slice().ok()?)
     };
-    fn after_tag(c: &Cell) -> Option<tycho_types::cell::CellSlice<'_>> {
-        let mut cs = c.as_slice().ok()?;
-        cs.skip_first(16, 0).ok()?;
-        Some(cs)
-    }
+    let std = |a: tonindex_model::Address| {
+        Some(StdAddr::new(
+            i8::try_from(a.workchain).ok()?,
+            HashBytes(a.id),
+        ))
+    };
     let mut out = Records::default();
-    if let Some(c) = record("dns_next_resolver", 0xba93) {
-        out.next_resolver = after_tag(&c).and_then(|mut cs| std_addr(&mut cs));
+    if let Some(DnsRecord::NextResolver(a)) = record("dns_next_resolver") {
+        out.next_resolver = a.and_then(std);
     }
-    if let Some(c) = record("wallet", 0x9fd3) {
-        out.wallet = after_tag(&c).and_then(|mut cs| std_addr(&mut cs));
+    if let Some(DnsRecord::Smc { address, .. }) = record("wallet") {
+        out.wallet = address.and_then(std);
     }
-    if let Some(c) = record("site", 0xad01) {
-        out.site_adnl = after_tag(&c).and_then(|mut cs| cs.load_u256().ok());
+    if let Some(DnsRecord::Adnl { address, .. }) = record("site") {
+        out.site_adnl = Some(HashBytes(address));
     }
-    if let Some(c) = record("storage", 0x7473) {
-        out.storage_bag_id = after_tag(&c).and_then(|mut cs| cs.load_u256().ok());
+    if let Some(DnsRecord::Storage(bag)) = record("storage") {
+        out.storage_bag_id = Some(HashBytes(bag));
     }
     Some(out)
 }

@@ -243,6 +243,14 @@ pub struct ContractsDone {
     pub nft_sales: usize,
 }
 
+/// Whether code with get-method ids `methods` may answer `name` (code
+/// whose ids cannot be read, such as a library reference, may).
+fn declares(methods: &Option<Vec<u32>>, name: &str) -> bool {
+    methods
+        .as_ref()
+        .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
+}
+
 /// The contracts step over the account states a unit wrote (oldest
 /// first): `mc_seqno` picks the config in force, `now` the time of runs.
 pub(crate) fn index_contracts(
@@ -292,11 +300,7 @@ pub(crate) fn index_contracts(
                 m
             }
         };
-        let declares = |name: &str| {
-            methods
-                .as_ref()
-                .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
-        };
+        let declares = |name: &str| declares(&methods, name);
         let (maybe_master, maybe_wallet) =
             (declares("get_jetton_data"), declares("get_wallet_data"));
         let (maybe_collection, maybe_item) =
@@ -490,11 +494,7 @@ pub(crate) fn parents_wanted(
             Some(r) => r.methods,
             None => method_ids(&acc.contract.code),
         };
-        let declares = |name: &str| {
-            methods
-                .as_ref()
-                .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
-        };
+        let declares = |name: &str| declares(&methods, name);
         let wallet = declares("get_wallet_data") && !db.contains::<JettonWallets>(address)?;
         let item = declares("get_nft_data") && !db.contains::<NftItems>(address)?;
         let order = declares("get_order_data") && !db.contains::<MultisigOrders>(address)?;
