@@ -41,7 +41,18 @@ enum Ty {
     Ref(Box<Ty>),
     /// A result type declared in the scheme.
     Named(String),
+    /// `^[ a:T b:U ]`: fields of their own cell, shown in the parent.
+    Anon(Vec<(String, Ty)>),
+    /// `(HashmapE n T)` / `(Hashmap n T)`: the dictionary's root cell, shown
+    /// as its BoC (the root is optional for `HashmapE`).
+    Dict {
+        optional: bool,
+    },
 }
+
+/// A field named `_` (or a bare `^[ … ]`) is anonymous: its object's fields
+/// are shown in the parent's object, as if written there.
+const ANONYMOUS: &str = "_";
 
 #[derive(Debug, Clone)]
 struct Constructor {
@@ -62,11 +73,11 @@ fn split_top(s: &str) -> Vec<String> {
     let mut cur = String::new();
     for ch in s.chars() {
         match ch {
-            '(' => {
+            '(' | '[' => {
                 depth += 1;
                 cur.push(ch);
             }
-            ')' => {
+            ')' | ']' => {
                 depth -= 1;
                 cur.push(ch);
             }
@@ -89,6 +100,9 @@ fn parse_ty(s: &str) -> Result<Ty, String> {
     if let Some(inner) = s.strip_prefix('^') {
         return Ok(Ty::Ref(Box::new(parse_ty(inner)?)));
     }
+    if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        return Ok(Ty::Anon(parse_fields("^[ ]", &split_top(inner))?));
+    }
     if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
         let parts = split_top(inner);
         return match parts
@@ -101,6 +115,8 @@ fn parse_ty(s: &str) -> Result<Ty, String> {
             ["Either", a, b] => Ok(Ty::Either(Box::new(parse_ty(a)?), Box::new(parse_ty(b)?))),
             ["##", n] => Ok(Ty::Uint(n.parse().map_err(|_| format!("bad width {n}"))?)),
             ["VarUInteger", "16"] => Ok(Ty::Coins),
+            ["HashmapE", _, _] => Ok(Ty::Dict { optional: true }),
+            ["Hashmap", _, _] => Ok(Ty::Dict { optional: false }),
             _ => Err(format!("unsupported type {s}")),
         };
     }
@@ -119,6 +135,43 @@ fn parse_ty(s: &str) -> Result<Ty, String> {
     })
 }
 
+/// A constructor's tag: `#` hex or `$` binary digits, `_` for none.
+fn parse_tag(head: &str) -> Result<(String, u32, u16), String> {
+    let (name, tag, radix, digit_bits) = if let Some((n, t)) = head.split_once('#') {
+        (n, t, 16, 4)
+    } else if let Some((n, t)) = head.split_once('$') {
+        (n, t, 2, 1)
+    } else {
+        return Err(format!(
+            "{head}: constructors are written name#tag or name$bits"
+        ));
+    };
+    if tag == "_" {
+        return Ok((name.to_string(), 0, 0));
+    }
+    let tag_bits = u16::try_from(tag.len() * digit_bits).map_err(|_| "tag too long")?;
+    if tag_bits > 32 {
+        return Err(format!("{head}: tag longer than 32 bits"));
+    }
+    let tag = u32::from_str_radix(tag, radix).map_err(|_| format!("bad tag {tag}"))?;
+    Ok((name.to_string(), tag, tag_bits))
+}
+
+fn parse_fields(name: &str, tokens: &[String]) -> Result<Vec<(String, Ty)>, String> {
+    let mut parsed = Vec::new();
+    for f in tokens {
+        if f.starts_with("^[") {
+            parsed.push((ANONYMOUS.to_string(), parse_ty(f)?));
+            continue;
+        }
+        let (fname, ty) = f
+            .split_once(':')
+            .ok_or_else(|| format!("{name}: field {f} has no type"))?;
+        parsed.push((fname.to_string(), parse_ty(ty)?));
+    }
+    Ok(parsed)
+}
+
 fn parse_scheme(text: &str) -> Result<Scheme, String> {
     let mut by_result: HashMap<String, Vec<Constructor>> = HashMap::new();
     let stripped: String = text
@@ -132,29 +185,42 @@ fn parse_scheme(text: &str) -> Result<Scheme, String> {
             .ok_or_else(|| format!("no result type: {stmt}"))?;
         let tokens = split_top(lhs);
         let (head, fields) = tokens.split_first().ok_or("empty constructor")?;
-        let (name, tag) = head
-            .split_once('#')
-            .ok_or_else(|| format!("{head}: only #tag constructors are read"))?;
-        let tag_bits = u16::try_from(tag.len() * 4).map_err(|_| "tag too long")?;
-        let tag = u32::from_str_radix(tag, 16).map_err(|_| format!("bad tag {tag}"))?;
-        let mut parsed = Vec::new();
-        for f in fields {
-            let (fname, ty) = f
-                .split_once(':')
-                .ok_or_else(|| format!("{name}: field {f} has no type"))?;
-            parsed.push((fname.to_string(), parse_ty(ty)?));
-        }
+        let (name, tag, tag_bits) = parse_tag(head)?;
+        let fields = parse_fields(&name, fields)?;
         by_result
             .entry(result.trim().to_string())
             .or_default()
             .push(Constructor {
-                name: name.to_string(),
+                name,
                 tag,
                 tag_bits,
-                fields: parsed,
+                fields,
             });
     }
+    // Every named type a field uses is declared.
+    for cs in by_result.values() {
+        for c in cs {
+            for (_, ty) in &c.fields {
+                check_declared(ty, &by_result).map_err(|t| format!("{}: no type {t}", c.name))?;
+            }
+        }
+    }
     Ok(Scheme { by_result })
+}
+
+fn check_declared(ty: &Ty, declared: &HashMap<String, Vec<Constructor>>) -> Result<(), String> {
+    match ty {
+        Ty::Named(n) if !declared.contains_key(n) => Err(n.clone()),
+        Ty::Maybe(t) | Ty::Ref(t) => check_declared(t, declared),
+        Ty::Either(a, b) => {
+            check_declared(a, declared)?;
+            check_declared(b, declared)
+        }
+        Ty::Anon(fields) => fields
+            .iter()
+            .try_for_each(|(_, t)| check_declared(t, declared)),
+        _ => Ok(()),
+    }
 }
 
 fn scheme() -> &'static Scheme {
@@ -173,9 +239,17 @@ pub fn opcode_name(opcode: u32) -> Option<&'static str> {
         .map(|c| c.name.as_str())
 }
 
-/// A body decoded by the scheme; `Err` says why not.
+/// A body decoded by the scheme; `Err` says why not. Where several
+/// constructors share a tag, the one that reads the whole cell wins; one
+/// that leaves bits or references unread is taken only when none does.
 pub fn decode(body: &Cell) -> Result<Json, String> {
-    decode_as(body, "InternalMsgBody", 0)
+    decode_as(body, "InternalMsgBody", 0, Fit::Prefer)
+}
+
+/// A body decoded only by a constructor that reads all of it: the test of
+/// the scheme's layouts against real bodies.
+pub fn decode_exact(body: &Cell) -> Result<Json, String> {
+    decode_as(body, "InternalMsgBody", 0, Fit::Require)
 }
 
 /// A read of a cell, or why it failed.
@@ -185,17 +259,34 @@ fn e(err: impl std::fmt::Display) -> String {
     err.to_string()
 }
 
-fn decode_as(cell: &Cell, result: &str, depth: usize) -> Read<Json> {
-    let cs = cell.as_slice().map_err(e)?;
-    decode_slice(&mut cs.clone(), result, depth)
+/// How a decode of a whole cell treats bits and references left unread.
+#[derive(Clone, Copy, PartialEq)]
+enum Fit {
+    /// A constructor that reads everything first, else the first that reads.
+    Prefer,
+    /// Only a constructor that reads everything.
+    Require,
 }
 
-fn decode_slice(cs: &mut CellSlice<'_>, result: &str, depth: usize) -> Read<Json> {
+fn decode_as(cell: &Cell, result: &str, depth: usize, fit: Fit) -> Read<Json> {
+    let cs = cell.as_slice().map_err(e)?;
+    decode_slice(&mut cs.clone(), result, depth, Some(fit))
+}
+
+/// Reads one `result` from `cs`; `whole` when `cs` is a cell of its own
+/// (then what is left unread counts), `None` inside a larger cell.
+fn decode_slice(
+    cs: &mut CellSlice<'_>,
+    result: &str,
+    depth: usize,
+    whole: Option<Fit>,
+) -> Read<Json> {
     let constructors = scheme()
         .by_result
         .get(result)
         .ok_or_else(|| format!("no type {result}"))?;
     let mut last_err = format!("no constructor of {result} matches");
+    let mut partial: Option<(CellSlice<'_>, Json)> = None;
     for c in constructors {
         let mut attempt = *cs;
         if attempt.size_bits() < c.tag_bits {
@@ -205,26 +296,52 @@ fn decode_slice(cs: &mut CellSlice<'_>, result: &str, depth: usize) -> Read<Json
         if tag != c.tag {
             continue;
         }
-        match fields(&mut attempt, c, depth) {
+        match fields(&mut attempt, c, depth, whole) {
             Ok(v) => {
-                *cs = attempt;
-                return Ok(v);
+                let all_read = attempt.size_bits() == 0 && attempt.size_refs() == 0;
+                if whole.is_none() || all_read {
+                    *cs = attempt;
+                    return Ok(v);
+                }
+                last_err = format!(
+                    "{}: {} bits and {} references left unread",
+                    c.name,
+                    attempt.size_bits(),
+                    attempt.size_refs()
+                );
+                if partial.is_none() && whole == Some(Fit::Prefer) {
+                    partial = Some((attempt, v));
+                }
             }
             Err(err) => last_err = format!("{}: {err}", c.name),
         }
     }
-    Err(last_err)
+    match partial {
+        Some((rest, v)) => {
+            *cs = rest;
+            Ok(v)
+        }
+        None => Err(last_err),
+    }
 }
 
-fn fields(cs: &mut CellSlice<'_>, c: &Constructor, depth: usize) -> Read<Json> {
+fn fields(cs: &mut CellSlice<'_>, c: &Constructor, depth: usize, whole: Option<Fit>) -> Read<Json> {
     let mut out = Map::new();
     out.insert("@type".into(), json!(c.name));
     out.insert("type".into(), json!(c.name));
     for (name, ty) in &c.fields {
-        out.insert(
-            name.clone(),
-            value(cs, ty, depth).map_err(|err| format!("{name}: {err}"))?,
-        );
+        let v = value(cs, ty, depth, whole).map_err(|err| format!("{name}: {err}"))?;
+        if name == ANONYMOUS {
+            if let Json::Object(inner) = v {
+                for (k, v) in inner {
+                    if k != "@type" && k != "type" {
+                        out.insert(k, v);
+                    }
+                }
+            }
+            continue;
+        }
+        out.insert(name.clone(), v);
     }
     Ok(Json::Object(out))
 }
@@ -252,7 +369,7 @@ fn cell_value(cell: &Cell, depth: usize) -> Json {
         return json!({"@type": "empty_cell"});
     }
     if depth < MAX_DEPTH {
-        if let Ok(v) = decode_as(cell, "InternalMsgBody", depth + 1) {
+        if let Ok(v) = decode_as(cell, "InternalMsgBody", depth + 1, Fit::Prefer) {
             return v;
         }
     }
@@ -296,14 +413,23 @@ pub(crate) fn snake_bytes(mut cs: CellSlice<'_>) -> Read<Vec<u8>> {
     }
 }
 
-fn value(cs: &mut CellSlice<'_>, ty: &Ty, depth: usize) -> Read<Json> {
+/// One field's value. `whole` is the fit of the cell being read, passed to
+/// inline named types so that a tag they share is chosen by what follows.
+fn value(cs: &mut CellSlice<'_>, ty: &Ty, depth: usize, whole: Option<Fit>) -> Read<Json> {
     Ok(match ty {
         Ty::Uint(n) if *n <= 128 => number(cs.load_uint_wide(*n)?, *n),
         Ty::Uint(n) | Ty::Int(n) if *n > 128 => {
             let mut buf = vec![0u8; usize::from(n.div_ceil(8))];
             cs.load_raw(&mut buf, *n).map_err(e)?;
-            let v = num_bigint::BigUint::from_bytes_be(&buf) >> (buf.len() * 8 - usize::from(*n));
-            json!(v.to_string())
+            let shift = buf.len() * 8 - usize::from(*n);
+            let v = num_bigint::BigUint::from_bytes_be(&buf) >> shift;
+            if matches!(ty, Ty::Int(_)) && v.bit(u64::from(*n) - 1) {
+                let signed =
+                    num_bigint::BigInt::from(v) - (num_bigint::BigInt::from(1) << usize::from(*n));
+                json!(signed.to_string())
+            } else {
+                json!(v.to_string())
+            }
         }
         Ty::Uint(_) => unreachable!("widths above are covered"),
         Ty::Int(n) => {
@@ -339,30 +465,50 @@ fn value(cs: &mut CellSlice<'_>, ty: &Ty, depth: usize) -> Read<Json> {
         }
         Ty::Maybe(t) => {
             if cs.load_bit().map_err(e)? {
-                value(cs, t, depth)?
+                value(cs, t, depth, whole)?
             } else {
                 Json::Null
             }
         }
         Ty::Either(a, b) => {
             if cs.load_bit().map_err(e)? {
-                value(cs, b, depth)?
+                value(cs, b, depth, whole)?
             } else {
-                value(cs, a, depth)?
+                value(cs, a, depth, whole)?
             }
+        }
+        Ty::Dict { optional } => {
+            if *optional && !cs.load_bit().map_err(e)? {
+                Json::Null
+            } else {
+                json!(boc_b64(&cs.load_reference_cloned().map_err(e)?))
+            }
+        }
+        Ty::Anon(fields) => {
+            let mut out = Map::new();
+            for (name, ty) in fields {
+                let v = value(cs, ty, depth, whole).map_err(|err| format!("{name}: {err}"))?;
+                out.insert(name.clone(), v);
+            }
+            Json::Object(out)
         }
         Ty::Ref(t) => {
             let cell = cs.load_reference_cloned().map_err(e)?;
+            let fit = whole.unwrap_or(Fit::Prefer);
             match t.as_ref() {
                 Ty::Rest => cell_value(&cell, depth),
-                Ty::Named(name) => decode_as(&cell, name, depth + 1)?,
+                Ty::Named(name) => decode_as(&cell, name, depth + 1, fit)?,
                 other => {
                     let mut inner = cell.as_slice().map_err(e)?;
-                    value(&mut inner, other, depth + 1)?
+                    let v = value(&mut inner, other, depth + 1, Some(fit))?;
+                    if fit == Fit::Require && (inner.size_bits() > 0 || inner.size_refs() > 0) {
+                        return Err("a referenced cell left partly unread".into());
+                    }
+                    v
                 }
             }
         }
-        Ty::Named(name) => decode_slice(cs, name, depth + 1)?,
+        Ty::Named(name) => decode_slice(cs, name, depth + 1, None)?,
     })
 }
 
@@ -425,5 +571,113 @@ mod tests {
         assert_eq!(v["amount"], "100");
         assert_eq!(v["destination"], Json::Null);
         assert_eq!(v["forward_payload"], json!({"@type": "empty_cell"}));
+    }
+
+    fn addr(b: &mut CellBuilder, byte: u8) {
+        b.store_small_uint(0b100, 3).unwrap(); // addr_std, no anycast
+        b.store_u8(0).unwrap(); // workchain
+        b.store_raw(&[byte; 32], 256).unwrap();
+    }
+
+    #[test]
+    fn a_shared_tag_goes_to_the_constructor_that_reads_the_whole_cell() {
+        // 0xb30c7310: Coffee's claim_rewards call (with a Maybe payload)
+        // and its event (without one) share the tag.
+        let mut b = CellBuilder::new();
+        b.store_u32(0xb30c7310).unwrap();
+        b.store_u64(1).unwrap();
+        addr(&mut b, 0x11);
+        Tokens::new(5)
+            .store_into(&mut b, Cell::empty_context())
+            .unwrap();
+        addr(&mut b, 0x22);
+        let event = b.build().unwrap();
+        let v = decode_exact(&event).unwrap();
+        assert_eq!(v["@type"], "coffee_staking_rewards_claimed");
+        assert_eq!(v["amount"], "5");
+        assert_eq!(
+            opcode_name(0xb30c7310),
+            Some("coffee_staking_claim_rewards")
+        );
+
+        let mut b = CellBuilder::new();
+        b.store_slice(event.as_slice().unwrap()).unwrap();
+        b.store_bit(false).unwrap(); // no forward data
+        let call = decode_exact(&b.build().unwrap()).unwrap();
+        assert_eq!(call["@type"], "coffee_staking_claim_rewards");
+        assert_eq!(call["payload"], Json::Null);
+    }
+
+    #[test]
+    fn binary_tags_anonymous_fields_and_inline_cells_read() {
+        // dedust_swap_event: DedustAsset by `$` tags, then `^[ … ]`, whose
+        // fields are shown in the event's object.
+        let mut inner = CellBuilder::new();
+        addr(&mut inner, 0x33);
+        inner.store_small_uint(0, 2).unwrap(); // no referral
+        for r in [7u128, 9] {
+            Tokens::new(r)
+                .store_into(&mut inner, Cell::empty_context())
+                .unwrap();
+        }
+        let mut b = CellBuilder::new();
+        b.store_u32(0x9c610de3).unwrap();
+        b.store_small_uint(0b0000, 4).unwrap(); // native
+        b.store_small_uint(0b0001, 4).unwrap(); // jetton
+        b.store_u8(0xff).unwrap(); // workchain -1
+        b.store_raw(&[0xab; 32], 256).unwrap();
+        for a in [100u128, 42] {
+            Tokens::new(a)
+                .store_into(&mut b, Cell::empty_context())
+                .unwrap();
+        }
+        b.store_reference(inner.build().unwrap()).unwrap();
+        let v = decode_exact(&b.build().unwrap()).unwrap();
+        assert_eq!(v["asset_in"]["@type"], "dedust_native");
+        assert_eq!(v["asset_out"]["workchain_id"], -1);
+        assert_eq!(v["asset_out"]["address"], "ab".repeat(32));
+        assert_eq!(v["amount_out"], "42");
+        assert_eq!(v["sender_addr"], format!("0:{}", "33".repeat(32)));
+        assert_eq!(v["referral_addr"], Json::Null);
+        assert_eq!(v["reserve1"], "9");
+        assert!(v.get("_").is_none());
+    }
+
+    #[test]
+    fn wide_signed_integers_and_dictionaries_read() {
+        // tonco_swap_info inside tonco_router_pay_to: int256 fee growths.
+        let mut info = CellBuilder::new();
+        info.store_raw(&[0; 16], 128).unwrap(); // liquidity
+        info.store_raw(&[0; 20], 160).unwrap(); // price_sqrt
+        info.store_uint(0xff_fffe, 24).unwrap(); // tick = -2
+        info.store_raw(&[0xff; 32], 256).unwrap(); // -1
+        let mut one = [0u8; 32];
+        one[31] = 1;
+        info.store_raw(&one, 256).unwrap(); // 1
+        let mut b = CellBuilder::new();
+        b.store_u32(0xa1daa96d).unwrap();
+        b.store_u64(0).unwrap();
+        b.store_small_uint(0, 2).unwrap();
+        b.store_small_uint(0, 2).unwrap();
+        b.store_u32(0).unwrap(); // exit code
+        b.store_u64(3).unwrap(); // seqno
+        b.store_bit(false).unwrap(); // no coins info
+        b.store_bit(true).unwrap();
+        b.store_reference(info.build().unwrap()).unwrap();
+        let v = decode_exact(&b.build().unwrap()).unwrap();
+        let i = &v["indexer_swap_info_cell"];
+        assert_eq!(i["tick"], -2);
+        assert_eq!(i["fee_growth_global_0x128"], "-1");
+        assert_eq!(i["fee_growth_global_1x128"], "1");
+
+        // jvault_claim_rewards_msg: a HashmapE shown as its root's BoC.
+        let root = CellBuilder::new().build().unwrap();
+        let mut b = CellBuilder::new();
+        b.store_u32(0x78d9f109).unwrap();
+        b.store_u64(9).unwrap();
+        b.store_bit(true).unwrap();
+        b.store_reference(root.clone()).unwrap();
+        let v = decode_exact(&b.build().unwrap()).unwrap();
+        assert_eq!(v["jettons_to_claim"], json!(boc_b64(&root)));
     }
 }
