@@ -21,7 +21,8 @@ less those two. A rate-limited key (rps 5) is driven at
 about 20 requests/s over one minute on a connection of its own: it must get
 200 for the configured rate (plus the bucket's burst) and 429 for the rest.
 
-Prints one JSON summary: per-minute request counts, p50/p99/max latency,
+Prints one JSON summary: per-minute request counts, p50/p99/max latency
+(overall and per route), the server's CPU seconds per minute,
 5xx counts, RSS and RSS less RocksDB's memtables and block cache at the end
 of each minute, the key's 200/429 split against what its
 rate allows, and blocks produced.
@@ -44,6 +45,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEY = "soak-limited-key"
 KEY_RPS = 5
+
+
+def cpu_secs(pid):
+    """The process's user + system CPU time, all threads."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid):
@@ -139,11 +147,12 @@ def run(args, proc):
     # minute -> list of (kind, status, seconds)
     samples = {}
     rss = []
+    cpu = []  # (seconds since start, the server's CPU seconds so far)
 
-    def record(kind, status, secs):
+    def record(kind, status, secs, label=None):
         minute = int((time.monotonic() - start) // 60)
         with lock:
-            samples.setdefault(minute, []).append((kind, status, secs))
+            samples.setdefault(minute, []).append((kind, status, secs, label or kind))
 
     def worker(seed):
         rnd = random.Random(seed)
@@ -177,7 +186,9 @@ def run(args, proc):
                 ])
             method, path, body = req
             status, secs, _ = c.call(method, path, body)
-            record(kind, status, secs)
+            route, _, query = path.partition("?")
+            label = route + ("?account" if "account=" in query else "")
+            record(kind, status, secs, f"{method} {label}")
 
     def funder():
         c = Client(port)
@@ -191,6 +202,7 @@ def run(args, proc):
     def sampler():
         c = Client(port)
         while not stop.is_set():
+            cpu.append((time.monotonic() - start, cpu_secs(proc.pid)))
             rocks = 0
             status, _, body = c.call("GET", "/metrics")
             if status == 200:
@@ -234,8 +246,8 @@ def run(args, proc):
     bad_not_4xx = 0
     for m in sorted(samples):
         rows = samples[m]
-        lat = sorted(s for _, st, s in rows if st is not None)
-        for kind, st, _ in rows:
+        lat = sorted(s for _, st, s, _ in rows if st is not None)
+        for kind, st, _, _ in rows:
             if st is None or st >= 500:
                 errors_5xx[f"{kind}:{st}"] = errors_5xx.get(f"{kind}:{st}", 0) + 1
             if kind == "bad" and not (st is not None and 400 <= st < 500):
@@ -247,10 +259,37 @@ def run(args, proc):
             "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2) if lat else None,
             "max_ms": round(1000 * lat[-1], 2) if lat else None,
         })
+    # Per route and minute: p50/p99, to tell which requests slow down as
+    # the chain grows (an account page grows until it holds `limit` rows).
+    by_route = {}
+    for m in sorted(samples):
+        if m >= args.minutes:
+            continue
+        per = {}
+        for _, st, s_, label in samples[m]:
+            if st is not None:
+                per.setdefault(label, []).append(s_)
+        for label, lat in per.items():
+            lat.sort()
+            by_route.setdefault(label, []).append({
+                "minute": m,
+                "n": len(lat),
+                "p50_ms": round(1000 * statistics.median(lat), 2),
+                "p99_ms": round(1000 * lat[int(0.99 * (len(lat) - 1))], 2),
+            })
+    # The server's CPU seconds per wall minute (all its threads: requests,
+    # block production, indexing, RocksDB).
+    cpu_by_minute = []
+    for m in range(int(args.minutes)):
+        inside = [c for t, c in cpu if m * 60 <= t < (m + 1) * 60]
+        if len(inside) >= 2:
+            cpu_by_minute.append({"minute": m, "cpu_secs": round(inside[-1] - inside[0], 1)})
     # A token bucket of `rps` with a burst of `rps`: at most rps*t + rps pass.
     allowed = KEY_RPS * k_secs + KEY_RPS
     summary = {
         "minutes": minutes,
+        "by_route": by_route,
+        "server_cpu_by_minute": cpu_by_minute,
         "server_errors_or_drops": errors_5xx,
         "bad_requests_not_4xx": bad_not_4xx,
         # At the end of each minute: RSS, RocksDB's memtables + block
