@@ -454,6 +454,20 @@ fn getgems_auctions_are_actions() {
     prepared_run("devnet_nft_auction.mjs");
 }
 
+/// A Telemint auction on the devnet (tests/clients/devnet_telemint.mjs):
+/// Telegram's Telemint collection at genesis with a deploy key made by the
+/// script; a signed deploy with the first bid makes the item, whose v3
+/// `/nft/sales` row (type `telemint`) follows its auction; a higher bid is
+/// `auction_bid` and the refund `auction_outbid`; the end is a Fragment
+/// purchase at the winning bid with its royalty and payout; the new
+/// owner's new auction and its cancel are `teleitem_start_auction` and
+/// `teleitem_cancel_auction`.
+#[test]
+fn telemint_auctions_are_sales_and_actions() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    prepared_run("devnet_telemint.mjs");
+}
+
 /// Nominator pool staking on the devnet (tests/clients/devnet_staking.mjs):
 /// a pool of mainnet's nominator pool code at genesis, idle; a basechain
 /// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`

@@ -4,18 +4,22 @@
 
 use tonindex_model::Address;
 use tonindex_storage::tables::{AccountStates, MultisigOrders, NftSales};
-use tonindex_storage::{NftSaleRecord, Reader, SaleDetail};
+use tonindex_storage::{NftSaleRecord, Reader, SaleDetail, SaleKind};
 
 use crate::trace::classify::{Interfaces, JettonWallet, MultisigOrder, NftItem, NftSale};
 
-/// A stored sale or auction as the classifier sees it (`auction` says
+/// A stored GetGems sale or auction as the classifier sees it (`kind` says
 /// which one is asked for): its item, seller, marketplace and price (a
 /// sale's full price, an auction's last bid).
-pub(crate) fn sale_interface(s: &NftSaleRecord, auction: bool) -> Option<NftSale> {
-    if s.auction != auction {
+pub(crate) fn sale_interface(s: &NftSaleRecord, kind: SaleKind) -> Option<NftSale> {
+    if s.kind != kind {
         return None;
     }
-    let price_name = if auction { "last_bid" } else { "full_price" };
+    let price_name = match kind {
+        SaleKind::FixedPrice => "full_price",
+        SaleKind::Auction => "last_bid",
+        SaleKind::Telemint => "bid",
+    };
     let price = s.details.iter().find_map(|(k, v)| match v {
         SaleDetail::Amount(a) if k == price_name => a.parse().ok(),
         _ => None,
@@ -47,10 +51,20 @@ impl Interfaces for StoredInterfaces<'_, '_> {
         })
     }
     fn nft_sale(&self, account: &Address) -> Option<NftSale> {
-        sale_interface(&self.0.get::<NftSales>(account).ok()??, false)
+        sale_interface(
+            &self.0.get::<NftSales>(account).ok()??,
+            SaleKind::FixedPrice,
+        )
     }
     fn nft_auction(&self, account: &Address) -> Option<NftSale> {
-        sale_interface(&self.0.get::<NftSales>(account).ok()??, true)
+        sale_interface(&self.0.get::<NftSales>(account).ok()??, SaleKind::Auction)
+    }
+    fn teleitem(&self, account: &Address) -> bool {
+        self.0
+            .get::<NftSales>(account)
+            .ok()
+            .flatten()
+            .is_some_and(|s| s.kind == SaleKind::Telemint)
     }
     fn code_hash(&self, account: &Address) -> Option<tonindex_model::Hash> {
         self.0.get::<AccountStates>(account).ok()??.code_hash

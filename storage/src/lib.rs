@@ -15,7 +15,7 @@ pub use rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
     MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftSaleRecord,
-    NftTransferRecord, SaleDetail, ShardStateRecord, VestingRecord,
+    NftTransferRecord, SaleDetail, SaleKind, ShardStateRecord, VestingRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

@@ -173,18 +173,33 @@ pub enum SaleDetail {
     /// A decimal amount.
     Amount(String),
     Address(Option<Address>),
+    /// Text (a Telemint item's token name).
+    Text(String),
 }
 
-/// A GetGems fixed-price sale or auction as its contract describes itself
-/// (see `tables::NftSales`).
+/// Which contract a sale row describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaleKind {
+    /// A GetGems fixed-price sale.
+    FixedPrice,
+    /// A GetGems auction.
+    Auction,
+    /// A Telemint item (Fragment's usernames and numbers) auctioning
+    /// itself: the row's key is the item.
+    Telemint,
+}
+
+/// A GetGems fixed-price sale or auction, or a Telemint item's auction, as
+/// its contract describes itself (see `tables::NftSales`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NftSaleRecord {
-    pub auction: bool,
+    pub kind: SaleKind,
     pub nft: Address,
     /// The seller.
     pub owner: Option<Address>,
     pub marketplace: Option<Address>,
-    pub created_at: i64,
+    /// `None` where the contract does not say (a Telemint item).
+    pub created_at: Option<i64>,
     /// Named values as v3 writes them, in its order.
     pub details: Vec<(String, SaleDetail)>,
     pub last_tx_lt: u64,

@@ -395,8 +395,9 @@ impl Key for CollectionIndexKey {
 }
 
 table!(
-    /// GetGems fixed-price sales and auctions, as their contracts describe
-    /// themselves. key: `sale account` → bincode [`NftSaleRecord`].
+    /// GetGems fixed-price sales and auctions, and Telemint items' own
+    /// auctions, as their contracts describe themselves. key: `sale
+    /// account` (the item, for Telemint) → bincode [`NftSaleRecord`].
     NftSales, "nft_sales", Address => NftSaleRecord; importer_reads
 );
 table!(

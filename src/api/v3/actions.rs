@@ -416,7 +416,29 @@ fn details(r: &ActionRecord) -> Value {
                 put("comment", d("comment"));
             }
         }
-        "nft_cancel_auction" | "nft_finish_auction" => {
+        "teleitem_start_auction" => {
+            // As the Go server fills nft_put_on_auction's details.
+            put("nft_collection", a(&r.asset));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_item_index", d("nft_item_index"));
+            put("owner", a(&r.source));
+            put("listing_address", a(&r.source_secondary));
+            put("auction_address", a(&r.destination));
+            put("marketplace_address", a(&r.destination_secondary));
+            for k in [
+                "marketplace_fee_factor",
+                "marketplace_fee_base",
+                "royalty_fee_base",
+                "max_bid",
+                "min_bid",
+                "marketplace_fee_address",
+                "royalty_address",
+            ] {
+                put(k, d(k));
+            }
+            put("marketplace", marketplace(&a(&r.destination_secondary)));
+        }
+        "nft_cancel_auction" | "nft_finish_auction" | "teleitem_cancel_auction" => {
             put("owner", a(&r.source));
             put("auction_address", a(&r.destination));
             put("nft_item", a(&r.asset_secondary));

@@ -7,7 +7,7 @@ use num_bigint::BigUint;
 use serde::Serialize;
 use tonindex_model::Address;
 use tonindex_storage::tables::NftRole;
-use tonindex_storage::{NftCollectionRecord, NftItemRecord, SaleDetail};
+use tonindex_storage::{NftCollectionRecord, NftItemRecord, SaleDetail, SaleKind};
 
 use super::address_book::{self, AddressBook};
 use super::jettons::{addresses, event_filter};
@@ -169,7 +169,7 @@ fn item_json(ctx: &Ctx<'_>, a: &Address, i: NftItemRecord) -> Result<NftItem, V3
     };
     let sale = nfts::sale_of(&ctx.reader, a, &i)?;
     let (sale_contract, auction_contract) = match &sale {
-        Some((s, rec)) if rec.auction => (None, Some(raw_upper(s))),
+        Some((s, rec)) if rec.kind != SaleKind::FixedPrice => (None, Some(raw_upper(s))),
         Some((s, _)) => (Some(raw_upper(s)), None),
         None => (None, None),
     };
@@ -217,7 +217,7 @@ pub fn nft_sales(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             let v = match value {
                 SaleDetail::Bool(b) => serde_json::json!(b),
                 SaleDetail::Int(i) => serde_json::json!(i),
-                SaleDetail::Amount(a) => serde_json::json!(a),
+                SaleDetail::Amount(a) | SaleDetail::Text(a) => serde_json::json!(a),
                 SaleDetail::Address(Some(a)) => {
                     mentioned.push(*a);
                     serde_json::json!(raw_upper(a))
@@ -228,10 +228,10 @@ pub fn nft_sales(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             details.insert(name.clone(), v);
         }
         nft_sales.push(NftSale {
-            kind: if s.auction {
-                "getgems_auction"
-            } else {
-                "getgems_sale"
+            kind: match s.kind {
+                SaleKind::FixedPrice => "getgems_sale",
+                SaleKind::Auction => "getgems_auction",
+                SaleKind::Telemint => "telemint",
             },
             address: raw_upper(&a),
             nft_address: raw_upper(&s.nft),
@@ -262,7 +262,8 @@ struct NftSale {
     nft_owner_address: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     marketplace_address: Option<String>,
-    created_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created_at: Option<i64>,
     last_transaction_lt: Dec<u64>,
     code_hash: B64,
     data_hash: B64,

@@ -14,6 +14,8 @@
 //! * GetGems sales and auctions (§6.4) as they describe themselves, for
 //!   code known to declare `get_sale_data` or `get_fix_price_data_v4`:
 //!   the API counts one for an item only while the item's owner is it.
+//!   Telemint items (code that declares `get_telemint_token_name`) the
+//!   same way, keyed by the item, which is also read as an NFT item.
 
 mod dns;
 mod multisig;
@@ -34,7 +36,7 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{
     Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, MultisigOrderRecord,
-    NftCollectionRecord, NftItemRecord, NftSaleRecord, SaleDetail,
+    NftCollectionRecord, NftItemRecord, NftSaleRecord, SaleDetail, SaleKind,
 };
 use tycho_types::boc::Boc;
 
@@ -316,6 +318,7 @@ pub(crate) fn index_contracts(
                 .is_some_and(|m| m.binary_search(&method_id(name)).is_ok())
         };
         let (sale_v4, sale) = (surely("get_fix_price_data_v4"), surely("get_sale_data"));
+        let telemint = surely("get_telemint_token_name") && maybe_item;
         if !(maybe_master
             || maybe_wallet
             || maybe_collection
@@ -324,11 +327,20 @@ pub(crate) fn index_contracts(
             || maybe_order
             || vesting
             || sale_v4
-            || sale)
+            || sale
+            || telemint)
         {
             continue;
         }
         let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+        // A Telemint item's own auction; the item is then read as an NFT
+        // item like any other.
+        if telemint {
+            if let Some(data) = telemint_row(&acc.contract, ctx, &mut done) {
+                sales_now.insert(*address, put_sale(db, batch, address, &acc, &data)?);
+                done.nft_sales += 1;
+            }
+        }
         if sale_v4 || sale {
             done.getmethod_runs += 1;
             let data = if sale_v4 {
@@ -560,6 +572,36 @@ fn put_collection(
     Ok(())
 }
 
+/// A Telemint item's row from its getters (none while it is not deployed:
+/// its token-name getter then fails).
+fn telemint_row(
+    contract: &Contract,
+    ctx: &Context,
+    done: &mut ContractsDone,
+) -> Option<nft_sale::SaleData> {
+    let mut get = |name: &str| {
+        done.getmethod_runs += 1;
+        run(contract, ctx, name, vec![])
+    };
+    let name = get("get_telemint_token_name").and_then(|o| nft_sale::telemint_token_name(&o))?;
+    let owner = get("get_nft_data")
+        .and_then(|o| nft::item_data(&o))
+        .and_then(|i| i.owner);
+    let (state, config, royalty) = (
+        get("get_telemint_auction_state"),
+        get("get_telemint_auction_config"),
+        get("royalty_params"),
+    );
+    nft_sale::telemint(
+        contract.address.clone(),
+        owner,
+        name,
+        state.as_ref(),
+        config.as_ref(),
+        royalty.as_ref(),
+    )
+}
+
 /// A GetGems sale or auction as its contract describes itself: the
 /// contract's own word (the API counts it for the NFT's seller only while
 /// the NFT's owner is this contract).
@@ -579,12 +621,13 @@ fn put_sale(
                 nft_sale::Detail::Int(i) => SaleDetail::Int(*i),
                 nft_sale::Detail::Amount(a) => SaleDetail::Amount(a.clone()),
                 nft_sale::Detail::Address(a) => SaleDetail::Address(a.as_ref().map(model_addr)),
+                nft_sale::Detail::Text(t) => SaleDetail::Text(t.clone()),
             };
             (name.to_string(), value)
         })
         .collect();
     let record = NftSaleRecord {
-        auction: data.auction,
+        kind: data.kind,
         nft: model_addr(&data.nft),
         owner: data.owner.as_ref().map(model_addr),
         marketplace: data.marketplace.as_ref().map(model_addr),
@@ -830,10 +873,14 @@ impl Interfaces for IndexInterfaces<'_> {
         })
     }
     fn nft_sale(&self, account: &Address) -> Option<ClassifierNftSale> {
-        crate::query::tokens::sale_interface(&self.sale(account)?, false)
+        crate::query::tokens::sale_interface(&self.sale(account)?, SaleKind::FixedPrice)
     }
     fn nft_auction(&self, account: &Address) -> Option<ClassifierNftSale> {
-        crate::query::tokens::sale_interface(&self.sale(account)?, true)
+        crate::query::tokens::sale_interface(&self.sale(account)?, SaleKind::Auction)
+    }
+    fn teleitem(&self, account: &Address) -> bool {
+        self.sale(account)
+            .is_some_and(|s| s.kind == SaleKind::Telemint)
     }
     fn code_hash(&self, account: &Address) -> Option<tonindex_model::Hash> {
         match self.states.iter().rev().find(|(a, _)| a == account) {

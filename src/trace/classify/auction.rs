@@ -1,12 +1,15 @@
-//! GetGems auctions, and the auctions of TON DNS items, as toncenter's
-//! classifier reads them: a TON transfer to an auction the index knows is a
-//! bid (`auction_bid`; to a DNS item, only when it outbids someone); the
-//! auction's refund of the previous bid — GetGems' with its "outbid"
-//! comment, a DNS item's as `outbid_notification#557cea20` — is
+//! GetGems auctions, and the auctions of TON DNS and Telemint items, as
+//! toncenter's classifier reads them: a TON transfer to an auction the index
+//! knows is a bid (`auction_bid`; to a DNS item, only when it outbids
+//! someone); the auction's refund of the previous bid — GetGems' with its
+//! "outbid" comment, an item's as `outbid_notification#557cea20` — is
 //! `auction_outbid`; the seller's "cancel" with the NFT coming back is
 //! `nft_cancel_auction`, and "stop"/"finish" with the sale to the best
 //! bidder is `nft_finish_auction` (or, with the NFT coming back unsold, a
-//! finish that cancels).
+//! finish that cancels). A Telemint item's owner starts an auction of it
+//! (`teleitem_start_auction`) and cancels one that has no bid
+//! (`teleitem_cancel_auction`), each with the item's optional
+//! `teleitem_ok#a37a0983`.
 
 use serde_json::Value;
 
@@ -18,8 +21,15 @@ const OUTBID_COMMENT: &str = "Your bid has been outbid by another user";
 const OP_CANCEL: u32 = 0x5616_c572;
 const OP_FINISH: u32 = 0x20c9_eb18;
 const OP_STOP: u32 = 0xb956_16b6;
-/// What a DNS item sends the bidder it outbids, with the bid back.
+/// What a DNS or Telemint item sends the bidder it outbids, with the bid back.
 const OP_OUTBID_NOTIFICATION: u32 = 0x557c_ea20;
+/// A Telemint item's owner's commands and the item's answer.
+const OP_TELEITEM_START_AUCTION: u32 = 0x487a_8e81;
+const OP_TELEITEM_CANCEL_AUCTION: u32 = 0x3716_38ae;
+const OP_TELEITEM_OK: u32 = 0xa37a_0983;
+
+/// The opcodes whose bodies these matchers read.
+pub(crate) const BODY_OPS: &[u32] = &[OP_TELEITEM_START_AUCTION];
 
 fn comment<'a>(g: &'a Graph<'_>, b: BlockId) -> Option<&'a str> {
     (g.kind(b) == "ton_transfer")
@@ -47,7 +57,10 @@ pub(crate) fn bid(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Opt
                 .next
                 .iter()
                 .any(|&x| g.call_op(x) == Some(OP_OUTBID_NOTIFICATION));
-            if !super::dns::is_dns_item(interfaces, &t.account, &item) || !outbids {
+            // A Telemint item takes any bid; a DNS item's counts only when
+            // it outbids someone (toncenter's rules).
+            let dns_bid = outbids && super::dns::is_dns_item(interfaces, &t.account, &item);
+            if !(interfaces.teleitem(&t.account) || dns_bid) {
                 return None;
             }
             (t.account, Some(item), "fragment")
@@ -174,4 +187,99 @@ pub(crate) fn cancel(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
         super::addr(auction.marketplace),
     );
     Some(blk)
+}
+
+/// A command to a Telemint item the index knows: the item, its NFT row,
+/// the message and the members (the command and the item's `ok`).
+fn teleitem_command<'g>(
+    g: &'g Graph<'_>,
+    b: BlockId,
+    op: u32,
+    interfaces: &dyn Interfaces,
+) -> Option<(
+    super::NftItem,
+    &'g crate::trace::TraceMsg,
+    Vec<BlockId>,
+    bool,
+)> {
+    if g.call_op(b) != Some(op) {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let m = g.tree.txs[n].in_msg.as_ref()?;
+    let item = m.destination?;
+    if !interfaces.teleitem(&item) {
+        return None;
+    }
+    let nft = interfaces.nft_item(&item)?;
+    let mut members = vec![b];
+    members.extend(g.next_call(b, OP_TELEITEM_OK));
+    Some((nft, m, members, g.tree.txs[n].aborted))
+}
+
+/// `teleitem_msg_start_auction#487a8e81 query_id:int64
+/// auction_config:^[beneficiary initial_min_bid:Coins max_bid:Coins
+/// min_bid_step:uint8 min_extend_time:uint32 duration:uint32]`: the owner
+/// puts the item up for auction; the beneficiary is where the bids go.
+pub(crate) fn teleitem_start_auction(
+    g: &Graph<'_>,
+    b: BlockId,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    let (nft, m, members, failed) = teleitem_command(g, b, OP_TELEITEM_START_AUCTION, interfaces)?;
+    let mut s = super::body::after_op(m.body.as_ref()?)?;
+    s.load_u64().ok()?;
+    let mut cfg = s.load_reference_as_slice().ok()?;
+    let beneficiary = super::body::msg_address(&mut cfg)?;
+    let min_bid = super::body::coins(&mut cfg)?;
+    let max_bid = super::body::coins(&mut cfg)?;
+    let item = m.destination?;
+    let cols = Cols {
+        source: m.source,
+        destination: Some(item),
+        asset: nft.collection,
+        asset_secondary: Some(item),
+        accounts: vec![item],
+        ..Cols::default()
+    };
+    let mut blk = Block::of("teleitem_start_auction", members, failed, cols);
+    let d = &mut blk.data;
+    d.insert("nft_item_index".into(), dec(&nft.index));
+    // No marketplace takes a fee: toncenter's zeros. Unlike toncenter,
+    // which knows a Telemint item by its content URI on nft.fragment.com,
+    // the index knows it by its code's getters (any Telemint collection).
+    for k in [
+        "marketplace_fee_factor",
+        "marketplace_fee_base",
+        "royalty_fee_base",
+    ] {
+        d.insert(k.into(), "0".into());
+    }
+    d.insert("max_bid".into(), dec(max_bid));
+    d.insert("min_bid".into(), dec(min_bid));
+    d.insert(
+        "marketplace_fee_address".into(),
+        beneficiary.map_or(Value::Null, |a| super::raw(&a).into()),
+    );
+    Some(blk)
+}
+
+/// `teleitem_msg_cancel_auction#371638ae query_id:int64`: the owner takes
+/// back an auction no one has bid in.
+pub(crate) fn teleitem_cancel_auction(
+    g: &Graph<'_>,
+    b: BlockId,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    let (nft, m, members, failed) = teleitem_command(g, b, OP_TELEITEM_CANCEL_AUCTION, interfaces)?;
+    let item = m.destination?;
+    let cols = Cols {
+        source: m.source,
+        destination: Some(item),
+        asset: nft.collection,
+        asset_secondary: Some(item),
+        accounts: vec![item],
+        ..Cols::default()
+    };
+    Some(Block::of("teleitem_cancel_auction", members, failed, cols))
 }

@@ -91,6 +91,11 @@ pub trait Interfaces {
     fn nft_auction(&self, _account: &Address) -> Option<NftSale> {
         None
     }
+    /// Whether the account is a Telemint item (Fragment's usernames and
+    /// numbers), whose own auction takes bids.
+    fn teleitem(&self, _account: &Address) -> bool {
+        false
+    }
     /// A DeDust pool's two assets (`None` for TON).
     fn dedust_pool(&self, _account: &Address) -> Option<[Option<Address>; 2]> {
         None
@@ -157,6 +162,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 coffee::TONCO_BODY_OPS,
                 coffee::STAKING_BODY_OPS,
                 cocoon::BODY_OPS,
+                auction::BODY_OPS,
             ]
             .iter()
             .any(|ops| ops.contains(&op))
@@ -443,6 +449,8 @@ const MATCHERS: &[Matcher] = &[
     nft::cancel_sale,
     auction::finish,
     auction::cancel,
+    auction::teleitem_start_auction,
+    auction::teleitem_cancel_auction,
     jetton::mint,
     jvault::stake,
     jvault::unstake,
