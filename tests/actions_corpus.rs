@@ -334,6 +334,10 @@ impl Interfaces for CorpusInterfaces {
             owner: address(&s["nft_owner_address"]),
             marketplace: address(&s["marketplace_address"]),
             price: record_u128(&s["full_price"])?,
+            fee_address: address(&s["marketplace_fee_address"]),
+            fee: record_u128(&s["marketplace_fee"]),
+            royalty_address: address(&s["royalty_address"]),
+            royalty: record_u128(&s["royalty_amount"]),
         })
     }
     fn dedust_pool(&self, a: &Address) -> Option<[Option<Address>; 2]> {
@@ -359,6 +363,10 @@ impl Interfaces for CorpusInterfaces {
             owner: address(&s["nft_owner"]),
             marketplace: address(&s["mp_addr"]),
             price: record_u128(&s["last_bid"])?,
+            fee_address: None,
+            fee: None,
+            royalty_address: None,
+            royalty: None,
         })
     }
 }

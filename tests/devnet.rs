@@ -454,6 +454,17 @@ fn getgems_auctions_are_actions() {
     prepared_run("devnet_nft_auction.mjs");
 }
 
+/// A GetGems listing on the devnet (tests/clients/devnet_nft_listing.mjs):
+/// the seller's NFT transfer to GetGems' sale deployer (its shipped code),
+/// which deploys a version 4 sale (mainnet's code) and hands it the NFT, is
+/// `nft_put_on_sale` with the seller, the deployer, the sale and its price
+/// and fees as the sale's own getter gives them; the item shows on sale.
+#[test]
+fn getgems_listings_are_put_on_sale() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    prepared_run("devnet_nft_listing.mjs");
+}
+
 /// A Telemint auction on the devnet (tests/clients/devnet_telemint.mjs):
 /// Telegram's Telemint collection at genesis with a deploy key made by the
 /// script; a signed deploy with the first bid makes the item, whose v3

@@ -20,15 +20,27 @@ pub(crate) fn sale_interface(s: &NftSaleRecord, kind: SaleKind) -> Option<NftSal
         SaleKind::Auction => "last_bid",
         SaleKind::Telemint => "bid",
     };
-    let price = s.details.iter().find_map(|(k, v)| match v {
-        SaleDetail::Amount(a) if k == price_name => a.parse().ok(),
-        _ => None,
-    });
+    let amount = |name: &str| {
+        s.details.iter().find_map(|(k, v)| match v {
+            SaleDetail::Amount(a) if k == name => a.parse().ok(),
+            _ => None,
+        })
+    };
+    let address = |name: &str| {
+        s.details.iter().find_map(|(k, v)| match v {
+            SaleDetail::Address(a) if k == name => *a,
+            _ => None,
+        })
+    };
     Some(NftSale {
         nft: s.nft,
         owner: s.owner,
         marketplace: s.marketplace,
-        price: price.unwrap_or(0),
+        price: amount(price_name).unwrap_or(0),
+        fee_address: address("marketplace_fee_address"),
+        fee: amount("marketplace_fee"),
+        royalty_address: address("royalty_address"),
+        royalty: amount("royalty_amount"),
     })
 }
 

@@ -416,6 +416,28 @@ fn details(r: &ActionRecord) -> Value {
                 put("comment", d("comment"));
             }
         }
+        "nft_put_on_sale" => {
+            // As the Go server fills it: the marketplace named from the
+            // sale's own marketplace, its address from a column toncenter
+            // leaves empty.
+            put("nft_collection", a(&r.asset));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_item_index", d("nft_item_index"));
+            put("owner", a(&r.source));
+            put("listing_address", a(&r.source_secondary));
+            put("sale_address", a(&r.destination));
+            put("marketplace_address", a(&r.destination_secondary));
+            put("marketplace", marketplace(&d("marketplace_address")));
+            for k in [
+                "full_price",
+                "marketplace_fee",
+                "royalty_amount",
+                "marketplace_fee_address",
+                "royalty_address",
+            ] {
+                put(k, d(k));
+            }
+        }
         "teleitem_start_auction" => {
             // As the Go server fills nft_put_on_auction's details.
             put("nft_collection", a(&r.asset));

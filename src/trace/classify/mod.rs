@@ -70,6 +70,12 @@ pub struct NftSale {
     pub marketplace: Option<Address>,
     /// The full price of a sale, the last bid of an auction.
     pub price: u128,
+    /// A sale's marketplace fee and royalty: where they go and what the
+    /// contract says of them (v4 sales say factors).
+    pub fee_address: Option<Address>,
+    pub fee: Option<u128>,
+    pub royalty_address: Option<Address>,
+    pub royalty: Option<u128>,
 }
 
 /// A multisig v2 order the index confirmed with its multisig.
@@ -439,6 +445,9 @@ const MATCHERS: &[Matcher] = &[
     nft::transfer,
     nft::telegram_purchase,
     nft::getgems_purchase,
+    nft::put_on_sale,
+    auction::teleitem_start_auction,
+    auction::teleitem_cancel_auction,
     nft::discovery,
     elections::deposit,
     elections::recover,
@@ -449,8 +458,6 @@ const MATCHERS: &[Matcher] = &[
     nft::cancel_sale,
     auction::finish,
     auction::cancel,
-    auction::teleitem_start_auction,
-    auction::teleitem_cancel_auction,
     jetton::mint,
     jvault::stake,
     jvault::unstake,

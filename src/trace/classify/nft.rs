@@ -503,3 +503,57 @@ pub(crate) fn discovery(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option
         .insert("nft_item_index".into(), index.to_string().into());
     Some(blk)
 }
+
+/// A GetGems listing: the seller's NFT transfer to a listing contract (a
+/// deployer), which deploys the sale contract and hands it the NFT — the
+/// transfer, the sale's deployment and the second transfer under it are
+/// `nft_put_on_sale`, for a sale the index knows that sells that NFT.
+/// Details as toncenter's: the seller the sale names, the listing contract,
+/// and the price and fees from the sale's own word.
+pub(crate) fn put_on_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    let first = g.block(b);
+    if first.kind != "nft_transfer" {
+        return None;
+    }
+    let listing = first.cols.destination?;
+    let nft = first.cols.asset_secondary?;
+    let deploys = |x: BlockId| {
+        matches!(g.kind(x), "ton_transfer" | "call_contract")
+            && g.leaf(x).is_some_and(|n| deployed_here(&g.tree.txs[n]))
+    };
+    let init = first.next.iter().copied().find(|&x| deploys(x))?;
+    let sale_address = g.tree.txs[g.leaf(init)?].account;
+    let to_sale = first.next.iter().copied().find(|&x| {
+        let t = g.block(x);
+        t.kind == "nft_transfer"
+            && t.cols.asset_secondary == Some(nft)
+            && t.cols.destination == Some(sale_address)
+    })?;
+    let sale = interfaces.nft_sale(&sale_address)?;
+    if sale.nft != nft {
+        return None;
+    }
+    let item = interfaces.nft_item(&nft);
+    let cols = Cols {
+        source: sale.owner,
+        source_secondary: Some(listing),
+        destination: Some(sale_address),
+        asset: first.cols.asset,
+        asset_secondary: Some(nft),
+        accounts: vec![nft],
+        ..Cols::default()
+    };
+    let mut blk = Block::of("nft_put_on_sale", vec![b, init, to_sale], false, cols);
+    let d = &mut blk.data;
+    d.insert(
+        "nft_item_index".into(),
+        item.map_or(Value::Null, |i| dec(&i.index)),
+    );
+    d.insert("full_price".into(), dec(sale.price));
+    d.insert("marketplace_fee".into(), sale.fee.map(dec).into());
+    d.insert("royalty_amount".into(), sale.royalty.map(dec).into());
+    d.insert("marketplace_fee_address".into(), addr(sale.fee_address));
+    d.insert("royalty_address".into(), addr(sale.royalty_address));
+    d.insert("marketplace_address".into(), addr(sale.marketplace));
+    Some(blk)
+}
