@@ -338,6 +338,7 @@ impl Interfaces for CorpusInterfaces {
             fee: record_u128(&s["marketplace_fee"]),
             royalty_address: address(&s["royalty_address"]),
             royalty: record_u128(&s["royalty_amount"]),
+            terms: None,
         })
     }
     fn dedust_pool(&self, a: &Address) -> Option<[Option<Address>; 2]> {
@@ -367,6 +368,7 @@ impl Interfaces for CorpusInterfaces {
             fee: None,
             royalty_address: None,
             royalty: None,
+            terms: None,
         })
     }
 }

@@ -459,8 +459,10 @@ fn getgems_auctions_are_actions() {
 /// which deploys a version 4 sale (mainnet's code) and hands it the NFT, is
 /// `nft_put_on_sale` with the seller, the deployer, the sale and its price
 /// and fees as the sale's own getter gives them; the item shows on sale.
+/// The same through an auction (mainnet's code) is `nft_put_on_auction`
+/// with the auction's bids and fee terms.
 #[test]
-fn getgems_listings_are_put_on_sale() {
+fn getgems_listings_are_put_on_sale_and_auction() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     prepared_run("devnet_nft_listing.mjs");
 }

@@ -6,7 +6,9 @@ use tonindex_model::Address;
 use tonindex_storage::tables::{AccountStates, MultisigOrders, NftSales};
 use tonindex_storage::{NftSaleRecord, Reader, SaleDetail, SaleKind};
 
-use crate::trace::classify::{Interfaces, JettonWallet, MultisigOrder, NftItem, NftSale};
+use crate::trace::classify::{
+    AuctionTerms, Interfaces, JettonWallet, MultisigOrder, NftItem, NftSale,
+};
 
 /// A stored GetGems sale or auction as the classifier sees it (`kind` says
 /// which one is asked for): its item, seller, marketplace and price (a
@@ -26,21 +28,44 @@ pub(crate) fn sale_interface(s: &NftSaleRecord, kind: SaleKind) -> Option<NftSal
             _ => None,
         })
     };
+    let text = |name: &str| {
+        s.details.iter().find_map(|(k, v)| match v {
+            SaleDetail::Amount(a) if k == name => Some(a.clone()),
+            SaleDetail::Int(i) if k == name => Some(i.to_string()),
+            _ => None,
+        })
+    };
     let address = |name: &str| {
         s.details.iter().find_map(|(k, v)| match v {
             SaleDetail::Address(a) if k == name => *a,
             _ => None,
         })
     };
+    let auction = kind == SaleKind::Auction;
     Some(NftSale {
         nft: s.nft,
         owner: s.owner,
         marketplace: s.marketplace,
         price: amount(price_name).unwrap_or(0),
-        fee_address: address("marketplace_fee_address"),
+        fee_address: address(if auction {
+            "mp_fee_address"
+        } else {
+            "marketplace_fee_address"
+        }),
         fee: amount("marketplace_fee"),
-        royalty_address: address("royalty_address"),
+        royalty_address: address(if auction {
+            "royalty_fee_address"
+        } else {
+            "royalty_address"
+        }),
         royalty: amount("royalty_amount"),
+        terms: auction.then(|| AuctionTerms {
+            mp_fee_factor: text("mp_fee_factor"),
+            mp_fee_base: text("mp_fee_base"),
+            royalty_fee_base: text("royalty_fee_base"),
+            max_bid: text("max_bid"),
+            min_bid: text("min_bid"),
+        }),
     })
 }
 

@@ -1,19 +1,22 @@
-// A GetGems listing on `tonindex dev`, in two steps: the seller sends her
+// GetGems listings on `tonindex dev`, in two steps: the seller sends her
 // NFT to GetGems' sale deployer (its code as getgems-io/nft-contracts ships
 // it) with a `do_sale` payload, and the deployer deploys the sale (version
-// 4, mainnet's code from tongo's corpus) and hands it the NFT.
+// 4) or the auction (mainnet's code, both from tongo's corpus) and hands it
+// the NFT.
 //
-// `prepare FIXTURES` prints the genesis accounts: the deployer and an NFT
-// item (token-contract's item code) that Alice (a fresh v4 wallet; mnemonic
-// printed) owns, with the sale's code.
+// `prepare FIXTURES` prints the genesis accounts: the deployer and two NFT
+// items (token-contract's item code) that Alice (a fresh v4 wallet;
+// mnemonic printed) owns, with the sale's and the auction's code.
 //
 // `run BASE PREPARED_JSON`: Alice lists the item at 2 TON with a 5%
 // marketplace fee and a 10% royalty (factors out of 100000, as the v4 sale
 // stores them): `nft_put_on_sale` with the seller, the deployer as listing
 // contract, the sale, its price and fees — each held to the sale's own
 // get_fix_price_data_v4 and the item's get_nft_data; v3 /nft/items shows
-// the item on sale for Alice. Prints one JSON summary; any failed
-// expectation throws.
+// the item on sale for Alice. She puts the second up for auction (1 TON
+// minimum, 10 TON maximum, fees 5/100 and 10/100): `nft_put_on_auction`
+// with its bids and fees, held to the auction's own get_sale_data. Prints
+// one JSON summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
@@ -25,6 +28,7 @@ import { devnet, must, raw } from "./devnet_helpers.mjs";
 const MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
 const DEPLOYER = Address.parseRaw("0:" + "de".repeat(32));
 const ITEM = Address.parseRaw("0:" + "73".repeat(32));
+const ITEM2 = Address.parseRaw("0:" + "74".repeat(32));
 const PRICE = toNano("2");
 const CREATED_AT = 1_700_000_000;
 const [mode, ...args] = process.argv.slice(2);
@@ -32,23 +36,27 @@ const [mode, ...args] = process.argv.slice(2);
 if (mode === "prepare") {
   const [fixtures] = args;
   const cases = JSON.parse(readFileSync(`${fixtures}/contracts/tongo-getmethod-cases.json`, "utf8"));
-  const saleCode = Cell.fromBoc(Buffer.from(cases.find((c) => c.name === "nft_sale v4").code_hex, "hex"))[0];
+  const code = (name) => Cell.fromBoc(Buffer.from(cases.find((c) => c.name === name).code_hex, "hex"))[0];
+  const [saleCode, auctionCode] = [code("nft_sale v4"), code("GetSaleData for getgems auction")];
   const mnemonic = await mnemonicNew();
   const keys = await mnemonicToPrivateKey(mnemonic);
   const alice = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 }).address;
   const spec = (a, code, data) => `${a.toRawString()}:${toNano("1")}:${code}:${data.toBoc().toString("base64")}`;
   // token-contract's item: index:uint64 collection(none) owner content.
-  const itemData = beginCell()
-    .storeUint(3, 64)
-    .storeUint(0, 2)
-    .storeAddress(alice)
-    .storeRef(beginCell().storeUint(1, 8).storeStringTail("listed.json").endCell())
-    .endCell();
+  const itemData = (n) =>
+    beginCell()
+      .storeUint(n, 64)
+      .storeUint(0, 2)
+      .storeAddress(alice)
+      .storeRef(beginCell().storeUint(1, 8).storeStringTail(`listed-${n}.json`).endCell())
+      .endCell();
   const accounts = [
     spec(DEPLOYER, GETGEMS_DEPLOYER_CODE, beginCell().storeAddress(MARKETPLACE).endCell()),
-    spec(ITEM, ITEM_CODE, itemData),
+    spec(ITEM, ITEM_CODE, itemData(3)),
+    spec(ITEM2, ITEM_CODE, itemData(4)),
   ];
-  console.log(JSON.stringify({ accounts, mnemonic, sale_code: saleCode.toBoc().toString("base64") }));
+  const b64 = (c) => c.toBoc().toString("base64");
+  console.log(JSON.stringify({ accounts, mnemonic, sale_code: b64(saleCode), auction_code: b64(auctionCode) }));
   process.exit(0);
 }
 
@@ -94,17 +102,19 @@ const sale = contractAddress(0, saleInit);
 // body the v4 sale's deploy_blank#664c0905. The item passes the payload on
 // with its Either bit, and the deployer reads its 32-bit opcode from that
 // bit on: the opcode's top bit (0) is the Either bit, as GetGems sends it.
-const transfer = beginCell()
-  .storeUint(0x5fcc3d14, 32)
-  .storeUint(11, 64)
-  .storeAddress(DEPLOYER)
-  .storeAddress(alice.address)
-  .storeBit(0)
-  .storeCoins(toNano("0.2"))
-  .storeUint(0x0fe0ede, 32)
-  .storeRef(beginCell().store(storeStateInit(saleInit)).endCell())
-  .storeRef(beginCell().storeUint(0x664c0905, 32).storeUint(0, 64).endCell())
-  .endCell();
+const listing = (init, deployBody) =>
+  beginCell()
+    .storeUint(0x5fcc3d14, 32)
+    .storeUint(11, 64)
+    .storeAddress(DEPLOYER)
+    .storeAddress(alice.address)
+    .storeBit(0)
+    .storeCoins(toNano("0.2"))
+    .storeUint(0x0fe0ede, 32)
+    .storeRef(beginCell().store(storeStateInit(init)).endCell())
+    .storeRef(deployBody)
+    .endCell();
+const transfer = listing(saleInit, beginCell().storeUint(0x664c0905, 32).storeUint(0, 64).endCell());
 await send(alice, [internal({ to: ITEM, value: toNano("0.35"), bounce: true, body: transfer })]);
 
 const listed = await actionOf(alice.address, "nft_put_on_sale");
@@ -134,4 +144,63 @@ const items = await waitFor(
 );
 must(items.nft_items[0].sale_contract_address === raw(sale) && items.nft_items[0].real_owner === raw(alice.address), "on sale for Alice");
 
-console.log(JSON.stringify({ ok: true, sale: raw(sale), listing: l }));
+// An auction of the second item, deployed with the "deploy" comment it
+// takes from anyone.
+const now = Math.floor(Date.now() / 1000);
+const auctionInit = {
+  code: Cell.fromBase64(prepared.auction_code),
+  data: beginCell()
+    .storeBit(0)
+    .storeBit(1)
+    .storeBit(0)
+    .storeAddress(null)
+    .storeCoins(0)
+    .storeUint(0, 32)
+    .storeUint(now + 3600, 32)
+    .storeAddress(alice.address)
+    .storeRef(beginCell().storeAddress(fee).storeUint(5, 32).storeUint(100, 32).storeAddress(royalty).storeUint(10, 32).storeUint(100, 32).endCell())
+    .storeRef(
+      beginCell()
+        .storeUint(8449000, 32)
+        .storeAddress(MARKETPLACE)
+        .storeCoins(toNano("1"))
+        .storeCoins(toNano("10"))
+        .storeCoins(toNano("0.5"))
+        .storeUint(300, 32)
+        .storeAddress(ITEM2)
+        .storeUint(now - 10, 32)
+        .endCell(),
+    )
+    .endCell(),
+};
+const auction = contractAddress(0, auctionInit);
+await send(alice, [
+  internal({
+    to: ITEM2,
+    value: toNano("0.35"),
+    bounce: true,
+    body: listing(auctionInit, beginCell().storeUint(0, 32).storeStringTail("deploy").endCell()),
+  }),
+]);
+const auctioned = await actionOf(alice.address, "nft_put_on_auction");
+const u = auctioned.details;
+must((await ownerOf(ITEM2)).equals(auction), "the auction holds the item");
+// (magic, end, end_time, marketplace, nft, owner, last_bid, last_member,
+//  min_step, mp_fee_address, mp_fee_factor, mp_fee_base, royalty_address,
+//  royalty_fee_factor, royalty_fee_base, max_bid, min_bid, …)
+const a = (await client.runMethod(auction, "get_sale_data")).stack;
+a.skip(3);
+must(a.readAddress().equals(MARKETPLACE) && a.readAddress().equals(ITEM2) && a.readAddress().equals(alice.address), "auction's marketplace, nft, seller");
+a.skip(3);
+must(a.readAddress().equals(fee), "auction's fee address");
+const [mpFactor, mpBase] = [a.readBigNumber(), a.readBigNumber()];
+must(a.readAddress().equals(royalty), "auction's royalty address");
+a.skip(1);
+const [royaltyBase, maxBid, minBid] = [a.readBigNumber(), a.readBigNumber(), a.readBigNumber()];
+must(auctioned.success && u.owner === raw(alice.address) && u.listing_address === raw(DEPLOYER) && u.auction_address === raw(auction), `auction listing ${JSON.stringify(u)}`);
+must(u.nft_item === raw(ITEM2) && u.nft_item_index === "4", "auction's item");
+must(u.marketplace_fee_factor === mpFactor.toString() && u.marketplace_fee_base === mpBase.toString() && u.royalty_fee_base === royaltyBase.toString(), "auction's fee terms");
+must(u.max_bid === maxBid.toString() && u.min_bid === minBid.toString() && maxBid === toNano("10") && minBid === toNano("1"), "auction's bids");
+must(u.marketplace_fee_address === raw(fee) && u.royalty_address === raw(royalty), "auction's fee addresses");
+
+console.log(JSON.stringify({ ok: true, sale: raw(sale), listing: l, auction: u }));

@@ -438,8 +438,8 @@ fn details(r: &ActionRecord) -> Value {
                 put(k, d(k));
             }
         }
-        "teleitem_start_auction" => {
-            // As the Go server fills nft_put_on_auction's details.
+        "nft_put_on_auction" | "teleitem_start_auction" => {
+            // As the Go server fills them.
             put("nft_collection", a(&r.asset));
             put("nft_item", a(&r.asset_secondary));
             put("nft_item_index", d("nft_item_index"));

@@ -76,6 +76,18 @@ pub struct NftSale {
     pub fee: Option<u128>,
     pub royalty_address: Option<Address>,
     pub royalty: Option<u128>,
+    /// An auction's terms, as its contract gives them.
+    pub terms: Option<AuctionTerms>,
+}
+
+/// What an auction contract says of its fees and bids (decimal strings).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AuctionTerms {
+    pub mp_fee_factor: Option<String>,
+    pub mp_fee_base: Option<String>,
+    pub royalty_fee_base: Option<String>,
+    pub max_bid: Option<String>,
+    pub min_bid: Option<String>,
 }
 
 /// A multisig v2 order the index confirmed with its multisig.

@@ -505,11 +505,12 @@ pub(crate) fn discovery(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option
 }
 
 /// A GetGems listing: the seller's NFT transfer to a listing contract (a
-/// deployer), which deploys the sale contract and hands it the NFT — the
-/// transfer, the sale's deployment and the second transfer under it are
-/// `nft_put_on_sale`, for a sale the index knows that sells that NFT.
-/// Details as toncenter's: the seller the sale names, the listing contract,
-/// and the price and fees from the sale's own word.
+/// deployer), which deploys the sale or auction contract and hands it the
+/// NFT — the transfer, the deployment and the second transfer under it are
+/// `nft_put_on_sale` or `nft_put_on_auction`, for a contract the index
+/// knows that sells that NFT. Details as toncenter's: the seller the
+/// contract names, the listing contract, and the price (an auction's
+/// bids) and fees from the contract's own word.
 pub(crate) fn put_on_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
     let first = g.block(b);
     if first.kind != "nft_transfer" {
@@ -522,14 +523,17 @@ pub(crate) fn put_on_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
             && g.leaf(x).is_some_and(|n| deployed_here(&g.tree.txs[n]))
     };
     let init = first.next.iter().copied().find(|&x| deploys(x))?;
-    let sale_address = g.tree.txs[g.leaf(init)?].account;
-    let to_sale = first.next.iter().copied().find(|&x| {
+    let contract = g.tree.txs[g.leaf(init)?].account;
+    let to_contract = first.next.iter().copied().find(|&x| {
         let t = g.block(x);
         t.kind == "nft_transfer"
             && t.cols.asset_secondary == Some(nft)
-            && t.cols.destination == Some(sale_address)
+            && t.cols.destination == Some(contract)
     })?;
-    let sale = interfaces.nft_sale(&sale_address)?;
+    let (kind, sale) = match interfaces.nft_sale(&contract) {
+        Some(s) => ("nft_put_on_sale", s),
+        None => ("nft_put_on_auction", interfaces.nft_auction(&contract)?),
+    };
     if sale.nft != nft {
         return None;
     }
@@ -537,23 +541,38 @@ pub(crate) fn put_on_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
     let cols = Cols {
         source: sale.owner,
         source_secondary: Some(listing),
-        destination: Some(sale_address),
+        destination: Some(contract),
         asset: first.cols.asset,
         asset_secondary: Some(nft),
         accounts: vec![nft],
         ..Cols::default()
     };
-    let mut blk = Block::of("nft_put_on_sale", vec![b, init, to_sale], false, cols);
+    let mut blk = Block::of(kind, vec![b, init, to_contract], false, cols);
     let d = &mut blk.data;
     d.insert(
         "nft_item_index".into(),
         item.map_or(Value::Null, |i| dec(&i.index)),
     );
-    d.insert("full_price".into(), dec(sale.price));
-    d.insert("marketplace_fee".into(), sale.fee.map(dec).into());
-    d.insert("royalty_amount".into(), sale.royalty.map(dec).into());
+    d.insert("marketplace_address".into(), addr(sale.marketplace));
     d.insert("marketplace_fee_address".into(), addr(sale.fee_address));
     d.insert("royalty_address".into(), addr(sale.royalty_address));
-    d.insert("marketplace_address".into(), addr(sale.marketplace));
+    match &sale.terms {
+        None => {
+            d.insert("full_price".into(), dec(sale.price));
+            d.insert("marketplace_fee".into(), sale.fee.map(dec).into());
+            d.insert("royalty_amount".into(), sale.royalty.map(dec).into());
+        }
+        Some(t) => {
+            for (k, v) in [
+                ("marketplace_fee_factor", &t.mp_fee_factor),
+                ("marketplace_fee_base", &t.mp_fee_base),
+                ("royalty_fee_base", &t.royalty_fee_base),
+                ("max_bid", &t.max_bid),
+                ("min_bid", &t.min_bid),
+            ] {
+                d.insert(k.into(), v.clone().into());
+            }
+        }
+    }
     Some(blk)
 }
