@@ -180,3 +180,115 @@ async fn usdt_wallets_run_with_the_state_libraries() {
         assert_eq!(data.repr_hash(), &want);
     }
 }
+
+/// Libraries a source fetched (a follower holds no masterchain state) are
+/// stored with the index: after a restart the index has them without
+/// fetching again, and the API runs get-methods of library code with
+/// them. Here USDT wallets are imported without any masterchain state: a
+/// get-method on one cannot run; once the index has stored the USDT
+/// library, as a follower's fetch does, a fresh process (a new index and
+/// API on the same database) runs `get_wallet_data` and it returns what
+/// the wallet's data holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn libraries_a_source_fetched_are_kept_across_restarts() {
+    let fb: Value = serde_json::from_slice(
+        &std::fs::read(
+            common::fixtures().join("blocks/tonutils-go/tvm_replay_fat_block_66519406.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let all_libs = Dict::<HashBytes, Cell>::from_raw(Some(
+        Boc::decode_base64(fb["config"]["libraries_boc_base64"][0].as_str().unwrap()).unwrap(),
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let (mut files, mut wallets) = (Vec::new(), Vec::new());
+    let mut lib_hash = None;
+    for (i, a) in common::fat_block_active_accounts().into_iter().enumerate() {
+        let Some(h) = a
+            .code
+            .is_exotic()
+            .then(|| a.code.data().get(1..33))
+            .flatten()
+        else {
+            continue;
+        };
+        let h = HashBytes(h.try_into().unwrap());
+        if lib_hash.is_some_and(|l| l != h) || !matches!(all_libs.get(h), Ok(Some(_))) {
+            continue;
+        }
+        lib_hash = Some(h);
+        let p = dir.path().join(format!("lib_code_{i}.boc"));
+        std::fs::write(&p, &a.boc).unwrap();
+        files.push(p);
+        wallets.push((a.address, a.data));
+        if wallets.len() == 3 {
+            break;
+        }
+    }
+    let lib_hash = lib_hash.expect("an account whose code is a library");
+    let lib = all_libs.get(lib_hash).unwrap().unwrap();
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Db::open(db_dir.path(), &DbOptions::default()).unwrap());
+    let opts = IngestOptions {
+        chunk_size: 16,
+        unit_delay: None,
+        decode_pool: None,
+        traces: true,
+    };
+    import_files(&db, &files, &opts, |_, _| {}).unwrap();
+    let run = |app: axum::Router, addr: String| async move {
+        let body = json!({"address": addr, "method": "get_wallet_data", "stack": []});
+        let resp = app
+            .oneshot(
+                Request::post("/api/v3/runGetMethod")
+                    .header("content-type", "application/json")
+                    .body(Body::from(body.to_string()))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice::<Value>(&bytes).unwrap())
+    };
+    let (addr, data) = &wallets[0];
+    let before = router(Api::new(Arc::clone(&db), ApiConfig::default()));
+    let (status, r) = run(before, addr.to_string()).await;
+    assert!(
+        status != 200 || r["exit_code"] != 0,
+        "no library yet, yet it ran: {r}"
+    );
+
+    // What a follower's fetch does: the index stores the library.
+    {
+        let indexer = tonindex::index::Indexer::new(&db);
+        assert_eq!(indexer.missing_libraries(&[lib_hash]), vec![lib_hash]);
+        indexer.add_libraries(vec![lib.clone()]).unwrap();
+    }
+    // A fresh process: nothing in memory, the stored library found.
+    let indexer = tonindex::index::Indexer::new(&db);
+    assert!(indexer.missing_libraries(&[lib_hash]).is_empty());
+    assert_eq!(
+        indexer.missing_libraries(&[HashBytes([9; 32])]),
+        vec![HashBytes([9; 32])]
+    );
+    let app = router(Api::new(Arc::clone(&db), ApiConfig::default()));
+    for (addr, data) in
+        std::iter::once((addr, data)).chain(wallets[1..].iter().map(|(a, d)| (a, d)))
+    {
+        let (status, r) = run(app.clone(), addr.to_string()).await;
+        assert_eq!(status, 200, "{addr}: {r}");
+        assert_eq!(r["exit_code"], 0, "{addr}: {r}");
+        let mut cs = data.as_slice().unwrap();
+        cs.skip_first(4, 0).unwrap();
+        let balance = Tokens::load_from(&mut cs).unwrap().into_inner();
+        assert_eq!(
+            r["stack"][0],
+            json!({"type": "num", "value": format!("{balance:#x}")}),
+            "{addr}: {r}"
+        );
+    }
+}

@@ -197,14 +197,26 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     })
 }
 
+/// A library cell the index stored (its source fetched it), checked
+/// against its hash.
+fn stored_library(ctx: &Ctx<'_>, hash: &HashBytes) -> Option<Cell> {
+    let row = ctx
+        .reader
+        .get::<tonindex_storage::tables::FetchedLibraries>(hash.as_array())
+        .ok()??;
+    let cell = tycho_types::boc::Boc::decode(&row.0).ok()?;
+    (cell.repr_hash() == hash).then_some(cell)
+}
+
 /// How many libraries one get-method run may fetch from the chain.
 const MAX_LIBRARY_FETCHES: usize = 4;
 /// How many fetched library cells are kept.
 const MAX_FETCHED_LIBRARIES: usize = 4096;
 
 /// Adds to `libraries` those of `hashes` it lacks: kept from an earlier
-/// fetch, else fetched from the chain (a follower's lite servers, which
-/// check each cell against its hash). Whether every one is there now.
+/// fetch, else stored by the index (what its source fetched), else fetched
+/// from the chain (a follower's lite servers, which check each cell against
+/// its hash). Whether every one is there now.
 pub fn fetch_libraries(
     ctx: &Ctx<'_>,
     libraries: &mut Dict<HashBytes, LibDescr>,
@@ -234,6 +246,13 @@ pub fn fetch_libraries(
             }
         }
     }
+    to_fetch.retain(|h| match stored_library(ctx, h) {
+        Some(c) => {
+            add(libraries, c);
+            false
+        }
+        None => true,
+    });
     if !to_fetch.is_empty() {
         let Some(chain) = ctx.chain else {
             return false;

@@ -427,9 +427,11 @@ impl<'a> Indexer<'a> {
     }
 
     /// Library cells a source fetched (each checked against its hash), for
-    /// the get-methods of the units after.
-    pub fn add_libraries(&self, cells: Vec<tycho_types::cell::Cell>) {
-        self.tvm_env.add_libraries(cells);
+    /// the get-methods of the units after; stored, so that a restart has
+    /// them.
+    pub fn add_libraries(&self, cells: Vec<tycho_types::cell::Cell>) -> Result<(), IndexError> {
+        self.tvm_env.add_libraries(self.db, cells)?;
+        Ok(())
     }
 
     /// Keeps the config of key block `seqno` (its config dictionary BoC,

@@ -126,6 +126,13 @@ table!(
     KeyBlockConfig, "key_block_config", u32 => Lz4Bytes, blob_values
 );
 table!(
+    /// Library cells a source fetched from the chain (each checked against
+    /// its hash) for code the held masterchain state does not cover — a
+    /// follower holds none — so that a restart does not fetch them again.
+    /// key: `library cell hash` → the cell's BoC.
+    FetchedLibraries, "fetched_libraries", Hash => RawBytes, point_lookup
+);
+table!(
     /// key: `tx_id u64` → bincode [`TransactionRecord`]. The BoC lives in
     /// [`TxBocs`]: v3 and every filter scan read records only, and the
     /// masterchain link rewrites a record without moving its BoC.
@@ -541,6 +548,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<McBlocks>(),
         entry::<McByTopShard>(),
         entry::<KeyBlockConfig>(),
+        entry::<FetchedLibraries>(),
         entry::<Transactions>(),
         entry::<TxBocs>(),
         entry::<TxByAccount>(),

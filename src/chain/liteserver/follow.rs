@@ -375,7 +375,7 @@ async fn fetch_libraries(
             .await
             .map_err(|e| anyhow!("getLibraries: {e:?}"))?;
         let cells = super::client::checked_libraries(entries, chunk)?;
-        indexer.add_libraries(cells);
+        indexer.add_libraries(cells)?;
     }
     Ok(())
 }

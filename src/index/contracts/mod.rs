@@ -29,14 +29,14 @@ use tycho_types::models::{AccountState, BlockchainConfigParams, LibDescr, ShardA
 
 use tonindex_model::Address;
 use tonindex_storage::tables::{
-    AccountPairKey, AccountStates, Codes, CollectionIndexKey, JettonMasters, JettonMastersByAdmin,
-    JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner, MultisigOrders, NftCollections,
-    NftCollectionsByOwner, NftItems, NftItemsByCollection, NftItemsByOwner, NftSales,
-    NftSalesBySeller,
+    AccountPairKey, AccountStates, Codes, CollectionIndexKey, FetchedLibraries, JettonMasters,
+    JettonMastersByAdmin, JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner,
+    MultisigOrders, NftCollections, NftCollectionsByOwner, NftItems, NftItemsByCollection,
+    NftItemsByOwner, NftSales, NftSalesBySeller,
 };
 use tonindex_storage::{
     Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, MultisigOrderRecord,
-    NftCollectionRecord, NftItemRecord, NftSaleRecord, SaleDetail, SaleKind,
+    NftCollectionRecord, NftItemRecord, NftSaleRecord, RawBytes, SaleDetail, SaleKind,
 };
 use tycho_types::boc::Boc;
 
@@ -139,30 +139,55 @@ pub struct TvmEnv {
     config: Mutex<Option<(Option<u32>, BlockchainConfigParams)>>,
     libraries: Mutex<Option<(Option<HashBytes>, Libraries)>>,
     /// Library cells a source fetched for code the held masterchain state
-    /// does not cover (a follower holds none), by hash.
+    /// does not cover (a follower holds none), by hash: those of this
+    /// process and those read back from `FetchedLibraries`.
     fetched: Mutex<HashMap<HashBytes, Cell>>,
+}
+
+/// A library cell a source fetched before, as stored.
+fn stored_library(db: &Db, hash: &HashBytes) -> Option<Cell> {
+    let row = db.get::<FetchedLibraries>(hash.as_array()).ok()??;
+    let cell = Boc::decode(&row.0).ok()?;
+    // Stored as checked; a row that does not hash to its key is not used.
+    (cell.repr_hash() == hash).then_some(cell)
 }
 
 impl TvmEnv {
     /// Of `hashes`, the libraries neither the held masterchain state nor
-    /// an earlier fetch has.
+    /// an earlier fetch (of this process, or stored) has. Stored ones are
+    /// taken into memory here, for the get-methods of the units after.
     pub fn missing_libraries(&self, db: &Db, hashes: &[HashBytes]) -> Vec<HashBytes> {
         let held = self.context(db, None, 0).libraries;
-        let fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
-        hashes
-            .iter()
-            .copied()
-            .filter(|h| !fetched.contains_key(h) && !matches!(held.get(*h), Ok(Some(_))))
-            .collect()
+        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+        let mut missing = Vec::new();
+        for h in hashes {
+            if fetched.contains_key(h) || matches!(held.get(*h), Ok(Some(_))) {
+                continue;
+            }
+            match stored_library(db, h) {
+                Some(cell) => {
+                    fetched.insert(*h, cell);
+                }
+                None => missing.push(*h),
+            }
+        }
+        missing
     }
 
-    /// Keeps library cells a source fetched, for the get-methods of every
-    /// later unit.
-    pub fn add_libraries(&self, cells: Vec<Cell>) {
+    /// Keeps library cells a source fetched (each checked against its
+    /// hash), for the get-methods of every later unit, and stores them in
+    /// one batch so that a restart has them.
+    pub fn add_libraries(&self, db: &Db, cells: Vec<Cell>) -> Result<(), tonindex_storage::Error> {
+        let mut batch = db.batch();
+        for c in &cells {
+            batch.put::<FetchedLibraries>(c.repr_hash().as_array(), &RawBytes(Boc::encode(c)));
+        }
+        db.write(batch)?;
         let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
         for c in cells {
             fetched.insert(*c.repr_hash(), c);
         }
+        Ok(())
     }
 
     fn context(&self, db: &Db, mc_seqno: Option<u32>, now: u32) -> Context {
