@@ -67,8 +67,18 @@ async fn call(app: &axum::Router, req: Request<Body>) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn usdt_wallets_run_with_the_state_libraries() {
+fn import(db: &Db, files: &[std::path::PathBuf]) {
+    let opts = IngestOptions {
+        chunk_size: 16,
+        unit_delay: None,
+        decode_pool: None,
+        traces: true,
+    };
+    import_files(db, files, &opts, |_, _| {}).unwrap();
+}
+
+/// The public libraries the fat block's config carries (mainnet, May 2026).
+fn fat_block_libraries() -> Dict<HashBytes, Cell> {
     let fb: Value = serde_json::from_slice(
         &std::fs::read(
             common::fixtures().join("blocks/tonutils-go/tvm_replay_fat_block_66519406.json"),
@@ -76,9 +86,14 @@ async fn usdt_wallets_run_with_the_state_libraries() {
         .unwrap(),
     )
     .unwrap();
-    let all_libs = Dict::<HashBytes, Cell>::from_raw(Some(
+    Dict::from_raw(Some(
         Boc::decode_base64(fb["config"]["libraries_boc_base64"][0].as_str().unwrap()).unwrap(),
-    ));
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usdt_wallets_run_with_the_state_libraries() {
+    let all_libs = fat_block_libraries();
     let usdt_code_hash = {
         let j: Value = serde_json::from_slice(
             &std::fs::read(
@@ -131,13 +146,7 @@ async fn usdt_wallets_run_with_the_state_libraries() {
 
     let db_dir = tempfile::tempdir().unwrap();
     let db = Db::open(db_dir.path(), &DbOptions::default()).unwrap();
-    let opts = IngestOptions {
-        chunk_size: 16,
-        unit_delay: None,
-        decode_pool: None,
-        traces: true,
-    };
-    import_files(&db, &files, &opts, |_, _| {}).unwrap();
+    import(&db, &files);
     let app = router(Api::new(Arc::new(db), ApiConfig::default()));
 
     for (addr, data) in &wallets {
@@ -191,16 +200,7 @@ async fn usdt_wallets_run_with_the_state_libraries() {
 /// the wallet's data holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn libraries_a_source_fetched_are_kept_across_restarts() {
-    let fb: Value = serde_json::from_slice(
-        &std::fs::read(
-            common::fixtures().join("blocks/tonutils-go/tvm_replay_fat_block_66519406.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let all_libs = Dict::<HashBytes, Cell>::from_raw(Some(
-        Boc::decode_base64(fb["config"]["libraries_boc_base64"][0].as_str().unwrap()).unwrap(),
-    ));
+    let all_libs = fat_block_libraries();
     let dir = tempfile::tempdir().unwrap();
     let (mut files, mut wallets) = (Vec::new(), Vec::new());
     let mut lib_hash = None;
@@ -230,13 +230,7 @@ async fn libraries_a_source_fetched_are_kept_across_restarts() {
     let lib = all_libs.get(lib_hash).unwrap().unwrap();
     let db_dir = tempfile::tempdir().unwrap();
     let db = Arc::new(Db::open(db_dir.path(), &DbOptions::default()).unwrap());
-    let opts = IngestOptions {
-        chunk_size: 16,
-        unit_delay: None,
-        decode_pool: None,
-        traces: true,
-    };
-    import_files(&db, &files, &opts, |_, _| {}).unwrap();
+    import(&db, &files);
     let run = |app: axum::Router, addr: String| async move {
         let body = json!({"address": addr, "method": "get_wallet_data", "stack": []});
         let resp = app

@@ -4,7 +4,7 @@
 // their seqno to move.
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { TonClient, WalletContractV4, toNano } from "@ton/ton";
-import { SendMode, beginCell } from "@ton/core";
+import { Address, SendMode, beginCell } from "@ton/core";
 
 export const must = (cond, what) => {
   if (!cond) throw new Error(`expectation failed: ${what}`);
@@ -86,6 +86,39 @@ export const mintBody = (minter, to, amount, response = to) =>
         .storeAddress(response)
         .storeCoins(0)
         .storeBit(0)
+        .endCell(),
+    )
+    .endCell();
+
+/** GetGems' marketplace on mainnet, as the devnet NFT scripts name it. */
+export const GETGEMS_MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
+
+/** A running GetGems auction's storage (mainnet's auction code): flags
+ * end 0, activated 1, cancelled 0; no bid yet; `endTime`; the seller; a fees
+ * cell (marketplace fee 5/100 to `fee`, royalty 10/100 to `royalty`) and a
+ * constants cell (gas taken from bids, GetGems' marketplace, `minBid`,
+ * `maxBid`, a 0.5 TON step, 300 s step time, the NFT, `createdAt`). */
+export const getgemsAuctionData = ({ seller, nft, fee, royalty, minBid, maxBid, endTime, createdAt }) =>
+  beginCell()
+    .storeBit(0)
+    .storeBit(1)
+    .storeBit(0)
+    .storeAddress(null)
+    .storeCoins(0)
+    .storeUint(0, 32)
+    .storeUint(endTime, 32)
+    .storeAddress(seller)
+    .storeRef(beginCell().storeAddress(fee).storeUint(5, 32).storeUint(100, 32).storeAddress(royalty).storeUint(10, 32).storeUint(100, 32).endCell())
+    .storeRef(
+      beginCell()
+        .storeUint(8449000, 32)
+        .storeAddress(GETGEMS_MARKETPLACE)
+        .storeCoins(minBid)
+        .storeCoins(maxBid)
+        .storeCoins(toNano("0.5"))
+        .storeUint(300, 32)
+        .storeAddress(nft)
+        .storeUint(createdAt, 32)
         .endCell(),
     )
     .endCell();

@@ -24,9 +24,8 @@ import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { WalletContractV4, internal, toNano } from "@ton/ton";
 import { Address, beginCell, Cell, SendMode } from "@ton/core";
 import { ITEM_CODE } from "./nft_codes.mjs";
-import { devnet, must, raw, sleep } from "./devnet_helpers.mjs";
+import { devnet, getgemsAuctionData, GETGEMS_MARKETPLACE as MARKETPLACE, must, raw, sleep } from "./devnet_helpers.mjs";
 
-const MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
 const MIN_BID = toNano("1");
 const [mode, ...args] = process.argv.slice(2);
 
@@ -46,29 +45,16 @@ if (mode === "prepare") {
   for (const n of [1, 2]) {
     const auction = Address.parseRaw("0:" + `a${n}`.repeat(32));
     const item = Address.parseRaw("0:" + `8${n}`.repeat(32));
-    const fees = beginCell().storeAddress(fee).storeUint(5, 32).storeUint(100, 32).storeAddress(royalty).storeUint(10, 32).storeUint(100, 32).endCell();
-    const constants = beginCell()
-      .storeUint(8449000, 32)
-      .storeAddress(MARKETPLACE)
-      .storeCoins(MIN_BID)
-      .storeCoins(0)
-      .storeCoins(toNano("0.5"))
-      .storeUint(300, 32)
-      .storeAddress(item)
-      .storeUint(now - 10, 32)
-      .endCell();
-    const data = beginCell()
-      .storeBit(0)
-      .storeBit(1)
-      .storeBit(0)
-      .storeAddress(null)
-      .storeCoins(0)
-      .storeUint(0, 32)
-      .storeUint(now + 3600, 32)
-      .storeAddress(alice)
-      .storeRef(fees)
-      .storeRef(constants)
-      .endCell();
+    const data = getgemsAuctionData({
+      seller: alice,
+      nft: item,
+      fee,
+      royalty,
+      minBid: MIN_BID,
+      maxBid: 0,
+      endTime: now + 3600,
+      createdAt: now - 10,
+    });
     const itemData = beginCell()
       .storeUint(10 + n, 64)
       .storeUint(0, 2)

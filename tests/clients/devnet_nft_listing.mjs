@@ -23,9 +23,8 @@ import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { WalletContractV4, internal, toNano } from "@ton/ton";
 import { Address, beginCell, Cell, contractAddress, storeStateInit } from "@ton/core";
 import { GETGEMS_DEPLOYER_CODE, ITEM_CODE } from "./nft_codes.mjs";
-import { devnet, must, raw } from "./devnet_helpers.mjs";
+import { devnet, getgemsAuctionData, GETGEMS_MARKETPLACE as MARKETPLACE, must, raw } from "./devnet_helpers.mjs";
 
-const MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
 const DEPLOYER = Address.parseRaw("0:" + "de".repeat(32));
 const ITEM = Address.parseRaw("0:" + "73".repeat(32));
 const ITEM2 = Address.parseRaw("0:" + "74".repeat(32));
@@ -149,29 +148,16 @@ must(items.nft_items[0].sale_contract_address === raw(sale) && items.nft_items[0
 const now = Math.floor(Date.now() / 1000);
 const auctionInit = {
   code: Cell.fromBase64(prepared.auction_code),
-  data: beginCell()
-    .storeBit(0)
-    .storeBit(1)
-    .storeBit(0)
-    .storeAddress(null)
-    .storeCoins(0)
-    .storeUint(0, 32)
-    .storeUint(now + 3600, 32)
-    .storeAddress(alice.address)
-    .storeRef(beginCell().storeAddress(fee).storeUint(5, 32).storeUint(100, 32).storeAddress(royalty).storeUint(10, 32).storeUint(100, 32).endCell())
-    .storeRef(
-      beginCell()
-        .storeUint(8449000, 32)
-        .storeAddress(MARKETPLACE)
-        .storeCoins(toNano("1"))
-        .storeCoins(toNano("10"))
-        .storeCoins(toNano("0.5"))
-        .storeUint(300, 32)
-        .storeAddress(ITEM2)
-        .storeUint(now - 10, 32)
-        .endCell(),
-    )
-    .endCell(),
+  data: getgemsAuctionData({
+    seller: alice.address,
+    nft: ITEM2,
+    fee,
+    royalty,
+    minBid: toNano("1"),
+    maxBid: toNano("10"),
+    endTime: now + 3600,
+    createdAt: now - 10,
+  }),
 };
 const auction = contractAddress(0, auctionInit);
 await send(alice, [

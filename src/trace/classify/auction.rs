@@ -189,19 +189,16 @@ pub(crate) fn cancel(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
     Some(blk)
 }
 
-/// A command to a Telemint item the index knows: the item, its NFT row,
-/// the message and the members (the command and the item's `ok`).
+/// A command to a Telemint item the index knows, as an action of `kind`:
+/// the owner to the item (members: the command and the item's `ok`), with
+/// the item's NFT row and the command's message.
 fn teleitem_command<'g>(
     g: &'g Graph<'_>,
     b: BlockId,
     op: u32,
+    kind: &'static str,
     interfaces: &dyn Interfaces,
-) -> Option<(
-    super::NftItem,
-    &'g crate::trace::TraceMsg,
-    Vec<BlockId>,
-    bool,
-)> {
+) -> Option<(Block, super::NftItem, &'g crate::trace::TraceMsg)> {
     if g.call_op(b) != Some(op) {
         return None;
     }
@@ -214,7 +211,16 @@ fn teleitem_command<'g>(
     let nft = interfaces.nft_item(&item)?;
     let mut members = vec![b];
     members.extend(g.next_call(b, OP_TELEITEM_OK));
-    Some((nft, m, members, g.tree.txs[n].aborted))
+    let cols = Cols {
+        source: m.source,
+        destination: Some(item),
+        asset: nft.collection,
+        asset_secondary: Some(item),
+        accounts: vec![item],
+        ..Cols::default()
+    };
+    let blk = Block::of(kind, members, g.tree.txs[n].aborted, cols);
+    Some((blk, nft, m))
 }
 
 /// `teleitem_msg_start_auction#487a8e81 query_id:int64
@@ -226,23 +232,19 @@ pub(crate) fn teleitem_start_auction(
     b: BlockId,
     interfaces: &dyn Interfaces,
 ) -> Option<Block> {
-    let (nft, m, members, failed) = teleitem_command(g, b, OP_TELEITEM_START_AUCTION, interfaces)?;
+    let (mut blk, nft, m) = teleitem_command(
+        g,
+        b,
+        OP_TELEITEM_START_AUCTION,
+        "teleitem_start_auction",
+        interfaces,
+    )?;
     let mut s = super::body::after_op(m.body.as_ref()?)?;
     s.load_u64().ok()?;
     let mut cfg = s.load_reference_as_slice().ok()?;
     let beneficiary = super::body::msg_address(&mut cfg)?;
     let min_bid = super::body::coins(&mut cfg)?;
     let max_bid = super::body::coins(&mut cfg)?;
-    let item = m.destination?;
-    let cols = Cols {
-        source: m.source,
-        destination: Some(item),
-        asset: nft.collection,
-        asset_secondary: Some(item),
-        accounts: vec![item],
-        ..Cols::default()
-    };
-    let mut blk = Block::of("teleitem_start_auction", members, failed, cols);
     let d = &mut blk.data;
     d.insert("nft_item_index".into(), dec(&nft.index));
     // No marketplace takes a fee: toncenter's zeros. Unlike toncenter,
@@ -271,15 +273,12 @@ pub(crate) fn teleitem_cancel_auction(
     b: BlockId,
     interfaces: &dyn Interfaces,
 ) -> Option<Block> {
-    let (nft, m, members, failed) = teleitem_command(g, b, OP_TELEITEM_CANCEL_AUCTION, interfaces)?;
-    let item = m.destination?;
-    let cols = Cols {
-        source: m.source,
-        destination: Some(item),
-        asset: nft.collection,
-        asset_secondary: Some(item),
-        accounts: vec![item],
-        ..Cols::default()
-    };
-    Some(Block::of("teleitem_cancel_auction", members, failed, cols))
+    let (blk, _, _) = teleitem_command(
+        g,
+        b,
+        OP_TELEITEM_CANCEL_AUCTION,
+        "teleitem_cancel_auction",
+        interfaces,
+    )?;
+    Some(blk)
 }
