@@ -77,6 +77,20 @@ fn import(db: &Db, files: &[std::path::PathBuf]) {
     import_files(db, files, &opts, |_, _| {}).unwrap();
 }
 
+/// A `get_wallet_data` answer that ran and whose first entry is the
+/// balance the wallet's data holds (`status:uint4 balance:Coins …`).
+fn assert_wallet_data(r: &Value, data: &Cell, addr: &str) {
+    assert_eq!(r["exit_code"], 0, "{addr}: {r}");
+    let mut cs = data.as_slice().unwrap();
+    cs.skip_first(4, 0).unwrap();
+    let balance = Tokens::load_from(&mut cs).unwrap().into_inner();
+    assert_eq!(
+        r["stack"][0],
+        json!({"type": "num", "value": format!("{balance:#x}")}),
+        "{addr}: {r}"
+    );
+}
+
 /// The public libraries the fat block's config carries (mainnet, May 2026).
 fn fat_block_libraries() -> Dict<HashBytes, Cell> {
     let fb: Value = serde_json::from_slice(
@@ -159,16 +173,7 @@ async fn usdt_wallets_run_with_the_state_libraries() {
                 .unwrap(),
         )
         .await;
-        assert_eq!(r["exit_code"], 0, "{addr}: {r}");
-        // status:uint4 balance:Coins …: the first stack entry is the balance.
-        let mut cs = data.as_slice().unwrap();
-        cs.skip_first(4, 0).unwrap();
-        let balance = Tokens::load_from(&mut cs).unwrap().into_inner();
-        assert_eq!(
-            r["stack"][0],
-            json!({"type": "num", "value": format!("{balance:#x}")}),
-            "{addr}: {r}"
-        );
+        assert_wallet_data(&r, data, &addr.to_string());
     }
 
     // getLibraries: the added one, an original one (hex), not an unknown one.
@@ -275,14 +280,6 @@ async fn libraries_a_source_fetched_are_kept_across_restarts() {
     {
         let (status, r) = run(app.clone(), addr.to_string()).await;
         assert_eq!(status, 200, "{addr}: {r}");
-        assert_eq!(r["exit_code"], 0, "{addr}: {r}");
-        let mut cs = data.as_slice().unwrap();
-        cs.skip_first(4, 0).unwrap();
-        let balance = Tokens::load_from(&mut cs).unwrap().into_inner();
-        assert_eq!(
-            r["stack"][0],
-            json!({"type": "num", "value": format!("{balance:#x}")}),
-            "{addr}: {r}"
-        );
+        assert_wallet_data(&r, data, &addr.to_string());
     }
 }
