@@ -197,17 +197,6 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     })
 }
 
-/// A library cell the index stored (its source fetched it), checked
-/// against its hash.
-fn stored_library(ctx: &Ctx<'_>, hash: &HashBytes) -> Option<Cell> {
-    let row = ctx
-        .reader
-        .get::<tonindex_storage::tables::FetchedLibraries>(hash.as_array())
-        .ok()??;
-    let cell = tycho_types::boc::Boc::decode(&row.0).ok()?;
-    (cell.repr_hash() == hash).then_some(cell)
-}
-
 /// How many libraries one get-method run may fetch from the chain.
 const MAX_LIBRARY_FETCHES: usize = 4;
 /// How many fetched library cells are kept.
@@ -246,7 +235,7 @@ pub fn fetch_libraries(
             }
         }
     }
-    to_fetch.retain(|h| match stored_library(ctx, h) {
+    to_fetch.retain(|h| match libraries::fetched(&ctx.reader, h) {
         Some(c) => {
             add(libraries, c);
             false

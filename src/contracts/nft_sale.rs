@@ -179,11 +179,11 @@ pub fn telemint_token_name(out: &RunOutput) -> Option<String> {
 /// bid, end time) and `get_telemint_auction_config` (beneficiary, initial
 /// minimum and maximum bid, step in percent, extension and duration), with
 /// `royalty_params`; the values and their JSON types as the Go server
-/// writes them (`details` of type `telemint`). `item` is the item itself,
-/// `owner` its owner (none while its first auction runs).
+/// writes them (`details` of type `telemint`). `item` is the item itself;
+/// the row names no seller (toncenter's has none: the item's owner is on
+/// the item).
 pub fn telemint(
     item: StdAddr,
-    owner: Option<StdAddr>,
     token_name: String,
     state: Option<&RunOutput>,
     config: Option<&RunOutput>,
@@ -223,7 +223,7 @@ pub fn telemint(
     Some(SaleData {
         kind: SaleKind::Telemint,
         nft: item,
-        owner,
+        owner: None,
         marketplace: None,
         created_at: None,
         details,

@@ -10,9 +10,10 @@
 //! does, so readers key their cache on the dictionary's root hash, found
 //! without loading anything below it.
 
-use tonindex_storage::tables::{Cells, ShardKey, ShardStates};
+use tonindex_storage::tables::{Cells, FetchedLibraries, ShardKey, ShardStates};
 use tonindex_storage::Reader;
-use tycho_types::cell::{CellSlice, HashBytes};
+use tycho_types::boc::Boc;
+use tycho_types::cell::{Cell, CellSlice, HashBytes};
 use tycho_types::dict::Dict;
 use tycho_types::models::LibDescr;
 
@@ -65,4 +66,13 @@ pub fn root_hash(r: &Reader<'_>) -> Result<Option<HashBytes>, CellError> {
 pub fn load(r: &Reader<'_>, root: &HashBytes) -> Result<Dict<HashBytes, LibDescr>, CellError> {
     let cell = Loader::new(r).whole(root)?;
     Ok(Dict::from_raw(Some(cell)))
+}
+
+/// A library cell a source fetched before (a follower holds no masterchain
+/// state), as the index stored it; a row whose cell does not hash to its
+/// key is not used.
+pub fn fetched(r: &Reader<'_>, hash: &HashBytes) -> Option<Cell> {
+    let row = r.get::<FetchedLibraries>(hash.as_array()).ok()??;
+    let cell = Boc::decode(&row.0).ok()?;
+    (cell.repr_hash() == hash).then_some(cell)
 }

@@ -155,6 +155,7 @@ ownerOnChain.skip(3);
 must(ownerOnChain.readAddress().equals(bob.address), "the item's own get_nft_data");
 const ended = (await sales())[0].details;
 must(ended.bidder_address === undefined && ended.end_time === undefined && ended.token_name === name, `ended ${JSON.stringify(ended)}`);
+must((await sales())[0].nft_owner_address === undefined, "a Telemint row names no seller");
 must(ended.royalty_numerator === 5, "royalty still shown");
 
 // Bob auctions it again, then cancels before anyone bids.

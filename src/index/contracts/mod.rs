@@ -144,14 +144,6 @@ pub struct TvmEnv {
     fetched: Mutex<HashMap<HashBytes, Cell>>,
 }
 
-/// A library cell a source fetched before, as stored.
-fn stored_library(db: &Db, hash: &HashBytes) -> Option<Cell> {
-    let row = db.get::<FetchedLibraries>(hash.as_array()).ok()??;
-    let cell = Boc::decode(&row.0).ok()?;
-    // Stored as checked; a row that does not hash to its key is not used.
-    (cell.repr_hash() == hash).then_some(cell)
-}
-
 impl TvmEnv {
     /// Of `hashes`, the libraries neither the held masterchain state nor
     /// an earlier fetch (of this process, or stored) has. Stored ones are
@@ -164,7 +156,7 @@ impl TvmEnv {
             if fetched.contains_key(h) || matches!(held.get(*h), Ok(Some(_))) {
                 continue;
             }
-            match stored_library(db, h) {
+            match crate::state::libraries::fetched(&db.reader(), h) {
                 Some(cell) => {
                     fetched.insert(*h, cell);
                 }
@@ -609,9 +601,6 @@ fn telemint_row(
         run(contract, ctx, name, vec![])
     };
     let name = get("get_telemint_token_name").and_then(|o| nft_sale::telemint_token_name(&o))?;
-    let owner = get("get_nft_data")
-        .and_then(|o| nft::item_data(&o))
-        .and_then(|i| i.owner);
     let (state, config, royalty) = (
         get("get_telemint_auction_state"),
         get("get_telemint_auction_config"),
@@ -619,7 +608,6 @@ fn telemint_row(
     );
     nft_sale::telemint(
         contract.address.clone(),
-        owner,
         name,
         state.as_ref(),
         config.as_ref(),
