@@ -109,6 +109,40 @@ impl Rate {
     }
 }
 
+/// Samples of the writer's time per transaction, in all and by step.
+#[derive(Default)]
+struct WriterSteps {
+    apply: Vec<f64>,
+    traces: Vec<f64>,
+    rows: Vec<f64>,
+    commit: Vec<f64>,
+}
+
+impl WriterSteps {
+    fn push(&mut self, s: &IngestSummary) {
+        let per_tx =
+            |d: std::time::Duration| d.as_secs_f64() * 1e6 / s.applied.transactions.max(1) as f64;
+        self.apply.push(per_tx(s.write_time));
+        self.traces.push(per_tx(s.steps.traces));
+        self.rows.push(per_tx(s.steps.rows));
+        self.commit.push(per_tx(s.steps.commit));
+    }
+
+    fn show(&self, traces: bool) -> String {
+        let traces = if traces {
+            format!("traces {:.1}, ", median(&self.traces))
+        } else {
+            String::new()
+        };
+        format!(
+            "{:.1} ({traces}tx rows {:.1}, commit {:.1})",
+            median(&self.apply),
+            median(&self.rows),
+            median(&self.commit)
+        )
+    }
+}
+
 fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
@@ -170,6 +204,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let mut untraced = Vec::new();
         let (mut decoder_busy, mut writer_busy, mut writer_decoding, mut cpu_per_tx) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The writer's microseconds per transaction: applying in all, then
+        // by step (traces, rows, commit); without traces and with them.
+        let (mut writer_bare, mut writer_traced) = (WriterSteps::default(), WriterSteps::default());
         for _ in 0..args.samples {
             let t = Instant::now();
             let tx: u64 =
@@ -186,8 +223,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 
             let bare = steady_import(&files, &pool, args.index_rounds, false)?.summary;
             untraced.push(bare.applied.transactions as f64 / bare.elapsed.as_secs_f64());
+            writer_bare.push(&bare);
             let steady = steady_import(&files, &pool, args.index_rounds, true)?;
             let s = &steady.summary;
+            writer_traced.push(s);
             let elapsed = s.elapsed.as_secs_f64();
             let tx = s.applied.transactions;
             indexed.push(tx as f64 / elapsed);
@@ -212,6 +251,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                     median(&cpu_per_tx)
                 )
             }
+        );
+        println!(
+            "threads {threads}: the writer's us/tx applying units (medians) without traces {}; \
+             with them {}",
+            writer_bare.show(false),
+            writer_traced.show(true)
         );
         for (phase, samples) in [
             ("raw", raw),
@@ -429,6 +474,7 @@ fn steady_import(
         let s = writer.expect("each round finishes once").finish()?;
         total.applied.transactions += s.applied.transactions;
         total.write_time += s.write_time;
+        total.steps += s.steps;
         Ok(())
     };
     let cpu_before = process_cpu_time();

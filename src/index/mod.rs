@@ -12,6 +12,7 @@ pub mod contracts;
 pub mod feed;
 mod plan;
 pub mod state;
+pub mod step_times;
 pub mod token_events;
 pub mod traces;
 
@@ -36,6 +37,7 @@ use crate::decode::{DecodedBlock, DecodedTransaction};
 
 pub use plan::Planner;
 use state::{StateError, StateStep, StateWork};
+use step_times::{Step, StepClock};
 
 /// Blocks committed together: shard blocks first, then the masterchain block (if any).
 #[derive(Debug, Default)]
@@ -97,6 +99,8 @@ pub struct Indexer<'a> {
     traces: bool,
     /// The config and libraries of the contracts step's get-methods.
     tvm_env: contracts::TvmEnv,
+    /// Where the writer's time went (`tonindex bench`).
+    clock: StepClock,
 }
 
 impl<'a> Indexer<'a> {
@@ -107,7 +111,13 @@ impl<'a> Indexer<'a> {
             feed: None,
             traces: true,
             tvm_env: contracts::TvmEnv::default(),
+            clock: StepClock::default(),
         }
+    }
+
+    /// The writer's time so far, by step.
+    pub fn step_times(&self) -> step_times::StepTimes {
+        self.clock.read()
     }
 
     /// Announces every commit on `feed`.
@@ -270,23 +280,27 @@ impl<'a> Indexer<'a> {
             states: &written,
         };
         let unit_traces = if self.traces {
-            traces::index_traces(
-                self.db,
-                &mut batch,
-                &new_blocks,
-                &self.encoding,
-                &interfaces,
-            )?
+            self.clock.time(Step::Traces, || {
+                traces::index_traces(
+                    self.db,
+                    &mut batch,
+                    &new_blocks,
+                    &self.encoding,
+                    &interfaces,
+                )
+            })?
         } else {
             traces::UnitTraces::default()
         };
         let mut latest = LatestStates::default();
-        for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
-            batch.append(rows);
-            for (account, state) in offers {
-                latest.offer(account, state);
+        self.clock.time(Step::Rows, || {
+            for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
+                batch.append(rows);
+                for (account, state) in offers {
+                    latest.offer(account, state);
+                }
             }
-        }
+        });
         let adopt = mc_seqno
             .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
             .into_iter()
@@ -312,7 +326,7 @@ impl<'a> Indexer<'a> {
             cursor.last_mc_seqno = Some(cursor.last_mc_seqno.map_or(mc, |m| m.max(mc)));
         }
         batch.put_cursor(&cursor);
-        self.db.write(batch)?;
+        self.clock.time(Step::Commit, || self.db.write(batch))?;
         if let Some(feed) = &self.feed {
             feed.publish(committed(mc_seqno, &new_blocks, unit_traces.settled));
         }

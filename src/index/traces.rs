@@ -95,9 +95,7 @@ pub(super) fn index_traces(
     let ids: Vec<Hash> = unit.iter().map(|(t, _, _)| asm.add(t)).collect();
     let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
     let changes = asm.finish();
-    let mut trace_of = HashMap::new();
     for ((t, _, tx_id), trace_id) in unit.iter().zip(&ids) {
-        trace_of.insert(t.hash, *trace_id);
         batch.put::<TraceOfTx>(tx_id, trace_id);
         let key = TraceTxKey {
             trace_id: *trace_id,
@@ -132,14 +130,18 @@ pub(super) fn index_traces(
     }
     // Each trace's rows (classification included) are independent of the
     // others': encoded where the unit's other rows are.
+    // The unit's transactions of each trace, found once for all traces.
+    let mut members: HashMap<Hash, Vec<&(TraceTx, &DecodedTransaction, u64)>> = HashMap::new();
+    for (entry, trace_id) in unit.iter().zip(&ids) {
+        members.entry(*trace_id).or_default().push(entry);
+    }
     let encode = |trace: &TraceRecord| -> Result<EncodedRows, IndexError> {
         let mut trace = trace.clone();
         let mut rows = EncodedRows::default();
         if trace.pending_messages == 0 {
             let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
-            settle(
-                db, &mut rows, &mut trace, stored, &unit, &trace_of, interfaces,
-            )?;
+            let in_unit = members.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
+            settle(db, &mut rows, &mut trace, stored, in_unit, interfaces)?;
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
         Ok(rows)
@@ -228,12 +230,11 @@ fn settle(
     batch: &mut EncodedRows,
     trace: &mut TraceRecord,
     stored: &[Hash],
-    unit: &[(TraceTx, &DecodedTransaction, u64)],
-    trace_of: &HashMap<Hash, Hash>,
+    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
     interfaces: &(dyn Interfaces + Sync),
 ) -> Result<(), IndexError> {
     let id = trace.trace_id;
-    let txs = trace_transactions(db, &id, stored, unit, trace_of)?;
+    let txs = trace_transactions(db, stored, in_unit)?;
     let accounts: HashSet<Address> = txs.iter().map(|t| t.account).collect();
     for account in &accounts {
         let key = AccountLtHashKey {
@@ -295,21 +296,14 @@ fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRec
 }
 
 /// Every transaction of a trace with message bodies: those earlier units
-/// stored (under the `stored` trace ids) and this unit's.
+/// stored (under the `stored` trace ids) and this unit's (`in_unit`).
 fn trace_transactions(
     db: &Db,
-    trace_id: &Hash,
     stored: &[Hash],
-    unit: &[(TraceTx, &DecodedTransaction, u64)],
-    trace_of: &HashMap<Hash, Hash>,
+    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
     let mut txs = Vec::new();
-    let in_unit: HashSet<Hash> = unit
-        .iter()
-        .filter(|(t, _, _)| trace_of.get(&t.hash) == Some(trace_id))
-        .map(|(t, _, _)| t.hash)
-        .collect();
-    // Stored ones (TxByTrace rows of this unit are still in the batch, not the db).
+    // Stored ones (this unit's TxByTrace rows are still in the batch, not the db).
     let reader = db.reader();
     let mut ids: Vec<u64> = Vec::new();
     for part in stored {
@@ -319,6 +313,7 @@ fn trace_transactions(
         }
     }
     if !ids.is_empty() {
+        let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
         let recs = reader.multi_get::<Transactions>(&ids)?;
         let bocs = reader.multi_get::<TxBocs>(&ids)?;
         for (rec, boc) in recs.into_iter().zip(bocs) {
@@ -327,7 +322,7 @@ fn trace_transactions(
                     tonindex_storage::Error::Corrupt("tx_by_trace points to a missing tx").into(),
                 );
             };
-            if in_unit.contains(&rec.hash) {
+            if unit_hashes.contains(&rec.hash) {
                 continue;
             }
             const CORRUPT: tonindex_storage::Error =
@@ -345,16 +340,14 @@ fn trace_transactions(
             ));
         }
     }
-    for (t, tx, _) in unit {
-        if in_unit.contains(&t.hash) {
-            txs.push(trace_tx(
-                &tx.record,
-                tx.in_msg.as_ref(),
-                &tx.out_msgs,
-                t.mc_seqno,
-                Some(&tx.msg_cells),
-            ));
-        }
+    for (t, tx, _) in in_unit {
+        txs.push(trace_tx(
+            &tx.record,
+            tx.in_msg.as_ref(),
+            &tx.out_msgs,
+            t.mc_seqno,
+            Some(&tx.msg_cells),
+        ));
     }
     txs.sort_by_key(TraceTx::order_key);
     Ok(txs)

@@ -47,6 +47,8 @@ pub struct IngestSummary {
     pub decode_time: Duration,
     /// Wall time the writer spent decoding while it had nothing to write.
     pub writer_decode_time: Duration,
+    /// The writer's applying time by step (a part of `write_time`).
+    pub steps: crate::index::step_times::StepTimes,
 }
 
 /// Set when the process was asked to stop (SIGTERM, SIGINT): the import
@@ -176,6 +178,7 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
     pub fn finish(mut self) -> Result<IngestSummary, IngestError> {
         let rest = std::mem::replace(&mut self.planner, Planner::new(0)).finish();
         self.apply(rest)?;
+        self.summary.steps = self.indexer.step_times();
         Ok(self.summary)
     }
 

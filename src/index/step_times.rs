@@ -1,0 +1,66 @@
+//! Where the writer's time goes, step by step: what `tonindex bench` reports
+//! to show which part of the serial writer traces cost.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Wall time the writer spent in each step of [`super::Indexer::apply`],
+/// summed over the units it applied.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct StepTimes {
+    /// Trace assembly and the trace rows (classification included).
+    pub traces: Duration,
+    /// The transactions' and messages' rows.
+    pub rows: Duration,
+    /// `Db::write` of the unit's batch.
+    pub commit: Duration,
+}
+
+impl std::ops::AddAssign for StepTimes {
+    fn add_assign(&mut self, o: Self) {
+        self.traces += o.traces;
+        self.rows += o.rows;
+        self.commit += o.commit;
+    }
+}
+
+/// [`StepTimes`] kept by an indexer that is applied through `&self`.
+#[derive(Debug, Default)]
+pub(super) struct StepClock {
+    traces: AtomicU64,
+    rows: AtomicU64,
+    commit: AtomicU64,
+}
+
+/// Which step a timed section belongs to.
+#[derive(Clone, Copy)]
+pub(super) enum Step {
+    Traces,
+    Rows,
+    Commit,
+}
+
+impl StepClock {
+    /// Runs `f`, adding its wall time to `step`.
+    pub(super) fn time<R>(&self, step: Step, f: impl FnOnce() -> R) -> R {
+        let t = Instant::now();
+        let r = f();
+        let nanos = t.elapsed().as_nanos() as u64;
+        let counter = match step {
+            Step::Traces => &self.traces,
+            Step::Rows => &self.rows,
+            Step::Commit => &self.commit,
+        };
+        counter.fetch_add(nanos, Ordering::Relaxed);
+        r
+    }
+
+    pub(super) fn read(&self) -> StepTimes {
+        let d = |a: &AtomicU64| Duration::from_nanos(a.load(Ordering::Relaxed));
+        StepTimes {
+            traces: d(&self.traces),
+            rows: d(&self.rows),
+            commit: d(&self.commit),
+        }
+    }
+}
