@@ -114,6 +114,7 @@ impl Rate {
 struct WriterSteps {
     apply: Vec<f64>,
     traces: Vec<f64>,
+    settle: Vec<f64>,
     rows: Vec<f64>,
     commit: Vec<f64>,
 }
@@ -124,13 +125,18 @@ impl WriterSteps {
             |d: std::time::Duration| d.as_secs_f64() * 1e6 / s.applied.transactions.max(1) as f64;
         self.apply.push(per_tx(s.write_time));
         self.traces.push(per_tx(s.steps.traces));
+        self.settle.push(per_tx(s.steps.settle));
         self.rows.push(per_tx(s.steps.rows));
         self.commit.push(per_tx(s.steps.commit));
     }
 
     fn show(&self, traces: bool) -> String {
         let traces = if traces {
-            format!("traces {:.1}, ", median(&self.traces))
+            format!(
+                "traces {:.1} of which settling {:.1}, ",
+                median(&self.traces),
+                median(&self.settle)
+            )
         } else {
             String::new()
         };

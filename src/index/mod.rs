@@ -279,28 +279,47 @@ impl<'a> Indexer<'a> {
             orders: &step.orders,
             states: &written,
         };
-        let unit_traces = if self.traces {
+        // The transactions' rows are encoded while traces are assembled:
+        // on the pool when rows are encoded in parallel, since assembly is
+        // serial and the writer is what an import waits for.
+        let encode_rows = || {
+            self.clock
+                .time(Step::Rows, || tx_rows(&new_blocks, &self.encoding))
+        };
+        let assemble = |batch: &mut Batch<'_>| {
+            if !self.traces {
+                return Ok(traces::UnitTraces::default());
+            }
             self.clock.time(Step::Traces, || {
                 traces::index_traces(
                     self.db,
-                    &mut batch,
+                    batch,
                     &new_blocks,
                     &self.encoding,
                     &interfaces,
+                    &self.clock,
                 )
-            })?
-        } else {
-            traces::UnitTraces::default()
+            })
         };
-        let mut latest = LatestStates::default();
-        self.clock.time(Step::Rows, || {
-            for (rows, offers) in tx_rows(&new_blocks, &self.encoding) {
-                batch.append(rows);
-                for (account, state) in offers {
-                    latest.offer(account, state);
-                }
+        let (unit_traces, encoded) = match &self.encoding {
+            RowEncoding::Serial => (assemble(&mut batch), encode_rows()),
+            RowEncoding::Parallel(pool) => {
+                let mut encoded = None;
+                let unit_traces = in_place_scope(pool.as_deref(), |s| {
+                    s.spawn(|_| encoded = Some(encode_rows()));
+                    assemble(&mut batch)
+                });
+                (unit_traces, encoded.unwrap_or_default())
             }
-        });
+        };
+        let unit_traces = unit_traces?;
+        let mut latest = LatestStates::default();
+        for (rows, offers) in encoded {
+            batch.append(rows);
+            for (account, state) in offers {
+                latest.offer(account, state);
+            }
+        }
         let adopt = mc_seqno
             .map(|mc| to_adopt.into_iter().map(move |rec| (rec, mc)))
             .into_iter()
@@ -556,6 +575,18 @@ struct NewBlock<'u> {
     mc_seqno: Option<u32>,
     /// Its transactions take ids from here on, in block order.
     first_tx_id: u64,
+}
+
+/// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
+/// rayon's global pool), and the call returns when that is done too.
+fn in_place_scope<'scope, R>(
+    pool: Option<&rayon::ThreadPool>,
+    op: impl FnOnce(&rayon::Scope<'scope>) -> R,
+) -> R {
+    match pool {
+        Some(pool) => pool.in_place_scope(op),
+        None => rayon::in_place_scope(op),
+    }
 }
 
 /// The rows of one block itself (not of its transactions).

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 pub struct StepTimes {
     /// Trace assembly and the trace rows (classification included).
     pub traces: Duration,
+    /// Of `traces`: settling the traces (listing and classifying them),
+    /// the part that runs in parallel where rows are encoded so.
+    pub settle: Duration,
     /// The transactions' and messages' rows.
     pub rows: Duration,
     /// `Db::write` of the unit's batch.
@@ -19,6 +22,7 @@ pub struct StepTimes {
 impl std::ops::AddAssign for StepTimes {
     fn add_assign(&mut self, o: Self) {
         self.traces += o.traces;
+        self.settle += o.settle;
         self.rows += o.rows;
         self.commit += o.commit;
     }
@@ -28,6 +32,7 @@ impl std::ops::AddAssign for StepTimes {
 #[derive(Debug, Default)]
 pub(super) struct StepClock {
     traces: AtomicU64,
+    settle: AtomicU64,
     rows: AtomicU64,
     commit: AtomicU64,
 }
@@ -36,6 +41,7 @@ pub(super) struct StepClock {
 #[derive(Clone, Copy)]
 pub(super) enum Step {
     Traces,
+    Settle,
     Rows,
     Commit,
 }
@@ -48,6 +54,7 @@ impl StepClock {
         let nanos = t.elapsed().as_nanos() as u64;
         let counter = match step {
             Step::Traces => &self.traces,
+            Step::Settle => &self.settle,
             Step::Rows => &self.rows,
             Step::Commit => &self.commit,
         };
@@ -59,6 +66,7 @@ impl StepClock {
         let d = |a: &AtomicU64| Duration::from_nanos(a.load(Ordering::Relaxed));
         StepTimes {
             traces: d(&self.traces),
+            settle: d(&self.settle),
             rows: d(&self.rows),
             commit: d(&self.commit),
         }

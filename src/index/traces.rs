@@ -19,7 +19,7 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{Batch, Db, EncodedRows, KeyWriter};
 
-use super::{IndexError, NewBlock, RowEncoding};
+use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
 use crate::decode::DecodedTransaction;
 use crate::trace::assembly::Assembly;
 use crate::trace::classify::{self, Interfaces};
@@ -44,6 +44,7 @@ pub(super) fn index_traces(
     blocks: &[NewBlock<'_>],
     encoding: &RowEncoding,
     interfaces: &(dyn Interfaces + Sync),
+    clock: &StepClock,
 ) -> Result<UnitTraces, IndexError> {
     // The unit's transactions, without bodies (assembly needs hashes only).
     let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
@@ -148,11 +149,11 @@ pub(super) fn index_traces(
     };
     let traces = &changes.traces;
     let parallel = || traces.par_iter().map(encode).collect::<Vec<_>>();
-    let encoded = match encoding {
-        RowEncoding::Parallel(Some(pool)) if traces.len() >= 8 => pool.install(parallel),
-        RowEncoding::Parallel(None) if traces.len() >= 8 => parallel(),
+    let encoded = clock.time(Step::Settle, || match encoding {
+        RowEncoding::Parallel(Some(pool)) if traces.len() >= 2 => pool.install(parallel),
+        RowEncoding::Parallel(None) if traces.len() >= 2 => parallel(),
         _ => traces.iter().map(encode).collect(),
-    };
+    });
     for rows in encoded {
         batch.append(rows?);
     }
@@ -302,44 +303,11 @@ fn trace_transactions(
     stored: &[Hash],
     in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
-    let mut txs = Vec::new();
-    // Stored ones (this unit's TxByTrace rows are still in the batch, not the db).
-    let reader = db.reader();
-    let mut ids: Vec<u64> = Vec::new();
-    for part in stored {
-        let prefix = KeyWriter::with_capacity(32).hash(part).finish();
-        for row in reader.prefix::<TxByTrace>(&prefix, false) {
-            ids.push(row?.1);
-        }
-    }
-    if !ids.is_empty() {
-        let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
-        let recs = reader.multi_get::<Transactions>(&ids)?;
-        let bocs = reader.multi_get::<TxBocs>(&ids)?;
-        for (rec, boc) in recs.into_iter().zip(bocs) {
-            let (Some(rec), Some(boc)) = (rec, boc) else {
-                return Err(
-                    tonindex_storage::Error::Corrupt("tx_by_trace points to a missing tx").into(),
-                );
-            };
-            if unit_hashes.contains(&rec.hash) {
-                continue;
-            }
-            const CORRUPT: tonindex_storage::Error =
-                tonindex_storage::Error::Corrupt("stored transaction BoC");
-            let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
-            let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
-            let msgs = stored_messages(&reader, &rec)?;
-            let (in_msg, out) = msgs;
-            txs.push(trace_tx(
-                &rec,
-                in_msg.as_ref(),
-                &out,
-                rec.mc_block_seqno,
-                Some(&cells),
-            ));
-        }
-    }
+    let mut txs = if stored.is_empty() {
+        Vec::with_capacity(in_unit.len())
+    } else {
+        stored_transactions(db, stored, in_unit)?
+    };
     for (t, tx, _) in in_unit {
         txs.push(trace_tx(
             &tx.record,
@@ -350,6 +318,54 @@ fn trace_transactions(
         ));
     }
     txs.sort_by_key(TraceTx::order_key);
+    Ok(txs)
+}
+
+/// The transactions earlier units stored under the `stored` trace ids,
+/// but those of this unit (its TxByTrace rows are still in the batch, not
+/// the db).
+fn stored_transactions(
+    db: &Db,
+    stored: &[Hash],
+    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
+) -> Result<Vec<TraceTx>, IndexError> {
+    let reader = db.reader();
+    let mut ids: Vec<u64> = Vec::new();
+    for part in stored {
+        let prefix = KeyWriter::with_capacity(32).hash(part).finish();
+        for row in reader.prefix::<TxByTrace>(&prefix, false) {
+            ids.push(row?.1);
+        }
+    }
+    let mut txs = Vec::with_capacity(ids.len() + in_unit.len());
+    if ids.is_empty() {
+        return Ok(txs);
+    }
+    let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
+    let recs = reader.multi_get::<Transactions>(&ids)?;
+    let bocs = reader.multi_get::<TxBocs>(&ids)?;
+    for (rec, boc) in recs.into_iter().zip(bocs) {
+        let (Some(rec), Some(boc)) = (rec, boc) else {
+            return Err(
+                tonindex_storage::Error::Corrupt("tx_by_trace points to a missing tx").into(),
+            );
+        };
+        if unit_hashes.contains(&rec.hash) {
+            continue;
+        }
+        const CORRUPT: tonindex_storage::Error =
+            tonindex_storage::Error::Corrupt("stored transaction BoC");
+        let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
+        let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
+        let (in_msg, out) = stored_messages(&reader, &rec)?;
+        txs.push(trace_tx(
+            &rec,
+            in_msg.as_ref(),
+            &out,
+            rec.mc_block_seqno,
+            Some(&cells),
+        ));
+    }
     Ok(txs)
 }
 

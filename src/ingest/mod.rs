@@ -121,16 +121,36 @@ pub fn import_files(
     Ok(summary)
 }
 
-/// Decode threads from which a big unit's rows are encoded on the decode
-/// pool. With fewer, its threads are busy decoding, and the writer
-/// encoding by itself beats waiting behind them (measured on 2 cores).
+/// Decode threads from which a big unit's rows are encoded in parallel.
+/// With fewer, the cores are busy decoding, and the writer encoding by
+/// itself beats waiting for them (measured on 2 cores).
 const PARALLEL_ENCODING_THREADS: usize = 3;
 
+/// Where the writer encodes a unit's rows: on a pool of its own, as many
+/// threads as decode, at the writer's priority. Not on the decode pool:
+/// there a job the writer hands over waits until the decoding queued
+/// before it is done, at the decode threads' lower priority, and the
+/// writer — the serial part of an import — waits with it. The writer's
+/// threads run only while the writer waits for them, on the core it
+/// leaves idle and on cores they take from the lower-priority decoding.
+/// (Measured on 16 cores: at 4 decode threads decode+index ran 1.34x as
+/// fast as with encoding on the decode pool; at the writer's priority
+/// rather than between it and decoding's, 1.06x at 16.)
 fn row_encoding(opts: &IngestOptions) -> RowEncoding {
-    if decode_ahead::decode_threads(opts) >= PARALLEL_ENCODING_THREADS {
-        RowEncoding::Parallel(opts.decode_pool.clone())
-    } else {
-        RowEncoding::Serial
+    let threads = decode_ahead::decode_threads(opts);
+    if threads < PARALLEL_ENCODING_THREADS {
+        return RowEncoding::Serial;
+    }
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("encode-{i}"))
+        .build()
+    {
+        Ok(pool) => RowEncoding::Parallel(Some(std::sync::Arc::new(pool))),
+        Err(e) => {
+            tracing::warn!(error = %e, "no encoding threads; the writer encodes alone");
+            RowEncoding::Serial
+        }
     }
 }
 
