@@ -13,6 +13,10 @@
 //!   while the previous one is written. No shard state is held, so blocks
 //!   do not keep their state updates, as in an import of blocks alone.
 //!
+//! The writer's time per transaction is shown by step (traces, the
+//! transactions' rows, the commit), with traces and without, since the
+//! writer is the serial part an import waits for.
+//!
 //! Rates are transactions per second, also per decode thread, and as ratios
 //! to the raw rate at the same thread count. The writer and RocksDB's
 //! threads are not counted as decode threads. Per-core rates (Linux): the

@@ -578,8 +578,9 @@ struct NewBlock<'u> {
 }
 
 /// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
-/// rayon's global pool), and the call returns when that is done too.
-fn in_place_scope<'scope, R>(
+/// rayon's global pool), and the call returns when that is done too. The
+/// import's decoding and the writer's encoding both hand work over so.
+pub(crate) fn in_place_scope<'scope, R>(
     pool: Option<&rayon::ThreadPool>,
     op: impl FnOnce(&rayon::Scope<'scope>) -> R,
 ) -> R {

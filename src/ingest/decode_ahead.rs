@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use super::{IngestError, IngestOptions};
 use crate::chain::files::read_boc_file;
 use crate::decode::{decode_chain_boc, file_hash, ChainItem, DecodeError};
+use crate::index::in_place_scope;
 use tonindex_model::Hash;
 
 /// A chain file's BoC bytes with their SHA-256 (a block's file hash).
@@ -426,18 +427,6 @@ pub fn decode_pool(threads: usize) -> rayon::ThreadPoolBuilder {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .start_handler(|_| crate::priority::lower_current_thread(DECODE_NICE))
-}
-
-/// Runs `op` on the calling thread; what it spawns runs on `pool` (`None`:
-/// the global one), and the call returns when that is done too.
-fn in_place_scope<'scope, R>(
-    pool: Option<&rayon::ThreadPool>,
-    op: impl FnOnce(&rayon::Scope<'scope>) -> R,
-) -> R {
-    match pool {
-        Some(pool) => pool.in_place_scope(op),
-        None => rayon::in_place_scope(op),
-    }
 }
 
 #[cfg(test)]
