@@ -435,7 +435,10 @@ fn dns_resolve_agrees_with_tonweb() {
 /// purchase is `nft_purchase` with the price, buyer, seller and payout the
 /// chain shows (the item's owner, the balances the sale paid); a cancel is
 /// `nft_cancel_sale` with the item back with its seller, and clients of
-/// the v2 action set see the call and the transfer instead.
+/// the v2 action set see the call and the transfer instead. A price update
+/// is `nft_update_sale`: failed on the v4 sale, which refuses the older
+/// sales' message, successful on a third sale of GetGems' v3r3 code, whose
+/// getter and /nft/sales row then show the new price and fees.
 #[test]
 fn getgems_sales_bought_and_cancelled_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -17,14 +17,16 @@
 // (op 3): `nft_cancel_sale`, the item back with her, and a client of the v2
 // action set sees the call and the transfer instead. Before, her price
 // update in the older sales' message, which the v4 sale refuses, is a
-// failed `nft_update_sale`. Prints one JSON
+// failed `nft_update_sale`; the same update to a third sale, version 3r3
+// (GetGems' code), which takes it, is a successful one, the new price and
+// fees on the sale's own getter and on v3 /nft/sales. Prints one JSON
 // summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { WalletContractV4, internal, toNano } from "@ton/ton";
 import { Address, beginCell, Cell, SendMode } from "@ton/core";
-import { ITEM_CODE } from "./nft_codes.mjs";
+import { GETGEMS_SALE_V3R3_CODE, ITEM_CODE } from "./nft_codes.mjs";
 import { devnet, must, raw, sleep } from "./devnet_helpers.mjs";
 
 const MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");
@@ -75,16 +77,42 @@ if (mode === "prepare") {
     accounts.push(spec(sale, saleCode, saleData), spec(item, Cell.fromBase64(ITEM_CODE), itemData));
     pairs.push(sale.toRawString(), item.toRawString());
   }
+  // A third sale of Alice's, version 3r3 (GetGems' code), holding a third
+  // item: is_complete created_at marketplace nft owner price ^fees sold_at
+  // query_id, the fees cell (fee address, fee, royalty address, royalty) in
+  // nanotons.
+  const sale3 = Address.parseRaw("0:" + "53".repeat(32));
+  const item3 = Address.parseRaw("0:" + "73".repeat(32));
+  const fees3 = beginCell().storeAddress(fee).storeCoins(toNano("0.05")).storeAddress(royalty).storeCoins(toNano("0.1")).endCell();
+  const sale3Data = beginCell()
+    .storeUint(0, 1)
+    .storeUint(CREATED_AT, 32)
+    .storeAddress(MARKETPLACE)
+    .storeAddress(item3)
+    .storeAddress(alice)
+    .storeCoins(PRICE)
+    .storeRef(fees3)
+    .storeUint(0, 32)
+    .storeUint(0, 64)
+    .endCell();
+  const item3Data = beginCell()
+    .storeUint(3, 64)
+    .storeUint(0, 2)
+    .storeAddress(sale3)
+    .storeRef(beginCell().storeUint(1, 8).storeStringTail("item-3.json").endCell())
+    .endCell();
+  accounts.push(spec(sale3, Cell.fromBase64(GETGEMS_SALE_V3R3_CODE), sale3Data), spec(item3, Cell.fromBase64(ITEM_CODE), item3Data));
+  pairs.push(sale3.toRawString(), item3.toRawString());
   console.log(JSON.stringify({ accounts, mnemonic, pairs, fee: fee.toRawString(), royalty: royalty.toRawString() }));
   process.exit(0);
 }
 
 const [base, preparedJson] = args;
 const prepared = JSON.parse(preparedJson);
-const [sale1Raw, item1Raw, sale2Raw, item2Raw] = prepared.pairs;
+const [sale1Raw, item1Raw, sale2Raw, item2Raw, sale3Raw, item3Raw] = prepared.pairs;
 const { fee: feeRaw, royalty: royaltyRaw } = prepared;
 const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
-const [sale1, item1, sale2, item2, fee, royalty] = [sale1Raw, item1Raw, sale2Raw, item2Raw, feeRaw, royaltyRaw].map((a) => Address.parseRaw(a));
+const [sale1, item1, sale2, item2, sale3, item3, fee, royalty] = [sale1Raw, item1Raw, sale2Raw, item2Raw, sale3Raw, item3Raw, feeRaw, royaltyRaw].map((a) => Address.parseRaw(a));
 const keys = await mnemonicToPrivateKey(prepared.mnemonic);
 const aliceWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
 const alice = aliceWallet.address;
@@ -126,12 +154,12 @@ await getJson("/dev/fund", {
   method: "POST",
   body: JSON.stringify({ address: alice.toString({ bounceable: false }), amount: toNano("2").toString() }),
 });
-const aliceSends = async (seqno, body) => {
+const aliceSends = async (seqno, body, to = sale2) => {
   await client.open(aliceWallet).sendTransfer({
     seqno,
     secretKey: keys.secretKey,
     sendMode: SendMode.PAY_GAS_SEPARATELY,
-    messages: [internal({ to: sale2, value: toNano("0.2"), body })],
+    messages: [internal({ to, value: toNano("0.2"), body })],
   });
   for (let i = 0; i < 100 && (await client.open(aliceWallet).getSeqno().catch(() => 0)) <= seqno; i++) await sleep(100);
 };
@@ -166,5 +194,31 @@ const older = await getJson(`/api/v3/actions?account=${encodeURIComponent(sale2.
 const types = older.actions.map((a) => a.type).sort();
 must(types.includes("nft_transfer") && types.every((t) => t === "call_contract" || t === "nft_transfer"), `v2 clients see ${JSON.stringify(types)}`);
 must(types.filter((t) => t === "call_contract").length >= 2, `the update and the cancel as calls ${JSON.stringify(types)}`);
+
+// The same update to the v3r3 sale, which takes it from its owner: a
+// successful nft_update_sale, and the sale's own getter and v3 /nft/sales
+// show the new price and fees.
+const newPrice = toNano("3");
+await aliceSends(2, beginCell().storeUint(0x6c6c2080, 32).storeUint(6, 64).storeCoins(newPrice).storeCoins(toNano("0.15")).storeCoins(toNano("0.3")).endCell(), sale3);
+const updated = await actionOf(sale3, "nft_update_sale");
+must(updated.success === true, `the v3r3 sale takes the update ${JSON.stringify(updated)}`);
+must(sorted(updated.details) === sorted({
+  source: raw(alice), sale_contract: raw(sale3), nft_address: raw(item3), marketplace_address: raw(MARKETPLACE),
+  marketplace: "getgems", full_price: newPrice.toString(), marketplace_fee: toNano("0.15").toString(), royalty_amount: toNano("0.3").toString(),
+}), `v3r3 update details ${JSON.stringify(updated.details)}`);
+const v3 = (await client.runMethod(sale3, "get_sale_data")).stack;
+must(v3.readNumber() === 0x46495850 && v3.readNumber() === 0, "a fixed-price sale, not complete");
+v3.skip(4);
+must(v3.readBigNumber() === newPrice, "the sale's own price is the new one");
+v3.skip(1);
+must(v3.readBigNumber() === toNano("0.15") && (v3.skip(1), v3.readBigNumber()) === toNano("0.3"), "and its fees");
+const listed = await waitFor(
+  `/api/v3/nft/sales?address=${encodeURIComponent(sale3.toRawString())}`,
+  (x) => x.nft_sales[0]?.details.full_price === newPrice.toString(),
+  "the sale row at the new price",
+);
+const row = listed.nft_sales[0];
+must(row.type === "getgems_sale" && row.nft_address === raw(item3) && row.nft_owner_address === raw(alice), `the sale row ${JSON.stringify(row)}`);
+must(row.details.marketplace_fee === toNano("0.15").toString() && row.details.royalty_amount === toNano("0.3").toString(), `the sale row's fees ${JSON.stringify(row)}`);
 
 console.log(JSON.stringify({ ok: true }));
