@@ -578,13 +578,22 @@ fn run(
     matchers: &[Matcher],
 ) -> Vec<ActionRecord> {
     let mut g = Graph::new(tree);
+    // Each matcher walks the top blocks in BFS order as the graph stands
+    // when it starts; only a merge changes that order, so it is walked
+    // again only after a matcher merged.
+    let mut order = g.top_bfs();
     for matcher in matchers {
-        for b in g.top_bfs() {
+        let mut merged = false;
+        for &b in &order {
             if g.top(b) {
                 if let Some(made) = matcher(&g, b, interfaces) {
                     g.merge(made);
+                    merged = true;
                 }
             }
+        }
+        if merged {
+            order = g.top_bfs();
         }
     }
     let mut actions = Vec::new();
