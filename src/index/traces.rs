@@ -129,13 +129,13 @@ pub(super) fn index_traces(
             parts.entry(*into).or_default().extend(moved);
         }
     }
-    // Each trace's rows (classification included) are independent of the
-    // others': encoded where the unit's other rows are.
     // The unit's transactions of each trace, found once for all traces.
     let mut members: HashMap<Hash, Vec<&(TraceTx, &DecodedTransaction, u64)>> = HashMap::new();
     for (entry, trace_id) in unit.iter().zip(&ids) {
         members.entry(*trace_id).or_default().push(entry);
     }
+    // Each trace's rows (classification included) are independent of the
+    // others': encoded where the unit's other rows are.
     let encode = |trace: &TraceRecord| -> Result<EncodedRows, IndexError> {
         let mut trace = trace.clone();
         let mut rows = EncodedRows::default();
