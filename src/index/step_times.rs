@@ -4,8 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Wall time the writer spent in each step of [`super::Indexer::apply`],
-/// summed over the units it applied.
+/// Wall time of each step of [`super::Indexer::apply`], summed over the
+/// units applied. Where rows are encoded in parallel, `rows` runs on the
+/// encoding threads beside `traces`, so the steps can add up to more than
+/// the writer's applying time.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct StepTimes {
     /// Trace assembly and the trace rows (classification included).

@@ -47,7 +47,7 @@ pub struct IngestSummary {
     pub decode_time: Duration,
     /// Wall time the writer spent decoding while it had nothing to write.
     pub writer_decode_time: Duration,
-    /// The writer's applying time by step (a part of `write_time`).
+    /// The applying time by step (see `StepTimes`: steps may overlap).
     pub steps: crate::index::step_times::StepTimes,
 }
 
