@@ -509,39 +509,51 @@ fn check_value(actual: &Value, expected: &Value) -> bool {
 }
 
 /// The selector expressions the corpus uses: `value.PATH == 'str'`,
-/// `== N`, `== None`, `!= None`, `value.PATH|length == N`, joined by `or`.
+/// `== N` (decimal or `0x` hex), `== None`, `!= None`,
+/// `value.PATH|length == N`; comparisons joined by `and`, those by `or`.
 fn selector_matches(expr: &str, action: &Value) -> Option<bool> {
     let inner = expr.trim().strip_prefix("{{")?.strip_suffix("}}")?.trim();
     let mut any = false;
-    for clause in inner.split(" or ") {
-        let (lhs, op, rhs) = if let Some((l, r)) = clause.split_once("!=") {
-            (l.trim(), "!=", r.trim())
-        } else {
-            let (l, r) = clause.split_once("==")?;
-            (l.trim(), "==", r.trim())
-        };
-        let (path, length) = match lhs.strip_suffix("|length") {
-            Some(p) => (p, true),
-            None => (lhs, false),
-        };
-        let actual = get_path(action, path.strip_prefix("value.")?);
-        let actual = match (length, actual) {
-            (true, Some(Value::Array(a))) => Some(Value::from(a.len())),
-            (true, _) => None,
-            (false, a) => a.cloned(),
-        };
-        let actual = actual.unwrap_or(Value::Null);
-        let expected = if rhs == "None" {
-            Value::Null
-        } else if let Some(s) = rhs.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
-            Value::from(s)
-        } else {
-            Value::from(rhs.parse::<u64>().ok()?)
-        };
-        let equal = check_value(&actual, &expected);
-        any |= if op == "==" { equal } else { !equal };
+    for alternative in inner.split(" or ") {
+        let mut all = true;
+        for comparison in alternative.split(" and ") {
+            all &= comparison_holds(comparison, action)?;
+        }
+        any |= all;
     }
     Some(any)
+}
+
+/// One `value.PATH == X` / `!= X` of a selector.
+fn comparison_holds(comparison: &str, action: &Value) -> Option<bool> {
+    let (lhs, op, rhs) = if let Some((l, r)) = comparison.split_once("!=") {
+        (l.trim(), "!=", r.trim())
+    } else {
+        let (l, r) = comparison.split_once("==")?;
+        (l.trim(), "==", r.trim())
+    };
+    let (path, length) = match lhs.strip_suffix("|length") {
+        Some(p) => (p, true),
+        None => (lhs, false),
+    };
+    let actual = get_path(action, path.strip_prefix("value.")?);
+    let actual = match (length, actual) {
+        (true, Some(Value::Array(a))) => Some(Value::from(a.len())),
+        (true, _) => None,
+        (false, a) => a.cloned(),
+    };
+    let actual = actual.unwrap_or(Value::Null);
+    let expected = if rhs == "None" {
+        Value::Null
+    } else if let Some(s) = rhs.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        Value::from(s)
+    } else if let Some(hex) = rhs.strip_prefix("0x") {
+        Value::from(u64::from_str_radix(hex, 16).ok()?)
+    } else {
+        Value::from(rhs.parse::<u64>().ok()?)
+    };
+    let equal = check_value(&actual, &expected);
+    Some(if op == "==" { equal } else { !equal })
 }
 
 /// Runs one YAML case; `Err` says what missed.
