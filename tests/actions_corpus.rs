@@ -140,8 +140,11 @@ fn message(m: &Value) -> TraceMsg {
 fn transaction(t: &Value) -> TraceTx {
     let msgs = t["messages"].as_array().expect("messages");
     let in_msg = msgs.iter().find(|m| m["direction"] == "in").map(message);
-    let mut out: Vec<&Value> = msgs.iter().filter(|m| m["direction"] == "out").collect();
-    out.sort_by_key(|m| m["created_lt"].as_u64());
+    // Out-messages in the order the record lists them: the order
+    // toncenter's classifier saw them in (pairing a Coffee withdrawal's
+    // payouts with its event's amounts depends on it); blocks give them in
+    // out-message index order.
+    let out: Vec<&Value> = msgs.iter().filter(|m| m["direction"] == "out").collect();
     let kind = match t["descr"].as_str() {
         Some("tick_tock") => TxKind::TickTock,
         Some("storage") => TxKind::Storage,
@@ -644,13 +647,7 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
 /// Cases of the shipped corpus where tonindex answers differently on
 /// purpose, with the reason; each must still fail as described (a fix
 /// upstream would make it pass, and then it leaves this list).
-const KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[(
-    "coffee.yaml",
-    "Coffee withdraw liquidity (jetton - jetton)",
-    "the golden pairs the withdrawal event's amounts with the payouts in toncenter's stored \
-     message order, which is not the chain's order here: it names F6EB37 for the 100000 that the \
-     USDT vault paid; tonindex pairs them in lt order",
-)];
+const KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[];
 
 #[test]
 fn classifier_passes_the_corpus_cases() {
