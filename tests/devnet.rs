@@ -395,7 +395,8 @@ fn multisig_orders_and_vesting_follow_every_step() {
 /// item's content show it, and follow the owner's change of its `wallet`
 /// record; an expired item's release is a `dns_release` action, and a
 /// higher bid on it an `auction_bid` with the notice refunding the first
-/// bidder an `auction_outbid`.
+/// bidder an `auction_outbid`; the winner's first call after an ended
+/// auction, a `dns_purchase`.
 #[test]
 fn dns_records_follow_the_items() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
@@ -411,6 +412,7 @@ fn dns_records_follow_the_items() {
             prepared["item"].as_str().unwrap(),
             prepared["adnl"].as_str().unwrap(),
             prepared["expired"].as_str().unwrap(),
+            prepared["won"].as_str().unwrap(),
         ],
     );
     assert_eq!(out["ok"], true, "{out}");

@@ -17,8 +17,9 @@
 // and renew_dns. Item 8, `expired-name.ton`, went unrenewed for two years:
 // Bob's release bid shows as dns_release, and the item's own
 // get_auction_info names his bid; Carol's higher bid is auction_bid and
-// the notice refunding Bob auction_outbid. Prints one JSON summary; any failed
-// expectation throws.
+// the notice refunding Bob auction_outbid. Item 9, `won-name.ton`, has an
+// ended auction that the owner won: his first call after it is a
+// dns_purchase. Prints one JSON summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
@@ -76,26 +77,41 @@ if (mode === "prepare") {
     .storeBit(0)
     .storeUint(Math.floor(Date.now() / 1000) - 2 * 366 * 86400, 64)
     .endCell();
-  const spec = (address, code, data) =>
-    `${address.toRawString()}:${toNano("1")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
+  // Item 9, `won-name.ton`: its auction ended ten minutes ago with the
+  // owner's 2 TON as the highest bid, held in the item's balance.
+  const won = contractAddress(0, { code: dnsItemCode, data: beginCell().storeUint(INDEX + 2n, 64).storeAddress(ROOT).endCell() });
+  const ended = Math.floor(Date.now() / 1000) - 600;
+  const wonData = beginCell()
+    .storeUint(INDEX + 2n, 256)
+    .storeAddress(ROOT)
+    .storeAddress(null)
+    .storeRef(beginCell().storeUint(0, 8).storeDict(null).endCell())
+    .storeRef(beginCell().storeStringTail("won-name").endCell())
+    .storeMaybeRef(beginCell().storeAddress(owner).storeCoins(toNano("2")).storeUint(ended, 64).endCell())
+    .storeUint(ended, 64)
+    .endCell();
+  const spec = (address, code, data, balance = toNano("1")) =>
+    `${address.toRawString()}:${balance}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
   console.log(
     JSON.stringify({
       accounts: [
         spec(ROOT, Cell.fromBase64(COLLECTION_CODE), collectionData),
         spec(item, dnsItemCode, itemData),
         spec(expired, dnsItemCode, expiredData),
+        spec(won, dnsItemCode, wonData, toNano("3")),
       ],
       mnemonic,
       item: item.toRawString(),
       expired: expired.toRawString(),
+      won: won.toRawString(),
       adnl: adnl.toString("base64"),
     }),
   );
   process.exit(0);
 }
 
-// run BASE MNEMONIC_JSON ITEM ADNL_B64 EXPIRED_ITEM
-const [base, mnemonicJson, itemRaw, adnl, expiredRaw] = args;
+// run BASE MNEMONIC_JSON ITEM ADNL_B64 EXPIRED_ITEM WON_ITEM
+const [base, mnemonicJson, itemRaw, adnl, expiredRaw, wonRaw] = args;
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const keys = await mnemonicToPrivateKey(JSON.parse(mnemonicJson));
 const ownerWallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
@@ -219,5 +235,35 @@ must(sorted(outbid.details) === sorted({
 }), `the outbid ${JSON.stringify(outbid.details)}`);
 const auction2 = (await client.runMethod(expired, "get_auction_info")).stack;
 must(auction2.readAddress().equals(carol.address) && auction2.readBigNumber() === toNano("6"), "the item's auction names Carol's bid");
+
+// The owner won item 9's ended auction: the first call after the end (here
+// get_static_data) makes the item take him as its owner and send the
+// winning bid on to the collection (fill_up), a dns_purchase. The devnet's
+// stand-in collection has no fill_up and refuses it, and an action is as
+// successful as its transactions: success is false, as toncenter's rule
+// has it.
+const won = Address.parseRaw(wonRaw);
+await contract.sendTransfer({
+  seqno: 3,
+  secretKey: keys.secretKey,
+  sendMode: SendMode.PAY_GAS_SEPARATELY,
+  messages: [internal({ to: won, value: toNano("0.1"), body: beginCell().storeUint(0x2fcb26a2, 32).storeUint(21, 64).endCell() })],
+});
+const wonActions = await waitFor(`/api/v3/actions?account=${q(won)}&limit=100`,
+  (x) => x.actions.some((a) => a.type === "dns_purchase"), "a dns_purchase action");
+const purchase = wonActions.actions.find((a) => a.type === "dns_purchase");
+// The winning bid as the collection received it: 2 TON less the forward fee.
+const fillUp = (await client.getTransactions(ROOT, { limit: 5 })).find((t) => t.inMessage?.info.src?.equals?.(won));
+must(fillUp && fillUp.inMessage.body.beginParse().loadUint(32) === 0x370fec51, "the collection got the winning bid as fill_up");
+const bid = fillUp.inMessage.info.value.coins;
+must(bid <= toNano("2") && bid > toNano("1.99"), `the bid less the forward fee ${bid}`);
+must(sorted(purchase.details) === sorted({
+  nft_collection: raw(ROOT), nft_item: raw(won), nft_item_index: (INDEX + 2n).toString(), new_owner: raw(owner),
+  price: bid.toString(), query_id: "21", payout_amount: bid.toString(),
+}), `the purchase ${JSON.stringify(purchase.details)}`);
+must(purchase.success === (fillUp.description.computePhase.success === true), `success follows the collection's transaction ${JSON.stringify(purchase)}`);
+const wonNft = (await client.runMethod(won, "get_nft_data")).stack;
+wonNft.skip(3);
+must(wonNft.readAddress().equals(owner), "the item names its new owner");
 
 console.log(JSON.stringify({ ok: true }));

@@ -550,6 +550,15 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.asset));
             put("tokens_burnt", d("tokens_burnt"));
         }
+        "dns_purchase" => {
+            put("nft_collection", a(&r.asset));
+            put("nft_item", a(&r.asset_secondary));
+            put("nft_item_index", d("nft_item_index"));
+            put("new_owner", a(&r.destination));
+            put("price", d("price"));
+            put("query_id", d("query_id"));
+            put("payout_amount", d("payout_amount"));
+        }
         "dns_release" => {
             put("query_id", d("query_id"));
             put("source", a(&r.source));

@@ -3,7 +3,9 @@
 //! sets a record; without one it deletes the record of its key, or, with
 //! the zero key, only renews the domain (as the owner's periodic touch does).
 //! And `dns_release`: anyone's bid for a domain left unrenewed for a year,
-//! which puts it up for auction again.
+//! which puts it up for auction again; `dns_purchase`: once an auction has
+//! ended, the first call to the item hands it to the highest bidder and
+//! sends the winning bid on to the collection (`fill_up`).
 
 use serde_json::Value;
 use tycho_types::cell::CellSlice;
@@ -15,7 +17,11 @@ use tonindex_model::{Address, Hash};
 use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces, NftItem};
 
 /// The opcodes whose bodies these matchers read.
-pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD, OP_DNS_BALANCE_RELEASE];
+pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD, OP_DNS_BALANCE_RELEASE, OP_FILL_UP];
+
+/// `fill_up#370fec51 query_id:uint64`: a DNS item's winning bid to its
+/// collection (and Fragment's payouts, see `nft`).
+pub(crate) const OP_FILL_UP: u32 = 0x370f_ec51;
 
 /// `dns_balance_release#4ed14b65 query_id:uint64` (anyone → DNS item).
 const OP_DNS_BALANCE_RELEASE: u32 = 0x4ed1_4b65;
@@ -68,6 +74,42 @@ pub(crate) fn release(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
     blk.data
         .insert("query_id".into(), query_id.map_or(Value::Null, dec));
     blk.data.insert("nft_item_index".into(), dec(nft.index));
+    Some(blk)
+}
+
+/// A DNS item taken after its auction: the item's `fill_up` to its
+/// collection (the winning bid) under the call that made the item take it,
+/// whose sender is the new owner, as toncenter reads it. The action is the
+/// `fill_up` alone; the call stays an action of its own.
+pub(crate) fn purchase(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(OP_FILL_UP) {
+        return None;
+    }
+    let parent = g.block(b).prev?;
+    if g.kind(parent) != "call_contract" {
+        return None;
+    }
+    let n = g.leaf(b)?;
+    let m = g.tree.txs[n].in_msg.as_ref()?;
+    let item = m.source?;
+    let nft = interfaces.nft_item(&item)?;
+    if !is_dns_item(interfaces, &item, &nft) {
+        return None;
+    }
+    let new_owner = g.msg(parent)?.source;
+    let query_id = body::after_op(m.body.as_ref()?).and_then(|mut s| s.load_u64().ok());
+    let cols = Cols {
+        destination: new_owner,
+        asset: nft.collection,
+        asset_secondary: Some(item),
+        ..Cols::default()
+    };
+    let mut blk = Block::of("dns_purchase", vec![b], g.tree.txs[n].aborted, cols);
+    blk.data
+        .insert("query_id".into(), query_id.map_or(Value::Null, dec));
+    blk.data.insert("nft_item_index".into(), dec(nft.index));
+    blk.data.insert("price".into(), dec(m.value));
+    blk.data.insert("payout_amount".into(), dec(m.value));
     Some(blk)
 }
 

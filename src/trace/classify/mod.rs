@@ -453,6 +453,7 @@ const MATCHERS: &[Matcher] = &[
     coffee::staking_deposit,
     coffee::staking_withdraw,
     coffee::staking_claim_rewards,
+    dns::purchase,
     nft::update_sale,
     nft::transfer,
     nft::telegram_purchase,

@@ -252,7 +252,7 @@ pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
 }
 
 const OP_TELEITEM_BID_INFO: u32 = 0x3812_7de1;
-const OP_FILL_UP: u32 = 0x370f_ec51;
+use super::dns::OP_FILL_UP;
 const OP_TELEITEM_MINT: u32 = 0x299a_3e15;
 
 /// A Telegram item (Fragment) sold: its ownership notice to the buyer
