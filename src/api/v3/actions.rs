@@ -748,6 +748,13 @@ fn details(r: &ActionRecord) -> Value {
             put("asset", a(&r.asset));
             put("amount", s(&r.amount));
         }
+        // No row of the spec's table (toncenter's server answers an
+        // "unsupported action type" error): who gets the funds back, and
+        // of which Jetton (null for TON).
+        "coffee_mev_protect_failed_swap" => {
+            put("recipient", a(&r.destination));
+            put("asset", a(&r.asset));
+        }
         "coffee_staking_deposit" => {
             put("source", a(&r.source));
             put("source_jetton_wallet", a(&r.source_secondary));

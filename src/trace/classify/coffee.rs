@@ -1,5 +1,6 @@
 //! swap.coffee beyond swaps: vaults and pools created, MEV protection
-//! holding funds, staking deposits. (Its swaps are in `swap`.)
+//! holding funds (and giving them back when the swap failed), staking
+//! deposits. (Its swaps are in `swap`.)
 
 use serde_json::Value;
 use tonindex_model::Address;
@@ -18,6 +19,8 @@ const OP_CREATE_POOL_REQUEST: u32 = 0xc0ff_ee25;
 const OP_DEPOSIT_EVENT: u32 = 0xc0ff_ee33;
 const OP_SERVICE_FEE: u32 = 0xc0ff_eea0;
 const OP_MEV_HOLD_FUNDS: u32 = 0x6bc7_9e7e;
+/// `mev_protect_failed_swap#ee51ce51 query_id:uint64 recipient:MsgAddressInt`.
+const OP_MEV_FAILED_SWAP: u32 = 0xee51_ce51;
 const OP_VAULT_INIT: u32 = 0x2c76_b973;
 const OP_VAULT_INIT_ANSWER: u32 = 0xd173_5400;
 const OP_NOTIFICATION_ANSWER: u32 = 0xb216_d31f;
@@ -29,6 +32,7 @@ pub(crate) const BODY_OPS: &[u32] = &[
     OP_CREATE_VAULT,
     OP_CREATE_POOL_REQUEST,
     OP_DEPOSIT_EVENT,
+    OP_MEV_FAILED_SWAP,
 ];
 
 /// `PoolParams first:Asset second:Asset amm:(## 3) amm_settings:(Maybe
@@ -240,6 +244,44 @@ pub(crate) fn mev_protect_hold_funds(
     Some(Block::of(
         "coffee_mev_protect_hold_funds",
         members,
+        false,
+        cols,
+    ))
+}
+
+/// Funds MEV protection held, given back after the swap failed: a call
+/// (TON) or a Jetton transfer whose forward payload (Jettons) is
+/// `mev_protect_failed_swap`, naming who gets them; the asset is null for
+/// TON. The action is that transfer alone, as toncenter builds it.
+pub(crate) fn mev_protect_failed_swap(
+    g: &Graph<'_>,
+    b: BlockId,
+    _: &dyn Interfaces,
+) -> Option<Block> {
+    let (payload, asset) = if g.call_op(b) == Some(OP_MEV_FAILED_SWAP) {
+        (g.body(b)?.clone(), None)
+    } else if g.kind(b) == "jetton_transfer" {
+        let transfer = g.part(b, jetton::OP_TRANSFER)?;
+        let parsed = jetton::transfer_body(g.body(transfer)?)?;
+        let payload = parsed.forward_payload?;
+        if body::opcode(&payload) != Some(OP_MEV_FAILED_SWAP) {
+            return None;
+        }
+        (payload, g.block(b).cols.asset)
+    } else {
+        return None;
+    };
+    let mut s = body::after_op(&payload)?;
+    s.load_u64().ok()?;
+    let recipient = msg_address(&mut s)?;
+    let cols = Cols {
+        destination: recipient,
+        asset,
+        ..Cols::default()
+    };
+    Some(Block::of(
+        "coffee_mev_protect_failed_swap",
+        vec![b],
         false,
         cols,
     ))
@@ -475,4 +517,113 @@ pub(crate) fn staking_claim_rewards(
         false,
         cols,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use tonindex_model::{
+        AccountStatus, Address, ClassificationState, MsgKind, TraceRecord, TraceState, TxKind,
+    };
+    use tycho_types::cell::CellBuilder;
+
+    use crate::trace::{TraceMsg, TraceTx};
+
+    fn account(n: u8) -> Address {
+        Address {
+            workchain: 0,
+            id: [n; 32],
+        }
+    }
+
+    fn msg(
+        n: u8,
+        from: u8,
+        to: u8,
+        opcode: u32,
+        body: Option<tycho_types::cell::Cell>,
+    ) -> TraceMsg {
+        TraceMsg {
+            hash: [n; 32],
+            kind: MsgKind::Internal,
+            source: Some(account(from)),
+            destination: Some(account(to)),
+            value: 1_000_000,
+            extra_currencies: false,
+            opcode: Some(opcode),
+            bounce: false,
+            bounced: false,
+            created_lt: Some(u64::from(n) * 10),
+            created_at: Some(1),
+            hash_norm: None,
+            body,
+            init_state: None,
+        }
+    }
+
+    fn tx(n: u8, at: u8, in_msg: TraceMsg, out_msgs: Vec<TraceMsg>) -> TraceTx {
+        TraceTx {
+            hash: [100 + n; 32],
+            lt: u64::from(n) * 10 + 1,
+            account: account(at),
+            now: 1,
+            mc_seqno: Some(1),
+            kind: TxKind::Ord,
+            in_msg: Some(in_msg),
+            out_msgs,
+            orig_status: AccountStatus::Active,
+            end_status: AccountStatus::Active,
+            aborted: false,
+            destroyed: false,
+            compute: Some((true, 0)),
+            no_gas: false,
+            action_result: Some(0),
+        }
+    }
+
+    /// The MEV contract gives TON back after a failed swap: the call
+    /// carrying `mev_protect_failed_swap` is the action, naming the
+    /// recipient its body names (not the message's destination).
+    #[test]
+    fn a_failed_swap_gives_the_funds_back_to_the_named_recipient() {
+        let mut b = CellBuilder::new();
+        b.store_u32(super::OP_MEV_FAILED_SWAP).unwrap();
+        b.store_u64(7).unwrap();
+        b.store_small_uint(0b100, 3).unwrap();
+        b.store_u8(0).unwrap();
+        b.store_raw(&[9; 32], 256).unwrap();
+        let body = b.build().unwrap();
+        let trigger = msg(1, 1, 2, 0x1234_5678, None);
+        let back = msg(2, 2, 3, super::OP_MEV_FAILED_SWAP, Some(body));
+        let txs = vec![
+            tx(1, 2, trigger, vec![back.clone()]),
+            tx(2, 3, back, Vec::new()),
+        ];
+        let trace = TraceRecord {
+            trace_id: txs[0].hash,
+            external_hash: None,
+            external_hash_norm: None,
+            mc_seqno_start: Some(1),
+            mc_seqno_end: Some(1),
+            start_lt: 11,
+            start_utime: 1,
+            end_lt: 21,
+            end_utime: 1,
+            state: TraceState::Complete,
+            transactions: 2,
+            messages: 2,
+            pending_messages: 0,
+            classification: ClassificationState::Unclassified,
+        };
+        let actions =
+            super::super::classify(&trace, &txs, &super::super::NoInterfaces).expect("classified");
+        let failed: Vec<_> = actions
+            .iter()
+            .filter(|a| a.kind == "coffee_mev_protect_failed_swap")
+            .collect();
+        assert_eq!(failed.len(), 1, "{actions:?}");
+        assert_eq!(failed[0].destination, Some(account(9)));
+        assert_eq!(failed[0].asset, None);
+        assert_eq!(failed[0].tx_hashes, vec![txs[0].hash, txs[1].hash]);
+        assert!(failed[0].success);
+    }
 }

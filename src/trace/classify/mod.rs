@@ -450,6 +450,7 @@ const MATCHERS: &[Matcher] = &[
     coffee::create_pool_creator,
     coffee::create_pool,
     coffee::mev_protect_hold_funds,
+    coffee::mev_protect_failed_swap,
     coffee::staking_deposit,
     coffee::staking_withdraw,
     coffee::staking_claim_rewards,
