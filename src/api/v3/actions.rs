@@ -270,6 +270,91 @@ fn marketplace(address: &Value) -> Value {
         .into()
 }
 
+/// EVAA's asset ids (hex, as the classifier writes them) and the Jetton
+/// masters they stand for on mainnet, as toncenter's server maps them for
+/// `evaa_liquidate` (facts; TON's id stands for TON, null).
+const EVAA_TON_ASSET_ID: &str =
+    "0x1a4219fe5e60d63af2a3cc7dce6fec69b45c6b5718497a6148e7c232ac87bd8a";
+const EVAA_ASSETS: &[(&str, &str)] = &[
+    (
+        "0xb387968236197958ca4ac55e9b5be38e688c7631af84c86756431f49a878ef33",
+        "0:729C13B6DF2C07CBF0A06AB63D34AF454F3D320EC1BCD8FB5C6D24D0806A17C2",
+    ),
+    (
+        "0x83d916c68510802104d1f75aa6ce30eb1e477aede0d380eee2188e0e56581fc6",
+        "0:7E30FC2B7751BA58A3642F3FD59D5E96A810DDD78D8A310BFE8353BEF10500DF",
+    ),
+    (
+        "0x495668e908644f30322b997de8faaafc21f05aa52f8982f042dac1fe0b4d09d0",
+        "0:CD872FA7C5816052ACDF5332260443FAEC9AACC8C21CCA4D92E7F47034D11892",
+    ),
+    (
+        "0x3313e2f57ba870af34480350c789b0987d15b43a53172bfce294de21e7d724e7",
+        "0:BDF3FA8098D129B54B4F73B5BAC5D1E1FD91EB054169C3916DFC8CCD536D1000",
+    ),
+    (
+        "0xca9006bd3fb03d355daeeff93b24be90afaa6e3ca0073ff5720f8a852c933278",
+        "0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE",
+    ),
+    (
+        "0xe025e6a575f174da6d62577c1fe204ccaa5d1e47c55c6b20c67daee56c357b60",
+        "0:3E5FFCA8DDFCF36C36C9FF46F31562AAB51B9914845AD6C26CBDE649D58A5588",
+    ),
+    (
+        "0x9c77a4d798a8f500dcfb877a07227c4ca9d6782504cdc7ce2ad0051e5641c032",
+        "0:8D636010DD90D8C0902AC7F9F397D8BD5E177F131EE2CCA24CE894F15D19CEEA",
+    ),
+    (
+        "0x6bfa124cc1343d14ba57ded299f6f514f5f26777099e3c378922ce4081ecbf91",
+        "0:AEA78C710AE94270DC263A870CF47B4360F53CC5ED38E3DB502E9E9AFB904B11",
+    ),
+    (
+        "0xe08b1f092e7240fb61bf8249d71aa635102acdd50122138105c35dd2896b5331",
+        "0:FE72F474373E97032441BDB873F9A6D3AD10BAB08E6DBC7BEFA5E42B695F5400",
+    ),
+    (
+        "0x70930360b81e5f4ef2e06d2bf64978b44d4b87fb85d78788e001cdf8812d13d1",
+        "0:AFC49CB8786F21C87045B19EDE78FC6B46C51048513F8E9A6D44060199C1BF0C",
+    ),
+    (
+        "0x8be3365cabaa6a0f90d2e64f03fa78268c135fe0b0758b576b447e9b2068d75d",
+        "0:2F956143C461769579BAEF2E32CC2D7BC18283F40D20BB03E432CD603AC33FFC",
+    ),
+    (
+        "0xb372eaca5210612d285f3fdd30e87a0c3a443f1bb7578e16da72563241997ca1",
+        "0:1F1798F724C2296652E6002BFB51BED11FB5A689532E5788AF7203581EF367A8",
+    ),
+    (
+        "0xb8a51f42ccbb912d973e58a22dda26decc7dfc83718c325c24432045ad78dc5a",
+        "0:E8CB571401B1AADB9DEFC1FA0F72A4A5A0E0D5016903067891D763C91541E72B",
+    ),
+    (
+        "0xc585bac25948a5feea8f2a9e052eb45995882b15dfb784b37cd271cc163f3aea",
+        "0:5EE20B5240CC4CE51A4C60BAF8C9D358EF617C26463E89C6571B534972C8EEF1",
+    ),
+    (
+        "0xd9496f9b279a4e26c49eb65d5c47c79b6dfdea16c9baefa9158a7dfbbbcac04a",
+        "0:086FA2A675F74347B08DD4606A549B8FDB98829CB282BC1949D3B12FBAED9DCC",
+    ),
+    (
+        "0x4a4bae807cc87355de2ead44b21a739d9d35e9bba9a217f5cc9c0108197ad137",
+        "0:D0E545323C7ACB7102653C073377F7E3C67F122EB94D430A250739F109D4A57D",
+    ),
+];
+
+/// An EVAA asset id as `(asset, is_known_asset)`: TON is null and known;
+/// a listed Jetton its master; anything else null and unknown.
+fn evaa_asset(asset_id: &Value) -> (Value, bool) {
+    match asset_id.as_str() {
+        Some(EVAA_TON_ASSET_ID) => (Value::Null, true),
+        Some(id) => match EVAA_ASSETS.iter().find(|(k, _)| *k == id) {
+            Some((_, master)) => (Value::String((*master).to_string()), true),
+            None => (Value::Null, false),
+        },
+        None => (Value::Null, false),
+    }
+}
+
 /// The type's `details` from the action row (spec v3 §4.5).
 fn details(r: &ActionRecord) -> Value {
     let data: Map<String, Value> = serde_json::from_str(&r.data).unwrap_or_default();
@@ -549,6 +634,55 @@ fn details(r: &ActionRecord) -> Value {
             put("payout_nft", d("payout_nft"));
             put("asset", a(&r.asset));
             put("tokens_burnt", d("tokens_burnt"));
+        }
+        // EVAA: the fields the Go server fills; the sender's Jetton wallet
+        // is a column toncenter's classifier never fills (always null).
+        "evaa_supply" => {
+            put("sender_jetton_wallet", Value::Null);
+            for k in [
+                "recipient_jetton_wallet",
+                "master_jetton_wallet",
+                "master",
+                "asset_id",
+                "is_ton",
+            ] {
+                put(k, d(k));
+            }
+            put("source", a(&r.source));
+            put("source_wallet", a(&r.source_secondary));
+            put("recipient", a(&r.destination));
+            put("recipient_contract", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+        }
+        "evaa_withdraw" => {
+            for k in [
+                "recipient_jetton_wallet",
+                "master_jetton_wallet",
+                "master",
+                "fail_reason",
+                "asset_id",
+            ] {
+                put(k, d(k));
+            }
+            put("source", a(&r.source));
+            put("recipient", a(&r.destination));
+            put("owner_contract", a(&r.destination_secondary));
+            put("asset", a(&r.asset));
+            put("amount", s(&r.amount));
+        }
+        "evaa_liquidate" => {
+            put("fail_reason", d("fail_reason"));
+            put("debt_amount", d("debt_amount"));
+            put("source", a(&r.source));
+            put("borrower", a(&r.destination));
+            put("borrower_contract", a(&r.destination_secondary));
+            put("collateral", d("collateral"));
+            put("asset_id", d("asset_id"));
+            let (asset, known) = evaa_asset(&d("asset_id"));
+            put("asset", asset);
+            put("is_known_asset", known.into());
+            put("amount", s(&r.amount));
         }
         "dns_purchase" => {
             put("nft_collection", a(&r.asset));
@@ -1190,6 +1324,58 @@ mod tests {
         let mut out = HashSet::new();
         expand(name, &mut out, 0);
         out
+    }
+
+    fn row(kind: &str, data: &str) -> ActionRecord {
+        ActionRecord {
+            action_id: [0; 32],
+            trace_id: [0; 32],
+            kind: kind.into(),
+            start_lt: 0,
+            end_lt: 0,
+            start_utime: 0,
+            end_utime: 0,
+            success: false,
+            tx_hashes: Vec::new(),
+            accounts: Vec::new(),
+            source: None,
+            source_secondary: None,
+            destination: None,
+            destination_secondary: None,
+            asset: None,
+            asset_secondary: None,
+            opcode: None,
+            value: None,
+            amount: Some("5".into()),
+            ancestor_type: Vec::new(),
+            parent_action_id: None,
+            data: data.into(),
+        }
+    }
+
+    /// A liquidation's asset is read from its EVAA asset id: TON null and
+    /// known, a listed id its Jetton master, any other null and unknown.
+    #[test]
+    fn evaa_liquidations_name_their_asset_from_the_asset_id() {
+        let usdt = "0x3313e2f57ba870af34480350c789b0987d15b43a53172bfce294de21e7d724e7";
+        for (id, asset, known) in [
+            (EVAA_TON_ASSET_ID, Value::Null, true),
+            (
+                usdt,
+                Value::from("0:BDF3FA8098D129B54B4F73B5BAC5D1E1FD91EB054169C3916DFC8CCD536D1000"),
+                true,
+            ),
+            ("0x1234", Value::Null, false),
+        ] {
+            let data = serde_json::json!({"asset_id": id, "collateral": "7", "debt_amount": "9", "fail_reason": null});
+            let d = details(&row("evaa_liquidate", &data.to_string()));
+            assert_eq!(d["asset"], asset, "{id}");
+            assert_eq!(d["is_known_asset"], known, "{id}");
+            assert_eq!(d["asset_id"], id);
+            assert_eq!(d["collateral"], "7");
+            assert_eq!(d["debt_amount"], "9");
+            assert_eq!(d["amount"], "5");
+        }
     }
 
     #[test]

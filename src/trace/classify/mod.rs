@@ -22,6 +22,7 @@ mod cocoon;
 mod coffee;
 mod dns;
 mod elections;
+mod evaa;
 mod graph;
 pub(crate) mod jetton;
 mod jvault;
@@ -181,9 +182,11 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 coffee::STAKING_BODY_OPS,
                 cocoon::BODY_OPS,
                 auction::BODY_OPS,
+                evaa::BODY_OPS,
             ]
             .iter()
             .any(|ops| ops.contains(&op))
+                || evaa::is_user_command(op)
         })
 }
 
@@ -477,6 +480,9 @@ const MATCHERS: &[Matcher] = &[
     jvault::unstake,
     jvault::claim,
     jvault::unstake_request,
+    evaa::supply,
+    evaa::withdraw,
+    evaa::liquidate,
     tgbtc::mint,
     tgbtc::burn,
     tgbtc::new_key,
