@@ -468,6 +468,7 @@ fn action_json(a: &ActionRecord) -> Value {
     let column = match a.kind.as_str() {
         "nft_purchase" => "nft_transfer",
         "layerzero_send_tokens" => "layerzero_send",
+        "stake_deposit" | "stake_withdrawal" | "stake_withdrawal_request" => "staking",
         k => k.strip_suffix("_fallback").unwrap_or(k),
     };
     o[format!("{column}_data")] = data;
@@ -646,6 +647,8 @@ const CLASSIFIED_FAMILIES: &[&str] = &[
     "coffee.yaml",
     "stonfi-v2-swaps.yaml",
     "evaa.yaml",
+    "tonstakers.yaml",
+    "ethena.yaml",
 ];
 
 /// Cases of the shipped corpus where tonindex answers differently on

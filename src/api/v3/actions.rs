@@ -617,13 +617,17 @@ fn details(r: &ActionRecord) -> Value {
             put("amount", s(&r.amount));
             put("tokens_minted", d("tokens_minted"));
             put("asset", a(&r.asset));
+            if d("provider") == "ethena" {
+                // What was staked (USDe); `asset` is what it became.
+                put("source_asset", d("asset2"));
+            }
         }
         "stake_withdrawal" => {
             put("provider", d("provider"));
             put("stake_holder", a(&r.source));
             put("pool", a(&r.destination));
             put("amount", s(&r.amount));
-            put("payout_nft", d("payout_nft"));
+            put("payout_nft", d("ts_nft"));
             put("tokens_burnt", d("tokens_burnt"));
             put("asset", a(&r.asset));
         }
@@ -631,9 +635,17 @@ fn details(r: &ActionRecord) -> Value {
             put("provider", d("provider"));
             put("stake_holder", a(&r.source));
             put("pool", a(&r.destination));
-            put("payout_nft", d("payout_nft"));
+            put("payout_nft", d("ts_nft"));
             put("asset", a(&r.asset));
-            put("tokens_burnt", d("tokens_burnt"));
+            // A Tonstakers request burns its amount of tsTON; Ethena's
+            // mints the timelocked tokens.
+            match d("provider").as_str() {
+                Some("liquid_staking") => put("tokens_burnt", s(&r.amount)),
+                _ => put("tokens_burnt", Value::Null),
+            }
+            if d("provider") == "ethena" {
+                put("tokens_minted", d("tokens_minted"));
+            }
         }
         // EVAA: the fields the Go server fills; the sender's Jetton wallet
         // is a column toncenter's classifier never fills (always null).
@@ -1376,6 +1388,40 @@ mod tests {
             assert_eq!(d["debt_amount"], "9");
             assert_eq!(d["amount"], "5");
         }
+    }
+
+    /// Provider-specific staking fields (spec v3 §4.5): Ethena's deposit
+    /// names the asset staked, its request the tokens minted; a Tonstakers
+    /// request the tsTON burnt and the payout NFT.
+    #[test]
+    fn staking_details_follow_the_provider() {
+        let usde = "0:086FA2A675F74347B08DD4606A549B8FDB98829CB282BC1949D3B12FBAED9DCC";
+        let d = details(&row(
+            "stake_deposit",
+            &serde_json::json!({"provider": "ethena", "tokens_minted": "3", "asset2": usde})
+                .to_string(),
+        ));
+        assert_eq!(d["source_asset"], usde);
+        assert_eq!(d["tokens_minted"], "3");
+        let d = details(&row(
+            "stake_deposit",
+            &serde_json::json!({"provider": "liquid_staking", "tokens_minted": "3"}).to_string(),
+        ));
+        assert!(d.get("source_asset").is_none());
+        let nft = "0:7ABD";
+        let d = details(&row(
+            "stake_withdrawal_request",
+            &serde_json::json!({"provider": "liquid_staking", "ts_nft": nft}).to_string(),
+        ));
+        assert_eq!(d["tokens_burnt"], "5");
+        assert_eq!(d["payout_nft"], nft);
+        assert!(d.get("tokens_minted").is_none());
+        let d = details(&row(
+            "stake_withdrawal_request",
+            &serde_json::json!({"provider": "ethena", "tokens_minted": "4"}).to_string(),
+        ));
+        assert_eq!(d["tokens_minted"], "4");
+        assert_eq!(d["tokens_burnt"], Value::Null);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(crate) const OP_TRANSFER: u32 = 0x0f8a_7ea5;
 pub(crate) const OP_INTERNAL_TRANSFER: u32 = 0x178d_4519;
 pub(crate) const OP_TRANSFER_NOTIFICATION: u32 = 0x7362_d09c;
 pub(crate) const OP_BURN: u32 = 0x595f_07bc;
-const OP_BURN_NOTIFICATION: u32 = 0x7bdd_97de;
+pub(crate) const OP_BURN_NOTIFICATION: u32 = 0x7bdd_97de;
 pub(crate) const OP_MINT: u32 = 0x642b_7d07;
 pub(crate) const OP_MINTER_MINT: u32 = 0x15;
 

@@ -27,6 +27,7 @@ mod graph;
 pub(crate) mod jetton;
 mod jvault;
 mod layerzero;
+mod liquid_staking;
 mod liquidity;
 mod multisig;
 pub(crate) mod nft;
@@ -183,6 +184,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 cocoon::BODY_OPS,
                 auction::BODY_OPS,
                 evaa::BODY_OPS,
+                liquid_staking::BODY_OPS,
             ]
             .iter()
             .any(|ops| ops.contains(&op))
@@ -427,6 +429,9 @@ pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Blo
 /// The matchers in toncenter's order.
 const MATCHERS: &[Matcher] = &[
     nft::mint,
+    liquid_staking::tonstakers_delayed_withdrawal,
+    liquid_staking::tonstakers_deposit,
+    liquid_staking::tonstakers_withdraw,
     dns::change_record,
     dns::release,
     multisig::create_order,
@@ -475,7 +480,9 @@ const MATCHERS: &[Matcher] = &[
     nft::cancel_sale,
     auction::finish,
     auction::cancel,
+    liquid_staking::ethena_withdrawal_request,
     jetton::mint,
+    liquid_staking::ethena_deposit,
     jvault::stake,
     jvault::unstake,
     jvault::claim,

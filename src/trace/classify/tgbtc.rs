@@ -21,7 +21,7 @@ const OP_MINT_TAIL: u32 = 0xe42a_879b;
 const OP_NEW_KEY: u32 = 0x690f_357a;
 const OP_PEGOUT: u32 = 0xbe44_e7a6;
 const OP_PEGOUT_TO_TELEPORT: u32 = 0x1a84_c0e0;
-const OP_BURN_NOTIFICATION: u32 = 0x7bdd_97de;
+use super::jetton::OP_BURN_NOTIFICATION;
 const OP_BURN_NOTIFICATION_OLD: u32 = 0x5876_43a2;
 
 /// The opcodes whose bodies these matchers read (the logs).
