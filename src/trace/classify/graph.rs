@@ -343,4 +343,56 @@ impl<'a> Graph<'a> {
         });
         id
     }
+
+    /// Block `f` takes block `p` in after the matchers ran (toncenter's
+    /// post-processing of DeDust deposits): `p` becomes one of its children,
+    /// its transactions (and the one that initiated it) `f`'s, and what came
+    /// after `p` hangs where `p` hung.
+    pub fn absorb(&mut self, f: BlockId, p: BlockId) {
+        let p_nodes = self.blocks[p].nodes.clone();
+        let p_initiating = self.blocks[p].initiating;
+        let p_prev = self.blocks[p].prev;
+        let p_next = self.blocks[p].next.clone();
+        let f_initiating = self.blocks[f].initiating;
+        {
+            let fin = &mut self.blocks[f];
+            fin.nodes.extend(p_nodes);
+            if let Some(i) = p_initiating {
+                if Some(i) != f_initiating {
+                    fin.nodes.push(i);
+                }
+            }
+            fin.nodes.sort_unstable();
+            fin.nodes.dedup();
+            fin.children.push(p);
+        }
+        self.blocks[p].parent = Some(f);
+        let host = p_prev.unwrap_or(f);
+        let mut list: Vec<BlockId> = Vec::new();
+        let put = |list: &mut Vec<BlockId>, x: BlockId| {
+            if x != host && x != p && !list.contains(&x) {
+                list.push(x);
+            }
+        };
+        for &x in &self.blocks[host].next {
+            if x == p {
+                for &y in &p_next {
+                    put(&mut list, y);
+                }
+            } else {
+                put(&mut list, x);
+            }
+        }
+        if p_prev.is_none() {
+            for &y in &p_next {
+                put(&mut list, y);
+            }
+        }
+        for &y in &p_next {
+            if y != host {
+                self.blocks[y].prev = Some(host);
+            }
+        }
+        self.blocks[host].next = list;
+    }
 }

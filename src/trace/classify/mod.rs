@@ -20,6 +20,7 @@ mod auction;
 pub mod body;
 mod cocoon;
 mod coffee;
+mod dedust_liquidity;
 mod dns;
 mod elections;
 mod evaa;
@@ -185,6 +186,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 auction::BODY_OPS,
                 evaa::BODY_OPS,
                 liquid_staking::BODY_OPS,
+                dedust_liquidity::BODY_OPS,
             ]
             .iter()
             .any(|ops| ops.contains(&op))
@@ -430,6 +432,8 @@ pub(crate) type Matcher = fn(&Graph<'_>, BlockId, &dyn Interfaces) -> Option<Blo
 const MATCHERS: &[Matcher] = &[
     nft::mint,
     liquid_staking::tonstakers_delayed_withdrawal,
+    dedust_liquidity::deposit,
+    dedust_liquidity::deposit_first_asset,
     liquid_staking::tonstakers_deposit,
     liquid_staking::tonstakers_withdraw,
     dns::change_record,
@@ -610,6 +614,11 @@ fn run(
         if merged {
             order = g.top_bfs();
         }
+    }
+    if dedust_liquidity::merge_partial_deposits(&mut g).is_err() {
+        // toncenter's post-processing refuses the trace's DeDust deposits:
+        // its basic actions stay.
+        return run(tree, trace, interfaces, &[]);
     }
     let mut actions = Vec::new();
     for b in g.top_bfs() {
