@@ -866,16 +866,26 @@ pub(crate) fn dedust(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
         outgoing.asset = last.asset_out;
         outgoing.amount = last.amount_out;
     }
-    // What was asked for: the route's last asset, pool by pool.
-    let mut asked = incoming.asset;
-    for pool in route? {
-        let assets = interfaces.dedust_pool(&pool)?;
-        asked = if assets[0] == asked {
-            assets[1]
-        } else {
-            assets[0]
-        };
-    }
+    // What was asked for: the route's last asset, pool by pool. Where the
+    // index does not know a pool's assets, a swap that went through says
+    // it itself: the last swap event's asset out.
+    let by_pools = |route: Vec<Address>| -> Option<Option<Address>> {
+        let mut asked = incoming.asset;
+        for pool in route {
+            let assets = interfaces.dedust_pool(&pool)?;
+            asked = if assets[0] == asked {
+                assets[1]
+            } else {
+                assets[0]
+            };
+        }
+        Some(asked)
+    };
+    let asked = match by_pools(route?) {
+        Some(asked) => asked,
+        None if !failed && !hops.is_empty() => outgoing.asset,
+        None => return None,
+    };
     let swap = Swap {
         dex: "dedust",
         incoming,
