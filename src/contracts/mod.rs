@@ -12,3 +12,17 @@ pub mod methods;
 pub mod multisig;
 pub mod nft;
 pub mod nft_sale;
+
+/// The data cell of an active account, from its stored `ShardAccount` BoC
+/// (contracts whose roles are read from their data, such as JVault's).
+pub fn active_data(shard_account_boc: &[u8]) -> Option<tycho_types::cell::Cell> {
+    use tycho_types::models::{AccountState, ShardAccount};
+    let sa: ShardAccount = tycho_types::boc::Boc::decode(shard_account_boc)
+        .ok()?
+        .parse()
+        .ok()?;
+    match sa.load_account().ok()??.state {
+        AccountState::Active(init) => init.data,
+        _ => None,
+    }
+}

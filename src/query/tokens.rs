@@ -110,4 +110,8 @@ impl Interfaces for StoredInterfaces<'_, '_> {
         let o = self.0.get::<MultisigOrders>(account).ok()??;
         Some(MultisigOrder { signers: o.signers })
     }
+    fn account_data(&self, account: &Address) -> Option<tycho_types::cell::Cell> {
+        let record = self.0.get::<AccountStates>(account).ok()??;
+        crate::contracts::active_data(&record.shard_account)
+    }
 }

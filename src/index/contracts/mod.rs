@@ -908,6 +908,15 @@ impl Interfaces for IndexInterfaces<'_> {
         };
         Some(MultisigOrder { signers: o.signers })
     }
+    fn account_data(&self, account: &Address) -> Option<Cell> {
+        match self.states.iter().rev().find(|(a, _)| a == account) {
+            Some((a, cell)) => Some(active(a, cell)?.contract.data),
+            None => {
+                let record = self.db.get::<AccountStates>(account).ok()??;
+                crate::contracts::active_data(&record.shard_account)
+            }
+        }
+    }
 }
 
 impl IndexInterfaces<'_> {
@@ -916,5 +925,92 @@ impl IndexInterfaces<'_> {
             Some(s) => Some(s.clone()),
             None => self.db.get::<NftSales>(account).ok()?,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use tonindex_storage::{AccountStateRecord, DbOptions};
+    use tycho_types::models::IntAddr;
+
+    /// Active accounts of the tonutils-go fat block (mainnet): address,
+    /// ShardAccount BoC and cell, and the data cell as the state holds it.
+    fn fat_block_accounts() -> Vec<(Address, Vec<u8>, Cell, Cell)> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
+        );
+        let j: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path).expect("fat block fixture")).unwrap();
+        j["previous_accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| {
+                let boc = base64::engine::general_purpose::STANDARD
+                    .decode(a["shard_account_boc_base64"].as_str()?)
+                    .ok()?;
+                let cell = Boc::decode(&boc).ok()?;
+                let account = cell.parse::<ShardAccount>().ok()?.load_account().ok()??;
+                let (AccountState::Active(init), IntAddr::Std(std)) =
+                    (account.state, account.address)
+                else {
+                    return None;
+                };
+                Some((model_addr(&std), boc, cell, init.data?))
+            })
+            .collect()
+    }
+
+    /// The classifier's `account_data` (JVault reads roles from it) answers
+    /// from the unit's own states first, then from the stored ones, in the
+    /// index step and in the API's reads alike; an account the index holds
+    /// no state of has none.
+    #[test]
+    fn account_data_comes_from_the_unit_or_the_stored_state() {
+        let accounts = fat_block_accounts();
+        let [(a, _, a_cell, a_data), (b, b_boc, _, b_data), ..] = accounts.as_slice() else {
+            panic!("two active accounts in the fat block");
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut batch = db.batch();
+        let record = AccountStateRecord {
+            shard_account: b_boc.clone(),
+            state: None,
+            gen_utime: 0,
+            code_hash: None,
+        };
+        batch.put::<AccountStates>(b, &record);
+        db.write(batch).unwrap();
+        let empty = (
+            HashMap::new(),
+            HashMap::new(),
+            HashMap::new(),
+            HashMap::new(),
+        );
+        let states = vec![(*a, a_cell.clone())];
+        let unit = IndexInterfaces {
+            db: &db,
+            wallets: &empty.0,
+            items: &empty.1,
+            sales: &empty.2,
+            orders: &empty.3,
+            states: &states,
+        };
+        let hash = |c: Option<Cell>| c.map(|c| *c.repr_hash());
+        assert_eq!(hash(unit.account_data(a)), Some(*a_data.repr_hash()));
+        assert_eq!(hash(unit.account_data(b)), Some(*b_data.repr_hash()));
+        let nobody = Address {
+            workchain: 0,
+            id: [7; 32],
+        };
+        assert!(unit.account_data(&nobody).is_none());
+        let reader = db.reader();
+        let stored = crate::query::tokens::StoredInterfaces(&reader);
+        assert_eq!(hash(stored.account_data(b)), Some(*b_data.repr_hash()));
+        assert!(stored.account_data(a).is_none());
     }
 }
