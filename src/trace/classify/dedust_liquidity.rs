@@ -26,6 +26,7 @@ use tycho_types::cell::{Cell, CellSlice};
 
 use super::body::{self, coins, msg_address};
 use super::jetton::{self, OP_INTERNAL_TRANSFER, OP_TRANSFER, OP_TRANSFER_NOTIFICATION};
+use super::swap::dedust_asset;
 use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
 
 /// TON to the TON vault: `deposit_liquidity#d55e4686`.
@@ -64,20 +65,6 @@ pub(crate) const BODY_OPS: &[u32] = &[
     OP_TRANSFER,
 ];
 
-/// A DeDust `Asset`: `native$0000` (TON, `None`), `jetton$0001
-/// workchain:int8 address:uint256` (other kinds read as a Jetton too).
-fn asset(s: &mut CellSlice<'_>) -> Option<Option<Address>> {
-    if s.load_small_uint(4).ok()? == 0 {
-        return Some(None);
-    }
-    let workchain = s.load_u8().ok()? as i8;
-    let id = s.load_u256().ok()?;
-    Some(Some(Address {
-        workchain: i32::from(workchain),
-        id: *id.as_array(),
-    }))
-}
-
 /// What a deposit aims at: the pool's assets as the message orders them,
 /// with the balance asked of each.
 #[derive(Clone, Copy)]
@@ -91,8 +78,8 @@ struct Targets {
 /// `pool_params:(is_stable:Bool asset0:Asset asset1:Asset)`.
 fn pool_assets(s: &mut CellSlice<'_>) -> Option<(Option<Address>, Option<Address>)> {
     s.load_bit().ok()?;
-    let asset0 = asset(s)?;
-    let asset1 = asset(s)?;
+    let asset0 = dedust_asset(s)?;
+    let asset1 = dedust_asset(s)?;
     Some((asset0, asset1))
 }
 
@@ -172,9 +159,9 @@ fn pool_deposit(cell: &Cell) -> Option<(Option<Address>, Targets)> {
     coins(&mut s)?;
     let amounts = s.load_reference_cloned().ok()?;
     let mut r = amounts.as_slice().ok()?;
-    let asset0 = asset(&mut r)?;
+    let asset0 = dedust_asset(&mut r)?;
     let amount0 = coins(&mut r)?;
-    let asset1 = asset(&mut r)?;
+    let asset1 = dedust_asset(&mut r)?;
     let amount1 = coins(&mut r)?;
     Some((
         owner,

@@ -97,7 +97,7 @@ const ETHENA: &str = "ethena";
 
 /// A staking composite: toncenter's type, shown as a `stake_*` type, with
 /// the provider and the type's other `staking_data` fields.
-fn staking_block(
+pub(crate) fn staking_block(
     kind: &'static str,
     shown: &'static str,
     provider: &'static str,

@@ -8,6 +8,7 @@
 
 use tonindex_model::Hash;
 
+use super::liquid_staking::staking_block;
 use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 /// The nominator pool's code hash (toncenter's `NOMINATOR_POOL_CODE_HASH`).
@@ -35,26 +36,6 @@ fn to_pool<'a>(
     (interfaces.code_hash(&m.destination?)? == NOMINATOR_POOL_CODE_HASH).then_some(m)
 }
 
-fn staking_block(
-    kind: &'static str,
-    shown: &'static str,
-    members: Vec<BlockId>,
-    failed: bool,
-    cols: Cols,
-) -> Block {
-    let mut blk = Block::of(
-        kind,
-        members,
-        failed,
-        Cols {
-            shown_type: Some(shown),
-            ..cols
-        },
-    );
-    blk.data.insert("provider".into(), PROVIDER.into());
-    blk
-}
-
 /// "d": a deposit, with the bounce of a refused one.
 pub(crate) fn nominator_deposit(
     g: &Graph<'_>,
@@ -71,9 +52,11 @@ pub(crate) fn nominator_deposit(
     Some(staking_block(
         "nominator_pool_deposit",
         "stake_deposit",
+        PROVIDER,
         g.with_change(b),
         g.block(b).failed,
         cols,
+        Vec::new(),
     ))
 }
 
@@ -120,8 +103,10 @@ pub(crate) fn nominator_withdraw(
     Some(staking_block(
         "nominator_pool_withdraw_request",
         shown,
+        PROVIDER,
         members,
         g.block(b).failed,
         cols,
+        Vec::new(),
     ))
 }

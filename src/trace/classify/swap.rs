@@ -725,7 +725,7 @@ pub(crate) const DEDUST_BODY_OPS: &[u32] = &[
 
 /// A DeDust `Asset`: `native$0000`, `jetton$0001 workchain:int8
 /// address:uint256` (other kinds read as a Jetton address too).
-fn dedust_asset(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<Option<Address>> {
+pub(crate) fn dedust_asset(s: &mut tycho_types::cell::CellSlice<'_>) -> Option<Option<Address>> {
     if s.load_small_uint(4).ok()? == 0 {
         return Some(None);
     }
