@@ -490,8 +490,10 @@ fn telemint_auctions_are_sales_and_actions() {
 /// a pool of mainnet's nominator pool code at genesis, idle; a basechain
 /// wallet's "d" and "w" show as a `stake_deposit` and a `stake_withdrawal`
 /// (provider `nominator`, the payout the pool sent), while the pool's own
-/// getter follows; a masterchain wallet's deposit, which the pool refuses,
-/// shows as a failed `stake_deposit`.
+/// getter follows; a kept request paid by `process_withdraw_requests` (op
+/// 2) is a `stake_withdrawal` of its nominator (the caller's change is
+/// not); a masterchain wallet's deposit, which the pool refuses, shows as a
+/// failed `stake_deposit`.
 #[test]
 fn nominator_pool_deposits_and_withdrawals_are_actions() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);

@@ -9,17 +9,21 @@
 //
 // `run BASE` funds a basechain v4 wallet, which deposits with the comment
 // "d" (the pool's own getter must then count it as a nominator) and
-// withdraws with "w" (an idle pool pays at once); a masterchain wallet's
+// withdraws with "w" (an idle pool pays at once); Dave, a nominator of the
+// genesis pool whose withdrawal request it kept, is paid when the wallet
+// sends process_withdraw_requests (op 2); a masterchain wallet's
 // deposit, which the pool refuses (nominators live in the basechain), must
 // show as a failed stake_deposit.
 // Prints one JSON summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { WalletContractV4, internal, toNano } from "@ton/ton";
-import { Address, beginCell, Cell } from "@ton/core";
+import { Address, beginCell, Cell, Dictionary } from "@ton/core";
 import { devnet, must, raw } from "./devnet_helpers.mjs";
 
 const POOL = Address.parseRaw("-1:" + "5e".repeat(32));
+const DAVE_HASH = "d1".repeat(32);
+const DAVE = Address.parseRaw("0:" + DAVE_HASH);
 const q = (a) => encodeURIComponent(a.toRawString());
 const [mode, ...args] = process.argv.slice(2);
 
@@ -34,9 +38,22 @@ if (mode === "prepare") {
   // withdraw_requests:(HashmapE) stake_at:uint32 saved_validator_set_hash:uint256
   // validator_set_changes_count:uint8 validator_set_change_time:uint32
   // stake_held_for:uint32 config_proposal_votings:(HashmapE)
+  // One nominator from before, Dave (12 TON), whose withdrawal request
+  // the pool kept (as it does while validating): nominators map the
+  // address hash to amount:Coins pending_deposit_amount:Coins, requests to
+  // nothing.
+  const coins2 = {
+    serialize: (v, b) => b.storeCoins(v[0]).storeCoins(v[1]),
+    parse: (sl) => [sl.loadCoins(), sl.loadCoins()],
+  };
+  const none = { serialize: () => {}, parse: () => null };
+  const nominators = Dictionary.empty(Dictionary.Keys.BigUint(256), coins2);
+  nominators.set(BigInt("0x" + DAVE_HASH), [toNano("12"), 0n]);
+  const requests = Dictionary.empty(Dictionary.Keys.BigUint(256), none);
+  requests.set(BigInt("0x" + DAVE_HASH), null);
   const data = beginCell()
     .storeUint(0, 8)
-    .storeUint(0, 16)
+    .storeUint(1, 16)
     .storeCoins(0n)
     .storeCoins(toNano("1"))
     .storeRef(
@@ -48,8 +65,8 @@ if (mode === "prepare") {
         .storeCoins(toNano("10"))
         .endCell(),
     )
-    .storeBit(0)
-    .storeBit(0)
+    .storeDict(nominators)
+    .storeDict(requests)
     .storeUint(0, 32)
     .storeUint(0n, 256)
     .storeUint(0, 8)
@@ -57,7 +74,7 @@ if (mode === "prepare") {
     .storeUint(0, 32)
     .storeBit(0)
     .endCell();
-  const spec = `${POOL.toRawString()}:${toNano("10")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
+  const spec = `${POOL.toRawString()}:${toNano("22")}:${code.toBoc().toString("base64")}:${data.toBoc().toString("base64")}`;
   console.log(JSON.stringify({ accounts: [spec] }));
 } else {
   const [base] = args;
@@ -66,6 +83,30 @@ if (mode === "prepare") {
   const nominator = await newWallet();
   const text = (t) => beginCell().storeUint(0, 32).storeStringTail(t).endCell();
   const poolData = async () => (await client.runMethod(POOL, "get_pool_data")).stack;
+
+  // 0. Anyone may have the pool pay the requests it kept
+  // (process_withdraw_requests, op 2): Dave's payout is a stake_withdrawal;
+  // the change the pool sends the caller after it is not.
+  await send(nominator, [internal({ to: POOL, value: toNano("1"), body: beginCell().storeUint(2, 32).storeUint(5, 64).storeUint(10, 8).endCell() })]);
+  const daveTx = await waitFor(
+    `/api/v3/transactions?account=${q(DAVE)}&limit=5`,
+    (x) => x.transactions.some((t) => t.in_msg?.source === raw(POOL)),
+    "Dave's payout",
+  );
+  const davePaid = daveTx.transactions.find((t) => t.in_msg?.source === raw(POOL)).in_msg.value;
+  must(BigInt(davePaid) > toNano("11.9") && BigInt(davePaid) <= toNano("12"), `Dave's payout ${davePaid}`);
+  const daveOut = await actionOf(DAVE, "stake_withdrawal");
+  const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+  must(daveOut.success === true && sorted(daveOut.details) === sorted({
+    provider: "nominator", stake_holder: raw(DAVE), pool: raw(POOL), amount: davePaid,
+    payout_nft: null, tokens_burnt: null, asset: null,
+  }), `Dave's withdrawal ${JSON.stringify(daveOut)}`);
+  const callerActions = await getJson(`/api/v3/actions?account=${q(nominator.address)}&limit=20`);
+  must(!callerActions.actions.some((a) => a.type === "stake_withdrawal"), `the caller's change is no withdrawal ${JSON.stringify(callerActions.actions.map((a) => a.type))}`);
+  must(callerActions.actions.some((a) => a.type === "call_contract" && a.details.opcode === "0x00000002"), "the call itself");
+  let stack0 = await poolData();
+  stack0.readNumber();
+  must(stack0.readNumber() === 0, "Dave is no nominator any more");
 
   // 1. Deposit 15 TON with "d".
   await send(nominator, [internal({ to: POOL, value: toNano("15"), body: text("d") })]);

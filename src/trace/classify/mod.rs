@@ -445,6 +445,7 @@ const MATCHERS: &[Matcher] = &[
     vesting::add_whitelist,
     staking::nominator_deposit,
     staking::nominator_withdraw,
+    staking::nominator_payout,
     jetton::transfer,
     jetton::pton_transfer,
     jetton::burn,

@@ -4,7 +4,9 @@
 //! its stake, or "w" to withdraw. The pool pays a withdrawal at once when
 //! it is not validating (one transfer back worth more than the request
 //! carried, or two: the payout first), and otherwise keeps a request it
-//! pays later. A pool is known by its code hash, as toncenter knows it.
+//! pays later. The requests it kept are paid when anyone sends the pool
+//! `process_withdraw_requests` (op 2): each payout is a `stake_withdrawal`.
+//! A pool is known by its code hash, as toncenter knows it.
 
 use tonindex_model::Hash;
 
@@ -106,6 +108,54 @@ pub(crate) fn nominator_withdraw(
         PROVIDER,
         members,
         g.block(b).failed,
+        cols,
+        Vec::new(),
+    ))
+}
+
+/// `process_withdraw_requests#00000002 query_id:uint64 limit:uint8`.
+const OP_PROCESS_WITHDRAW_REQUESTS: u32 = 2;
+
+/// A payout of a kept withdrawal request: a TON transfer from the pool
+/// under a `process_withdraw_requests` call (`stake_withdrawal`, the
+/// transfer alone, as toncenter builds it). The pool's last message back
+/// to the caller is the change of the call (the pool's code sends it after
+/// the payouts), not a payout — toncenter counts it as one too.
+pub(crate) fn nominator_payout(
+    g: &Graph<'_>,
+    b: BlockId,
+    interfaces: &dyn Interfaces,
+) -> Option<Block> {
+    if g.kind(b) != "ton_transfer" {
+        return None;
+    }
+    let call = g.block(b).prev?;
+    if g.call_op(call) != Some(OP_PROCESS_WITHDRAW_REQUESTS) {
+        return None;
+    }
+    let m = g.msg(b)?;
+    let pool = g.msg(call)?.destination?;
+    if m.source != Some(pool) || interfaces.code_hash(&pool)? != NOMINATOR_POOL_CODE_HASH {
+        return None;
+    }
+    let caller = g.msg(call)?.source;
+    let sent = &g.tx(call)?.out_msgs;
+    if caller.is_some() && m.destination == caller && sent.last().is_some_and(|l| l.hash == m.hash)
+    {
+        return None;
+    }
+    let cols = Cols {
+        source: m.destination,
+        destination: Some(pool),
+        amount: Some(m.value),
+        ..Cols::default()
+    };
+    Some(staking_block(
+        "nominator_pool_withdraw_request",
+        "stake_withdrawal",
+        PROVIDER,
+        vec![b],
+        false,
         cols,
         Vec::new(),
     ))
