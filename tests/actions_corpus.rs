@@ -785,25 +785,37 @@ fn classifier_passes_the_corpus_cases() {
 fn cases_pass_with_the_bodies_the_index_keeps() {
     let dir = corpus_dir();
     let (mut checked, mut failures) = (0, Vec::new());
-    for entry in std::fs::read_dir(dir.join("test_cases")).expect("test_cases") {
-        let path = entry.expect("entry").path();
-        let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let text = quote_big_integers(&std::fs::read_to_string(&path).expect("yaml"));
-        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
-        let yaml: Value = serde_json::to_value(yaml).expect("yaml as json");
-        for (name, case) in yaml["cases"].as_object().into_iter().flatten() {
-            if run_case(case, &dir.join("traces")).is_err() {
-                continue;
-            }
-            checked += 1;
-            if let Err(e) = run_case_with(case, &dir.join("traces"), Variant::IndexedBodies) {
-                failures.push(format!("{file} / {name}: {e}"));
-            }
+    for (file, name, case) in corpus_cases(&dir) {
+        if run_case(&case, &dir.join("traces")).is_err() {
+            continue;
+        }
+        checked += 1;
+        if let Err(e) = run_case_with(&case, &dir.join("traces"), Variant::IndexedBodies) {
+            failures.push(format!("{file} / {name}: {e}"));
         }
     }
     println!("{checked} cases on the bodies the index keeps");
     assert!(checked > 0, "no case passes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every case of the corpus: its file, its name and the case.
+fn corpus_cases(dir: &Path) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir.join("test_cases")).expect("test_cases") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = quote_big_integers(&std::fs::read_to_string(&path).expect("yaml"));
+        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
+        let yaml: Value = serde_json::to_value(yaml).expect("yaml as json");
+        for (name, case) in yaml["cases"].as_object().into_iter().flatten() {
+            out.push((file.clone(), name.clone(), case.clone()));
+        }
+    }
+    out
 }
 
 /// The index reads DeDust pools' assets only where it holds their state:
@@ -813,28 +825,21 @@ fn cases_pass_with_the_bodies_the_index_keeps() {
 #[test]
 fn dedust_swaps_read_without_their_pools() {
     let dir = corpus_dir();
-    let mut checked = 0;
-    let mut failures = Vec::new();
-    for entry in std::fs::read_dir(dir.join("test_cases")).expect("test_cases") {
-        let path = entry.expect("entry").path();
-        let text = quote_big_integers(&std::fs::read_to_string(&path).expect("yaml"));
-        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
-        let yaml: Value = serde_json::to_value(yaml).expect("yaml as json");
-        for (name, case) in yaml["cases"].as_object().into_iter().flatten() {
-            let dedust_swap = case["expected-actions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|a| {
-                    a["type"] == "jetton_swap" && a["values"]["jetton_swap_data"]["dex"] == "dedust"
-                });
-            if !dedust_swap {
-                continue;
-            }
-            checked += 1;
-            if let Err(e) = run_case_with(case, &dir.join("traces"), Variant::WithoutPools) {
-                failures.push(format!("{name}: {e}"));
-            }
+    let (mut checked, mut failures) = (0, Vec::new());
+    for (file, name, case) in corpus_cases(&dir) {
+        let dedust_swap = case["expected-actions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|a| {
+                a["type"] == "jetton_swap" && a["values"]["jetton_swap_data"]["dex"] == "dedust"
+            });
+        if !dedust_swap {
+            continue;
+        }
+        checked += 1;
+        if let Err(e) = run_case_with(&case, &dir.join("traces"), Variant::WithoutPools) {
+            failures.push(format!("{file} / {name}: {e}"));
         }
     }
     println!("{checked} DeDust swap cases without pool records");
