@@ -827,7 +827,9 @@ fn details(r: &ActionRecord) -> Value {
             put("user_jetton_wallet_1", d("user_jetton_wallet_1"));
             put("user_jetton_wallet_2", d("user_jetton_wallet_2"));
             put("lp_tokens_burnt", d("lp_tokens_burnt"));
-            put("is_refund", d("is_refund"));
+            // The spec: never filled, always null (toncenter's API does not
+            // read the classifier's flag).
+            put("is_refund", Value::Null);
             put("source", a(&r.source));
             put("pool", a(&r.destination));
             put("destination_liquidity", a(&r.destination));

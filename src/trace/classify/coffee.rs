@@ -521,64 +521,9 @@ pub(crate) fn staking_claim_rewards(
 
 #[cfg(test)]
 mod tests {
-    use tonindex_model::{
-        AccountStatus, Address, ClassificationState, MsgKind, TraceRecord, TraceState, TxKind,
-    };
     use tycho_types::cell::CellBuilder;
 
-    use crate::trace::{TraceMsg, TraceTx};
-
-    fn account(n: u8) -> Address {
-        Address {
-            workchain: 0,
-            id: [n; 32],
-        }
-    }
-
-    fn msg(
-        n: u8,
-        from: u8,
-        to: u8,
-        opcode: u32,
-        body: Option<tycho_types::cell::Cell>,
-    ) -> TraceMsg {
-        TraceMsg {
-            hash: [n; 32],
-            kind: MsgKind::Internal,
-            source: Some(account(from)),
-            destination: Some(account(to)),
-            value: 1_000_000,
-            extra_currencies: false,
-            opcode: Some(opcode),
-            bounce: false,
-            bounced: false,
-            created_lt: Some(u64::from(n) * 10),
-            created_at: Some(1),
-            hash_norm: None,
-            body,
-            init_state: None,
-        }
-    }
-
-    fn tx(n: u8, at: u8, in_msg: TraceMsg, out_msgs: Vec<TraceMsg>) -> TraceTx {
-        TraceTx {
-            hash: [100 + n; 32],
-            lt: u64::from(n) * 10 + 1,
-            account: account(at),
-            now: 1,
-            mc_seqno: Some(1),
-            kind: TxKind::Ord,
-            in_msg: Some(in_msg),
-            out_msgs,
-            orig_status: AccountStatus::Active,
-            end_status: AccountStatus::Active,
-            aborted: false,
-            destroyed: false,
-            compute: Some((true, 0)),
-            no_gas: false,
-            action_result: Some(0),
-        }
-    }
+    use super::super::built::{account, tx_hash, Flow};
 
     /// The MEV contract gives TON back after a failed swap: the call
     /// carrying `mev_protect_failed_swap` is the action, naming the
@@ -592,30 +537,10 @@ mod tests {
         b.store_u8(0).unwrap();
         b.store_raw(&[9; 32], 256).unwrap();
         let body = b.build().unwrap();
-        let trigger = msg(1, 1, 2, 0x1234_5678, None);
-        let back = msg(2, 2, 3, super::OP_MEV_FAILED_SWAP, Some(body));
-        let txs = vec![
-            tx(1, 2, trigger, vec![back.clone()]),
-            tx(2, 3, back, Vec::new()),
-        ];
-        let trace = TraceRecord {
-            trace_id: txs[0].hash,
-            external_hash: None,
-            external_hash_norm: None,
-            mc_seqno_start: Some(1),
-            mc_seqno_end: Some(1),
-            start_lt: 11,
-            start_utime: 1,
-            end_lt: 21,
-            end_utime: 1,
-            state: TraceState::Complete,
-            transactions: 2,
-            messages: 2,
-            pending_messages: 0,
-            classification: ClassificationState::Unclassified,
-        };
-        let actions =
-            super::super::classify(&trace, &txs, &super::super::NoInterfaces).expect("classified");
+        let mut f = Flow::default();
+        let trigger = f.send(None, 1, 2, 0x1234_5678, None);
+        f.send(Some(trigger), 2, 3, super::OP_MEV_FAILED_SWAP, Some(body));
+        let actions = f.classify(&super::super::NoInterfaces);
         let failed: Vec<_> = actions
             .iter()
             .filter(|a| a.kind == "coffee_mev_protect_failed_swap")
@@ -623,7 +548,7 @@ mod tests {
         assert_eq!(failed.len(), 1, "{actions:?}");
         assert_eq!(failed[0].destination, Some(account(9)));
         assert_eq!(failed[0].asset, None);
-        assert_eq!(failed[0].tx_hashes, vec![txs[0].hash, txs[1].hash]);
+        assert_eq!(failed[0].tx_hashes, vec![tx_hash(1), tx_hash(2)]);
         assert!(failed[0].success);
     }
 }

@@ -1,4 +1,5 @@
-//! DeDust liquidity deposits (`dex_deposit_liquidity`, dex `dedust`).
+//! DeDust liquidity: deposits (`dex_deposit_liquidity`, dex `dedust`) and
+//! withdrawals ([`withdraw`], `dex_withdraw_liquidity`).
 //!
 //! A DeDust deposit brings both assets of a pool to their vaults, each on
 //! its own: TON as the TON vault's `deposit_liquidity`, Jettons as a
@@ -27,7 +28,7 @@ use tycho_types::cell::{Cell, CellSlice};
 use super::body::{self, coins, msg_address};
 use super::jetton::{self, OP_INTERNAL_TRANSFER, OP_TRANSFER, OP_TRANSFER_NOTIFICATION};
 use super::swap::dedust_asset;
-use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{addr, dec, liquidity, Block, BlockId, Cols, Graph, Interfaces};
 
 /// TON to the TON vault: `deposit_liquidity#d55e4686`.
 const OP_DEPOSIT_TON: u32 = 0xd55e_4686;
@@ -596,4 +597,212 @@ fn combine(first: &Map<String, Value>, last: &Map<String, Value>) -> Option<Map<
     out.insert("target_asset_1".into(), as_value(&sides[0].0));
     out.insert("target_asset_2".into(), as_value(&sides[1].0));
     Some(out)
+}
+
+/// The pool asking a vault to pay a withdrawal or a swap out.
+const OP_PAYOUT_FROM_POOL: u32 = 0xad4e_b6f5;
+
+/// The opcodes whose bodies [`withdraw`] reads.
+pub(crate) const WITHDRAW_BODY_OPS: &[u32] = &[jetton::OP_BURN, OP_PAYOUT_FROM_POOL];
+
+/// A DeDust withdrawal (`dex_withdraw_liquidity`): LP tokens burnt at the
+/// user's LP wallet, the burn notification at the pool (the LP master),
+/// and the pool's two `payout_from_pool` to the vaults, each paying its
+/// side — the TON vault with a `payout`, a Jetton vault with a transfer.
+/// Runs before the Jetton burn matcher, on the burn call itself.
+pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
+    if g.call_op(b) != Some(jetton::OP_BURN) {
+        return None;
+    }
+    let notify = g.next_call(b, jetton::OP_BURN_NOTIFICATION)?;
+    let burn = g.msg(b)?;
+    let lp_wallet = burn.destination?;
+    let lp = interfaces.jetton_wallet(&lp_wallet)?;
+    let burnt = jetton::burn_body(burn.body.as_ref()?)?.amount;
+    let mut members = vec![b];
+    members.extend(g.with_change(notify));
+    let mut sides = Vec::new();
+    for p in g.next_calls(notify, OP_PAYOUT_FROM_POOL) {
+        if sides.len() == 2 {
+            break;
+        }
+        // payout_from_pool#ad4eb6f5 query_id proof:^Cell amount:Coins …
+        let amount = Some(body::after_op(g.body(p)?).and_then(|mut s| {
+            s.load_u64().ok()?;
+            s.load_reference().ok()?;
+            coins(&mut s)
+        })?);
+        let side = if let Some(pay) = g.next_call(p, OP_PAYOUT) {
+            members.extend(g.with_change(pay));
+            liquidity::Side {
+                amount,
+                asset: None,
+                user_wallet: None,
+                dex_wallet: g.msg(pay)?.source,
+                dex_jetton_wallet: None,
+            }
+        } else if let Some(t) = g.next_kind(p, "jetton_transfer", &[]) {
+            members.extend(g.with_change(t));
+            let c = &g.block(t).cols;
+            liquidity::Side {
+                amount,
+                asset: c.asset,
+                user_wallet: c.destination_secondary,
+                dex_wallet: c.source,
+                dex_jetton_wallet: c.source_secondary,
+            }
+        } else {
+            continue;
+        };
+        members.extend(g.with_change(p));
+        sides.push(side);
+    }
+    if sides.len() != 2 {
+        return None;
+    }
+    let mut d = Map::new();
+    d.insert("dex".into(), "dedust".into());
+    liquidity::put_sides(&mut d, &sides);
+    d.insert("is_refund".into(), false.into());
+    d.insert("lp_tokens_burnt".into(), dec(burnt));
+    let cols = Cols {
+        source: burn.source,
+        source_secondary: Some(lp_wallet),
+        destination: g.msg(notify)?.destination,
+        asset: Some(lp.jetton),
+        ..Cols::default()
+    };
+    let mut blk = Block::of("dex_withdraw_liquidity", members, false, cols);
+    blk.data = d;
+    Some(blk)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+    use tycho_types::cell::{Cell, CellFamily};
+
+    use super::super::built::{self, data, named, only, tx_hash, Flow, Store, Wallets};
+    use super::super::{jetton, OP_EXCESSES};
+
+    /// `payout_from_pool#ad4eb6f5 query_id proof:^Cell amount recipient
+    /// payload:(Maybe ^Cell)`.
+    fn payout_from_pool(amount: u128, to: u8) -> Cell {
+        built::body(super::OP_PAYOUT_FROM_POOL, |b| {
+            b.store_reference(Cell::empty_cell()).unwrap();
+            b.coins(amount).addr(Some(built::account(to)));
+            b.store_bit_zero().unwrap();
+        })
+    }
+
+    /// User 1 burns 500 LP tokens at his LP wallet 2 of pool 3; the pool
+    /// pays 1000 nanoton through the TON vault 4 and 2000 units of Jetton
+    /// 9 through its vault 5 (vault wallet 6 → the user's wallet 7).
+    fn withdrawal(second_side: bool) -> (Flow, Wallets) {
+        let mut f = Flow::default();
+        let root = f.send(None, 8, 1, 0, None);
+        let burn = f.send(
+            Some(root),
+            1,
+            2,
+            jetton::OP_BURN,
+            Some(built::jetton_burn(500, 1)),
+        );
+        let notify = f.send(Some(burn), 2, 3, jetton::OP_BURN_NOTIFICATION, None);
+        let ton = f.send(
+            Some(notify),
+            3,
+            4,
+            super::OP_PAYOUT_FROM_POOL,
+            Some(payout_from_pool(1000, 1)),
+        );
+        f.send(Some(notify), 3, 1, OP_EXCESSES, None);
+        if second_side {
+            let jet = f.send(
+                Some(notify),
+                3,
+                5,
+                super::OP_PAYOUT_FROM_POOL,
+                Some(payout_from_pool(2000, 1)),
+            );
+            let t = f.send(
+                Some(jet),
+                5,
+                6,
+                jetton::OP_TRANSFER,
+                Some(built::jetton_transfer(2000, 1)),
+            );
+            let i = f.send(
+                Some(t),
+                6,
+                7,
+                jetton::OP_INTERNAL_TRANSFER,
+                Some(built::internal_transfer(2000, 5)),
+            );
+            f.send(Some(i), 7, 1, jetton::OP_TRANSFER_NOTIFICATION, None);
+        }
+        f.send(Some(ton), 4, 1, super::OP_PAYOUT, None);
+        let mut w = Wallets::default();
+        w.add(2, 1, 3);
+        w.add(6, 5, 9);
+        w.add(7, 1, 9);
+        (f, w)
+    }
+
+    #[test]
+    fn a_withdrawal_names_both_sides_as_the_vaults_paid_them() {
+        let (f, w) = withdrawal(true);
+        let actions = f.classify(&w);
+        let a = only(&actions, "dex_withdraw_liquidity");
+        assert!(
+            actions.iter().all(|a| a.kind != "jetton_burn"),
+            "{actions:#?}"
+        );
+        assert!(a.success);
+        assert_eq!(a.source, Some(built::account(1)));
+        assert_eq!(a.source_secondary, Some(built::account(2)));
+        assert_eq!(a.destination, Some(built::account(3)));
+        assert_eq!(a.asset, Some(built::account(3)));
+        let d = data(a);
+        assert_eq!(d["dex"], "dedust");
+        assert_eq!(d["lp_tokens_burnt"], "500");
+        assert_eq!(d["amount1"], "1000");
+        assert_eq!(d["asset1_out"], Value::Null);
+        assert_eq!(d["dex_wallet_1"], named(4));
+        assert_eq!(d["user_jetton_wallet_1"], Value::Null);
+        assert_eq!(d["amount2"], "2000");
+        assert_eq!(d["asset2_out"], named(9));
+        assert_eq!(d["dex_wallet_2"], named(5));
+        assert_eq!(d["dex_jetton_wallet_2"], named(6));
+        assert_eq!(d["user_jetton_wallet_2"], named(7));
+        // Every transaction, the user's (which sent the burn) and the
+        // pool's change included.
+        let mut covered = a.tx_hashes.clone();
+        covered.sort();
+        let mut want: Vec<_> = (1..=10).map(tx_hash).collect();
+        want.sort();
+        assert_eq!(covered, want);
+    }
+
+    #[test]
+    fn one_side_paid_is_a_burn_not_a_withdrawal() {
+        let (f, w) = withdrawal(false);
+        let actions = f.classify(&w);
+        assert!(
+            actions.iter().all(|a| a.kind != "dex_withdraw_liquidity"),
+            "{actions:#?}"
+        );
+        only(&actions, "jetton_burn");
+    }
+
+    #[test]
+    fn an_unknown_lp_wallet_is_no_withdrawal() {
+        let (f, mut w) = withdrawal(true);
+        w.0.remove(&built::account(2));
+        let actions = f.classify(&w);
+        assert!(
+            actions.iter().all(|a| a.kind != "dex_withdraw_liquidity"),
+            "{actions:#?}"
+        );
+    }
 }

@@ -19,13 +19,31 @@ const TONCO_ROUTER_PTON_WALLET: &str =
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[OP_TONCO_START_BURN, OP_TONCO_POSITION_BURN, OP_TONCO_BURN];
 
-/// One side paid out.
-struct Side {
-    amount: u128,
-    asset: Option<Address>,
-    user_wallet: Option<Address>,
-    dex_wallet: Option<Address>,
-    dex_jetton_wallet: Option<Address>,
+/// One side of a withdrawal, paid out (or not, `amount` null).
+pub(crate) struct Side {
+    pub amount: Option<u128>,
+    pub asset: Option<Address>,
+    pub user_wallet: Option<Address>,
+    pub dex_wallet: Option<Address>,
+    pub dex_jetton_wallet: Option<Address>,
+}
+
+/// The sides as toncenter's withdrawal data names them (`amount1`,
+/// `asset1_out`, `user_jetton_wallet_1`, `dex_wallet_1`, …); a side that
+/// is missing is null throughout.
+pub(crate) fn put_sides(d: &mut Map<String, Value>, sides: &[Side]) {
+    for n in 1..=2 {
+        let side = sides.get(n - 1);
+        let a = |f: fn(&Side) -> Option<Address>| addr(side.and_then(f));
+        d.insert(
+            format!("amount{n}"),
+            side.and_then(|s| s.amount).map(dec).into(),
+        );
+        d.insert(format!("asset{n}_out"), a(|s| s.asset));
+        d.insert(format!("user_jetton_wallet_{n}"), a(|s| s.user_wallet));
+        d.insert(format!("dex_wallet_{n}"), a(|s| s.dex_wallet));
+        d.insert(format!("dex_jetton_wallet_{n}"), a(|s| s.dex_jetton_wallet));
+    }
 }
 
 /// A TONCO position burnt: start burn at the pool → the position NFT's
@@ -89,7 +107,7 @@ pub(crate) fn tonco_withdraw(
                     None => (tb.cols.amount?, tb.cols.asset),
                 };
                 Side {
-                    amount,
+                    amount: Some(amount),
                     asset,
                     user_wallet: tb.cols.destination_secondary,
                     dex_wallet: tb.cols.source,
@@ -100,7 +118,7 @@ pub(crate) fn tonco_withdraw(
                 let (amount, wallet) = router_sides[i];
                 let wallet = pton(wallet);
                 Side {
-                    amount,
+                    amount: Some(amount),
                     asset: wallet
                         .and_then(|w| interfaces.jetton_wallet(&w))
                         .map(|j| j.jetton)
@@ -124,17 +142,7 @@ pub(crate) fn tonco_withdraw(
     };
     let mut d = Map::new();
     d.insert("dex".into(), "tonco".into());
-    for (i, side) in sides.iter().enumerate() {
-        let n = i + 1;
-        d.insert(format!("amount{n}"), dec(side.amount));
-        d.insert(format!("asset{n}_out"), addr(side.asset));
-        d.insert(format!("user_jetton_wallet_{n}"), addr(side.user_wallet));
-        d.insert(format!("dex_wallet_{n}"), addr(side.dex_wallet));
-        d.insert(
-            format!("dex_jetton_wallet_{n}"),
-            addr(side.dex_jetton_wallet),
-        );
-    }
+    put_sides(&mut d, &sides);
     d.insert("lp_tokens_burnt".into(), dec(liquidity));
     d.insert("burned_nft_index".into(), dec(index));
     d.insert(

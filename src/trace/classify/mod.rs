@@ -18,6 +18,8 @@
 
 mod auction;
 pub mod body;
+#[cfg(test)]
+mod built;
 mod cocoon;
 mod coffee;
 mod dedust_liquidity;
@@ -33,6 +35,7 @@ mod liquidity;
 mod multisig;
 pub(crate) mod nft;
 mod staking;
+mod stonfi_liquidity;
 mod subscription;
 mod swap;
 mod tgbtc;
@@ -187,6 +190,8 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 evaa::BODY_OPS,
                 liquid_staking::BODY_OPS,
                 dedust_liquidity::BODY_OPS,
+                dedust_liquidity::WITHDRAW_BODY_OPS,
+                stonfi_liquidity::BODY_OPS,
             ]
             .iter()
             .any(|ops| ops.contains(&op))
@@ -448,6 +453,7 @@ const MATCHERS: &[Matcher] = &[
     staking::nominator_payout,
     jetton::transfer,
     jetton::pton_transfer,
+    dedust_liquidity::withdraw,
     jetton::burn,
     swap::dedust,
     swap::stonfi,
@@ -488,6 +494,8 @@ const MATCHERS: &[Matcher] = &[
     liquid_staking::ethena_withdrawal_request,
     jetton::mint,
     liquid_staking::ethena_deposit,
+    stonfi_liquidity::provide,
+    stonfi_liquidity::withdraw,
     jvault::stake,
     jvault::unstake,
     jvault::claim,
