@@ -57,7 +57,7 @@ fn with_library(root: &Cell, hash: HashBytes, add: LibDescr) -> (Cell, Vec<HashB
     (b.build().unwrap(), before)
 }
 
-async fn call(app: &axum::Router, req: Request<Body>) -> Value {
+async fn call(app: &tonindex::api::App, req: Request<Body>) -> Value {
     let resp = app.clone().oneshot(req).await.unwrap();
     let status = resp.status();
     let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
@@ -236,7 +236,7 @@ async fn libraries_a_source_fetched_are_kept_across_restarts() {
     let db_dir = tempfile::tempdir().unwrap();
     let db = Arc::new(Db::open(db_dir.path(), &DbOptions::default()).unwrap());
     import(&db, &files);
-    let run = |app: axum::Router, addr: String| async move {
+    let run = |app: tonindex::api::App, addr: String| async move {
         let body = json!({"address": addr, "method": "get_wallet_data", "stack": []});
         let resp = app
             .oneshot(

@@ -15,7 +15,7 @@ use tonindex::api::{router, Api, ApiConfig};
 use tonindex_storage::{Db, DbOptions};
 use tower::ServiceExt;
 
-fn server(cors: CorsConfig) -> (axum::Router, tempfile::TempDir) {
+fn server(cors: CorsConfig) -> (tonindex::api::App, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let db = std::sync::Arc::new(Db::open(dir.path(), &DbOptions::default()).unwrap());
     let cfg = ApiConfig {
@@ -25,7 +25,7 @@ fn server(cors: CorsConfig) -> (axum::Router, tempfile::TempDir) {
     (router(Api::new(db, cfg)), dir)
 }
 
-async fn send(app: &axum::Router, req: Request<Body>) -> axum::http::Response<Body> {
+async fn send(app: &tonindex::api::App, req: Request<Body>) -> axum::http::Response<Body> {
     app.clone().oneshot(req).await.unwrap()
 }
 

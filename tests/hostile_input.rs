@@ -86,7 +86,7 @@ impl Index {
     }
 
     /// The router over a follower of the index, with `cfg`.
-    fn router(&self, cfg: ApiConfig) -> (axum::Router, Arc<Api>) {
+    fn router(&self, cfg: ApiConfig) -> (tonindex::api::App, Arc<Api>) {
         let scratch = tempfile::tempdir().unwrap().keep();
         let db = Db::open_follower(&self.db_path(), &scratch).unwrap();
         let api = Api::new(Arc::new(db), cfg);
@@ -133,7 +133,7 @@ struct Reply {
     json: Value,
 }
 
-fn send(router: &axum::Router, req: Request<Body>) -> Reply {
+fn send(router: &tonindex::api::App, req: Request<Body>) -> Reply {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -150,7 +150,7 @@ fn send(router: &axum::Router, req: Request<Body>) -> Reply {
     })
 }
 
-fn post(router: &axum::Router, uri: &str, body: String) -> Reply {
+fn post(router: &tonindex::api::App, uri: &str, body: String) -> Reply {
     send(
         router,
         Request::post(uri)
@@ -160,7 +160,7 @@ fn post(router: &axum::Router, uri: &str, body: String) -> Reply {
     )
 }
 
-fn get(router: &axum::Router, uri: &str) -> Reply {
+fn get(router: &tonindex::api::App, uri: &str) -> Reply {
     send(router, Request::get(uri).body(Body::empty()).unwrap())
 }
 

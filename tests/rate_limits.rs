@@ -19,7 +19,10 @@ use tonindex::api::{router, Api, ApiConfig};
 use tonindex_storage::{Db, DbOptions};
 use tower::ServiceExt;
 
-fn server(rate_limit: RateLimitConfig, api_keys: Vec<ApiKey>) -> (axum::Router, tempfile::TempDir) {
+fn server(
+    rate_limit: RateLimitConfig,
+    api_keys: Vec<ApiKey>,
+) -> (tonindex::api::App, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let db = std::sync::Arc::new(Db::open(dir.path(), &DbOptions::default()).unwrap());
     let cfg = ApiConfig {
@@ -30,7 +33,7 @@ fn server(rate_limit: RateLimitConfig, api_keys: Vec<ApiKey>) -> (axum::Router, 
     (router(Api::new(db, cfg)), dir)
 }
 
-async fn call(app: &axum::Router, req: Request<Body>) -> (StatusCode, Option<String>, Value) {
+async fn call(app: &tonindex::api::App, req: Request<Body>) -> (StatusCode, Option<String>, Value) {
     let resp = app.clone().oneshot(req).await.unwrap();
     let status = resp.status();
     let retry = resp

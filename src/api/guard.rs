@@ -3,10 +3,13 @@
 //! too), its body is read whole within the limits, then keys and rates are
 //! checked (a JSON-RPC batch's calls counted from its body).
 //!
-//! Written as a layer rather than with `axum::middleware::from_fn`: a
+//! Written as a service rather than with `axum::middleware::from_fn`: a
 //! request with no body and no key or rate to check (most of them) runs
-//! the route's own future, timed, with nothing boxed, cloned or extracted;
-//! that was most of what the guards cost on the smallest requests.
+//! the router's own future, timed, with nothing boxed, cloned or
+//! extracted; that was most of what the guards cost on the smallest
+//! requests. It wraps the whole router once ([`super::App`]) rather than
+//! each route (`Router::layer`): a layered route is a second boxed route
+//! per request, cloned, with its own response post-processing.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -26,26 +29,21 @@ pub struct Guards {
     pub rates: Arc<limits::RateLimits>,
 }
 
-/// The layer that puts [`Guards`] in front of every route.
-#[derive(Clone)]
-pub struct GuardLayer(pub Arc<Guards>);
-
-impl<S> Layer<S> for GuardLayer {
-    type Service = Guarded<S>;
-
-    fn layer(&self, inner: S) -> Guarded<S> {
-        Guarded {
-            inner,
-            guards: Arc::clone(&self.0),
-        }
-    }
-}
-
-/// A route behind the guards.
+/// A service (the router) behind the guards; with none, the service
+/// alone (`bench-serve`'s measure of what they cost).
 #[derive(Clone)]
 pub struct Guarded<S> {
     inner: S,
-    guards: Arc<Guards>,
+    guards: Option<Arc<Guards>>,
+}
+
+impl<S> Guarded<S> {
+    pub fn new(inner: S, guards: Option<Guards>) -> Self {
+        Self {
+            inner,
+            guards: guards.map(Arc::new),
+        }
+    }
 }
 
 impl<S> tower_service::Service<Request> for Guarded<S>
@@ -61,16 +59,22 @@ where
     type Future = GuardFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // Routes are always ready.
+        // The router is always ready.
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
+        let Some(guards) = &self.guards else {
+            return GuardFuture::Direct {
+                inner: self.inner.call(req),
+                timer: None,
+            };
+        };
         let timer = request_metrics::Timer::start(&req);
         // Most requests have no body to read and no key or rate to check:
-        // the route's own future, timed, with nothing boxed or cloned.
+        // the router's own future, timed, with nothing boxed or cloned.
         let has_body = !axum::body::HttpBody::is_end_stream(req.body());
-        if !has_body && self.guards.rates.is_open() {
+        if !has_body && guards.rates.is_open() {
             return GuardFuture::Direct {
                 inner: self.inner.call(req),
                 timer: Some(timer),
@@ -79,7 +83,7 @@ where
         // axum's own body limit off: the guard reads the body within
         // `serve.max_body_bytes`, which may be more than axum's default.
         let mut inner = DefaultBodyLimit::disable().layer(self.inner.clone());
-        let guards = Arc::clone(&self.guards);
+        let guards = Arc::clone(guards);
         GuardFuture::Guarded {
             inner: Box::pin(async move {
                 let admitted = match server::read_body(guards.body, req).await {

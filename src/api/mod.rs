@@ -28,6 +28,7 @@ pub mod v3;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -391,14 +392,17 @@ const INLINE_ROW_BUDGET: u64 = 64;
 /// their OpenAPI documents and Swagger UI; `/` redirects to v3's).
 /// Request bodies are read whole, within `serve.max_body_bytes` and
 /// `serve.body_timeout_ms`, before any handler runs.
-pub fn router(api: Arc<Api>) -> Router {
-    let guards = guard::Guards {
+pub fn router(api: Arc<Api>) -> App {
+    let guards = api.guards.then(|| guard::Guards {
         body: server::BodyLimits::from_config(&api.cfg),
         rates: Arc::clone(&api.limits),
-    };
-    let guarded = api.guards;
-    let app_cors = api.cfg.cors.clone();
-    let app = Router::new()
+    });
+    if guards.is_some() {
+        // Not in bench-serve's measurement of what the guards cost.
+        crate::telemetry::handle();
+    }
+    let cors = api_cors(&api.cfg.cors);
+    let routes = Router::new()
         .route("/", get(openapi::root_redirect))
         .route("/api/v2/", get(openapi::v2_root))
         .route("/healthcheck", get(healthcheck))
@@ -408,19 +412,77 @@ pub fn router(api: Arc<Api>) -> Router {
         .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);
-    let cors = api_cors(&app_cors);
-    let app = if guarded {
-        crate::telemetry::handle();
-        // Not in bench-serve's measurement of what the guards cost.
-        app.layer(guard::GuardLayer(Arc::new(guards)))
-    } else {
-        app
-    };
+    let guarded = guard::Guarded::new(routes, guards);
     // Outermost: a preflight is answered before anything else runs, and
     // every answer (errors included) carries the headers.
     match cors {
-        Some(layer) => app.layer(layer),
-        None => app,
+        Some(layer) => App::Cors(tower_layer::Layer::layer(&layer, guarded)),
+        None => App::Plain(guarded),
+    }
+}
+
+/// The HTTP surface as one tower service ([`router`]): the routes, the
+/// guards in front of all of them, CORS in front of everything — each
+/// wrapping the whole router once, not each route.
+// Not boxed: hyper's adapter clones the service for every request, and a
+// box would add an allocation to each clone.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+pub enum App {
+    Cors(tower_http::cors::Cors<guard::Guarded<Router>>),
+    Plain(guard::Guarded<Router>),
+}
+
+type RouterFuture = <guard::Guarded<Router> as tower_service::Service<Request>>::Future;
+
+pin_project_lite::pin_project! {
+    /// An [`App`]'s answer.
+    #[project = AppFutureProj]
+    pub enum AppFuture {
+        Cors { #[pin] inner: tower_http::cors::ResponseFuture<RouterFuture> },
+        Plain { #[pin] inner: RouterFuture },
+    }
+}
+
+impl std::future::Future for AppFuture {
+    type Output = Result<Response, std::convert::Infallible>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.project() {
+            AppFutureProj::Cors { inner } => inner.poll(cx),
+            AppFutureProj::Plain { inner } => inner.poll(cx),
+        }
+    }
+}
+
+impl<B> tower_service::Service<axum::http::Request<B>> for App
+where
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = AppFuture;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        match self {
+            App::Cors(s) => tower_service::Service::<Request>::poll_ready(s, cx),
+            App::Plain(s) => tower_service::Service::<Request>::poll_ready(s, cx),
+        }
+    }
+
+    fn call(&mut self, req: axum::http::Request<B>) -> AppFuture {
+        let req = req.map(axum::body::Body::new);
+        match self {
+            App::Cors(s) => AppFuture::Cors { inner: s.call(req) },
+            App::Plain(s) => AppFuture::Plain { inner: s.call(req) },
+        }
     }
 }
 

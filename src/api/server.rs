@@ -142,7 +142,7 @@ const DRAIN_TIME: Duration = Duration::from_secs(5);
 /// requests finish for a few seconds.
 pub async fn serve(
     listener: TcpListener,
-    app: axum::Router,
+    app: super::App,
     limits: ConnLimits,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -296,7 +296,7 @@ impl Idle {
 /// The router as one connection's service, noting its activity.
 #[derive(Clone)]
 struct Tracked {
-    app: axum::Router,
+    app: super::App,
     activity: Arc<Activity>,
     /// The client's address, for per-address rate limits.
     peer: std::net::SocketAddr,
@@ -316,7 +316,8 @@ impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
             .insert(axum::extract::ConnectInfo(self.peer));
         self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
         self.activity.touch();
-        let call = tower_service::Service::call(&mut self.app.clone(), req);
+        // hyper's adapter cloned this service for the request already.
+        let call = tower_service::Service::call(&mut self.app, req);
         let activity = Arc::clone(&self.activity);
         Box::pin(async move {
             let resp = call.await;

@@ -163,10 +163,21 @@ fn median(mut rounds: Vec<Figures>) -> Figures {
 }
 
 /// Starts `app` on an ephemeral port of `rt` with axum's own server.
-fn start(rt: &tokio::runtime::Runtime, app: Router) -> anyhow::Result<u16> {
+fn start<S>(rt: &tokio::runtime::Runtime, app: S) -> anyhow::Result<u16>
+where
+    S: tower_service::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let port = listener.local_addr()?.port();
-    rt.spawn(async move { axum::serve(listener, app).await });
+    let make = axum::ServiceExt::<axum::extract::Request>::into_make_service(app);
+    rt.spawn(async move { axum::serve(listener, make).await });
     Ok(port)
 }
 
@@ -174,7 +185,7 @@ fn start(rt: &tokio::runtime::Runtime, app: Router) -> anyhow::Result<u16> {
 /// connection layer (cap, timeouts, parser errors in the APIs' shapes).
 fn start_guarded(
     rt: &tokio::runtime::Runtime,
-    app: Router,
+    app: crate::api::App,
     cfg: &crate::api::ApiConfig,
 ) -> anyhow::Result<u16> {
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;

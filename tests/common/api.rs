@@ -17,7 +17,7 @@ use tonindex_storage::{Db, DbOptions};
 use tower::ServiceExt;
 
 pub struct Fixture {
-    pub router: axum::Router,
+    pub router: tonindex::api::App,
     pub blocks: Vec<DecodedBlock>,
     _dir: tempfile::TempDir,
 }
