@@ -205,9 +205,7 @@ fn start_guarded(
 }
 
 pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
-    let scratch = tempfile::Builder::new()
-        .prefix("tonindex-bench-")
-        .tempdir()?;
+    let scratch = super::scratch::dir("tonindex-bench-")?;
     let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
     let mut server = tokio::runtime::Builder::new_multi_thread();
     if args.server_threads > 0 {

@@ -69,10 +69,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
     let dir = match &args.db {
         Some(d) => d.clone(),
         None => {
-            scratch = tempfile::Builder::new()
-                .prefix("tonindex-dev-")
-                .tempdir()
-                .context("creating a temporary directory")?;
+            scratch = super::scratch::dir("tonindex-dev-")?;
             scratch.path().join("db")
         }
     };

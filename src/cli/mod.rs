@@ -9,6 +9,7 @@ pub mod bench_serve;
 pub mod bench_sync;
 pub mod dev;
 pub mod import;
+mod scratch;
 pub mod serve;
 pub mod stats;
 pub mod sync;

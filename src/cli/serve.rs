@@ -21,10 +21,7 @@ pub struct ServeArgs {
 /// Opens the index as a read-only follower (an import may keep writing to
 /// it) and serves until SIGINT/SIGTERM.
 pub fn run(cfg: &Config, config_path: Option<PathBuf>) -> anyhow::Result<()> {
-    let scratch = tempfile::Builder::new()
-        .prefix("tonindex-serve-")
-        .tempdir()
-        .map_err(|e| anyhow::anyhow!("cannot create a scratch directory: {e}"))?;
+    let scratch = super::scratch::dir("tonindex-serve-")?;
     let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
