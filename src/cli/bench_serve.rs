@@ -9,8 +9,9 @@
 //! also runs against the same API without its guards against hostile
 //! clients (deadlines, admission, body/response limits, the connection
 //! layer, keys and rates, request metrics), in turns with the guarded one
-//! (`--rounds` of each, medians): the `guarded` column is what they leave
-//! of the throughput.
+//! (`--rounds` of each, after a warm-up, each side first in every other
+//! round): the `guarded` column, the median of the rounds' ratios, is what
+//! they leave of the throughput.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,6 +45,11 @@ pub struct BenchServeArgs {
     /// each column is the median of its rounds.
     #[arg(long, default_value_t = 5)]
     pub rounds: usize,
+    /// Measure the unguarded API against itself (two identical servers) in
+    /// the `guarded` column: how far that column moves on this machine when
+    /// nothing differs.
+    #[arg(long)]
+    pub noise_floor: bool,
 }
 
 /// One keep-alive connection: sends `GET path`, reads the whole answer.
@@ -216,11 +222,18 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         .worker_threads(1)
         .enable_all()
         .build()?;
-    let port = start_guarded(
-        &server,
-        router(Api::new(Arc::clone(&db), cfg.serve.clone())),
-        &cfg.serve,
-    )?;
+    let port = if args.noise_floor {
+        start(
+            &server,
+            router(Api::without_guards(Arc::clone(&db), cfg.serve.clone())),
+        )?
+    } else {
+        start_guarded(
+            &server,
+            router(Api::new(Arc::clone(&db), cfg.serve.clone())),
+            &cfg.serve,
+        )?
+    };
     // The same API without its guards against hostile clients, on axum's
     // own server: what the guards cost, measured in the same run.
     let unguarded_port = start(&server, router(Api::without_guards(db, cfg.serve.clone())))?;
@@ -339,19 +352,32 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         "guarded"
     );
     for (name, path) in cases {
-        // Guarded and unguarded in turns, so that drift of the machine hits
-        // both alike; each figure is the median of its rounds.
+        // A short warm-up of each, not counted; then guarded and unguarded
+        // in turns, each going first in every other round, so that drift of
+        // the machine and whatever the previous round leaves behind (its
+        // connections closing) hit both alike. The `guarded` column is the
+        // median of the rounds' ratios; the others, medians of their rounds.
+        for p in [port, unguarded_port] {
+            client.block_on(load(p, &path, args.connections, args.seconds.min(0.5)))?;
+        }
         let mut ours = Vec::new();
         let mut unguarded = Vec::new();
-        for _ in 0..args.rounds.max(1) {
-            ours.push(client.block_on(load(port, &path, args.connections, args.seconds))?);
-            unguarded.push(client.block_on(load(
-                unguarded_port,
-                &path,
-                args.connections,
-                args.seconds,
-            ))?);
+        let mut ratios = Vec::new();
+        for round in 0..args.rounds.max(1) {
+            let run = |p: u16| client.block_on(load(p, &path, args.connections, args.seconds));
+            let (g, u) = if round % 2 == 0 {
+                let g = run(port)?;
+                (g, run(unguarded_port)?)
+            } else {
+                let u = run(unguarded_port)?;
+                (run(port)?, u)
+            };
+            ratios.push(g.rps / u.rps);
+            ours.push(g);
+            unguarded.push(u);
         }
+        ratios.sort_by(f64::total_cmp);
+        let guarded_ratio = ratios[ratios.len() / 2];
         let (ours, unguarded) = (median(ours), median(unguarded));
         // The bare handler answers a constant body of the same size.
         let body: &'static str =
@@ -377,7 +403,7 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             bare.p99_us,
             ours.rps / bare.rps,
             unguarded.rps,
-            ours.rps / unguarded.rps
+            guarded_ratio
         );
     }
     Ok(())
