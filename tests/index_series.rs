@@ -9,11 +9,14 @@ use tonindex::chain::files::collect_paths;
 use tonindex::decode::DecodedBlock;
 use tonindex::index::{Indexer, Planner, Unit};
 use tonindex::ingest::{decode_block_file, import_files, IngestOptions};
-use tonindex_model::{BlockId, Hash, ShardDescrRecord, TraceRecord, TraceState, TransactionRecord};
+use tonindex_model::{
+    ActionRecord, Address, BlockId, Hash, ShardDescrRecord, TraceRecord, TraceState,
+    TransactionRecord,
+};
 use tonindex_storage::tables::{
-    AccountLtKey, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
-    McShardState, Messages, TraceEdges, TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs,
-    TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock, TxByTrace,
+    AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
+    McShardState, Messages, TraceByAccount, TraceEdges, TraceOfTx, TraceOrphans, Traces,
+    Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock, TxByTrace,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -365,6 +368,12 @@ struct TraceView {
     traces: std::collections::BTreeMap<Hash, (TraceRecord, Vec<Hash>)>,
     edges: std::collections::BTreeMap<Hash, Hash>,
     orphans: std::collections::BTreeMap<Hash, Hash>,
+    /// Every action, by trace and action id: a trace settled from the
+    /// writer's held transactions (one import) and one settled from the
+    /// stored ones (the second import, a fresh writer) classify alike.
+    actions: std::collections::BTreeMap<(Hash, Hash), ActionRecord>,
+    /// Settled traces by account and end lt.
+    by_account: Vec<(Address, u64, Hash)>,
 }
 
 fn trace_view(db: &Db) -> TraceView {
@@ -392,10 +401,26 @@ fn trace_view(db: &Db) -> TraceView {
         .prefix::<TraceOrphans>(&[], false)
         .map(|x| x.unwrap())
         .collect();
+    let actions = r
+        .prefix::<Actions>(&[], false)
+        .map(|x| {
+            let (k, a) = x.unwrap();
+            ((k.hash, k.msg_hash), a)
+        })
+        .collect();
+    let by_account = r
+        .prefix::<TraceByAccount>(&[], false)
+        .map(|x| {
+            let (k, ()) = x.unwrap();
+            (k.account, k.lt, k.hash)
+        })
+        .collect();
     TraceView {
         traces,
         edges,
         orphans,
+        actions,
+        by_account,
     }
 }
 
@@ -464,6 +489,7 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
         |v: &TraceView, s: TraceState| v.traces.values().filter(|(t, _)| t.state == s).count();
     assert!(states(&view, TraceState::Pending) > 0);
     assert!(states(&view, TraceState::Complete) > 0);
+    assert!(!view.actions.is_empty() && !view.by_account.is_empty());
     // The second import completed or extended traces the first left waiting.
     let moved = halfway
         .traces

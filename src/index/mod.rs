@@ -101,6 +101,9 @@ pub struct Indexer<'a> {
     tvm_env: contracts::TvmEnv,
     /// Where the writer's time went (`tonindex bench`).
     clock: StepClock,
+    /// Pending traces' transactions, so that settling them reads no
+    /// stored transactions back.
+    held: std::sync::Mutex<traces::PendingTxs>,
 }
 
 impl<'a> Indexer<'a> {
@@ -112,7 +115,13 @@ impl<'a> Indexer<'a> {
             traces: true,
             tvm_env: contracts::TvmEnv::default(),
             clock: StepClock::default(),
+            held: Default::default(),
         }
+    }
+
+    fn held_traces(&self) -> std::sync::MutexGuard<'_, traces::PendingTxs> {
+        // Nothing leaves it half-changed: a panic elsewhere cannot poison it usefully.
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The writer's time so far, by step.
@@ -297,6 +306,7 @@ impl<'a> Indexer<'a> {
                     &new_blocks,
                     &self.encoding,
                     &interfaces,
+                    &self.held_traces(),
                     &self.clock,
                 )
             })
@@ -345,7 +355,11 @@ impl<'a> Indexer<'a> {
             cursor.last_mc_seqno = Some(cursor.last_mc_seqno.map_or(mc, |m| m.max(mc)));
         }
         batch.put_cursor(&cursor);
-        self.clock.time(Step::Commit, || self.db.write(batch))?;
+        if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
+            self.held_traces().clear();
+            return Err(e.into());
+        }
+        self.held_traces().apply(unit_traces.pending);
         if let Some(feed) = &self.feed {
             feed.publish(committed(mc_seqno, &new_blocks, unit_traces.settled));
         }

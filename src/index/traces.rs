@@ -5,7 +5,8 @@
 //! restart (even kill -9) between two blocks of one trace resumes it from
 //! exactly what was committed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use tonindex_model::{
@@ -30,6 +31,115 @@ use crate::trace::{trace_tx, TraceTx};
 pub(super) struct UnitTraces {
     /// Traces the unit settled (for the commit feed).
     pub settled: Vec<Hash>,
+    /// What [`PendingTxs`] learns once the unit is committed.
+    pub pending: PendingUpdate,
+}
+
+/// The transactions of traces that earlier units left pending, as
+/// classification reads them (bodies decoded), kept by the writer: a trace
+/// that spans units is settled from them instead of reading its stored
+/// transactions back and decoding their BoCs again, which cost more than
+/// classifying it (100-200 µs a trace) on the writer's path. An entry holds
+/// every transaction stored under its trace id, or is absent: a restart
+/// starts empty, and a miss reads the database as before. Only committed
+/// units' transactions enter it ([`PendingUpdate`] is applied after the
+/// commit). Bounded by transactions held; the oldest entries go first
+/// (traces that never settle, or whose messages leave the index).
+pub struct PendingTxs {
+    /// By trace id: when it was held (for eviction) and its transactions.
+    entries: HashMap<Hash, (u64, Chunks)>,
+    /// Insertion order, for eviction.
+    order: BTreeMap<u64, Hash>,
+    next_seq: u64,
+    held: usize,
+    cap: usize,
+}
+
+impl Default for PendingTxs {
+    fn default() -> Self {
+        Self::with_capacity(Self::DEFAULT_CAP)
+    }
+}
+
+impl PendingTxs {
+    /// Transactions held at most by default (a few KiB each at worst).
+    pub const DEFAULT_CAP: usize = 50_000;
+
+    /// An empty cache holding at most `cap` transactions.
+    pub fn with_capacity(cap: usize) -> Self {
+        Self {
+            entries: HashMap::new(),
+            order: BTreeMap::new(),
+            next_seq: 0,
+            held: 0,
+            cap,
+        }
+    }
+
+    /// Transactions held.
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Every transaction stored under the `parts` trace ids, if all are held.
+    fn get(&self, parts: &[Hash]) -> Option<Chunks> {
+        let mut out = Vec::new();
+        for part in parts {
+            out.extend(self.entries.get(part)?.1.iter().cloned());
+        }
+        Some(out)
+    }
+
+    fn remove(&mut self, id: &Hash) {
+        if let Some((seq, chunks)) = self.entries.remove(id) {
+            self.order.remove(&seq);
+            self.held -= chunks.iter().map(|c| c.len()).sum::<usize>();
+        }
+    }
+
+    /// Applies what a committed unit changed.
+    pub(super) fn apply(&mut self, update: PendingUpdate) {
+        for id in &update.removed {
+            self.remove(id);
+        }
+        for (id, chunks) in update.pending {
+            self.remove(&id);
+            let n: usize = chunks.iter().map(|c| c.len()).sum();
+            if n > self.cap {
+                continue;
+            }
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.order.insert(seq, id);
+            self.entries.insert(id, (seq, chunks));
+            self.held += n;
+        }
+        while self.held > self.cap {
+            let Some((_, id)) = self.order.pop_first() else {
+                break;
+            };
+            self.remove(&id);
+        }
+    }
+
+    /// Forgets everything (a commit failed: what the update described may
+    /// not be in the database).
+    pub(super) fn clear(&mut self) {
+        *self = Self::with_capacity(self.cap);
+    }
+}
+
+/// A trace's transactions as units added them.
+type Chunks = Vec<Arc<[TraceTx]>>;
+
+/// What a unit changes in [`PendingTxs`] once committed.
+#[derive(Default)]
+pub(super) struct PendingUpdate {
+    /// Trace ids whose stored rows moved (merged) or that settled.
+    removed: Vec<Hash>,
+    /// Traces still pending after the unit, with all their transactions;
+    /// a pending trace whose stored parts were not all held is in `removed`.
+    pending: Vec<(Hash, Chunks)>,
 }
 
 /// Stored ids whose `TxByTrace` rows make up each trace: its own (when it
@@ -44,6 +154,7 @@ pub(super) fn index_traces(
     blocks: &[NewBlock<'_>],
     encoding: &RowEncoding,
     interfaces: &(dyn Interfaces + Sync),
+    held: &PendingTxs,
     clock: &StepClock,
 ) -> Result<UnitTraces, IndexError> {
     // The unit's transactions, without bodies (assembly needs hashes only).
@@ -135,17 +246,32 @@ pub(super) fn index_traces(
         members.entry(*trace_id).or_default().push(entry);
     }
     // Each trace's rows (classification included) are independent of the
-    // others': encoded where the unit's other rows are.
-    let encode = |trace: &TraceRecord| -> Result<EncodedRows, IndexError> {
+    // others': encoded where the unit's other rows are. A trace that stays
+    // pending hands its transactions (bodies decoded) to `held` instead.
+    type Encoded = (EncodedRows, Option<Option<Chunks>>);
+    let encode = |trace: &TraceRecord| -> Result<Encoded, IndexError> {
         let mut trace = trace.clone();
         let mut rows = EncodedRows::default();
+        let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
+        let in_unit = members.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
+        let cached = if stored.is_empty() {
+            Some(Vec::new())
+        } else {
+            held.get(stored)
+        };
+        let mut pending = None;
         if trace.pending_messages == 0 {
-            let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
-            let in_unit = members.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
-            settle(db, &mut rows, &mut trace, stored, in_unit, interfaces)?;
+            settle(
+                db, &mut rows, &mut trace, stored, cached, in_unit, interfaces,
+            )?;
+        } else {
+            pending = Some(cached.map(|mut chunks| {
+                chunks.push(with_bodies(in_unit).into());
+                chunks
+            }));
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
-        Ok(rows)
+        Ok((rows, pending))
     };
     let traces = &changes.traces;
     let parallel = || traces.par_iter().map(encode).collect::<Vec<_>>();
@@ -154,8 +280,17 @@ pub(super) fn index_traces(
         RowEncoding::Parallel(None) if traces.len() >= 2 => parallel(),
         _ => traces.iter().map(encode).collect(),
     });
-    for rows in encoded {
-        batch.append(rows?);
+    let mut update = PendingUpdate::default();
+    update
+        .removed
+        .extend(changes.merged.iter().map(|(old, _)| old.trace_id));
+    for (trace, encoded) in traces.iter().zip(encoded) {
+        let (rows, pending) = encoded?;
+        batch.append(rows);
+        match pending {
+            Some(Some(chunks)) => update.pending.push((trace.trace_id, chunks)),
+            _ => update.removed.push(trace.trace_id),
+        }
     }
     Ok(UnitTraces {
         settled: traces
@@ -163,7 +298,24 @@ pub(super) fn index_traces(
             .filter(|t| t.pending_messages == 0)
             .map(|t| t.trace_id)
             .collect(),
+        pending: update,
     })
+}
+
+/// The unit's transactions of a trace as classification reads them.
+fn with_bodies(in_unit: &[&(TraceTx, &DecodedTransaction, u64)]) -> Vec<TraceTx> {
+    in_unit
+        .iter()
+        .map(|(t, tx, _)| {
+            trace_tx(
+                &tx.record,
+                tx.in_msg.as_ref(),
+                &tx.out_msgs,
+                t.mc_seqno,
+                Some(&tx.msg_cells),
+            )
+        })
+        .collect()
 }
 
 /// Moves a stored trace merged into `into`: its transactions' rows, its
@@ -231,11 +383,12 @@ fn settle(
     batch: &mut EncodedRows,
     trace: &mut TraceRecord,
     stored: &[Hash],
+    cached: Option<Chunks>,
     in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
     interfaces: &(dyn Interfaces + Sync),
 ) -> Result<(), IndexError> {
     let id = trace.trace_id;
-    let txs = trace_transactions(db, stored, in_unit)?;
+    let txs = trace_transactions(db, stored, cached, in_unit)?;
     let accounts: HashSet<Address> = txs.iter().map(|t| t.account).collect();
     for account in &accounts {
         let key = AccountLtHashKey {
@@ -297,26 +450,29 @@ fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRec
 }
 
 /// Every transaction of a trace with message bodies: those earlier units
-/// stored (under the `stored` trace ids) and this unit's (`in_unit`).
+/// stored (under the `stored` trace ids; `cached` when [`PendingTxs`] held
+/// them all) and this unit's (`in_unit`).
 fn trace_transactions(
     db: &Db,
     stored: &[Hash],
+    cached: Option<Chunks>,
     in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
-    let mut txs = if stored.is_empty() {
-        Vec::with_capacity(in_unit.len())
-    } else {
-        stored_transactions(db, stored, in_unit)?
+    let mut txs = match cached {
+        _ if stored.is_empty() => Vec::with_capacity(in_unit.len()),
+        Some(chunks) => {
+            let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
+            let mut txs =
+                Vec::with_capacity(chunks.iter().map(|c| c.len()).sum::<usize>() + in_unit.len());
+            for chunk in &chunks {
+                let earlier = chunk.iter().filter(|t| !unit_hashes.contains(&t.hash));
+                txs.extend(earlier.cloned());
+            }
+            txs
+        }
+        None => stored_transactions(db, stored, in_unit)?,
     };
-    for (t, tx, _) in in_unit {
-        txs.push(trace_tx(
-            &tx.record,
-            tx.in_msg.as_ref(),
-            &tx.out_msgs,
-            t.mc_seqno,
-            Some(&tx.msg_cells),
-        ));
-    }
+    txs.extend(with_bodies(in_unit));
     txs.sort_by_key(TraceTx::order_key);
     Ok(txs)
 }
@@ -387,4 +543,63 @@ fn stored_messages(
         .map(|m| m.ok_or_else(missing))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((in_msg, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::classify::built::{msg, tx};
+
+    fn chunk(first: u8, n: u8) -> Arc<[TraceTx]> {
+        (first..first + n)
+            .map(|i| tx(i, i, msg(i, 0, i, 0, None), Vec::new()))
+            .collect::<Vec<_>>()
+            .into()
+    }
+
+    fn id(n: u8) -> Hash {
+        [n; 32]
+    }
+
+    #[test]
+    fn held_trace_transactions_follow_commits_and_stay_under_their_cap() {
+        let mut held = PendingTxs::with_capacity(10);
+        held.apply(PendingUpdate {
+            removed: Vec::new(),
+            pending: vec![(id(1), vec![chunk(1, 3)]), (id(2), vec![chunk(10, 4)])],
+        });
+        assert_eq!(held.held(), 7);
+        // A trace is held whole or not at all: one part missing, no answer.
+        assert_eq!(held.get(&[id(1), id(2)]).map(|c| c.len()), Some(2));
+        assert!(held.get(&[id(1), id(3)]).is_none());
+        // Trace 2 merged into 1, which grows; then 3 arrives and the
+        // oldest entry goes to keep 10 transactions at most.
+        let mut grown = held.get(&[id(1), id(2)]).unwrap();
+        grown.push(chunk(20, 1));
+        held.apply(PendingUpdate {
+            removed: vec![id(2)],
+            pending: vec![(id(1), grown)],
+        });
+        assert_eq!(held.held(), 8);
+        assert!(held.get(&[id(2)]).is_none());
+        held.apply(PendingUpdate {
+            removed: Vec::new(),
+            pending: vec![(id(3), vec![chunk(30, 5)])],
+        });
+        assert_eq!(held.held(), 5, "the older trace 1 went to make room");
+        assert!(held.get(&[id(1)]).is_none());
+        // A trace larger than the cap is never held; settling one removes it.
+        held.apply(PendingUpdate {
+            removed: vec![id(3)],
+            pending: vec![(id(4), vec![chunk(40, 11)])],
+        });
+        assert_eq!(held.held(), 0);
+        assert!(held.get(&[id(4)]).is_none());
+        held.apply(PendingUpdate {
+            removed: Vec::new(),
+            pending: vec![(id(5), vec![chunk(50, 2)])],
+        });
+        held.clear();
+        assert_eq!(held.held(), 0);
+    }
 }

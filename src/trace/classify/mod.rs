@@ -19,7 +19,7 @@
 mod auction;
 pub mod body;
 #[cfg(test)]
-mod built;
+pub(crate) mod built;
 mod cocoon;
 mod coffee;
 mod dedust_liquidity;
