@@ -609,6 +609,37 @@ mod tests {
     }
 
     #[test]
+    fn tonstakers_withdrawals_read_with_and_without_the_pool_flags() {
+        let body = |flags: bool| {
+            let mut b = CellBuilder::new();
+            b.store_u32(0x319b0cdc).unwrap();
+            b.store_u64(3).unwrap();
+            Tokens::new(2_000_000_000)
+                .store_into(&mut b, Cell::empty_context())
+                .unwrap();
+            addr(&mut b, 0x11);
+            addr(&mut b, 0x22);
+            if flags {
+                b.store_bit(true).unwrap(); // wait_till_round_end
+                b.store_bit(false).unwrap(); // fill_or_kill
+            }
+            b.build().unwrap()
+        };
+        let plain = decode_exact(&body(false)).unwrap();
+        assert_eq!(plain["@type"], "tonstake_pool_withdraw");
+        assert_eq!(plain["jetton_amount"], "2000000000");
+        assert!(plain.get("fill_or_kill").is_none());
+        let flagged = decode_exact(&body(true)).unwrap();
+        assert_eq!(flagged["wait_till_round_end"], true);
+        assert_eq!(flagged["fill_or_kill"], false);
+        assert_eq!(opcode_name(0x47d54391), Some("tonstake_pool_deposit"));
+        assert_eq!(opcode_name(0x7bcd1fef), Some("whales_nominators_deposit"));
+        // EVAA's tags (0x1, 0x2, 0x3, 0x11, …) are other contracts' too: a
+        // name by opcode alone would mislabel them, so they have none.
+        assert_eq!(opcode_name(0x1), None);
+    }
+
+    #[test]
     fn binary_tags_anonymous_fields_and_inline_cells_read() {
         // dedust_swap_event: DedustAsset by `$` tags, then `^[ … ]`, whose
         // fields are shown in the event's object.
