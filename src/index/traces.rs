@@ -43,14 +43,16 @@ pub(super) struct UnitTraces {
 /// every transaction stored under its trace id, or is absent: a restart
 /// starts empty, and a miss reads the database as before. Only committed
 /// units' transactions enter it ([`PendingUpdate`] is applied after the
-/// commit). Bounded by transactions held; the oldest entries go first
-/// (traces that never settle, or whose messages leave the index).
+/// commit). Bounded by the memory it takes (estimated: the structs and the
+/// cells of the bodies); the oldest entries go first (traces that never
+/// settle, or whose messages leave the index).
 pub struct PendingTxs {
     /// By trace id: when it was held (for eviction) and its transactions.
     entries: HashMap<Hash, (u64, Chunks)>,
     /// Insertion order, for eviction.
     order: BTreeMap<u64, Hash>,
     next_seq: u64,
+    /// Bytes held (estimated) and the most it may hold.
     held: usize,
     cap: usize,
 }
@@ -62,10 +64,10 @@ impl Default for PendingTxs {
 }
 
 impl PendingTxs {
-    /// Transactions held at most by default (a few KiB each at worst).
-    pub const DEFAULT_CAP: usize = 50_000;
+    /// Bytes held at most by default.
+    pub const DEFAULT_CAP: usize = 256 << 20;
 
-    /// An empty cache holding at most `cap` transactions.
+    /// An empty cache holding at most `cap` bytes (estimated).
     pub fn with_capacity(cap: usize) -> Self {
         Self {
             entries: HashMap::new(),
@@ -76,7 +78,7 @@ impl PendingTxs {
         }
     }
 
-    /// Transactions held.
+    /// Bytes held (estimated).
     pub fn held(&self) -> usize {
         self.held
     }
@@ -93,7 +95,7 @@ impl PendingTxs {
     fn remove(&mut self, id: &Hash) {
         if let Some((seq, chunks)) = self.entries.remove(id) {
             self.order.remove(&seq);
-            self.held -= chunks.iter().map(|c| c.len()).sum::<usize>();
+            self.held -= chunks.iter().map(|c| c.bytes).sum::<usize>();
         }
     }
 
@@ -104,7 +106,7 @@ impl PendingTxs {
         }
         for (id, chunks) in update.pending {
             self.remove(&id);
-            let n: usize = chunks.iter().map(|c| c.len()).sum();
+            let n: usize = chunks.iter().map(|c| c.bytes).sum();
             if n > self.cap {
                 continue;
             }
@@ -130,7 +132,41 @@ impl PendingTxs {
 }
 
 /// A trace's transactions as units added them.
-type Chunks = Vec<Arc<[TraceTx]>>;
+type Chunks = Vec<Chunk>;
+
+/// One unit's transactions of a pending trace, and the memory they take.
+#[derive(Clone)]
+pub(super) struct Chunk {
+    txs: Arc<[TraceTx]>,
+    bytes: usize,
+}
+
+impl Chunk {
+    /// Cells a held transaction's bodies may have: a trace with a bigger
+    /// body (a deploy of a large contract, say) is read back when it
+    /// settles rather than held.
+    const MAX_CELLS: usize = 1024;
+
+    /// `None` when a body is too big to hold.
+    fn new(txs: Vec<TraceTx>) -> Option<Self> {
+        let mut bytes = 0;
+        for t in &txs {
+            bytes += std::mem::size_of::<TraceTx>();
+            for m in t.in_msg.iter().chain(&t.out_msgs) {
+                bytes += std::mem::size_of::<crate::trace::TraceMsg>();
+                for cell in m.body.iter().chain(&m.init_state) {
+                    let stats = cell.compute_unique_stats(Self::MAX_CELLS)?;
+                    // A cell's header, hashes and references, and its data.
+                    bytes += stats.cell_count as usize * 112 + stats.bit_count as usize / 8;
+                }
+            }
+        }
+        Some(Self {
+            txs: txs.into(),
+            bytes,
+        })
+    }
+}
 
 /// What a unit changes in [`PendingTxs`] once committed.
 #[derive(Default)]
@@ -265,9 +301,9 @@ pub(super) fn index_traces(
                 db, &mut rows, &mut trace, stored, cached, in_unit, interfaces,
             )?;
         } else {
-            pending = Some(cached.map(|mut chunks| {
-                chunks.push(with_bodies(in_unit).into());
-                chunks
+            pending = Some(cached.and_then(|mut chunks| {
+                chunks.push(Chunk::new(with_bodies(in_unit))?);
+                Some(chunks)
             }));
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
@@ -462,10 +498,11 @@ fn trace_transactions(
         _ if stored.is_empty() => Vec::with_capacity(in_unit.len()),
         Some(chunks) => {
             let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
-            let mut txs =
-                Vec::with_capacity(chunks.iter().map(|c| c.len()).sum::<usize>() + in_unit.len());
+            let mut txs = Vec::with_capacity(
+                chunks.iter().map(|c| c.txs.len()).sum::<usize>() + in_unit.len(),
+            );
             for chunk in &chunks {
-                let earlier = chunk.iter().filter(|t| !unit_hashes.contains(&t.hash));
+                let earlier = chunk.txs.iter().filter(|t| !unit_hashes.contains(&t.hash));
                 txs.extend(earlier.cloned());
             }
             txs
@@ -550,11 +587,11 @@ mod tests {
     use super::*;
     use crate::trace::classify::built::{msg, tx};
 
-    fn chunk(first: u8, n: u8) -> Arc<[TraceTx]> {
-        (first..first + n)
+    fn chunk(first: u8, n: u8) -> Chunk {
+        let txs = (first..first + n)
             .map(|i| tx(i, i, msg(i, 0, i, 0, None), Vec::new()))
-            .collect::<Vec<_>>()
-            .into()
+            .collect();
+        Chunk::new(txs).unwrap()
     }
 
     fn id(n: u8) -> Hash {
@@ -563,12 +600,14 @@ mod tests {
 
     #[test]
     fn held_trace_transactions_follow_commits_and_stay_under_their_cap() {
-        let mut held = PendingTxs::with_capacity(10);
+        // Bodiless transactions weigh alike: the cap is ten of them.
+        let one = chunk(0, 1).bytes;
+        let mut held = PendingTxs::with_capacity(10 * one);
         held.apply(PendingUpdate {
             removed: Vec::new(),
             pending: vec![(id(1), vec![chunk(1, 3)]), (id(2), vec![chunk(10, 4)])],
         });
-        assert_eq!(held.held(), 7);
+        assert_eq!(held.held(), 7 * one);
         // A trace is held whole or not at all: one part missing, no answer.
         assert_eq!(held.get(&[id(1), id(2)]).map(|c| c.len()), Some(2));
         assert!(held.get(&[id(1), id(3)]).is_none());
@@ -580,13 +619,13 @@ mod tests {
             removed: vec![id(2)],
             pending: vec![(id(1), grown)],
         });
-        assert_eq!(held.held(), 8);
+        assert_eq!(held.held(), 8 * one);
         assert!(held.get(&[id(2)]).is_none());
         held.apply(PendingUpdate {
             removed: Vec::new(),
             pending: vec![(id(3), vec![chunk(30, 5)])],
         });
-        assert_eq!(held.held(), 5, "the older trace 1 went to make room");
+        assert_eq!(held.held(), 5 * one, "the older trace 1 went to make room");
         assert!(held.get(&[id(1)]).is_none());
         // A trace larger than the cap is never held; settling one removes it.
         held.apply(PendingUpdate {
@@ -595,6 +634,16 @@ mod tests {
         });
         assert_eq!(held.held(), 0);
         assert!(held.get(&[id(4)]).is_none());
+        // A body of more cells than a held transaction may have: not held.
+        let mut big = tycho_types::cell::CellBuilder::new().build().unwrap();
+        for _ in 0..Chunk::MAX_CELLS {
+            let mut b = tycho_types::cell::CellBuilder::new();
+            b.store_u32(0).unwrap();
+            b.store_reference(big).unwrap();
+            big = b.build().unwrap();
+        }
+        let deploy = tx(60, 60, msg(60, 0, 60, 0, Some(big)), Vec::new());
+        assert!(Chunk::new(vec![deploy]).is_none());
         held.apply(PendingUpdate {
             removed: Vec::new(),
             pending: vec![(id(5), vec![chunk(50, 2)])],
