@@ -655,7 +655,7 @@ fn emit(
     g: &Graph<'_>,
     trace: &TraceRecord,
     b: BlockId,
-    parent: Option<&ActionRecord>,
+    parent: Option<Hash>,
     ancestors: &[&'static str],
     out: &mut Vec<ActionRecord>,
 ) {
@@ -674,19 +674,20 @@ fn emit(
     };
     let mut action = serialize(g.tree, trace, &row, None);
     if let Some(p) = parent {
-        if p.action_id == action.action_id {
+        if p == action.action_id {
             return;
         }
-        action.parent_action_id = Some(p.action_id);
+        action.parent_action_id = Some(p);
         action.ancestor_type = ancestors.iter().map(|s| s.to_string()).collect();
     }
     let opaque = OPAQUE_TYPES.contains(&blk.kind);
-    out.push(action.clone());
+    let id = action.action_id;
+    out.push(action);
     if !opaque {
         let mut below = vec![blk.kind];
         below.extend_from_slice(ancestors);
         for &c in &blk.children {
-            emit(g, trace, c, Some(&action), &below, out);
+            emit(g, trace, c, Some(id), &below, out);
         }
     }
 }
@@ -794,7 +795,8 @@ pub(crate) fn serialize(
         amount: b.cols.amount.map(|v| v.to_string()),
         ancestor_type: Vec::new(),
         parent_action_id: None,
-        data: Value::Object(b.data.clone()).to_string(),
+        // A map of JSON values always serializes.
+        data: serde_json::to_string(b.data).unwrap_or_else(|_| "{}".into()),
     }
 }
 
