@@ -16,11 +16,11 @@
 //! [`Assembly`] takes the stored edges, orphans and traces that a unit's
 //! transactions can reach, works in memory, and hands back what changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tonindex_model::{Address, ClassificationState, Hash, MsgKind, TraceRecord, TraceState};
 
-use super::TraceTx;
+use super::{TraceMsg, TraceTx};
 
 /// The system address (`-1:000…0`) that sends the masterchain's own
 /// internal messages (minting, recovered stakes): a message from it starts a
@@ -73,22 +73,33 @@ pub struct Changes {
 
 impl Assembly {
     /// The message hashes whose stored edges a unit needs: every internal
-    /// in-message of its transactions.
-    pub fn edges_needed<'a>(txs: impl IntoIterator<Item = &'a TraceTx>) -> Vec<Hash> {
-        txs.into_iter()
-            .filter_map(|t| t.in_msg.as_ref())
-            .filter(|m| m.kind == MsgKind::Internal)
-            .map(|m| m.hash)
+    /// in-message of its transactions that none of them sent (a message
+    /// sent in the unit has its edge in the unit, never stored before).
+    pub fn edges_needed<'a, I>(txs: I) -> Vec<Hash>
+    where
+        I: IntoIterator<Item = &'a TraceTx>,
+        I::IntoIter: Clone,
+    {
+        let txs = txs.into_iter();
+        let sent: HashSet<Hash> = internal(txs.clone().flat_map(|t| &t.out_msgs)).collect();
+        internal(txs.filter_map(|t| t.in_msg.as_ref()))
+            .filter(|h| !sent.contains(h))
             .collect()
     }
 
     /// The message hashes whose stored orphans a unit needs: every
-    /// internal message its transactions sent.
-    pub fn orphans_needed<'a>(txs: impl IntoIterator<Item = &'a TraceTx>) -> Vec<Hash> {
-        txs.into_iter()
-            .flat_map(|t| &t.out_msgs)
-            .filter(|m| m.kind == MsgKind::Internal)
-            .map(|m| m.hash)
+    /// internal message its transactions sent that none of them received
+    /// (a receiver in the unit was never stored as an orphan before).
+    pub fn orphans_needed<'a, I>(txs: I) -> Vec<Hash>
+    where
+        I: IntoIterator<Item = &'a TraceTx>,
+        I::IntoIter: Clone,
+    {
+        let txs = txs.into_iter();
+        let received: HashSet<Hash> =
+            internal(txs.clone().filter_map(|t| t.in_msg.as_ref())).collect();
+        internal(txs.flat_map(|t| &t.out_msgs))
+            .filter(|h| !received.contains(h))
             .collect()
     }
 
@@ -293,10 +304,17 @@ impl Assembly {
     }
 }
 
+/// The hashes of the internal messages among `msgs`.
+fn internal<'a, I>(msgs: I) -> impl Iterator<Item = Hash> + use<'a, I>
+where
+    I: Iterator<Item = &'a TraceMsg>,
+{
+    msgs.filter(|m| m.kind == MsgKind::Internal).map(|m| m.hash)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::TraceMsg;
     use tonindex_model::{AccountStatus, TxKind};
 
     fn msg(hash: u8, kind: MsgKind, from: u8) -> TraceMsg {
