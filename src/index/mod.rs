@@ -120,7 +120,8 @@ impl<'a> Indexer<'a> {
     }
 
     fn held_traces(&self) -> std::sync::MutexGuard<'_, traces::PendingTxs> {
-        // Nothing leaves it half-changed: a panic elsewhere cannot poison it usefully.
+        // Its changes are made whole or not at all, so a lock poisoned by a
+        // panic elsewhere still guards a consistent cache.
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
