@@ -44,6 +44,15 @@ const ENV_KEYS: &[&str] = &[
     "serve__rate_limit__anonymous_v2_rps",
     "serve__rate_limit__anonymous_v3_rps",
     "serve__cors__max_age_secs",
+    "serve__offchain_metadata__enabled",
+    "serve__offchain_metadata__timeout_ms",
+    "serve__offchain_metadata__max_bytes",
+    "serve__offchain_metadata__concurrency",
+    "serve__offchain_metadata__ipfs_gateway",
+    "serve__offchain_metadata__allow_private_addresses",
+    "serve__offchain_metadata__retry_after_secs",
+    "serve__offchain_metadata__refresh_after_secs",
+    "serve__offchain_metadata__max_cached_bytes",
     "dev__mnemonic",
     "dev__wallets",
     "dev__wallet_balance",
@@ -200,6 +209,21 @@ impl Config {
             return Err(ConfigError::Value(
                 "serve.default_limit and serve.max_limit must be at least 1, default <= max".into(),
             ));
+        }
+        let o = &s.offchain_metadata;
+        if o.enabled && (o.timeout_ms == 0 || o.max_bytes == 0 || o.concurrency == 0) {
+            return Err(ConfigError::Value(
+                "serve.offchain_metadata: timeout_ms, max_bytes and concurrency must be at least 1"
+                    .into(),
+            ));
+        }
+        if o.enabled
+            && !(o.ipfs_gateway.starts_with("https://") || o.ipfs_gateway.starts_with("http://"))
+        {
+            return Err(ConfigError::Value(format!(
+                "serve.offchain_metadata.ipfs_gateway {:?}: must be an http(s) URL prefix",
+                o.ipfs_gateway
+            )));
         }
         if s.request_timeout_ms == 0 {
             return Err(ConfigError::Value(

@@ -14,6 +14,7 @@ pub mod decode;
 pub mod fuzzing;
 pub mod index;
 pub mod ingest;
+pub mod offchain;
 pub mod priority;
 pub mod query;
 pub mod state;

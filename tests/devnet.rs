@@ -66,12 +66,18 @@ struct Dev {
 
 impl Dev {
     fn start(db: &Path, extra: &[&str]) -> Dev {
+        Self::start_env(db, extra, &[])
+    }
+
+    /// [`Dev::start`] with settings in `TONINDEX_*` variables.
+    fn start_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Dev {
         let port = common::free_port();
         let child = Command::new(common::tonindex_bin())
             .args(["dev", "--db"])
             .arg(db)
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -285,6 +291,36 @@ fn wait_for_seqno(run: &mut Child, port: u16, seqno: u64) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Off-chain token content on the devnet (tests/clients/devnet_offchain.mjs):
+/// with fetching on (and let reach the script's own server on 127.0.0.1),
+/// TEP-64 documents of deployed Jettons show in `metadata`, broken, oversized
+/// and missing ones as `valid: false`, and a mintless-airdrop Jetton's
+/// unclaimed wallets carry the claims its custom payload API serves.
+#[test]
+fn offchain_content_and_mintless_claims_are_fetched() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start_env(
+        &dir.path().join("db"),
+        &[],
+        &[
+            ("TONINDEX_SERVE__OFFCHAIN_METADATA__ENABLED", "true"),
+            (
+                "TONINDEX_SERVE__OFFCHAIN_METADATA__ALLOW_PRIVATE_ADDRESSES",
+                "true",
+            ),
+            ("TONINDEX_SERVE__OFFCHAIN_METADATA__MAX_BYTES", "4096"),
+            ("TONINDEX_SERVE__OFFCHAIN_METADATA__TIMEOUT_MS", "3000"),
+        ],
+    );
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_offchain.mjs",
+        &[&dev.url(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
 }
 
 /// Jettons on the devnet, driven by @ton/ton (tests/clients/devnet_jettons.mjs):

@@ -98,6 +98,9 @@ pub struct ApiConfig {
     /// API keys and their rates; any key given must be one of them.
     #[serde(default)]
     pub api_keys: Vec<limits::ApiKey>,
+    /// Fetching the off-chain content of tokens (off by default).
+    #[serde(default)]
+    pub offchain_metadata: crate::offchain::OffchainConfig,
 }
 
 /// Hashes of the masterchain zero state (from the network's global config).
@@ -135,6 +138,7 @@ impl Default for ApiConfig {
             max_block_age_secs: 0,
             rate_limit: limits::RateLimitConfig::default(),
             api_keys: Vec::new(),
+            offchain_metadata: crate::offchain::OffchainConfig::default(),
         }
     }
 }
@@ -151,6 +155,8 @@ pub struct Ctx<'a> {
     pub chain: Option<&'a dyn ChainLink>,
     /// Emulated traces of sent messages, where the chain emulates them.
     pub pending: Option<&'a pending::PendingTraces>,
+    /// Off-chain token content, where fetching it is enabled.
+    pub offchain: Option<&'a crate::offchain::Offchain>,
 }
 
 /// The shared state of the server.
@@ -172,6 +178,8 @@ pub struct Api {
     pending: Option<Arc<pending::PendingTraces>>,
     /// API keys and rates in force (swapped on SIGHUP).
     limits: Arc<limits::RateLimits>,
+    /// Off-chain token content and its fetcher, where enabled.
+    offchain: Option<Arc<crate::offchain::Offchain>>,
 }
 
 /// Why a read produced no answer.
@@ -244,6 +252,7 @@ impl Api {
             .build()
             .expect("the read thread pool starts");
         let limits = Arc::new(limits::RateLimits::new(&cfg.rate_limit, &cfg.api_keys));
+        let offchain = crate::offchain::Offchain::start(&cfg.offchain_metadata);
         Arc::new(Self {
             db,
             cfg,
@@ -254,6 +263,7 @@ impl Api {
             chain: None,
             pending: None,
             limits,
+            offchain,
         })
     }
 
@@ -300,6 +310,7 @@ impl Api {
                 tvm: &self.tvm,
                 chain: self.chain.as_deref(),
                 pending: self.pending.as_deref(),
+                offchain: self.offchain.as_deref(),
             };
             let run = || response::with_limit(max_response, || f(&ctx));
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
@@ -328,6 +339,7 @@ impl Api {
                 tvm: &api.tvm,
                 chain: api.chain.as_deref(),
                 pending: api.pending.as_deref(),
+                offchain: api.offchain.as_deref(),
             };
             response::with_limit(max_response, || f(&ctx))
         };

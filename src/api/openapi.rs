@@ -925,6 +925,15 @@ fn v3_ops() -> Vec<Op> {
                 ("last_transaction_lt", dec()),
                 ("code_hash", b64_hash()),
                 ("data_hash", b64_hash()),
+                (
+                    "mintless_info?",
+                    obj(&[
+                        ("amount", dec()),
+                        ("start_from", int()),
+                        ("expire_at", int()),
+                        ("custom_payload_api_uri", array(string())),
+                    ]),
+                ),
             ])),
         ),
         book(),

@@ -57,6 +57,13 @@ pub(super) fn address(v: &RcStackValue) -> Option<Option<StdAddr>> {
     }
 }
 
+/// `is_claimed` of a mintless-airdrop Jetton wallet → whether its owner
+/// has claimed the airdrop (`None`: no such answer, not a mintless wallet).
+pub fn is_claimed(out: &RunOutput) -> Option<bool> {
+    let n = ok_stack(out, 1)?[0].as_int()?;
+    Some(n.sign() != num_bigint::Sign::NoSign)
+}
+
 /// `get_wallet_data` → `(balance, owner, jetton, wallet_code)`.
 pub fn wallet_data(out: &RunOutput) -> Option<WalletData> {
     let s = ok_stack(out, 4)?;

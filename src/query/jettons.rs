@@ -81,10 +81,12 @@ pub struct WalletFilter {
 /// The wallets `f` selects, `offset`/`limit` applied: by address when
 /// addresses are given; else grouped by owner (or by master, when only
 /// masters are given), by balance within a group when asked, else by
-/// wallet address.
+/// wallet address. `unclaimed` is a wallet's unclaimed mintless airdrop,
+/// which counts as balance for `exclude_zero_balance` (spec v3 §3).
 pub fn wallets(
     r: &Reader<'_>,
     f: &WalletFilter,
+    unclaimed: &dyn Fn(&JettonWalletRecord) -> u128,
     offset: usize,
     limit: usize,
 ) -> Result<Vec<(Address, JettonWalletRecord)>, Error> {
@@ -92,7 +94,9 @@ pub fn wallets(
         (f.addresses.is_empty() || f.addresses.contains(a))
             && (f.owners.is_empty() || f.owners.contains(&w.owner))
             && (f.jettons.is_empty() || f.jettons.contains(&w.jetton))
-            && (!f.exclude_zero_balance || w.balance > 0)
+            && (!f.exclude_zero_balance
+                || w.balance > 0
+                || (w.mintless_is_claimed == Some(false) && unclaimed(w) > 0))
     };
     // Groups of candidate wallets, in the order the answer lists groups.
     let groups: Vec<Vec<Address>> = if !f.addresses.is_empty() {

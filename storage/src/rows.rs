@@ -75,6 +75,9 @@ pub struct JettonWalletRecord {
     pub last_tx_lt: u64,
     pub code_hash: Hash,
     pub data_hash: Hash,
+    /// A mintless-airdrop wallet's `is_claimed`; `None` when the code has
+    /// no such get-method (not a mintless wallet).
+    pub mintless_is_claimed: Option<bool>,
 }
 
 /// A Jetton master as `get_jetton_data` describes it (see `tables::JettonMasters`).

@@ -9,10 +9,12 @@ use tonindex_model::Address;
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, raw_upper, Dec, B64};
+use crate::api::encoding::{b64, parse_address, raw_lower, raw_upper, Dec, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::offchain::{self, Lookup};
 use crate::query::jettons::{self, EventFilter, MasterFilter, WalletFilter};
+use tonindex_storage::rows::JettonWalletRecord;
 use tonindex_storage::tables::JettonRole;
 
 pub(super) fn addresses(p: &Params, name: &str) -> Result<Vec<Address>, V3Error> {
@@ -84,6 +86,51 @@ struct JettonWallet {
     last_transaction_lt: Dec<u64>,
     code_hash: B64,
     data_hash: B64,
+    /// Only for a mintless-airdrop wallet not claimed yet whose claim the
+    /// Jetton's custom payload API gave (spec v3 §3 `/jetton/wallets`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mintless_info: Option<MintlessInfo>,
+}
+
+#[derive(Serialize)]
+struct MintlessInfo {
+    amount: Dec<u128>,
+    start_from: u64,
+    expire_at: u64,
+    custom_payload_api_uri: Vec<String>,
+}
+
+/// The unclaimed airdrop of a mintless wallet: what the custom payload API
+/// named in its Jetton's off-chain metadata says of the wallet's owner.
+/// Asking queues what is not fetched yet; `None` until it is (and always
+/// where off-chain fetching is off, or the wallet has claimed).
+fn mintless_info(ctx: &Ctx<'_>, w: &JettonWalletRecord) -> Result<Option<MintlessInfo>, V3Error> {
+    let Some(offchain) = ctx.offchain else {
+        return Ok(None);
+    };
+    if w.mintless_is_claimed != Some(false) {
+        return Ok(None);
+    }
+    let Some(content) = jettons::master(&ctx.reader, &w.jetton)?.and_then(|m| m.content) else {
+        return Ok(None);
+    };
+    let Some(Lookup::Ready(doc)) = metadata::offchain_document(Some(offchain), &content) else {
+        return Ok(None);
+    };
+    let apis = offchain::custom_payload_apis(&doc);
+    let Some(api) = apis.first() else {
+        return Ok(None);
+    };
+    let Lookup::Ready(answer) = offchain.lookup(&offchain::claim_url(api, &raw_lower(&w.owner)))
+    else {
+        return Ok(None);
+    };
+    Ok(offchain::mintless_claim(&answer).map(|c| MintlessInfo {
+        amount: Dec(c.amount),
+        start_from: c.start_from,
+        expire_at: c.expire_at,
+        custom_payload_api_uri: apis.clone(),
+    }))
 }
 
 #[derive(Serialize)]
@@ -108,23 +155,40 @@ pub fn jetton_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             "exact one owner_address required for multiple jetton_address",
         ));
     }
-    let rows = jettons::wallets(&ctx.reader, &filter, paging.offset, paging.limit)?;
+    // A read error while looking for a claim counts as no claim here; the
+    // page's own reads report theirs.
+    let unclaimed = |w: &JettonWalletRecord| {
+        mintless_info(ctx, w)
+            .ok()
+            .flatten()
+            .map_or(0, |m| m.amount.0)
+    };
+    let rows = jettons::wallets(
+        &ctx.reader,
+        &filter,
+        &unclaimed,
+        paging.offset,
+        paging.limit,
+    )?;
     let mentioned = rows
         .iter()
         .flat_map(|(a, w)| [*a, w.owner, w.jetton])
         .collect::<Vec<_>>();
     let jetton_wallets = rows
         .into_iter()
-        .map(|(a, w)| JettonWallet {
-            address: raw_upper(&a),
-            balance: Dec(w.balance),
-            owner: raw_upper(&w.owner),
-            jetton: raw_upper(&w.jetton),
-            last_transaction_lt: Dec(w.last_tx_lt),
-            code_hash: B64(w.code_hash),
-            data_hash: B64(w.data_hash),
+        .map(|(a, w)| {
+            Ok(JettonWallet {
+                address: raw_upper(&a),
+                balance: Dec(w.balance),
+                owner: raw_upper(&w.owner),
+                jetton: raw_upper(&w.jetton),
+                last_transaction_lt: Dec(w.last_tx_lt),
+                code_hash: B64(w.code_hash),
+                data_hash: B64(w.data_hash),
+                mintless_info: mintless_info(ctx, &w)?,
+            })
         })
-        .collect();
+        .collect::<Result<_, V3Error>>()?;
     to_json(&JettonWalletsResponse {
         jetton_wallets,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,

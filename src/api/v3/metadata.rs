@@ -1,10 +1,12 @@
 //! The `metadata` wrapper of v3 list responses (spec v3 §1.8): what the
 //! index knows about the token contracts among a response's addresses.
 //!
-//! Only on-chain content is known: tonindex does not fetch off-chain
-//! `uri` content, so a token whose content points elsewhere is shown as
-//! not indexed (`is_indexed: false`, its type only), never with made-up
-//! fields.
+//! On-chain content is the index's own. Content behind a `uri` is shown
+//! when the off-chain fetcher has it (`[serve.offchain_metadata]`), merged
+//! with the on-chain keys (which win, as TEP-64 has it for semi-chain
+//! content); until then — and always where fetching is off — the token is
+//! shown as not indexed (`is_indexed: false`, its type only), never with
+//! made-up fields.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,7 @@ use super::V3Error;
 use crate::api::encoding::raw_upper;
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::offchain::{Lookup, Offchain};
 use crate::query;
 
 /// Keyed by raw address.
@@ -23,23 +26,58 @@ pub type Metadata = BTreeMap<String, Json>;
 /// TokenInfo fields with columns of their own; other content keys go to `extra`.
 const COLUMNS: &[&str] = &["name", "symbol", "description", "image"];
 
+/// The document behind a token's content, if it has a `uri`: `None` when
+/// the content is on-chain only.
+pub fn offchain_document(
+    offchain: Option<&Offchain>,
+    content: &[(String, String)],
+) -> Option<Lookup> {
+    let (_, uri) = content.iter().find(|(k, _)| k == "uri")?;
+    Some(match offchain {
+        Some(o) => o.lookup(uri),
+        None => Lookup::Pending,
+    })
+}
+
 /// The entry of a token with content `content` (`None`: unreadable).
-fn from_content(kind: &str, content: Option<&[(String, String)]>) -> Json {
+fn from_content(
+    offchain: Option<&Offchain>,
+    kind: &str,
+    content: Option<&[(String, String)]>,
+) -> Json {
+    let invalid = || json!({"is_indexed": true, "token_info": [{"valid": false, "type": kind}]});
     let Some(content) = content else {
-        return json!({"is_indexed": true, "token_info": [{"valid": false, "type": kind}]});
+        return invalid();
     };
-    if content.iter().any(|(k, _)| k == "uri") {
-        return json!({"is_indexed": false, "token_info": [{"type": kind}]});
+    let mut fields = Map::new();
+    match offchain_document(offchain, content) {
+        None => {}
+        Some(Lookup::Pending) => {
+            return json!({"is_indexed": false, "token_info": [{"type": kind}]})
+        }
+        Some(Lookup::Invalid) => return invalid(),
+        Some(Lookup::Ready(doc)) => match doc.as_object() {
+            Some(doc) => fields.extend(doc.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            None => return invalid(),
+        },
+    }
+    // On-chain keys over the document's.
+    for (k, v) in content {
+        fields.insert(k.clone(), json!(v));
     }
     let mut info = Map::new();
     info.insert("valid".into(), json!(true));
     info.insert("type".into(), json!(kind));
     let mut extra = Map::new();
-    for (k, v) in content {
-        if COLUMNS.contains(&k.as_str()) {
-            info.insert(k.clone(), json!(v));
-        } else {
-            extra.insert(k.clone(), json!(v));
+    for (k, v) in fields {
+        match v {
+            Json::String(_) if COLUMNS.contains(&k.as_str()) => {
+                info.insert(k, v);
+            }
+            Json::Null if COLUMNS.contains(&k.as_str()) => {}
+            _ => {
+                extra.insert(k, v);
+            }
         }
     }
     if !extra.is_empty() {
@@ -75,11 +113,17 @@ fn of_addresses(
             continue;
         }
         if let Some(m) = query::jettons::master(&ctx.reader, &a)? {
-            out.insert(key, from_content("jetton_masters", m.content.as_deref()));
+            out.insert(
+                key,
+                from_content(ctx.offchain, "jetton_masters", m.content.as_deref()),
+            );
         } else if let Some(c) = query::nfts::collection(&ctx.reader, &a)? {
-            out.insert(key, from_content("nft_collections", c.content.as_deref()));
+            out.insert(
+                key,
+                from_content(ctx.offchain, "nft_collections", c.content.as_deref()),
+            );
         } else if let Some(i) = query::nfts::item(&ctx.reader, &a)? {
-            let mut entry = from_content("nft_items", i.content.as_deref());
+            let mut entry = from_content(ctx.offchain, "nft_items", i.content.as_deref());
             let index = num_bigint::BigUint::from_bytes_be(&i.index).to_string();
             if let Some(info) = entry["token_info"][0].as_object_mut() {
                 info.insert("nft_index".into(), json!(index));
@@ -107,7 +151,10 @@ fn of_addresses(
             continue;
         }
         if let Some(m) = query::jettons::master(&ctx.reader, &a)? {
-            out.insert(key, from_content("jetton_masters", m.content.as_deref()));
+            out.insert(
+                key,
+                from_content(ctx.offchain, "jetton_masters", m.content.as_deref()),
+            );
         }
     }
     Ok(out)

@@ -270,6 +270,25 @@ fn declares(methods: &Option<Vec<u32>>, name: &str) -> bool {
         .is_none_or(|m| m.binary_search(&method_id(name)).is_ok())
 }
 
+/// The get-method ids of the library a library-reference code cell
+/// names, when the context holds that library.
+fn library_methods(code: &Cell, ctx: &Context) -> Option<Vec<u32>> {
+    if code.descriptor().cell_type() != tycho_types::cell::CellType::LibraryReference {
+        return None;
+    }
+    let hash = HashBytes(code.data().get(1..33)?.try_into().ok()?);
+    let descr = ctx.libraries.get(hash).ok()??;
+    method_ids(&descr.lib)
+}
+
+/// Whether `acc`'s code (whose methods the step has read into `codes`)
+/// may answer `name`.
+fn declares_method(acc: &Active, codes: &HashMap<HashBytes, Option<Vec<u32>>>, name: &str) -> bool {
+    codes
+        .get(acc.contract.code.repr_hash())
+        .is_none_or(|m| declares(m, name))
+}
+
 /// The contracts step over the account states a unit wrote (oldest
 /// first): `mc_seqno` picks the config in force, `now` the time of runs.
 pub(crate) fn index_contracts(
@@ -315,6 +334,14 @@ pub(crate) fn index_contracts(
                         m
                     }
                 };
+                // Library code (USDT's wallets, mintless Jettons): the
+                // stored row says what the code cell itself declares (none,
+                // as toncenter's `contract_methods` has it); which getters
+                // to try comes from the library it names, where held.
+                let m = m.or_else(|| {
+                    let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
+                    library_methods(&acc.contract.code, ctx)
+                });
                 codes.insert(code_hash, m.clone());
                 m
             }
@@ -455,6 +482,13 @@ pub(crate) fn index_contracts(
             }
             continue;
         };
+        // Mintless-airdrop wallets answer `is_claimed` (spec v3 §6.3).
+        let mintless_is_claimed = if declares_method(&acc, &codes, "is_claimed") {
+            done.getmethod_runs += 1;
+            run(&acc.contract, ctx, "is_claimed", vec![]).and_then(|o| jetton::is_claimed(&o))
+        } else {
+            None
+        };
         let record = JettonWalletRecord {
             balance: w.balance,
             owner: model_addr(&w.owner),
@@ -462,6 +496,7 @@ pub(crate) fn index_contracts(
             last_tx_lt: acc.last_tx_lt,
             code_hash: *acc.contract.code.repr_hash().as_array(),
             data_hash: *acc.contract.data.repr_hash().as_array(),
+            mintless_is_claimed,
         };
         let old = db.get::<JettonWallets>(address)?;
         let confirmed_before = old.as_ref().is_some_and(|o| {
