@@ -94,6 +94,20 @@ def v3_schema():
     ):
         p = sc[schema]["properties"]
         p[name] = nullable_30(p[name])
+    # v3.md lines 901-903: addressInformation's code, data, last
+    # transaction and frozen_hash may be null (frozen_hash is, unless the
+    # account is frozen).
+    p = sc["V2AddressInformation"]["properties"]
+    for name in ("code", "data", "last_transaction_lt", "last_transaction_hash", "frozen_hash"):
+        p[name] = nullable_30(p[name])
+    # v3.md line 119: pendingTraces' `traces` is null when nothing is
+    # pending (a Go nil slice); /traces keeps its array.
+    pending = copy.deepcopy(sc["TracesResponse"])
+    pending["properties"]["traces"] = nullable_30(pending["properties"]["traces"])
+    sc["PendingTracesResponse"] = pending
+    s["paths"]["/api/v3/pendingTraces"]["get"]["responses"]["200"]["content"][
+        "application/json"
+    ]["schema"] = {"$ref": "#/components/schemas/PendingTracesResponse"}
     # masterchain_block_ref is null for a shard block whose masterchain
     # block is not indexed (the node never makes one up).
     sc["Block"]["properties"]["masterchain_block_ref"] = nullable_30(

@@ -608,6 +608,54 @@ mod tests {
         assert_eq!(call["payload"], Json::Null);
     }
 
+    /// EVAA's withdrawal request in its older and newer layouts, and a
+    /// refusal: each read whole by its own version.
+    #[test]
+    fn evaa_bodies_read_by_the_version_that_fits() {
+        let withdraw = |newer: bool| {
+            let mut b = CellBuilder::new();
+            b.store_u32(0x2).unwrap();
+            b.store_u64(7).unwrap();
+            b.store_raw(&[0x1a; 32], 256).unwrap(); // asset id
+            b.store_u64(1_000_000_000).unwrap();
+            addr(&mut b, 0x44);
+            b.store_small_uint(0b11, 2).unwrap(); // include_user_code: bool_true
+            if newer {
+                b.store_u64(50_000_000).unwrap(); // forward_ton_amount
+                b.store_reference(Cell::empty_cell()).unwrap(); // response payload
+            }
+            b.store_reference(Cell::empty_cell()).unwrap(); // prices
+            b.build().unwrap()
+        };
+        for newer in [false, true] {
+            let v = decode_exact(&withdraw(newer)).unwrap();
+            assert_eq!(v["@type"], "evaa_withdraw_master");
+            assert_eq!(v["amount"], "1000000000");
+            assert_eq!(v["include_user_code"]["@type"], "bool_true");
+            assert_eq!(v.get("forward_ton_amount").is_some(), newer, "{v}");
+        }
+        let mut b = CellBuilder::new();
+        b.store_u32(0x11f).unwrap();
+        b.store_u64(7).unwrap();
+        addr(&mut b, 0x45);
+        b.store_raw(&[0x1a; 32], 256).unwrap();
+        b.store_u64(5).unwrap();
+        let v = decode_exact(&b.build().unwrap()).unwrap();
+        assert_eq!(v["@type"], "evaa_supply_fail");
+        assert_eq!(v["amount"], "5");
+        // The name of tag 0x1 reads no body: a supply request is read as one.
+        let mut b = CellBuilder::new();
+        b.store_u32(0x1).unwrap();
+        b.store_u64(7).unwrap();
+        b.store_small_uint(0b00, 2).unwrap();
+        b.store_u64(9).unwrap();
+        addr(&mut b, 0x46);
+        b.store_u64(0).unwrap();
+        b.store_reference(Cell::empty_cell()).unwrap();
+        let v = decode_exact(&b.build().unwrap()).unwrap();
+        assert_eq!(v["@type"], "evaa_supply_master");
+    }
+
     #[test]
     fn tonstakers_withdrawals_read_with_and_without_the_pool_flags() {
         let body = |flags: bool| {
@@ -634,9 +682,13 @@ mod tests {
         assert_eq!(flagged["fill_or_kill"], false);
         assert_eq!(opcode_name(0x47d54391), Some("tonstake_pool_deposit"));
         assert_eq!(opcode_name(0x7bcd1fef), Some("whales_nominators_deposit"));
-        // EVAA's tags (0x1, 0x2, 0x3, 0x11, …) are other contracts' too: a
-        // name by opcode alone would mislabel them, so they have none.
-        assert_eq!(opcode_name(0x1), None);
+        // EVAA's 0x1 is Pyth's and plugin wallets' too: named for all
+        // three, as toncenter names it; its other tags are EVAA's alone.
+        assert_eq!(
+            opcode_name(0x1),
+            Some("evaa_supply_master,pyth_update_guardian_set,w4_deploy_install_plugin")
+        );
+        assert_eq!(opcode_name(0x211), Some("evaa_withdraw_collateralized"));
     }
 
     #[test]
