@@ -221,12 +221,26 @@ impl Worker {
             };
             let this = Arc::clone(&this);
             tokio::spawn(async move {
+                let started = Instant::now();
                 let fetched = this.fetcher.json(&url).await;
-                match &fetched {
-                    Fetched::Json(_) => tracing::debug!(url, "off-chain document fetched"),
-                    Fetched::Invalid(why) => tracing::info!(url, why, "off-chain document refused"),
-                    Fetched::Failed(why) => tracing::info!(url, why, "off-chain fetch failed"),
-                }
+                let outcome = match &fetched {
+                    Fetched::Json(_) => {
+                        tracing::debug!(url, "off-chain document fetched");
+                        "json"
+                    }
+                    Fetched::Invalid(why) => {
+                        tracing::info!(url, why, "off-chain document refused");
+                        "invalid"
+                    }
+                    Fetched::Failed(why) => {
+                        tracing::info!(url, why, "off-chain fetch failed");
+                        "failed"
+                    }
+                };
+                metrics::counter!("tonindex_offchain_fetches_total", "outcome" => outcome)
+                    .increment(1);
+                metrics::histogram!("tonindex_offchain_fetch_seconds")
+                    .record(started.elapsed().as_secs_f64());
                 this.store(url, fetched);
                 drop(slot);
             });
@@ -278,6 +292,7 @@ impl Worker {
                 cache.bytes -= e.bytes;
             }
         }
+        metrics::gauge!("tonindex_offchain_cache_bytes").set(cache.bytes as f64);
     }
 }
 

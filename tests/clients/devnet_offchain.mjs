@@ -202,6 +202,13 @@ must(JSON.stringify(owners) === JSON.stringify([raw(bob.address), raw(carol.addr
 const mlMeta = (await getJson(`/api/v3/metadata?address=${q(mlMinter)}`))[raw(mlMinter)];
 must(mlMeta.is_indexed === true && mlMeta.token_info[0].symbol === "DML", `mintless metadata ${JSON.stringify(mlMeta)}`);
 
+// The fetcher's outcomes in /metrics.
+const metrics = await (await fetch(`${base}/metrics`)).text();
+for (const outcome of ["json", "invalid"]) {
+  must(metrics.includes(`tonindex_offchain_fetches_total{outcome="${outcome}"}`), `metrics: no ${outcome} fetches`);
+}
+must(/tonindex_offchain_cache_bytes [1-9]/.test(metrics), "metrics: cache bytes");
+
 server.close();
 console.log(JSON.stringify({ ok: true, fetched: Object.keys(hits).length }));
 process.exit(0);
