@@ -4,7 +4,8 @@
 // 127.0.0.1: TEP-64 JSON for Jettons whose content is a `uri`, a broken
 // document, one over the size cap, a missing one, and a mintless-airdrop
 // Jetton's custom payload API (`/claims/wallet/<owner>`, TEP-176 draft).
-// Deployed with @ton/core: TEP-74 minters with off-chain content, and a
+// Deployed with @ton/core: TEP-74 minters with off-chain content, an NFT
+// collection whose item documents live under its common prefix, and a
 // mintless-airdrop minter (ton-community/mintless-jetton's compiled code)
 // minting to three owners, two of whom the API has claims for. The v3
 // `metadata` and `/jetton/wallets` must show the served documents exactly
@@ -18,6 +19,7 @@ import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, contractAddress } from "@ton/core";
 import { devnet, mintBody, must, raw } from "./devnet_helpers.mjs";
 import { MINTLESS_MINTER_HEX, MINTLESS_WALLET_HEX } from "./mintless_codes.mjs";
+import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
 const { getJson, waitFor, newWallet, send } = devnet(base);
@@ -59,6 +61,12 @@ docs["/ofd.json"] = {
   image: `${host}/ofd.png`,
   social: ["https://example.org/ofd"],
 };
+docs["/collection.json"] = { name: "Served Collection", description: "collection document", image: `${host}/c.png` };
+docs["/items/1.json"] = {
+  name: "Served Item 1",
+  image: `${host}/i1.png`,
+  attributes: [{ trait_type: "tier", value: "gold" }],
+};
 docs["/mintless.json"] = {
   name: "Devnet Mintless",
   symbol: "DML",
@@ -90,6 +98,41 @@ for (const m of Object.values(minters)) {
     internal({ to: m.address, value: toNano("0.3"), bounce: false, init: m.init, body: mintBody(m.address, alice.address, 1000n, alice.address) }),
   ]);
 }
+
+// token-contract's NFT collection with off-chain content and a common
+// item prefix on the test server; item 1's document is served, item 0's
+// is not (404).
+const nftOffchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
+const itemCode = Cell.fromBase64(ITEM_CODE);
+const collectionInit = {
+  code: Cell.fromBase64(COLLECTION_CODE),
+  data: beginCell()
+    .storeAddress(alice.address)
+    .storeUint(0, 64)
+    .storeRef(
+      beginCell()
+        .storeRef(nftOffchain(`${host}/collection.json`))
+        .storeRef(beginCell().storeStringTail(`${host}/items/`).endCell())
+        .endCell(),
+    )
+    .storeRef(itemCode)
+    .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(alice.address).endCell())
+    .endCell(),
+};
+const collection = contractAddress(0, collectionInit);
+const item = (index) =>
+  contractAddress(0, { code: itemCode, data: beginCell().storeUint(index, 64).storeAddress(collection).endCell() });
+// deploy#1 query_id item_index amount ^(owner ^individual_content)
+const nftMint = (index) =>
+  beginCell()
+    .storeUint(1, 32)
+    .storeUint(0, 64)
+    .storeUint(index, 64)
+    .storeCoins(toNano("0.05"))
+    .storeRef(beginCell().storeAddress(alice.address).storeRef(beginCell().storeStringTail(`${index}.json`).endCell()).endCell())
+    .endCell();
+await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: collectionInit, body: nftMint(0) })]);
+await send(alice, [internal({ to: collection, value: toNano("0.3"), body: nftMint(1) })]);
 
 // The mintless-airdrop minter: total_supply admin next_admin merkle_root
 // ^wallet_code ^metadata_uri; its content is semi-chain (on-chain `uri`).
@@ -173,7 +216,36 @@ for (const p of ["/broken.json", "/big.json", "/missing.json"]) {
   must(sorted(m[raw(a)].token_info[0]) === sorted({ valid: false, type: "jetton_masters" }), `${p}: ${JSON.stringify(m[raw(a)])}`);
 }
 
-// 3. Mintless: Bob's wallet (1000, claim 5000) and Carol's (0, claim 7000)
+// 3. NFTs: the collection's document; item 1's at the collection's prefix
+// plus its own suffix, with its index; item 0's missing.
+const [c, i0, i1] = [collection, item(0), item(1)];
+const nftPath = `/api/v3/metadata?address=${q(c)}&address=${q(i0)}&address=${q(i1)}`;
+const nftMeta = await waitFor(
+  nftPath,
+  (m) => [c, i0, i1].every((a) => m[raw(a)]?.is_indexed === true),
+  "the NFT documents fetched",
+);
+const cInfo = nftMeta[raw(c)].token_info[0];
+must(
+  cInfo.type === "nft_collections" && cInfo.valid === true && cInfo.name === "Served Collection" &&
+    cInfo.description === "collection document" && cInfo.image === `${host}/c.png` &&
+    cInfo.extra?.uri === `${host}/collection.json`,
+  `collection metadata ${JSON.stringify(cInfo)}`,
+);
+const i1Info = nftMeta[raw(i1)].token_info[0];
+must(
+  i1Info.type === "nft_items" && i1Info.valid === true && i1Info.nft_index === "1" && i1Info.name === "Served Item 1" &&
+    JSON.stringify(i1Info.extra?.attributes) === JSON.stringify([{ trait_type: "tier", value: "gold" }]),
+  `item 1 metadata ${JSON.stringify(i1Info)}`,
+);
+must(hits["/items/1.json"] === 1, "item 1's document at the combined URI");
+const i0Info = nftMeta[raw(i0)].token_info[0];
+must(sorted(i0Info) === sorted({ valid: false, type: "nft_items", nft_index: "0" }), `item 0 metadata ${JSON.stringify(i0Info)}`);
+// The items page carries the same metadata.
+const itemsPage = await getJson(`/api/v3/nft/items?collection_address=${q(c)}`);
+must(itemsPage.metadata[raw(i1)]?.token_info?.[0]?.name === "Served Item 1", `items page metadata ${JSON.stringify(itemsPage.metadata)}`);
+
+// 4. Mintless: Bob's wallet (1000, claim 5000) and Carol's (0, claim 7000)
 // show their claims; Dave's (0, no claim) none.
 const walletsPath = `/api/v3/jetton/wallets?jetton_address=${q(mlMinter)}`;
 const ml = await waitFor(
