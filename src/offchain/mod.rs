@@ -41,8 +41,9 @@ pub struct OffchainConfig {
     /// A fetch that failed for a reason that may pass (timeout, 5xx) is
     /// tried again after this many seconds.
     pub retry_after_secs: u64,
-    /// A fetched document is fetched again (served meanwhile) after this
-    /// many seconds; 0 = never.
+    /// A fetched document is fetched again after this many seconds (served
+    /// meanwhile, and kept when that fetch fails for a reason that may
+    /// pass); 0 = never.
     pub refresh_after_secs: u64,
     /// Bytes of documents the cache holds at most (oldest out first).
     pub max_cached_bytes: usize,
@@ -266,6 +267,19 @@ impl Worker {
         } else {
             (outcome, bytes)
         };
+        // A refresh that failed for a reason that may pass keeps the
+        // document it was to replace (fetched again after another period).
+        let (outcome, bytes) = match (&outcome, cache.entries.get(&url)) {
+            (
+                Outcome::Failed,
+                Some(Entry {
+                    outcome: Some(Outcome::Json(old)),
+                    bytes: old_bytes,
+                    ..
+                }),
+            ) => (Outcome::Json(Arc::clone(old)), *old_bytes),
+            _ => (outcome, bytes),
+        };
         let seq = cache.next_seq;
         cache.next_seq += 1;
         if let Some(old) = cache.entries.remove(&url) {
@@ -440,5 +454,37 @@ mod tests {
         let sum: usize = cache.entries.values().map(|e| e.bytes).sum();
         assert_eq!(sum, cache.bytes);
         assert_eq!(cache.order.len(), cache.entries.len());
+    }
+
+    /// A refresh that fails for a passing reason keeps the document; one
+    /// that finds it gone (a 4xx, not JSON) drops it.
+    #[test]
+    fn a_failed_refresh_keeps_the_document() {
+        let cfg = OffchainConfig {
+            enabled: true,
+            ..Default::default()
+        };
+        let worker = Worker {
+            fetcher: Arc::new(Fetcher::new(&cfg).unwrap()),
+            cache: Arc::new(Mutex::new(Cache::default())),
+            max_cached_bytes: 1 << 20,
+            concurrency: 1,
+        };
+        let url = "https://h/m.json".to_string();
+        let doc = json!({"name": "kept"});
+        let held = |w: &Worker| {
+            let cache = w.cache.lock().unwrap();
+            let sum: usize = cache.entries.values().map(|e| e.bytes).sum();
+            assert_eq!(sum, cache.bytes);
+            match cache.entries.get(&url).and_then(|e| e.outcome.clone()) {
+                Some(Outcome::Json(j)) => Some((*j).clone()),
+                _ => None,
+            }
+        };
+        worker.store(url.clone(), Fetched::Json(doc.clone()));
+        worker.store(url.clone(), Fetched::Failed("timeout".into()));
+        assert_eq!(held(&worker), Some(doc));
+        worker.store(url.clone(), Fetched::Invalid("HTTP 404".into()));
+        assert_eq!(held(&worker), None);
     }
 }

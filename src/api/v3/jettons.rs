@@ -125,12 +125,14 @@ fn mintless_info(ctx: &Ctx<'_>, w: &JettonWalletRecord) -> Result<Option<Mintles
     else {
         return Ok(None);
     };
-    Ok(offchain::mintless_claim(&answer).map(move |c| MintlessInfo {
-        amount: Dec(c.amount),
-        start_from: c.start_from,
-        expire_at: c.expire_at,
-        custom_payload_api_uri: apis,
-    }))
+    Ok(
+        offchain::mintless_claim(&answer).map(move |c| MintlessInfo {
+            amount: Dec(c.amount),
+            start_from: c.start_from,
+            expire_at: c.expire_at,
+            custom_payload_api_uri: apis,
+        }),
+    )
 }
 
 #[derive(Serialize)]
