@@ -97,12 +97,20 @@ pub struct Indexer<'a> {
     feed: Option<feed::CommitFeed>,
     /// Whether units assemble traces and classify actions.
     traces: bool,
-    /// The config and libraries of the contracts step's get-methods.
-    tvm_env: contracts::TvmEnv,
+    /// What it keeps from one unit for the next.
+    state: std::sync::Arc<IndexerState>,
     /// Where the writer's time went (`tonindex bench`).
     clock: StepClock,
-    /// Pending traces' transactions, so that settling them reads no
-    /// stored transactions back.
+}
+
+/// What an indexer keeps in memory from one unit for the next: the decoded
+/// config and libraries of the contracts step's get-methods, and pending
+/// traces' transactions (so that settling them reads no stored
+/// transactions back). A source that makes an indexer per unit (the
+/// devnet, one per round) hands each the same one.
+#[derive(Default)]
+pub struct IndexerState {
+    tvm_env: contracts::TvmEnv,
     held: std::sync::Mutex<traces::PendingTxs>,
 }
 
@@ -113,16 +121,20 @@ impl<'a> Indexer<'a> {
             encoding: RowEncoding::Serial,
             feed: None,
             traces: true,
-            tvm_env: contracts::TvmEnv::default(),
+            state: Default::default(),
             clock: StepClock::default(),
-            held: Default::default(),
         }
+    }
+
+    /// Keeps what it learns in `state` (shared with earlier indexers).
+    pub fn with_state(self, state: std::sync::Arc<IndexerState>) -> Self {
+        Self { state, ..self }
     }
 
     fn held_traces(&self) -> std::sync::MutexGuard<'_, traces::PendingTxs> {
         // Its changes are made whole or not at all, so a lock poisoned by a
         // panic elsewhere still guards a consistent cache.
-        self.held.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The writer's time so far, by step.
@@ -272,7 +284,7 @@ impl<'a> Indexer<'a> {
         let written = written_states(&changes);
         let step = contracts::index_contracts(
             self.db,
-            &self.tvm_env,
+            &self.state.tvm_env,
             &mut batch,
             &written,
             mc_seqno,
@@ -458,7 +470,7 @@ impl<'a> Indexer<'a> {
             .collect();
         Ok(contracts::parents_wanted(
             self.db,
-            &self.tvm_env,
+            &self.state.tvm_env,
             &states,
             Some(mc_seqno),
             now,
@@ -471,14 +483,14 @@ impl<'a> Indexer<'a> {
         &self,
         hashes: &[tycho_types::cell::HashBytes],
     ) -> Vec<tycho_types::cell::HashBytes> {
-        self.tvm_env.missing_libraries(self.db, hashes)
+        self.state.tvm_env.missing_libraries(self.db, hashes)
     }
 
     /// Library cells a source fetched (each checked against its hash), for
     /// the get-methods of the units after; stored, so that a restart has
     /// them.
     pub fn add_libraries(&self, cells: Vec<tycho_types::cell::Cell>) -> Result<(), IndexError> {
-        self.tvm_env.add_libraries(self.db, cells)?;
+        self.state.tvm_env.add_libraries(self.db, cells)?;
         Ok(())
     }
 
@@ -510,7 +522,7 @@ impl<'a> Indexer<'a> {
         balances::index_balances(self.db, &mut batch, &changes)?;
         contracts::index_contracts(
             self.db,
-            &self.tvm_env,
+            &self.state.tvm_env,
             &mut batch,
             &written_states(&changes),
             None,

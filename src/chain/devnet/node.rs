@@ -30,7 +30,7 @@ use super::wallets::{Version, Wallet};
 use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
 use crate::index::feed::CommitFeed;
-use crate::index::{Indexer, Unit};
+use crate::index::{Indexer, IndexerState, Unit};
 use crate::state::cells::Loader;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
 
@@ -103,6 +103,8 @@ pub struct Devnet {
     export_dir: Option<PathBuf>,
     /// Where the index announces each commit of the devnet's blocks.
     feed: CommitFeed,
+    /// What the index keeps between rounds (each round's indexer shares it).
+    index_state: Arc<IndexerState>,
     /// Blocks produced by this process.
     pub produced: u64,
 }
@@ -335,6 +337,7 @@ impl Devnet {
             identity,
             export_dir: opts.export_dir.clone(),
             feed: CommitFeed::new(FEED_CAPACITY),
+            index_state: Arc::default(),
             produced: 0,
         })
     }
@@ -499,6 +502,7 @@ impl Devnet {
         let unit = Unit { blocks: decoded };
         Indexer::new(&self.db)
             .with_feed(self.feed.clone())
+            .with_state(Arc::clone(&self.index_state))
             .apply(&unit)?;
         // What the round executed, as the index committed it.
         let mut executed = Vec::new();
