@@ -4,7 +4,8 @@
 // their seqno to move.
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { TonClient, WalletContractV4, toNano } from "@ton/ton";
-import { Address, SendMode, beginCell } from "@ton/core";
+import { Address, Cell, SendMode, beginCell, contractAddress } from "@ton/core";
+import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
 export const must = (cond, what) => {
   if (!cond) throw new Error(`expectation failed: ${what}`);
@@ -89,6 +90,39 @@ export const mintBody = (minter, to, amount, response = to) =>
         .endCell(),
     )
     .endCell();
+
+/** token-contract's editable NFT collection owned by `owner`, with
+ * off-chain content at `collectionUri` and item content under `itemPrefix`
+ * (royalty 0/1 to the owner): its state init and address, the address of
+ * item `index`, and the body of `deploy#1 query_id item_index amount
+ * ^(owner ^individual_content)` giving item `index` to `itemOwner` with
+ * content `<index>.json`. */
+export const nftCollection = (owner, collectionUri, itemPrefix) => {
+  const offchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
+  const itemCode = Cell.fromBase64(ITEM_CODE);
+  const init = {
+    code: Cell.fromBase64(COLLECTION_CODE),
+    data: beginCell()
+      .storeAddress(owner)
+      .storeUint(0, 64)
+      .storeRef(beginCell().storeRef(offchain(collectionUri)).storeRef(beginCell().storeStringTail(itemPrefix).endCell()).endCell())
+      .storeRef(itemCode)
+      .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(owner).endCell())
+      .endCell(),
+  };
+  const address = contractAddress(0, init);
+  const item = (index) =>
+    contractAddress(0, { code: itemCode, data: beginCell().storeUint(index, 64).storeAddress(address).endCell() });
+  const deployItem = (index, itemOwner) =>
+    beginCell()
+      .storeUint(1, 32)
+      .storeUint(0, 64)
+      .storeUint(index, 64)
+      .storeCoins(toNano("0.05"))
+      .storeRef(beginCell().storeAddress(itemOwner).storeRef(beginCell().storeStringTail(`${index}.json`).endCell()).endCell())
+      .endCell();
+  return { init, address, item, deployItem };
+};
 
 /** GetGems' marketplace on mainnet, as the devnet NFT scripts name it. */
 export const GETGEMS_MARKETPLACE = Address.parseRaw("0:584ee61b2dff0837116d0fcb5078d93964bcbe9c05fd6a141b1bfca5d6a43e18");

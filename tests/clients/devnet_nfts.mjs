@@ -9,48 +9,25 @@
 // from @ton/core (contractAddress of each state init). Prints one JSON
 // summary; any failed expectation throws.
 import { internal, toNano } from "@ton/ton";
-import { beginCell, Cell, contractAddress } from "@ton/core";
-import { devnet, must, raw } from "./devnet_helpers.mjs";
-import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
-
+import { beginCell } from "@ton/core";
+import { devnet, must, nftCollection, raw } from "./devnet_helpers.mjs";
 
 const base = process.argv[2];
 const { client, getJson, waitFor, newWallet, send, actionOf } = devnet(base);
 const q = (a) => encodeURIComponent(a.toRawString());
-const offchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
 
 const alice = await newWallet();
 const bob = await newWallet();
 await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
 
-const collectionCode = Cell.fromBase64(COLLECTION_CODE);
-const itemCode = Cell.fromBase64(ITEM_CODE);
 // token-contract's collection: owner next_item_index content:^(collection
 // content, common item content) item_code royalty:^(num den destination).
-const collectionInit = {
-  code: collectionCode,
-  data: beginCell()
-    .storeAddress(alice.address)
-    .storeUint(0, 64)
-    .storeRef(beginCell().storeRef(offchain("https://example.org/collection.json")).storeRef(beginCell().storeStringTail("https://example.org/items/").endCell()).endCell())
-    .storeRef(itemCode)
-    .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(alice.address).endCell())
-    .endCell(),
-};
-const collection = contractAddress(0, collectionInit);
-const itemAddress = (index) =>
-  contractAddress(0, { code: itemCode, data: beginCell().storeUint(index, 64).storeAddress(collection).endCell() });
-// deploy#1 query_id item_index amount ^(owner ^individual_content)
-const mint = (index, owner) =>
-  beginCell()
-    .storeUint(1, 32)
-    .storeUint(0, 64)
-    .storeUint(index, 64)
-    .storeCoins(toNano("0.05"))
-    .storeRef(beginCell().storeAddress(owner).storeRef(beginCell().storeStringTail(`${index}.json`).endCell()).endCell())
-    .endCell();
+const nfts = nftCollection(alice.address, "https://example.org/collection.json", "https://example.org/items/");
+const collection = nfts.address;
+const itemAddress = nfts.item;
+const mint = nfts.deployItem;
 
-await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: collectionInit, body: mint(0, alice.address) })]);
+await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: nfts.init, body: mint(0, alice.address) })]);
 await send(alice, [internal({ to: collection, value: toNano("0.3"), body: mint(1, bob.address) })]);
 const item0 = itemAddress(0);
 const item1 = itemAddress(1);

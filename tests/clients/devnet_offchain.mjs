@@ -17,9 +17,8 @@ import http from "node:http";
 import { readFileSync } from "node:fs";
 import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, contractAddress } from "@ton/core";
-import { devnet, mintBody, must, raw } from "./devnet_helpers.mjs";
+import { devnet, mintBody, must, nftCollection, raw } from "./devnet_helpers.mjs";
 import { MINTLESS_MINTER_HEX, MINTLESS_WALLET_HEX } from "./mintless_codes.mjs";
-import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
 const { getJson, waitFor, newWallet, send } = devnet(base);
@@ -102,37 +101,11 @@ for (const m of Object.values(minters)) {
 // token-contract's NFT collection with off-chain content and a common
 // item prefix on the test server; item 1's document is served, item 0's
 // is not (404).
-const nftOffchain = (uri) => beginCell().storeUint(1, 8).storeStringTail(uri).endCell();
-const itemCode = Cell.fromBase64(ITEM_CODE);
-const collectionInit = {
-  code: Cell.fromBase64(COLLECTION_CODE),
-  data: beginCell()
-    .storeAddress(alice.address)
-    .storeUint(0, 64)
-    .storeRef(
-      beginCell()
-        .storeRef(nftOffchain(`${host}/collection.json`))
-        .storeRef(beginCell().storeStringTail(`${host}/items/`).endCell())
-        .endCell(),
-    )
-    .storeRef(itemCode)
-    .storeRef(beginCell().storeUint(0, 16).storeUint(1, 16).storeAddress(alice.address).endCell())
-    .endCell(),
-};
-const collection = contractAddress(0, collectionInit);
-const item = (index) =>
-  contractAddress(0, { code: itemCode, data: beginCell().storeUint(index, 64).storeAddress(collection).endCell() });
-// deploy#1 query_id item_index amount ^(owner ^individual_content)
-const nftMint = (index) =>
-  beginCell()
-    .storeUint(1, 32)
-    .storeUint(0, 64)
-    .storeUint(index, 64)
-    .storeCoins(toNano("0.05"))
-    .storeRef(beginCell().storeAddress(alice.address).storeRef(beginCell().storeStringTail(`${index}.json`).endCell()).endCell())
-    .endCell();
-await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: collectionInit, body: nftMint(0) })]);
-await send(alice, [internal({ to: collection, value: toNano("0.3"), body: nftMint(1) })]);
+const nfts = nftCollection(alice.address, `${host}/collection.json`, `${host}/items/`);
+const collection = nfts.address;
+const item = nfts.item;
+await send(alice, [internal({ to: collection, value: toNano("0.3"), bounce: false, init: nfts.init, body: nfts.deployItem(0, alice.address) })]);
+await send(alice, [internal({ to: collection, value: toNano("0.3"), body: nfts.deployItem(1, alice.address) })]);
 
 // The mintless-airdrop minter: total_supply admin next_admin merkle_root
 // ^wallet_code ^metadata_uri; its content is semi-chain (on-chain `uri`).
