@@ -513,3 +513,67 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
         moved
     );
 }
+
+/// A unit's complete traces are classified after its commit, beside the
+/// next unit or by `flush`. A stop right after a commit (no flush, as a
+/// kill) leaves them listed in the database as not classified, without
+/// actions; a restarted indexer classifies them from the stored
+/// transactions, and the index ends exactly as an import that never
+/// stopped.
+#[test]
+fn traces_a_stop_left_unclassified_are_classified_after_a_restart() {
+    use tonindex_model::ClassificationState;
+    let paths = series();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = Db::open(&dir.path().join("whole"), &DbOptions::default()).unwrap();
+    import_files(&whole, &paths, &opts(), |_, _| {}).unwrap();
+    assert!(whole.reader().unclassified().unwrap().is_empty());
+
+    let stopped = Db::open(&dir.path().join("stopped"), &DbOptions::default()).unwrap();
+    let blocks: Vec<DecodedBlock> = paths
+        .iter()
+        .map(|p| decode_block_file(p).unwrap())
+        .collect();
+    let mut planner = Planner::new(64);
+    let mut units = planner.push(blocks);
+    units.extend(planner.finish());
+    let mut rest = units.into_iter();
+    let left = {
+        let indexer = Indexer::new(&stopped);
+        let mut applied = 0;
+        loop {
+            let unit = rest.next().expect("a unit that completes a trace");
+            indexer.apply(&unit).unwrap();
+            applied += 1;
+            let left = stopped.reader().unclassified().unwrap();
+            if applied > 4 && !left.is_empty() {
+                break left;
+            }
+        }
+        // Dropped without a flush.
+    };
+    let r = stopped.reader();
+    for id in &left {
+        let t = r.get::<Traces>(id).unwrap().expect("a listed trace");
+        assert_eq!(t.state, TraceState::Complete);
+        assert_eq!(t.classification, ClassificationState::Unclassified);
+        assert_eq!(r.prefix::<Actions>(id, false).count(), 0);
+    }
+    drop(r);
+
+    let restarted = Indexer::new(&stopped);
+    let remaining: Vec<Unit> = rest.collect();
+    assert!(!remaining.is_empty());
+    for unit in &remaining {
+        restarted.apply(unit).unwrap();
+    }
+    restarted.flush().unwrap();
+    assert!(stopped.reader().unclassified().unwrap().is_empty());
+    let r = stopped.reader();
+    for id in &left {
+        let t = r.get::<Traces>(id).unwrap().unwrap();
+        assert_ne!(t.classification, ClassificationState::Unclassified);
+    }
+    drop(r);
+    assert_eq!(trace_view(&stopped), trace_view(&whole));
+}

@@ -121,6 +121,8 @@ struct WriterSteps {
     settle: Vec<f64>,
     rows: Vec<f64>,
     commit: Vec<f64>,
+    classify: Vec<f64>,
+    classify_wait: Vec<f64>,
 }
 
 impl WriterSteps {
@@ -132,20 +134,29 @@ impl WriterSteps {
         self.settle.push(per_tx(s.steps.settle));
         self.rows.push(per_tx(s.steps.rows));
         self.commit.push(per_tx(s.steps.commit));
+        self.classify.push(per_tx(s.steps.classify));
+        self.classify_wait.push(per_tx(s.steps.classify_wait));
     }
 
     fn show(&self, traces: bool) -> String {
-        let traces = if traces {
-            format!(
-                "traces {:.1} of which settling {:.1}, ",
-                median(&self.traces),
-                median(&self.settle)
+        let (traces, classify) = if traces {
+            (
+                format!(
+                    "traces {:.1} of which settling {:.1}, ",
+                    median(&self.traces),
+                    median(&self.settle)
+                ),
+                format!(
+                    ", waiting for classification {:.1}); classifying {:.1} (beside the writer where rows are encoded in parallel)",
+                    median(&self.classify_wait),
+                    median(&self.classify)
+                ),
             )
         } else {
-            String::new()
+            (String::new(), ")".to_string())
         };
         format!(
-            "{:.1} ({traces}tx rows {:.1}, commit {:.1})",
+            "{:.1} ({traces}tx rows {:.1}, commit {:.1}{classify}",
             median(&self.apply),
             median(&self.rows),
             median(&self.commit)

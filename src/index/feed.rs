@@ -32,6 +32,9 @@ pub struct Committed {
     /// Traces this commit settled (every message delivered): what pending
     /// traces give way to.
     pub settled_traces: Vec<Hash>,
+    /// Complete traces whose actions this commit wrote (settled by an
+    /// earlier commit, or by this one's unit when it is a flush).
+    pub classified_traces: Vec<Hash>,
 }
 
 /// The sending side, held by whoever indexes; clone it to subscribe.

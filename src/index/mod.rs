@@ -4,7 +4,10 @@
 //! standalone block. Everything a unit writes — blocks, transactions,
 //! messages, indexes, latest account states and the ingest cursor — goes in
 //! one batch, so after a crash the database holds whole units only, and
-//! re-applying a unit that is already there changes nothing.
+//! re-applying a unit that is already there changes nothing. The one thing
+//! a unit leaves to the next is classifying the traces it completed (see
+//! [`traces::Unclassified`]): their actions go in the next unit's batch, or
+//! in one of their own when a source calls [`Indexer::flush`].
 
 pub mod balances;
 pub mod commit;
@@ -77,6 +80,27 @@ pub enum IndexError {
     Storage(#[from] tonindex_storage::Error),
     #[error(transparent)]
     State(#[from] StateError),
+    #[error("classifying traces panicked")]
+    ClassifierPanicked,
+}
+
+/// The complete traces an earlier unit left to classify, as a unit sees
+/// them.
+enum Pending {
+    None,
+    /// To classify on the writer's thread.
+    Here(Vec<traces::Unclassified>),
+    /// Being classified on the encoding pool; their rows come here.
+    Running(std::sync::mpsc::Receiver<traces::Classified>),
+}
+
+/// The index of the calling thread in `pool` (`None`: rayon's global
+/// pool), if it is one of its workers.
+fn in_pool(pool: Option<&rayon::ThreadPool>) -> Option<usize> {
+    match pool {
+        Some(pool) => pool.current_thread_index(),
+        None => rayon::current_thread_index(),
+    }
 }
 
 /// Where the writer encodes a unit's rows before committing them.
@@ -112,6 +136,10 @@ pub struct Indexer<'a> {
 pub struct IndexerState {
     tvm_env: contracts::TvmEnv,
     held: std::sync::Mutex<traces::PendingTxs>,
+    /// The complete traces the last committed unit left to classify;
+    /// `None` until read from the database (after a start, or a failed
+    /// commit: the database's list is then the truth).
+    unclassified: std::sync::Mutex<Option<Vec<traces::Unclassified>>>,
 }
 
 impl<'a> Indexer<'a> {
@@ -135,6 +163,67 @@ impl<'a> Indexer<'a> {
         // Its changes are made whole or not at all, so a lock poisoned by a
         // panic elsewhere still guards a consistent cache.
         self.state.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn unclassified(&self) -> std::sync::MutexGuard<'_, Option<Vec<traces::Unclassified>>> {
+        // Replaced whole, never changed in place.
+        self.state
+            .unclassified
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The complete traces left to classify, taken: until a commit writes
+    /// their actions, the database's list stands for them.
+    fn take_unclassified(&self) -> Result<Vec<traces::Unclassified>, IndexError> {
+        let held = self.unclassified().take();
+        match held {
+            Some(todo) => Ok(todo),
+            None => traces::load_unclassified(self.db),
+        }
+    }
+
+    /// Classifies the complete traces an earlier unit left, against the
+    /// database as that unit's commit left it.
+    fn classify(&self, todo: Vec<traces::Unclassified>) -> traces::Classified {
+        let interfaces = contracts::IndexInterfaces { db: self.db };
+        let pool = match &self.encoding {
+            RowEncoding::Parallel(pool) => pool.as_deref(),
+            RowEncoding::Serial => None,
+        };
+        self.clock.time(Step::Classify, || {
+            traces::classify_traces(todo, &interfaces, pool)
+        })
+    }
+
+    /// Writes the actions of the complete traces the last unit left to
+    /// classify, in a batch of their own: otherwise they are written with
+    /// the next unit. A source calls it when no unit follows at once — at
+    /// the end of an import, after a devnet round, at the chain's tip — so
+    /// that answers do not wait for the next block for them. Every other
+    /// write of the indexer does it first, so that traces are always
+    /// classified against the database their unit left.
+    pub fn flush(&self) -> Result<(), IndexError> {
+        let todo = self.take_unclassified()?;
+        if todo.is_empty() {
+            *self.unclassified() = Some(todo);
+            return Ok(());
+        }
+        let classified = self.classify(todo);
+        let mut batch = self.db.batch();
+        for rows in classified.rows {
+            batch.append(rows);
+        }
+        batch.put_unclassified(&[]);
+        self.clock.time(Step::Commit, || self.db.write(batch))?;
+        *self.unclassified() = Some(Vec::new());
+        if let Some(feed) = &self.feed {
+            feed.publish(feed::Committed {
+                classified_traces: classified.traces,
+                ..Default::default()
+            });
+        }
+        Ok(())
     }
 
     /// The writer's time so far, by step.
@@ -176,6 +265,36 @@ impl<'a> Indexer<'a> {
         &self,
         unit: &Unit,
         accounts: &[FetchedAccount],
+    ) -> Result<Applied, IndexError> {
+        let todo = self.take_unclassified()?;
+        if todo.is_empty() {
+            return self.apply_unit(unit, accounts, Pending::None);
+        }
+        let pool = match &self.encoding {
+            // A writer that is a worker of its own pool would wait for a
+            // job queued behind it: it classifies them itself.
+            RowEncoding::Parallel(pool) if in_pool(pool.as_deref()).is_none() => pool,
+            _ => return self.apply_unit(unit, accounts, Pending::Here(todo)),
+        };
+        // Classified on the encoding pool while the writer prepares the
+        // unit, whose batch takes them.
+        let (done, result) = std::sync::mpsc::sync_channel(1);
+        in_place_scope(pool.as_deref(), |s| {
+            s.spawn(move |_| {
+                let _ = done.send(self.classify(todo));
+            });
+            self.apply_unit(unit, accounts, Pending::Running(result))
+        })
+    }
+
+    /// [`Indexer::apply_with_accounts`], with the complete traces an
+    /// earlier unit left to classify (`pending`): their rows go in this
+    /// unit's batch.
+    fn apply_unit(
+        &self,
+        unit: &Unit,
+        accounts: &[FetchedAccount],
+        pending: Pending,
     ) -> Result<Applied, IndexError> {
         let mut cursor = self.db.cursor()?;
         let mut batch = self.db.batch();
@@ -293,14 +412,6 @@ impl<'a> Indexer<'a> {
         applied.contracts = step.done;
         applied.token_events =
             token_events::index_token_events(self.db, &mut batch, &new_blocks, &step)?;
-        let interfaces = contracts::IndexInterfaces {
-            db: self.db,
-            wallets: &step.wallets,
-            items: &step.items,
-            sales: &step.sales,
-            orders: &step.orders,
-            states: &written,
-        };
         // The transactions' rows are encoded while traces are assembled:
         // on the pool when rows are encoded in parallel, since assembly is
         // serial and the writer is what an import waits for.
@@ -318,7 +429,6 @@ impl<'a> Indexer<'a> {
                     batch,
                     &new_blocks,
                     &self.encoding,
-                    &interfaces,
                     &self.held_traces(),
                     &self.clock,
                 )
@@ -353,10 +463,35 @@ impl<'a> Indexer<'a> {
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
+        // The actions of the traces the last unit completed.
+        let classified = match pending {
+            Pending::None => traces::Classified::default(),
+            Pending::Here(todo) => self.classify(todo),
+            Pending::Running(result) => self
+                .clock
+                .time(Step::ClassifyWait, || result.recv())
+                .map_err(|_| IndexError::ClassifierPanicked)?,
+        };
+        for rows in classified.rows {
+            batch.append(rows);
+        }
+        let complete: Vec<Hash> = unit_traces
+            .complete
+            .iter()
+            .map(traces::Unclassified::trace_id)
+            .collect();
+        batch.put_unclassified(&complete);
 
         if applied.blocks == 0 && applied.adopted_blocks == 0 {
-            if applied.state_updates > 0 {
+            if applied.state_updates > 0 || !classified.traces.is_empty() {
                 self.db.write(batch)?;
+                *self.unclassified() = Some(Vec::new());
+                if let Some(feed) = self.feed.as_ref().filter(|_| !classified.traces.is_empty()) {
+                    feed.publish(feed::Committed {
+                        classified_traces: classified.traces,
+                        ..Default::default()
+                    });
+                }
             }
             return Ok(applied);
         }
@@ -373,8 +508,11 @@ impl<'a> Indexer<'a> {
             return Err(e.into());
         }
         self.held_traces().apply(unit_traces.pending);
+        *self.unclassified() = Some(unit_traces.complete);
         if let Some(feed) = &self.feed {
-            feed.publish(committed(mc_seqno, &new_blocks, unit_traces.settled));
+            let mut c = committed(mc_seqno, &new_blocks, unit_traces.settled);
+            c.classified_traces = classified.traces;
+            feed.publish(c);
         }
         Ok(applied)
     }
@@ -490,6 +628,7 @@ impl<'a> Indexer<'a> {
     /// the get-methods of the units after; stored, so that a restart has
     /// them.
     pub fn add_libraries(&self, cells: Vec<tycho_types::cell::Cell>) -> Result<(), IndexError> {
+        self.flush()?;
         self.state.tvm_env.add_libraries(self.db, cells)?;
         Ok(())
     }
@@ -500,6 +639,7 @@ impl<'a> Indexer<'a> {
     /// hold no config in force until the next key block. One row, one
     /// batch; writing it again is harmless.
     pub fn put_key_block_config(&self, seqno: u32, config_boc: Vec<u8>) -> Result<(), IndexError> {
+        self.flush()?;
         let mut batch = self.db.batch();
         batch.put::<KeyBlockConfig>(&seqno, &Lz4Bytes(config_boc));
         self.db.write(batch)?;
@@ -508,6 +648,7 @@ impl<'a> Indexer<'a> {
 
     /// Imports a shard state or one account's state, as one batch.
     pub fn apply_state_file(&self, file: &StateFile) -> Result<(), IndexError> {
+        self.flush()?;
         let mut batch = self.db.batch();
         let mut states = StateWork::new(self.db);
         match file {
@@ -581,6 +722,7 @@ fn committed(
     feed::Committed {
         mc_seqno,
         settled_traces,
+        classified_traces: Vec::new(),
         blocks: blocks.iter().map(|b| b.block.record.id).collect(),
         transactions: blocks
             .iter()

@@ -12,13 +12,20 @@ use std::time::{Duration, Instant};
 pub struct StepTimes {
     /// Trace assembly and the trace rows (classification included).
     pub traces: Duration,
-    /// Of `traces`: settling the traces (listing and classifying them),
-    /// the part that runs in parallel where rows are encoded so.
+    /// Of `traces`: settling the traces (listing them, gathering complete
+    /// ones' transactions), the part that runs in parallel where rows are
+    /// encoded so.
     pub settle: Duration,
     /// The transactions' and messages' rows.
     pub rows: Duration,
     /// `Db::write` of the unit's batch.
     pub commit: Duration,
+    /// Classifying complete traces: on the encoding pool beside the
+    /// writer's work on the next unit where rows are encoded in parallel
+    /// (then not part of the writer's time), else by the writer.
+    pub classify: Duration,
+    /// Of the writer's time: waiting for that classification to end.
+    pub classify_wait: Duration,
 }
 
 impl std::ops::AddAssign for StepTimes {
@@ -27,6 +34,8 @@ impl std::ops::AddAssign for StepTimes {
         self.settle += o.settle;
         self.rows += o.rows;
         self.commit += o.commit;
+        self.classify += o.classify;
+        self.classify_wait += o.classify_wait;
     }
 }
 
@@ -37,6 +46,8 @@ pub(super) struct StepClock {
     settle: AtomicU64,
     rows: AtomicU64,
     commit: AtomicU64,
+    classify: AtomicU64,
+    classify_wait: AtomicU64,
 }
 
 /// Which step a timed section belongs to.
@@ -46,6 +57,8 @@ pub(super) enum Step {
     Settle,
     Rows,
     Commit,
+    Classify,
+    ClassifyWait,
 }
 
 impl StepClock {
@@ -59,6 +72,8 @@ impl StepClock {
             Step::Settle => &self.settle,
             Step::Rows => &self.rows,
             Step::Commit => &self.commit,
+            Step::Classify => &self.classify,
+            Step::ClassifyWait => &self.classify_wait,
         };
         counter.fetch_add(nanos, Ordering::Relaxed);
         r
@@ -71,6 +86,8 @@ impl StepClock {
             settle: d(&self.settle),
             rows: d(&self.rows),
             commit: d(&self.commit),
+            classify: d(&self.classify),
+            classify_wait: d(&self.classify_wait),
         }
     }
 }

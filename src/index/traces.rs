@@ -1,9 +1,10 @@
 //! Traces in the index step: a unit's new transactions are assembled into
 //! traces over what earlier units left pending, and every trace the unit
-//! settles (all its messages delivered) is listed by account and lt and,
-//! when complete, classified into actions — all in the unit's batch, so a
-//! restart (even kill -9) between two blocks of one trace resumes it from
-//! exactly what was committed.
+//! settles (all its messages delivered) is listed by account and lt — all
+//! in the unit's batch, so a restart (even kill -9) between two blocks of
+//! one trace resumes it from exactly what was committed. The complete ones
+//! are classified into actions once the unit is committed
+//! ([`Unclassified`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -33,6 +34,96 @@ pub(super) struct UnitTraces {
     pub settled: Vec<Hash>,
     /// What [`PendingTxs`] learns once the unit is committed.
     pub pending: PendingUpdate,
+    /// The complete traces it settled, to classify once it is committed.
+    pub complete: Vec<Unclassified>,
+}
+
+/// A complete trace whose actions are not written yet, with its
+/// transactions as classification reads them (bodies decoded).
+///
+/// A unit settles its traces in its own batch, but classifies the complete
+/// ones beside the next unit and writes their actions in that unit's batch
+/// (or in one of their own, [`super::Indexer::flush`], when no unit comes):
+/// classifying is the largest part of what traces cost, and one unit's
+/// biggest trace alone took longer than the rest of the writer's work on
+/// it. The database is the same while they are classified as when the
+/// unit committed (nothing is written in between), so the actions are
+/// those classifying within the unit would give; the batch that settles
+/// them lists them ([`tonindex_storage::Batch::put_unclassified`]), so a
+/// restart classifies them from the stored transactions, against that
+/// same database.
+pub(super) struct Unclassified {
+    trace: TraceRecord,
+    txs: Vec<TraceTx>,
+}
+
+impl Unclassified {
+    pub(super) fn trace_id(&self) -> Hash {
+        self.trace.trace_id
+    }
+}
+
+/// The rows of classified traces, for the batch that writes them.
+#[derive(Default)]
+pub(super) struct Classified {
+    /// Each trace's actions and its record, now classified.
+    pub rows: Vec<EncodedRows>,
+    /// Their ids (for the commit feed).
+    pub traces: Vec<Hash>,
+}
+
+/// Classifies complete traces (on `pool` when there is one) into the rows
+/// of their actions and records.
+pub(super) fn classify_traces(
+    todo: Vec<Unclassified>,
+    interfaces: &(dyn Interfaces + Sync),
+    pool: Option<&rayon::ThreadPool>,
+) -> Classified {
+    let one = |u: Unclassified| -> (Hash, EncodedRows) {
+        let mut rows = EncodedRows::default();
+        let mut trace = u.trace;
+        let actions = classify::classify(&trace, &u.txs, interfaces);
+        trace.classification = match &actions {
+            Ok(_) => ClassificationState::Ok,
+            Err(_) => ClassificationState::Failed,
+        };
+        for action in actions.unwrap_or_default() {
+            write_action(&mut rows, &trace, &action);
+        }
+        rows.put::<Traces>(&trace.trace_id, &trace);
+        (trace.trace_id, rows)
+    };
+    let done: Vec<(Hash, EncodedRows)> = match pool {
+        Some(pool) if todo.len() >= 2 => pool.install(|| todo.into_par_iter().map(one).collect()),
+        _ => todo.into_iter().map(one).collect(),
+    };
+    let (traces, rows) = done.into_iter().unzip();
+    Classified { rows, traces }
+}
+
+/// The complete traces that the database lists as not classified yet
+/// (left by a unit committed just before a stop), with their stored
+/// transactions.
+pub(super) fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
+    let reader = db.reader();
+    let ids = reader.unclassified()?;
+    let mut out = Vec::with_capacity(ids.len());
+    for (id, trace) in ids.iter().zip(reader.multi_get::<Traces>(&ids)?) {
+        let Some(trace) = trace else {
+            return Err(
+                tonindex_storage::Error::Corrupt("an unclassified trace is missing").into(),
+            );
+        };
+        if trace.state != TraceState::Complete
+            || trace.classification != ClassificationState::Unclassified
+        {
+            continue;
+        }
+        let mut txs = stored_transactions(db, &[*id], &[])?;
+        txs.sort_by_key(TraceTx::order_key);
+        out.push(Unclassified { trace, txs });
+    }
+    Ok(out)
 }
 
 /// The transactions of traces that earlier units left pending, as
@@ -182,14 +273,14 @@ pub(super) struct PendingUpdate {
 /// was stored before the unit) and those of stored traces merged into it.
 type StoredParts = HashMap<Hash, Vec<Hash>>;
 
-/// Assembles the unit's new transactions, writes the traces, edges,
-/// orphans and listings it changes, and classifies the traces it completes.
+/// Assembles the unit's new transactions and writes the traces, edges,
+/// orphans and listings it changes; the traces it completes are handed
+/// back for classification ([`Unclassified`]).
 pub(super) fn index_traces(
     db: &Db,
     batch: &mut Batch<'_>,
     blocks: &[NewBlock<'_>],
     encoding: &RowEncoding,
-    interfaces: &(dyn Interfaces + Sync),
     held: &PendingTxs,
     clock: &StepClock,
 ) -> Result<UnitTraces, IndexError> {
@@ -284,9 +375,8 @@ pub(super) fn index_traces(
     // Each trace's rows (classification included) are independent of the
     // others': encoded where the unit's other rows are. A trace that stays
     // pending hands its transactions (bodies decoded) to `held` instead.
-    type Encoded = (EncodedRows, Option<Option<Chunks>>);
+    type Encoded = (EncodedRows, Option<Option<Chunks>>, Option<Unclassified>);
     let encode = |trace: &TraceRecord| -> Result<Encoded, IndexError> {
-        let mut trace = trace.clone();
         let mut rows = EncodedRows::default();
         let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
         let in_unit = members.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
@@ -295,19 +385,21 @@ pub(super) fn index_traces(
         } else {
             held.get(stored)
         };
-        let mut pending = None;
+        rows.put::<Traces>(&trace.trace_id, trace);
         if trace.pending_messages == 0 {
-            settle(
-                db, &mut rows, &mut trace, stored, cached, in_unit, interfaces,
-            )?;
+            let txs = settle(db, &mut rows, trace, stored, cached, in_unit)?;
+            let complete = (trace.state == TraceState::Complete).then(|| Unclassified {
+                trace: trace.clone(),
+                txs,
+            });
+            Ok((rows, None, complete))
         } else {
-            pending = Some(cached.and_then(|mut chunks| {
+            let pending = cached.and_then(|mut chunks| {
                 chunks.push(Chunk::new(with_bodies(in_unit))?);
                 Some(chunks)
-            }));
+            });
+            Ok((rows, Some(pending), None))
         }
-        rows.put::<Traces>(&trace.trace_id, &trace);
-        Ok((rows, pending))
     };
     let traces = &changes.traces;
     let parallel = || traces.par_iter().map(encode).collect::<Vec<_>>();
@@ -320,13 +412,15 @@ pub(super) fn index_traces(
     update
         .removed
         .extend(changes.merged.iter().map(|(old, _)| old.trace_id));
+    let mut complete = Vec::new();
     for (trace, encoded) in traces.iter().zip(encoded) {
-        let (rows, pending) = encoded?;
+        let (rows, pending, settled) = encoded?;
         batch.append(rows);
         match pending {
             Some(Some(chunks)) => update.pending.push((trace.trace_id, chunks)),
             _ => update.removed.push(trace.trace_id),
         }
+        complete.extend(settled);
     }
     Ok(UnitTraces {
         settled: traces
@@ -335,6 +429,7 @@ pub(super) fn index_traces(
             .map(|t| t.trace_id)
             .collect(),
         pending: update,
+        complete,
     })
 }
 
@@ -412,17 +507,16 @@ fn move_stored(
     Ok(())
 }
 
-/// Lists a settled trace by account, end lt and masterchain block, and
-/// classifies it when it is complete.
+/// Lists a settled trace by account, end lt and (when it is complete)
+/// masterchain block; hands back its transactions, for classification.
 fn settle(
     db: &Db,
     batch: &mut EncodedRows,
-    trace: &mut TraceRecord,
+    trace: &TraceRecord,
     stored: &[Hash],
     cached: Option<Chunks>,
     in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
-    interfaces: &(dyn Interfaces + Sync),
-) -> Result<(), IndexError> {
+) -> Result<Vec<TraceTx>, IndexError> {
     let id = trace.trace_id;
     let txs = trace_transactions(db, stored, cached, in_unit)?;
     let accounts: HashSet<Address> = txs.iter().map(|t| t.account).collect();
@@ -441,26 +535,17 @@ fn settle(
         },
         &(),
     );
-    if trace.state != TraceState::Complete {
-        return Ok(());
+    if trace.state == TraceState::Complete {
+        if let Some(mc) = trace.mc_seqno_end {
+            let key = OpcodeLtHashKey {
+                opcode: mc,
+                lt: trace.end_lt,
+                hash: id,
+            };
+            batch.put::<TraceByMcBlock>(&key, &());
+        }
     }
-    if let Some(mc) = trace.mc_seqno_end {
-        let key = OpcodeLtHashKey {
-            opcode: mc,
-            lt: trace.end_lt,
-            hash: id,
-        };
-        batch.put::<TraceByMcBlock>(&key, &());
-    }
-    let actions = classify::classify(trace, &txs, interfaces);
-    trace.classification = match &actions {
-        Ok(_) => ClassificationState::Ok,
-        Err(_) => ClassificationState::Failed,
-    };
-    for action in actions.unwrap_or_default() {
-        write_action(batch, trace, &action);
-    }
-    Ok(())
+    Ok(txs)
 }
 
 fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRecord) {

@@ -198,6 +198,10 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
     pub fn finish(mut self) -> Result<IngestSummary, IngestError> {
         let rest = std::mem::replace(&mut self.planner, Planner::new(0)).finish();
         self.apply(rest)?;
+        // The last unit's complete traces: classified and written now.
+        let t = Instant::now();
+        self.indexer.flush()?;
+        self.summary.write_time += t.elapsed();
         self.summary.steps = self.indexer.step_times();
         Ok(self.summary)
     }
@@ -225,6 +229,7 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
                 std::thread::sleep(d);
             }
             if stop_requested() {
+                self.indexer.flush()?;
                 return Err(IngestError::Stopped {
                     units: self.summary.units,
                 });

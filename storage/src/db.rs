@@ -608,12 +608,34 @@ impl<'a> Reader<'a> {
             None => Ok(IngestCursor::default()),
         }
     }
+
+    /// The complete traces whose actions are not written yet
+    /// ([`MetaKey::Unclassified`]).
+    pub fn unclassified(&self) -> Result<Vec<[u8; 32]>, Error> {
+        match self.get::<Meta>(&MetaKey::Unclassified)? {
+            Some(bytes) => crate::codec::bincode_decode(&bytes),
+            None => Ok(Vec::new()),
+        }
+    }
 }
 
 impl Batch<'_> {
     /// Queues the cursor; it commits with the rows it describes.
     pub fn put_cursor(&mut self, cursor: &IngestCursor) {
         self.put::<Meta>(&MetaKey::Cursor, &crate::codec::bincode_encode(cursor));
+    }
+
+    /// Queues the list of complete traces left to classify (none: the key
+    /// goes); it commits with the trace rows that settled them.
+    pub fn put_unclassified(&mut self, traces: &[[u8; 32]]) {
+        if traces.is_empty() {
+            self.delete::<Meta>(&MetaKey::Unclassified);
+        } else {
+            self.put::<Meta>(
+                &MetaKey::Unclassified,
+                &crate::codec::bincode_encode(&traces.to_vec()),
+            );
+        }
     }
 }
 

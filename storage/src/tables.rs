@@ -619,6 +619,10 @@ pub fn all() -> Vec<TableSpec> {
 pub enum MetaKey {
     SchemaVersion,
     Cursor,
+    /// Complete traces whose actions are not written yet: those the last
+    /// committed unit settled, classified beside the next unit and written
+    /// in its batch (bincode `Vec<[u8; 32]>` of trace ids; absent when none).
+    Unclassified,
 }
 
 impl Key for MetaKey {
@@ -626,12 +630,14 @@ impl Key for MetaKey {
         match self {
             MetaKey::SchemaVersion => b"schema_version".to_vec(),
             MetaKey::Cursor => b"cursor".to_vec(),
+            MetaKey::Unclassified => b"unclassified".to_vec(),
         }
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         match bytes {
             b"schema_version" => Ok(MetaKey::SchemaVersion),
             b"cursor" => Ok(MetaKey::Cursor),
+            b"unclassified" => Ok(MetaKey::Unclassified),
             _ => Err(Error::Corrupt("unknown meta key")),
         }
     }

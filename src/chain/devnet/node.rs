@@ -500,10 +500,12 @@ impl Devnet {
         export(&blocks_dir(self.db.path()), &blocks)?;
         let mut commits = self.feed.subscribe();
         let unit = Unit { blocks: decoded };
-        Indexer::new(&self.db)
+        let indexer = Indexer::new(&self.db)
             .with_feed(self.feed.clone())
-            .with_state(Arc::clone(&self.index_state))
-            .apply(&unit)?;
+            .with_state(Arc::clone(&self.index_state));
+        indexer.apply(&unit)?;
+        // No block follows at once: the round's traces are classified now.
+        indexer.flush()?;
         // What the round executed, as the index committed it.
         let mut executed = Vec::new();
         while let Ok(c) = commits.try_recv() {

@@ -35,8 +35,8 @@ use tonindex_storage::tables::{
     NftItemsByOwner, NftSales, NftSalesBySeller,
 };
 use tonindex_storage::{
-    Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, MultisigOrderRecord,
-    NftCollectionRecord, NftItemRecord, NftSaleRecord, RawBytes, SaleDetail, SaleKind,
+    Batch, CodeRecord, Db, JettonMasterRecord, JettonWalletRecord, NftCollectionRecord,
+    NftItemRecord, NftSaleRecord, RawBytes, SaleDetail, SaleKind,
 };
 use tycho_types::boc::Boc;
 
@@ -302,8 +302,6 @@ pub(crate) fn index_contracts(
     let mut done = ContractsDone::default();
     let mut confirmed_now = HashMap::new();
     let mut items_now = HashMap::new();
-    let mut sales_now = HashMap::new();
-    let mut orders_now = HashMap::new();
     // The newest state of each account the unit wrote.
     let mut newest: HashMap<Address, &Cell> = HashMap::new();
     for (a, c) in written {
@@ -381,7 +379,7 @@ pub(crate) fn index_contracts(
         // item like any other.
         if telemint {
             if let Some(data) = telemint_row(&acc.contract, ctx, &mut done) {
-                sales_now.insert(*address, put_sale(db, batch, address, &acc, &data)?);
+                put_sale(db, batch, address, &acc, &data)?;
                 done.nft_sales += 1;
             }
         }
@@ -395,7 +393,7 @@ pub(crate) fn index_contracts(
                     .and_then(|o| nft_sale::sale_data(&o))
             };
             if let Some(data) = data {
-                sales_now.insert(*address, put_sale(db, batch, address, &acc, &data)?);
+                put_sale(db, batch, address, &acc, &data)?;
                 done.nft_sales += 1;
                 continue;
             }
@@ -447,17 +445,7 @@ pub(crate) fn index_contracts(
     // Then what a master, collection or multisig of the unit confirms.
     for (address, acc, maybe_wallet, maybe_item, maybe_order) in wallets {
         let Some(ctx) = context.as_ref() else { break };
-        if maybe_order
-            && multisig::index_order(
-                db,
-                batch,
-                ctx,
-                &newest,
-                address,
-                &acc,
-                &mut done,
-                &mut orders_now,
-            )?
+        if maybe_order && multisig::index_order(db, batch, ctx, &newest, address, &acc, &mut done)?
         {
             continue;
         }
@@ -529,8 +517,6 @@ pub(crate) fn index_contracts(
         done,
         wallets: confirmed_now,
         items: items_now,
-        sales: sales_now,
-        orders: orders_now,
     })
 }
 
@@ -593,14 +579,11 @@ pub(crate) fn parents_wanted(
 }
 
 /// What the contracts step of a unit did and the token rows it wrote, for
-/// the steps after it (events, classification) to see.
+/// the step after it (token events) to see.
 pub(crate) struct ContractsStep {
     pub done: ContractsDone,
     pub wallets: HashMap<Address, JettonWalletRecord>,
     pub items: HashMap<Address, NftItemRecord>,
-    pub sales: HashMap<Address, NftSaleRecord>,
-    /// Multisig orders the unit confirmed.
-    pub orders: HashMap<Address, MultisigOrderRecord>,
 }
 
 fn put_collection(
@@ -659,7 +642,7 @@ fn put_sale(
     address: &Address,
     acc: &Active,
     data: &nft_sale::SaleData,
-) -> Result<NftSaleRecord, tonindex_storage::Error> {
+) -> Result<(), tonindex_storage::Error> {
     let details = data
         .details
         .iter()
@@ -688,7 +671,7 @@ fn put_sale(
     let old = db.get::<NftSales>(address)?.and_then(|o| o.owner);
     repoint::<NftSalesBySeller>(batch, old, record.owner, address);
     batch.put::<NftSales>(address, &record);
-    Ok(record)
+    Ok(())
 }
 
 /// Moves `address`'s row in a `first account | address` index (by owner,
@@ -883,38 +866,24 @@ fn confirmed(
     Ok(derives(&acc, ctx, "get_wallet_address", vec![arg], wallet))
 }
 
-/// What the classifier may ask the index about contracts while it writes
-/// a unit: the token tables as stored, with the unit's own new rows.
+/// What the classifier may ask the index about contracts: the token tables
+/// and account states as stored. Traces are classified once the unit that
+/// completed them is committed (see [`crate::index::traces::Unclassified`]),
+/// so that unit's own rows are among them.
 pub(crate) struct IndexInterfaces<'a> {
     pub db: &'a Db,
-    /// Jetton wallets the unit confirmed.
-    pub wallets: &'a HashMap<Address, JettonWalletRecord>,
-    /// NFT items the unit read.
-    pub items: &'a HashMap<Address, NftItemRecord>,
-    /// Sales and auctions the unit read.
-    pub sales: &'a HashMap<Address, NftSaleRecord>,
-    /// Multisig orders the unit confirmed.
-    pub orders: &'a HashMap<Address, MultisigOrderRecord>,
-    /// The account states the unit wrote (`ShardAccount` cells), newest last.
-    pub states: &'a [(Address, Cell)],
 }
 
 impl Interfaces for IndexInterfaces<'_> {
     fn jetton_wallet(&self, account: &Address) -> Option<ClassifierJettonWallet> {
-        let w = match self.wallets.get(account) {
-            Some(w) => w.clone(),
-            None => self.db.get::<JettonWallets>(account).ok()??,
-        };
+        let w = self.db.get::<JettonWallets>(account).ok()??;
         Some(ClassifierJettonWallet {
             owner: w.owner,
             jetton: w.jetton,
         })
     }
     fn nft_item(&self, account: &Address) -> Option<NftItem> {
-        let i = match self.items.get(account) {
-            Some(i) => i.clone(),
-            None => self.db.get::<NftItems>(account).ok()??,
-        };
+        let i = self.db.get::<NftItems>(account).ok()??;
         Some(NftItem {
             collection: i.collection,
             index: num_bigint::BigUint::from_bytes_be(&i.index).to_string(),
@@ -931,35 +900,21 @@ impl Interfaces for IndexInterfaces<'_> {
             .is_some_and(|s| s.kind == SaleKind::Telemint)
     }
     fn code_hash(&self, account: &Address) -> Option<tonindex_model::Hash> {
-        match self.states.iter().rev().find(|(a, _)| a == account) {
-            Some((a, cell)) => Some(*active(a, cell)?.contract.code.repr_hash().as_array()),
-            None => self.db.get::<AccountStates>(account).ok()??.code_hash,
-        }
+        self.db.get::<AccountStates>(account).ok()??.code_hash
     }
     fn multisig_order(&self, account: &Address) -> Option<MultisigOrder> {
-        let o = match self.orders.get(account) {
-            Some(o) => o.clone(),
-            None => self.db.get::<MultisigOrders>(account).ok()??,
-        };
+        let o = self.db.get::<MultisigOrders>(account).ok()??;
         Some(MultisigOrder { signers: o.signers })
     }
     fn account_data(&self, account: &Address) -> Option<Cell> {
-        match self.states.iter().rev().find(|(a, _)| a == account) {
-            Some((a, cell)) => Some(active(a, cell)?.contract.data),
-            None => {
-                let record = self.db.get::<AccountStates>(account).ok()??;
-                crate::contracts::active_data(&record.shard_account)
-            }
-        }
+        let record = self.db.get::<AccountStates>(account).ok()??;
+        crate::contracts::active_data(&record.shard_account)
     }
 }
 
 impl IndexInterfaces<'_> {
     fn sale(&self, account: &Address) -> Option<NftSaleRecord> {
-        match self.sales.get(account) {
-            Some(s) => Some(s.clone()),
-            None => self.db.get::<NftSales>(account).ok()?,
-        }
+        self.db.get::<NftSales>(account).ok()?
     }
 }
 
@@ -999,14 +954,13 @@ mod tests {
             .collect()
     }
 
-    /// The classifier's `account_data` (JVault reads roles from it) answers
-    /// from the unit's own states first, then from the stored ones, in the
-    /// index step and in the API's reads alike; an account the index holds
-    /// no state of has none.
+    /// The classifier's `account_data`: an account's data cell as the
+    /// index stores its state, in the index step and in the API's reads
+    /// alike; an account the index holds no state of has none.
     #[test]
-    fn account_data_comes_from_the_unit_or_the_stored_state() {
+    fn account_data_comes_from_the_stored_state() {
         let accounts = fat_block_accounts();
-        let [(a, _, a_cell, a_data), (b, b_boc, _, b_data), ..] = accounts.as_slice() else {
+        let [(a, _, _, _), (b, b_boc, _, b_data), ..] = accounts.as_slice() else {
             panic!("two active accounts in the fat block");
         };
         let dir = tempfile::tempdir().unwrap();
@@ -1020,29 +974,15 @@ mod tests {
         };
         batch.put::<AccountStates>(b, &record);
         db.write(batch).unwrap();
-        let empty = (
-            HashMap::new(),
-            HashMap::new(),
-            HashMap::new(),
-            HashMap::new(),
-        );
-        let states = vec![(*a, a_cell.clone())];
-        let unit = IndexInterfaces {
-            db: &db,
-            wallets: &empty.0,
-            items: &empty.1,
-            sales: &empty.2,
-            orders: &empty.3,
-            states: &states,
-        };
+        let index = IndexInterfaces { db: &db };
         let hash = |c: Option<Cell>| c.map(|c| *c.repr_hash());
-        assert_eq!(hash(unit.account_data(a)), Some(*a_data.repr_hash()));
-        assert_eq!(hash(unit.account_data(b)), Some(*b_data.repr_hash()));
+        assert_eq!(hash(index.account_data(b)), Some(*b_data.repr_hash()));
+        assert!(index.account_data(a).is_none());
         let nobody = Address {
             workchain: 0,
             id: [7; 32],
         };
-        assert!(unit.account_data(&nobody).is_none());
+        assert!(index.account_data(&nobody).is_none());
         let reader = db.reader();
         let stored = crate::query::tokens::StoredInterfaces(&reader);
         assert_eq!(hash(stored.account_data(b)), Some(*b_data.repr_hash()));

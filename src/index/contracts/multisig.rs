@@ -69,7 +69,6 @@ pub(super) fn index_order(
     address: &Address,
     acc: &Active,
     done: &mut ContractsDone,
-    orders_now: &mut HashMap<Address, MultisigOrderRecord>,
 ) -> Result<bool> {
     done.getmethod_runs += 1;
     let Some(order) =
@@ -118,7 +117,6 @@ pub(super) fn index_order(
         address,
     );
     batch.put::<MultisigOrders>(address, &record);
-    orders_now.insert(*address, record);
     done.multisig_orders += 1;
     Ok(true)
 }
