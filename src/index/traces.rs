@@ -372,9 +372,10 @@ pub(super) fn index_traces(
     for (entry, trace_id) in unit.iter().zip(&ids) {
         members.entry(*trace_id).or_default().push(entry);
     }
-    // Each trace's rows (classification included) are independent of the
-    // others': encoded where the unit's other rows are. A trace that stays
-    // pending hands its transactions (bodies decoded) to `held` instead.
+    // Each trace's rows are independent of the others': encoded where the
+    // unit's other rows are. A complete trace hands its transactions
+    // (bodies decoded) on for classification; one that stays pending hands
+    // them to `held`.
     type Encoded = (EncodedRows, Option<Option<Chunks>>, Option<Unclassified>);
     let encode = |trace: &TraceRecord| -> Result<Encoded, IndexError> {
         let mut rows = EncodedRows::default();

@@ -485,7 +485,7 @@ table!(
 );
 table!(
     /// The trace of each transaction. key: `tx_id u64` → trace id `[32]`.
-    TraceOfTx, "trace_of_tx", u64 => Hash; importer_reads
+    TraceOfTx, "trace_of_tx", u64 => Hash
 );
 table!(
     /// A trace's transactions in v3's order. key: `trace id [32] | lt u64 |
