@@ -577,3 +577,59 @@ fn traces_a_stop_left_unclassified_are_classified_after_a_restart() {
     drop(r);
     assert_eq!(trace_view(&stopped), trace_view(&whole));
 }
+
+/// The commit feed says when a complete trace's actions land: every trace
+/// a commit settles as complete is named once by a later commit's
+/// `classified_traces` (the next unit's, or the flush after the last), and
+/// by then its actions are in the database.
+#[test]
+fn the_commit_feed_names_classified_traces_after_their_settling_commit() {
+    use std::collections::HashSet;
+    use tonindex::index::feed::CommitFeed;
+    let paths = series();
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let feed = CommitFeed::new(4096);
+    let mut commits = feed.subscribe();
+    let blocks: Vec<DecodedBlock> = paths
+        .iter()
+        .map(|p| decode_block_file(p).unwrap())
+        .collect();
+    let mut planner = Planner::new(64);
+    let mut units = planner.push(blocks);
+    units.extend(planner.finish());
+    let indexer = Indexer::new(&db).with_feed(feed.clone());
+    let mut settled: HashSet<Hash> = HashSet::new();
+    let mut classified: HashSet<Hash> = HashSet::new();
+    let mut read = |settled: &mut HashSet<Hash>, classified: &mut HashSet<Hash>| {
+        while let Ok(c) = commits.try_recv() {
+            for id in &c.classified_traces {
+                assert!(settled.contains(id), "classified before it settled");
+                assert!(classified.insert(*id), "classified twice");
+                let r = db.reader();
+                let t = r.get::<Traces>(id).unwrap().unwrap();
+                assert_eq!(t.state, TraceState::Complete);
+                assert_ne!(
+                    t.classification,
+                    tonindex_model::ClassificationState::Unclassified
+                );
+            }
+            settled.extend(c.settled_traces.iter().copied());
+        }
+    };
+    for unit in &units {
+        indexer.apply(unit).unwrap();
+        read(&mut settled, &mut classified);
+    }
+    indexer.flush().unwrap();
+    read(&mut settled, &mut classified);
+    let complete: HashSet<Hash> = db
+        .reader()
+        .prefix::<Traces>(&[], false)
+        .map(|x| x.unwrap().1)
+        .filter(|t| t.state == TraceState::Complete)
+        .map(|t| t.trace_id)
+        .collect();
+    assert!(!complete.is_empty());
+    assert_eq!(classified, complete);
+}
