@@ -201,7 +201,7 @@ impl Api {
     /// The API without its guards against hostile clients (no deadline in
     /// reads, no admission of big reads, no body or response limits, no
     /// keys or rates) and without request metrics: only for `bench-serve`,
-    /// to measure what they cost.
+    /// to measure what they cost. Big reads still run on the read pool.
     pub fn without_guards(db: Arc<Db>, cfg: ApiConfig) -> Arc<Self> {
         Self::build(db, cfg, false)
     }
@@ -343,30 +343,19 @@ impl Api {
             };
             response::with_limit(max_response, || f(&ctx))
         };
-        let result = match slot {
-            // The guarded way: on the read pool, holding the slot until the
-            // closure has really returned.
-            Some(slot) => {
-                let (tx, rx) = tokio::sync::oneshot::channel();
-                self.reads.spawn(move || {
-                    let _slot = slot;
-                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
-                    let _ = tx.send(out);
-                });
-                match tokio::time::timeout_at(deadline.into(), rx).await {
-                    Err(_) => return Err(ReadFailure::TimedOut),
-                    Ok(Ok(Ok(v))) => Ok(v),
-                    Ok(Ok(Err(_))) | Ok(Err(_)) => Err("panicked".to_string()),
-                }
-            }
-            None => {
-                let task = tokio::task::spawn_blocking(run);
-                match tokio::time::timeout_at(deadline.into(), task).await {
-                    Err(_) => return Err(ReadFailure::TimedOut),
-                    Ok(Ok(v)) => Ok(v),
-                    Ok(Err(join)) => Err(join.to_string()),
-                }
-            }
+        // On the read pool, holding the slot (guarded) until the closure has
+        // really returned. The unguarded API runs there too, so that
+        // bench-serve's comparison is of the guards alone.
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.reads.spawn(move || {
+            let _slot = slot;
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+            let _ = tx.send(out);
+        });
+        let result = match tokio::time::timeout_at(deadline.into(), rx).await {
+            Err(_) => return Err(ReadFailure::TimedOut),
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(_))) | Ok(Err(_)) => Err("panicked".to_string()),
         };
         result.map_err(|e| {
             tracing::error!("request handler failed: {e}");
