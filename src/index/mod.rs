@@ -6,7 +6,7 @@
 //! one batch, so after a crash the database holds whole units only, and
 //! re-applying a unit that is already there changes nothing. The one thing
 //! a unit leaves to the next is classifying the traces it completed (see
-//! [`traces::Unclassified`]): their actions go in the next unit's batch, or
+//! `traces::Unclassified`): their actions go in the next unit's batch, or
 //! in one of their own when a source calls [`Indexer::flush`].
 
 pub mod balances;

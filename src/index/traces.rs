@@ -4,7 +4,7 @@
 //! in the unit's batch, so a restart (even kill -9) between two blocks of
 //! one trace resumes it from exactly what was committed. The complete ones
 //! are classified into actions once the unit is committed
-//! ([`Unclassified`]).
+//! (`Unclassified`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
