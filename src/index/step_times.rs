@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 /// the writer's applying time.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct StepTimes {
-    /// Trace assembly and the trace rows (classification included).
+    /// Trace assembly and the trace rows (classification apart: `classify`).
     pub traces: Duration,
     /// Of `traces`: settling the traces (listing them, gathering complete
     /// ones' transactions), the part that runs in parallel where rows are
