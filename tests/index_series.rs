@@ -28,6 +28,19 @@ fn series() -> Vec<PathBuf> {
     .unwrap()
 }
 
+/// The blocks of `paths` decoded and grouped into units, as an import
+/// groups them, for tests that apply them one by one.
+fn series_units(paths: &[PathBuf]) -> Vec<Unit> {
+    let blocks: Vec<DecodedBlock> = paths
+        .iter()
+        .map(|p| decode_block_file(p).unwrap())
+        .collect();
+    let mut planner = Planner::new(64);
+    let mut units = planner.push(blocks);
+    units.extend(planner.finish());
+    units
+}
+
 fn opts() -> IngestOptions {
     IngestOptions {
         chunk_size: 16,
@@ -530,13 +543,7 @@ fn traces_a_stop_left_unclassified_are_classified_after_a_restart() {
     assert!(whole.reader().unclassified().unwrap().is_empty());
 
     let stopped = Db::open(&dir.path().join("stopped"), &DbOptions::default()).unwrap();
-    let blocks: Vec<DecodedBlock> = paths
-        .iter()
-        .map(|p| decode_block_file(p).unwrap())
-        .collect();
-    let mut planner = Planner::new(64);
-    let mut units = planner.push(blocks);
-    units.extend(planner.finish());
+    let units = series_units(&paths);
     let mut rest = units.into_iter();
     let left = {
         let indexer = Indexer::new(&stopped);
@@ -591,13 +598,7 @@ fn the_commit_feed_names_classified_traces_after_their_settling_commit() {
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let feed = CommitFeed::new(4096);
     let mut commits = feed.subscribe();
-    let blocks: Vec<DecodedBlock> = paths
-        .iter()
-        .map(|p| decode_block_file(p).unwrap())
-        .collect();
-    let mut planner = Planner::new(64);
-    let mut units = planner.push(blocks);
-    units.extend(planner.finish());
+    let units = series_units(&paths);
     let indexer = Indexer::new(&db).with_feed(feed.clone());
     let mut settled: HashSet<Hash> = HashSet::new();
     let mut classified: HashSet<Hash> = HashSet::new();
