@@ -118,6 +118,7 @@ impl Rate {
 struct WriterSteps {
     apply: Vec<f64>,
     traces: Vec<f64>,
+    traces_wait: Vec<f64>,
     settle: Vec<f64>,
     rows: Vec<f64>,
     commit: Vec<f64>,
@@ -131,6 +132,7 @@ impl WriterSteps {
             |d: std::time::Duration| d.as_secs_f64() * 1e6 / s.applied.transactions.max(1) as f64;
         self.apply.push(per_tx(s.write_time));
         self.traces.push(per_tx(s.steps.traces));
+        self.traces_wait.push(per_tx(s.steps.traces_wait));
         self.settle.push(per_tx(s.steps.settle));
         self.rows.push(per_tx(s.steps.rows));
         self.commit.push(per_tx(s.steps.commit));
@@ -147,7 +149,8 @@ impl WriterSteps {
                     median(&self.settle)
                 ),
                 format!(
-                    ", waiting for classification {:.1}); classifying {:.1} (beside the writer where rows are encoded in parallel)",
+                    ", waiting for traces and rows {:.1}, for classification {:.1}); classifying {:.1} (traces, rows and classifying run beside the writer where rows are encoded in parallel)",
+                    median(&self.traces_wait),
                     median(&self.classify_wait),
                     median(&self.classify)
                 ),

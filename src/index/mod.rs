@@ -21,6 +21,7 @@ pub mod traces;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Instant;
 
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, MsgKind};
@@ -310,24 +311,9 @@ impl<'a> Indexer<'a> {
             to_adopt = self.stored_uncommitted(tops, &in_unit)?;
         }
         let mut late_adopt = Vec::new();
-        let mut states = StateWork::new(self.db);
         let mut new_blocks = Vec::new();
         for block in &unit.blocks {
             let id = block.record.id.id;
-            match states.apply_block(&mut batch, block)? {
-                StateStep::Applied { .. } => applied.state_updates += 1,
-                StateStep::Gap { held_seqno } => tracing::warn!(
-                    block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
-                    held_seqno,
-                    "shard state not advanced: the held state is not this block's predecessor"
-                ),
-                StateStep::UpdateSkipped => tracing::warn!(
-                    block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
-                    "shard state not advanced: the block was decoded before its shard's \
-                     state was imported; importing the blocks again advances it"
-                ),
-                StateStep::NotTracked | StateStep::AlreadyApplied => {}
-            }
             if self.db.contains::<Blocks>(&id)? {
                 applied.skipped_blocks += 1;
                 continue;
@@ -374,59 +360,78 @@ impl<'a> Indexer<'a> {
                 first_tx_id,
             });
         }
-        let mut changes = states.take_changes();
-        if !accounts.is_empty() {
-            let held = self.held_shards()?;
-            for a in accounts {
-                let tracked = held
-                    .iter()
-                    .any(|(wc, shard)| *wc == a.address.workchain && a.address.in_shard(*shard));
-                if !tracked {
-                    state::put_account(
-                        &mut batch,
-                        &a.address,
-                        &a.shard_account,
-                        Some(a.source),
-                        a.gen_utime,
-                    );
-                    changes.push((a.address, Some(a.shard_account.clone())));
+        // The writer's own work on the unit: account states, balances,
+        // contracts and their token events.
+        let prepare = |batch: &mut Batch<'_>, applied: &mut Applied| -> Result<(), IndexError> {
+            let mut states = StateWork::new(self.db);
+            for block in &unit.blocks {
+                let id = block.record.id.id;
+                match states.apply_block(batch, block)? {
+                    StateStep::Applied { .. } => applied.state_updates += 1,
+                    StateStep::Gap { held_seqno } => tracing::warn!(
+                        block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                        held_seqno,
+                        "shard state not advanced: the held state is not this block's predecessor"
+                    ),
+                    StateStep::UpdateSkipped => tracing::warn!(
+                        block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                        "shard state not advanced: the block was decoded before its shard's \
+                         state was imported; importing the blocks again advances it"
+                    ),
+                    StateStep::NotTracked | StateStep::AlreadyApplied => {}
                 }
             }
-        }
-        let newest_utime = unit
-            .blocks
-            .iter()
-            .map(|b| b.record.gen_utime)
-            .max()
-            .unwrap_or(0);
-        balances::index_balances(self.db, &mut batch, &changes)?;
-        let written = written_states(&changes);
-        let step = contracts::index_contracts(
-            self.db,
-            &self.state.tvm_env,
-            &mut batch,
-            &written,
-            mc_seqno,
-            newest_utime,
-        )?;
-        applied.contracts = step.done;
-        applied.token_events =
-            token_events::index_token_events(self.db, &mut batch, &new_blocks, &step)?;
-        // The transactions' rows are encoded while traces are assembled:
-        // on the pool when rows are encoded in parallel, since assembly is
-        // serial and the writer is what an import waits for.
+            let mut changes = states.take_changes();
+            if !accounts.is_empty() {
+                let held = self.held_shards()?;
+                for a in accounts {
+                    let tracked = held.iter().any(|(wc, shard)| {
+                        *wc == a.address.workchain && a.address.in_shard(*shard)
+                    });
+                    if !tracked {
+                        state::put_account(
+                            batch,
+                            &a.address,
+                            &a.shard_account,
+                            Some(a.source),
+                            a.gen_utime,
+                        );
+                        changes.push((a.address, Some(a.shard_account.clone())));
+                    }
+                }
+            }
+            let newest_utime = unit
+                .blocks
+                .iter()
+                .map(|b| b.record.gen_utime)
+                .max()
+                .unwrap_or(0);
+            balances::index_balances(self.db, batch, &changes)?;
+            let written = written_states(&changes);
+            let step = contracts::index_contracts(
+                self.db,
+                &self.state.tvm_env,
+                batch,
+                &written,
+                mc_seqno,
+                newest_utime,
+            )?;
+            applied.contracts = step.done;
+            applied.token_events =
+                token_events::index_token_events(self.db, batch, &new_blocks, &step)?;
+            Ok(())
+        };
         let encode_rows = || {
             self.clock
                 .time(Step::Rows, || tx_rows(&new_blocks, &self.encoding))
         };
-        let assemble = |batch: &mut Batch<'_>| {
+        let assemble = || {
             if !self.traces {
                 return Ok(traces::UnitTraces::default());
             }
             self.clock.time(Step::Traces, || {
                 traces::index_traces(
                     self.db,
-                    batch,
                     &new_blocks,
                     &self.encoding,
                     &self.held_traces(),
@@ -434,18 +439,30 @@ impl<'a> Indexer<'a> {
                 )
             })
         };
-        let (unit_traces, encoded) = match &self.encoding {
-            RowEncoding::Serial => (assemble(&mut batch), encode_rows()),
+        // Traces are assembled and the transactions' rows encoded beside
+        // the writer's own work when rows are encoded in parallel: the
+        // writer is what an import waits for, and assembly reads only the
+        // trace tables, which that work leaves alone.
+        let (prepared, unit_traces, encoded) = match &self.encoding {
+            RowEncoding::Serial => {
+                let prepared = prepare(&mut batch, &mut applied);
+                (prepared, assemble(), encode_rows())
+            }
             RowEncoding::Parallel(pool) => {
+                let mut assembled = None;
                 let mut encoded = None;
-                let unit_traces = in_place_scope(pool.as_deref(), |s| {
+                let (prepared, waiting) = in_place_scope(pool.as_deref(), |s| {
+                    s.spawn(|_| assembled = Some(assemble()));
                     s.spawn(|_| encoded = Some(encode_rows()));
-                    assemble(&mut batch)
+                    (prepare(&mut batch, &mut applied), Instant::now())
                 });
-                (unit_traces, encoded.unwrap_or_default())
+                self.clock.add(Step::TracesWait, waiting.elapsed());
+                let assembled = assembled.expect("the scope ran the assembly");
+                (prepared, assembled, encoded.unwrap_or_default())
             }
         };
-        let unit_traces = unit_traces?;
+        prepared?;
+        let mut unit_traces = unit_traces?;
         let mut latest = LatestStates::default();
         for (rows, offers) in encoded {
             batch.append(rows);
@@ -472,6 +489,7 @@ impl<'a> Indexer<'a> {
                 .time(Step::ClassifyWait, || result.recv())
                 .map_err(|_| IndexError::ClassifierPanicked)?,
         };
+        batch.append(std::mem::take(&mut unit_traces.rows));
         for rows in classified.rows {
             batch.append(rows);
         }

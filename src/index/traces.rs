@@ -19,7 +19,7 @@ use tonindex_storage::tables::{
     TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey,
     Traces, Transactions, TxBocs, TxByTrace,
 };
-use tonindex_storage::{Batch, Db, EncodedRows, KeyWriter};
+use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
 use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
 use crate::decode::DecodedTransaction;
@@ -30,6 +30,9 @@ use crate::trace::{trace_tx, TraceTx};
 /// What assembly decided for a unit's transactions.
 #[derive(Default)]
 pub(super) struct UnitTraces {
+    /// The rows of the traces, edges, orphans and listings the unit
+    /// changes, for its batch.
+    pub rows: EncodedRows,
     /// Traces the unit settled (for the commit feed).
     pub settled: Vec<Hash>,
     /// What [`PendingTxs`] learns once the unit is committed.
@@ -273,12 +276,13 @@ pub(super) struct PendingUpdate {
 /// was stored before the unit) and those of stored traces merged into it.
 type StoredParts = HashMap<Hash, Vec<Hash>>;
 
-/// Assembles the unit's new transactions and writes the traces, edges,
-/// orphans and listings it changes; the traces it completes are handed
-/// back for classification ([`Unclassified`]).
+/// Assembles the unit's new transactions into the rows of the traces,
+/// edges, orphans and listings it changes; the traces it completes are
+/// handed back for classification ([`Unclassified`]). It reads only the
+/// trace tables, which nothing but the trace step and classification
+/// write, so it runs beside the writer's other work on the unit.
 pub(super) fn index_traces(
     db: &Db,
-    batch: &mut Batch<'_>,
     blocks: &[NewBlock<'_>],
     encoding: &RowEncoding,
     held: &PendingTxs,
@@ -303,6 +307,7 @@ pub(super) fn index_traces(
     }
     unit.sort_by_key(|(t, _, _)| t.order_key());
 
+    let mut batch = EncodedRows::default();
     let reader = db.reader();
     let lookup = |keys: Vec<Hash>, found: Vec<Option<Hash>>| -> HashMap<Hash, Hash> {
         keys.into_iter()
@@ -362,7 +367,7 @@ pub(super) fn index_traces(
     }
     for (old, into) in &changes.merged {
         if stored_ids.contains(&old.trace_id) {
-            move_stored(db, batch, old, *into, &consumed)?;
+            move_stored(db, &mut batch, old, *into, &consumed)?;
             let moved = parts.remove(&old.trace_id).unwrap_or_default();
             parts.entry(*into).or_default().extend(moved);
         }
@@ -416,7 +421,7 @@ pub(super) fn index_traces(
     let mut complete = Vec::new();
     for (trace, encoded) in traces.iter().zip(encoded) {
         let (rows, pending, settled) = encoded?;
-        batch.append(rows);
+        batch.extend(rows);
         match pending {
             Some(Some(chunks)) => update.pending.push((trace.trace_id, chunks)),
             _ => update.removed.push(trace.trace_id),
@@ -424,6 +429,7 @@ pub(super) fn index_traces(
         complete.extend(settled);
     }
     Ok(UnitTraces {
+        rows: batch,
         settled: traces
             .iter()
             .filter(|t| t.pending_messages == 0)
@@ -455,7 +461,7 @@ fn with_bodies(in_unit: &[&(TraceTx, &DecodedTransaction, u64)]) -> Vec<TraceTx>
 /// its listings go; its record is deleted.
 fn move_stored(
     db: &Db,
-    batch: &mut Batch<'_>,
+    batch: &mut EncodedRows,
     old: &TraceRecord,
     into: Hash,
     consumed: &HashSet<Hash>,

@@ -374,6 +374,11 @@ impl Batch<'_> {
             let mut at = 0;
             for &(key_len, value_len) in &table.rows {
                 let key_end = at + key_len as usize;
+                if value_len == DELETED {
+                    self.wb.delete_cf(cf, &table.bytes[at..key_end]);
+                    at = key_end;
+                    continue;
+                }
                 let value_end = key_end + value_len as usize;
                 self.wb.put_cf(
                     cf,
@@ -395,7 +400,8 @@ impl Batch<'_> {
 /// the one writer only appends and commits ([`Batch::append`]). Rows are
 /// kept per table, back to back in one buffer each, so that appending looks
 /// each column family up once and inserts a table's rows together; a
-/// table's rows keep their order.
+/// table's rows (and deletes) keep their order, which is all a batch's
+/// order means across column families.
 #[derive(Debug, Default)]
 pub struct EncodedRows {
     tables: Vec<TableRows>,
@@ -404,12 +410,15 @@ pub struct EncodedRows {
     last: usize,
 }
 
+/// The value length that marks a row of [`EncodedRows`] as a delete.
+const DELETED: u32 = u32::MAX;
+
 #[derive(Debug)]
 struct TableRows {
     name: &'static str,
     /// Key and value bytes of every row, back to back.
     bytes: Vec<u8>,
-    /// Key and value length of every row.
+    /// Key and value length of every row ([`DELETED`]: a delete, key only).
     rows: Vec<(u32, u32)>,
 }
 
@@ -423,10 +432,32 @@ impl EncodedRows {
         self.put_encoded::<T>(&key.encode(), value);
     }
 
+    /// Deletes a row (of the database, or put earlier in these rows).
+    pub fn delete<T: Table>(&mut self, key: &T::Key) {
+        let key = key.encode();
+        let table = self.table(T::NAME);
+        table.bytes.extend_from_slice(&key);
+        table.rows.push((key.len() as u32, DELETED));
+    }
+
+    /// Adds `other`'s rows after these, table by table.
+    pub fn extend(&mut self, other: EncodedRows) {
+        for t in other.tables {
+            let table = self.table(t.name);
+            if table.rows.is_empty() {
+                *table = t;
+            } else {
+                table.bytes.extend_from_slice(&t.bytes);
+                table.rows.extend_from_slice(&t.rows);
+            }
+        }
+    }
+
     fn put_encoded<T: Table>(&mut self, key: &[u8], value: &[u8]) {
         let table = self.table(T::NAME);
         table.bytes.extend_from_slice(key);
         table.bytes.extend_from_slice(value);
+        debug_assert!(value.len() < DELETED as usize);
         table.rows.push((key.len() as u32, value.len() as u32));
     }
 
@@ -890,6 +921,40 @@ mod tests {
                 assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
             }
         }
+    }
+
+    /// Deletes in encoded rows keep their place among the table's puts:
+    /// a row deleted after its put is gone, one put after its delete stays,
+    /// a stored row deleted is gone; `extend` appends table by table.
+    #[test]
+    fn encoded_rows_delete_in_order_and_extend() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut batch = db.batch();
+        batch.put::<TxByHash>(&[9; 32], &9);
+        db.write(batch).unwrap();
+
+        let mut first = EncodedRows::default();
+        first.put::<TxByHash>(&[1; 32], &1);
+        first.delete::<TxByHash>(&[1; 32]);
+        first.delete::<TxByHash>(&[2; 32]);
+        first.put_raw::<TxBocs>(&5, &[5; 3]);
+        let mut second = EncodedRows::default();
+        second.put::<TxByHash>(&[2; 32], &2);
+        second.delete::<TxByHash>(&[9; 32]);
+        second.put::<TxByHash>(&[3; 32], &3);
+        second.delete::<TxBocs>(&5);
+        first.extend(second);
+        let mut batch = db.batch();
+        batch.append(first);
+        db.write(batch).unwrap();
+
+        let r = db.reader();
+        assert_eq!(r.get::<TxByHash>(&[1; 32]).unwrap(), None);
+        assert_eq!(r.get::<TxByHash>(&[2; 32]).unwrap(), Some(2));
+        assert_eq!(r.get::<TxByHash>(&[3; 32]).unwrap(), Some(3));
+        assert_eq!(r.get::<TxByHash>(&[9; 32]).unwrap(), None);
+        assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
     }
 
     #[test]
