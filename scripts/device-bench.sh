@@ -10,11 +10,13 @@
 # Not in CI. Usage:
 #   scripts/device-bench.sh OLD_BINARY NEW_BINARY BLOCKS_DIR OUT_DIR
 # Binaries may be gzipped (`*.gz`); OUT_DIR gets one log per step.
-# THREADS (default 4,16) and ROUNDS (bench-serve's, default 5) shorten a
-# trial run.
+# THREADS (default 4,16), BENCH_ROUNDS (turns of the two builds, default
+# 2) and ROUNDS (bench-serve's, default 5) size a run; SERVE=0 skips
+# bench-serve.
 set -euo pipefail
 threads=${THREADS:-4,16}
 rounds=${ROUNDS:-5}
+bench_rounds=${BENCH_ROUNDS:-2}
 
 if [ $# -ne 4 ]; then
     echo "usage: $0 OLD_BINARY NEW_BINARY BLOCKS_DIR OUT_DIR" >&2
@@ -37,7 +39,7 @@ binary "$old" "$work/old"
 binary "$new" "$work/new"
 
 nproc >"$out/machine.txt"
-for round in 1 2; do
+for round in $(seq "$bench_rounds"); do
     for build in old new; do
         echo "== $build, round $round" >>"$out/bench.txt"
         "$work/$build" bench --threads "$threads" --samples 3 --min-tx 20000 --index-rounds 10 "$blocks" \
@@ -46,6 +48,10 @@ for round in 1 2; do
     done
 done
 
+if [ "${SERVE:-1}" = 0 ]; then
+    echo done >>"$out/machine.txt"
+    exit 0
+fi
 db="$work/db"
 # Every block file (the fixture folder also holds a BoC that is a hashmap).
 mapfile -t files < <(find "$blocks" -type f ! -name 'hashmap_aug.hex' ! -name '*.json' | sort)
