@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tonindex_model::{ActionRecord, Address, BlockId, Hash, TraceRecord};
 use tycho_types::cell::Cell;
 
-use crate::decode::message::message_contents;
+use crate::decode::message::MessageContents;
 use crate::decode::transaction::decode_transaction;
 use crate::index::feed::Committed;
 use crate::query::messages::Message;
@@ -122,30 +122,23 @@ fn build(
         };
         let d =
             decode_transaction(cell, workchain, block, None, version).map_err(|e| e.to_string())?;
-        let t = trace_tx(
-            &d.record,
-            d.in_msg.as_ref(),
-            &d.out_msgs,
-            None,
-            Some(&d.msg_cells),
-        );
-        let message = |rec: &tonindex_model::MessageRecord, c: &Cell| -> Result<Message, String> {
-            Ok(Message {
-                record: rec.clone(),
-                contents: message_contents(c).map_err(|e| e.to_string())?,
-            })
+        let mut t = trace_tx(&d.record, d.in_msg.as_ref(), &d.out_msgs, None);
+        t.fill_bodies(d.msg_contents.iter().map(Some));
+        let message = |rec: &tonindex_model::MessageRecord, c: &MessageContents| Message {
+            record: rec.clone(),
+            contents: c.clone(),
         };
-        let mut cells_iter = d.msg_cells.iter();
+        let mut contents = d.msg_contents.iter();
         let in_full = match &d.in_msg {
-            Some(m) => Some(message(m, cells_iter.next().ok_or("message cells")?)?),
+            Some(m) => Some(message(m, contents.next().ok_or("message contents")?)),
             None => None,
         };
-        let out_full = d
+        let out_full: Vec<_> = d
             .out_msgs
             .iter()
-            .zip(cells_iter)
+            .zip(contents)
             .map(|(m, c)| message(m, c))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect();
         txs.push(FullTx {
             tx: d.record.clone(),
             in_msg: in_full,

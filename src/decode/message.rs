@@ -19,6 +19,16 @@ const EXTRA_FLAGS_VERSION: u32 = 12;
 /// Decodes one message cell. `global_version` is the producing block's
 /// `gen_software` version; it decides how the `ihr_fee` field is reported.
 pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord, DecodeError> {
+    decode_message_with_contents(cell, global_version).map(|(rec, _)| rec)
+}
+
+/// [`decode_message`], with the init state and body it read on the way:
+/// kept with a decoded transaction, so that what reads bodies later (trace
+/// classification, token events) does not parse the message again.
+pub fn decode_message_with_contents(
+    cell: &Cell,
+    global_version: u32,
+) -> Result<(MessageRecord, MessageContents), DecodeError> {
     let ctx = |e| DecodeError::Message(hex::encode(cell.repr_hash().as_array()), e);
     let mut s = cell.as_slice().map_err(ctx)?;
     let mut rec = blank(*cell.repr_hash().as_array());
@@ -28,7 +38,7 @@ pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord,
         .init_state
         .as_ref()
         .map(|c| *c.repr_hash().as_array());
-    let body = contents.body;
+    let body = &contents.body;
     let mut body_slice = body.as_slice_allow_exotic();
     if body_slice.size_bits() >= 32 {
         rec.opcode = body_slice.load_u32().ok();
@@ -36,14 +46,15 @@ pub fn decode_message(cell: &Cell, global_version: u32) -> Result<MessageRecord,
     rec.body_hash = *body.repr_hash().as_array();
     if rec.kind == MsgKind::ExternalIn {
         if let Some(dest) = &rec.destination {
-            rec.hash_norm = Some(normalized_hash(dest, &body).map_err(ctx)?);
+            rec.hash_norm = Some(normalized_hash(dest, body).map_err(ctx)?);
         }
     }
-    Ok(rec)
+    Ok((rec, contents))
 }
 
 /// A message's init state and body as standalone cells: what the index
 /// does not store on its own, since the transaction BoC holds them.
+#[derive(Debug, Clone)]
 pub struct MessageContents {
     pub init_state: Option<Cell>,
     pub body: Cell,

@@ -14,7 +14,7 @@ use tonindex_model::{
     TransactionRecord, TxDescription, TxKind,
 };
 
-use super::message::decode_message;
+use super::message::{decode_message_with_contents, MessageContents};
 use super::{coins, DecodeError};
 
 /// A decoded transaction with its messages and original BoC.
@@ -24,10 +24,10 @@ pub struct DecodedTransaction {
     pub in_msg: Option<MessageRecord>,
     pub out_msgs: Vec<MessageRecord>,
     pub boc: Vec<u8>,
-    /// The message cells (in-message first, then out-messages in order),
-    /// kept so that trace classification reads bodies without parsing the
-    /// transaction again.
-    pub msg_cells: Vec<Cell>,
+    /// The messages' init states and bodies (in-message first, then
+    /// out-messages in order), as decoding read them: trace classification
+    /// and token events read bodies from them without parsing again.
+    pub msg_contents: Vec<MessageContents>,
 }
 
 /// Decodes one transaction of `block` (workchain `workchain`).
@@ -43,19 +43,21 @@ pub fn decode_transaction(
     let tx: Transaction = cell.parse().map_err(ctx)?;
     let update: HashUpdate = tx.state_update.load().map_err(ctx)?;
 
-    let mut msg_cells = Vec::with_capacity(1 + usize::from(tx.out_msg_count.into_inner()));
+    let mut msg_contents = Vec::with_capacity(1 + usize::from(tx.out_msg_count.into_inner()));
     let in_msg = match &tx.in_msg {
         Some(c) => {
-            msg_cells.push(c.clone());
-            Some(decode_message(c, global_version)?)
+            let (rec, contents) = decode_message_with_contents(c, global_version)?;
+            msg_contents.push(contents);
+            Some(rec)
         }
         None => None,
     };
     let mut out_msgs = Vec::with_capacity(usize::from(tx.out_msg_count.into_inner()));
     for msg in tx.out_msgs.values() {
         let msg = msg.map_err(ctx)?;
-        out_msgs.push(decode_message(&msg, global_version)?);
-        msg_cells.push(msg);
+        let (rec, contents) = decode_message_with_contents(&msg, global_version)?;
+        out_msgs.push(rec);
+        msg_contents.push(contents);
     }
 
     let record = TransactionRecord {
@@ -84,7 +86,7 @@ pub fn decode_transaction(
         in_msg,
         out_msgs,
         boc: crate::boc::encode(cell.as_ref()),
-        msg_cells,
+        msg_contents,
     })
 }
 

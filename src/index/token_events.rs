@@ -18,7 +18,6 @@ use tonindex_storage::{
 
 use super::contracts::ContractsStep;
 use super::NewBlock;
-use crate::decode::message::message_contents;
 use crate::decode::DecodedTransaction;
 use crate::trace::classify::jetton::{burn_body, transfer_body, OP_BURN, OP_TRANSFER};
 use crate::trace::classify::nft::{
@@ -96,8 +95,7 @@ fn nft_transfer(
 /// The body of the transaction's in-message.
 fn in_body(tx: &DecodedTransaction) -> Option<tycho_types::cell::Cell> {
     tx.in_msg.as_ref()?;
-    let cell = tx.msg_cells.first()?;
-    message_contents(cell).ok().map(|c| c.body)
+    tx.msg_contents.first().map(|c| c.body.clone())
 }
 
 fn aborted(tx: &DecodedTransaction) -> bool {

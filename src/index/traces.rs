@@ -22,6 +22,7 @@ use tonindex_storage::tables::{
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
 use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
+use crate::decode::message::{message_contents, MessageContents};
 use crate::decode::DecodedTransaction;
 use crate::trace::assembly::Assembly;
 use crate::trace::classify::{self, Interfaces};
@@ -288,17 +289,13 @@ pub(super) fn index_traces(
     held: &PendingTxs,
     clock: &StepClock,
 ) -> Result<UnitTraces, IndexError> {
-    // The unit's transactions, without bodies (assembly needs hashes only).
+    // The unit's transactions, with the bodies classification reads (the
+    // cells decoding kept: shared, not copied).
     let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
     for b in blocks {
         for (i, tx) in b.block.transactions.iter().enumerate() {
-            let t = trace_tx(
-                &tx.record,
-                tx.in_msg.as_ref(),
-                &tx.out_msgs,
-                b.mc_seqno,
-                None,
-            );
+            let mut t = trace_tx(&tx.record, tx.in_msg.as_ref(), &tx.out_msgs, b.mc_seqno);
+            t.fill_bodies(tx.msg_contents.iter().map(Some));
             unit.push((t, tx, b.first_tx_id + i as u64));
         }
     }
@@ -442,18 +439,7 @@ pub(super) fn index_traces(
 
 /// The unit's transactions of a trace as classification reads them.
 fn with_bodies(in_unit: &[&(TraceTx, &DecodedTransaction, u64)]) -> Vec<TraceTx> {
-    in_unit
-        .iter()
-        .map(|(t, tx, _)| {
-            trace_tx(
-                &tx.record,
-                tx.in_msg.as_ref(),
-                &tx.out_msgs,
-                t.mc_seqno,
-                Some(&tx.msg_cells),
-            )
-        })
-        .collect()
+    in_unit.iter().map(|(t, _, _)| t.clone()).collect()
 }
 
 /// Moves a stored trace merged into `into`: its transactions' rows, its
@@ -643,13 +629,11 @@ fn stored_transactions(
         let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
         let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
         let (in_msg, out) = stored_messages(&reader, &rec)?;
-        txs.push(trace_tx(
-            &rec,
-            in_msg.as_ref(),
-            &out,
-            rec.mc_block_seqno,
-            Some(&cells),
-        ));
+        let mut t = trace_tx(&rec, in_msg.as_ref(), &out, rec.mc_block_seqno);
+        let contents: Vec<Option<MessageContents>> =
+            cells.iter().map(|c| message_contents(c).ok()).collect();
+        t.fill_bodies(contents.iter().map(Option::as_ref));
+        txs.push(t);
     }
     Ok(txs)
 }

@@ -12,6 +12,8 @@ use tonindex_model::{
 };
 use tycho_types::cell::Cell;
 
+use crate::decode::message::MessageContents;
+
 /// One message as assembly and classification see it.
 #[derive(Debug, Clone)]
 pub struct TraceMsg {
@@ -59,6 +61,22 @@ pub struct TraceTx {
 }
 
 impl TraceTx {
+    /// Fills in the bodies (and init states) of the messages whose bodies
+    /// classification reads, from the messages' contents: in-message first,
+    /// then out-messages in order; `None` for one that could not be read.
+    pub fn fill_bodies<'c>(
+        &mut self,
+        contents: impl IntoIterator<Item = Option<&'c MessageContents>>,
+    ) {
+        let targets = self.in_msg.iter_mut().chain(self.out_msgs.iter_mut());
+        for (m, c) in targets.zip(contents) {
+            if let Some(c) = c.filter(|_| classify::reads_body(m.kind, m.opcode)) {
+                m.body = Some(c.body.clone());
+                m.init_state = c.init_state.clone();
+            }
+        }
+    }
+
     /// The order transactions are assembled and listed in: lt, then account.
     pub fn order_key(&self) -> (u64, i32, Hash) {
         (self.lt, self.account.workchain, self.account.id)
@@ -73,31 +91,18 @@ impl TraceTx {
     }
 }
 
-/// A transaction as trace assembly and classification take it. With its
-/// message cells (in-message first, then out-messages in order), the
-/// bodies the classifier reads are filled in.
+/// A transaction as trace assembly and classification take it, without
+/// message bodies ([`TraceTx::fill_bodies`] adds the ones classification
+/// reads).
 pub fn trace_tx(
     rec: &TransactionRecord,
     in_msg: Option<&MessageRecord>,
     out_msgs: &[MessageRecord],
     mc_seqno: Option<u32>,
-    msg_cells: Option<&[Cell]>,
 ) -> TraceTx {
     use tonindex_model::ComputePhase;
-    let mut in_msg = in_msg.map(trace_msg);
-    let mut out: Vec<TraceMsg> = out_msgs.iter().map(trace_msg).collect();
-    if let Some(cells) = msg_cells {
-        let targets = in_msg.iter_mut().chain(out.iter_mut());
-        for (m, c) in targets.zip(cells) {
-            if !classify::reads_body(m.kind, m.opcode) {
-                continue;
-            }
-            if let Ok(contents) = crate::decode::message::message_contents(c) {
-                m.body = Some(contents.body);
-                m.init_state = contents.init_state;
-            }
-        }
-    }
+    let in_msg = in_msg.map(trace_msg);
+    let out: Vec<TraceMsg> = out_msgs.iter().map(trace_msg).collect();
     let d = rec.description.as_ref();
     let compute = d.and_then(|d| match &d.compute_ph {
         Some(ComputePhase::Executed(c)) => Some((c.success, c.exit_code)),

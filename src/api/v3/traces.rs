@@ -183,7 +183,6 @@ fn render(
                 f.in_msg.as_ref().map(|m| &m.record),
                 &outs,
                 f.tx.mc_block_seqno,
-                None,
             )
         })
         .collect();
