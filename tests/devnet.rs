@@ -2483,15 +2483,7 @@ fn lying_lite_server(
                 ton_liteapi::server::serve(&addr, key, tower04::make::Shared::new(service)).await;
         });
     });
-    // Until it listens.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the lying lite server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_listening(port);
     (port, public, max_in_flight)
 }
 

@@ -121,9 +121,18 @@ pub fn dev_command(db: &std::path::Path, port: u16) -> std::process::Command {
 }
 
 /// Waits (a minute at most) until `port` on loopback accepts a connection.
+/// A connection whose own port is `port` does not count: connecting to a
+/// loopback port nothing listens on yet can pick that very port as its
+/// source and connect to itself (TCP simultaneous open), which once let a
+/// test go on before its server listened.
 pub fn wait_listening(port: u16) {
     let start = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    let listening = || {
+        std::net::TcpStream::connect(("127.0.0.1", port))
+            .and_then(|s| s.local_addr())
+            .is_ok_and(|local| local.port() != port)
+    };
+    while !listening() {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(60),
             "port {port} never listened"
