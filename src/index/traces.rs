@@ -23,7 +23,6 @@ use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
 use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
 use crate::decode::message::{message_contents, MessageContents};
-use crate::decode::DecodedTransaction;
 use crate::trace::assembly::Assembly;
 use crate::trace::classify::{self, Interfaces};
 use crate::trace::{trace_tx, TraceTx};
@@ -291,18 +290,18 @@ pub(super) fn index_traces(
 ) -> Result<UnitTraces, IndexError> {
     // The unit's transactions, with the bodies classification reads (the
     // cells decoding kept: shared, not copied).
-    let mut unit: Vec<(TraceTx, &DecodedTransaction, u64)> = Vec::new();
+    let mut unit: Vec<(TraceTx, u64)> = Vec::new();
     for b in blocks {
         for (i, tx) in b.block.transactions.iter().enumerate() {
             let mut t = trace_tx(&tx.record, tx.in_msg.as_ref(), &tx.out_msgs, b.mc_seqno);
             t.fill_bodies(tx.msg_contents.iter().map(Some));
-            unit.push((t, tx, b.first_tx_id + i as u64));
+            unit.push((t, b.first_tx_id + i as u64));
         }
     }
     if unit.is_empty() {
         return Ok(UnitTraces::default());
     }
-    unit.sort_by_key(|(t, _, _)| t.order_key());
+    unit.sort_by_key(|(t, _)| t.order_key());
 
     let mut batch = EncodedRows::default();
     let reader = db.reader();
@@ -312,10 +311,10 @@ pub(super) fn index_traces(
             .filter_map(|(m, t)| Some((m, t?)))
             .collect()
     };
-    let needed = Assembly::edges_needed(unit.iter().map(|(t, _, _)| t));
+    let needed = Assembly::edges_needed(unit.iter().map(|(t, _)| t));
     let found = reader.multi_get::<TraceEdges>(&needed)?;
     let stored_edges = lookup(needed, found);
-    let needed = Assembly::orphans_needed(unit.iter().map(|(t, _, _)| t));
+    let needed = Assembly::orphans_needed(unit.iter().map(|(t, _)| t));
     let found = reader.multi_get::<TraceOrphans>(&needed)?;
     let stored_orphans = lookup(needed, found);
     let mut trace_ids: Vec<Hash> = stored_edges
@@ -333,10 +332,10 @@ pub(super) fn index_traces(
     let stored_ids: HashSet<Hash> = stored_traces.iter().map(|t| t.trace_id).collect();
 
     let mut asm = Assembly::new(stored_edges, stored_orphans, stored_traces);
-    let ids: Vec<Hash> = unit.iter().map(|(t, _, _)| asm.add(t)).collect();
+    let ids: Vec<Hash> = unit.iter().map(|(t, _)| asm.add(t)).collect();
     let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
     let changes = asm.finish();
-    for ((t, _, tx_id), trace_id) in unit.iter().zip(&ids) {
+    for ((t, tx_id), trace_id) in unit.iter().zip(&ids) {
         batch.put::<TraceOfTx>(tx_id, trace_id);
         let key = TraceTxKey {
             trace_id: *trace_id,
@@ -370,7 +369,7 @@ pub(super) fn index_traces(
         }
     }
     // The unit's transactions of each trace, found once for all traces.
-    let mut members: HashMap<Hash, Vec<&(TraceTx, &DecodedTransaction, u64)>> = HashMap::new();
+    let mut members: HashMap<Hash, Vec<&(TraceTx, u64)>> = HashMap::new();
     for (entry, trace_id) in unit.iter().zip(&ids) {
         members.entry(*trace_id).or_default().push(entry);
     }
@@ -398,7 +397,7 @@ pub(super) fn index_traces(
             Ok((rows, None, complete))
         } else {
             let pending = cached.and_then(|mut chunks| {
-                chunks.push(Chunk::new(with_bodies(in_unit))?);
+                chunks.push(Chunk::new(owned_txs(in_unit))?);
                 Some(chunks)
             });
             Ok((rows, Some(pending), None))
@@ -437,9 +436,10 @@ pub(super) fn index_traces(
     })
 }
 
-/// The unit's transactions of a trace as classification reads them.
-fn with_bodies(in_unit: &[&(TraceTx, &DecodedTransaction, u64)]) -> Vec<TraceTx> {
-    in_unit.iter().map(|(t, _, _)| t.clone()).collect()
+/// The unit's transactions of a trace (bodies in), owned: for classification
+/// or for the held transactions of pending traces.
+fn owned_txs(in_unit: &[&(TraceTx, u64)]) -> Vec<TraceTx> {
+    in_unit.iter().map(|(t, _)| t.clone()).collect()
 }
 
 /// Moves a stored trace merged into `into`: its transactions' rows, its
@@ -508,7 +508,7 @@ fn settle(
     trace: &TraceRecord,
     stored: &[Hash],
     cached: Option<Chunks>,
-    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
+    in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
     let id = trace.trace_id;
     let txs = trace_transactions(db, stored, cached, in_unit)?;
@@ -570,12 +570,12 @@ fn trace_transactions(
     db: &Db,
     stored: &[Hash],
     cached: Option<Chunks>,
-    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
+    in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
     let mut txs = match cached {
         _ if stored.is_empty() => Vec::with_capacity(in_unit.len()),
         Some(chunks) => {
-            let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
+            let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();
             let mut txs = Vec::with_capacity(
                 chunks.iter().map(|c| c.txs.len()).sum::<usize>() + in_unit.len(),
             );
@@ -587,7 +587,7 @@ fn trace_transactions(
         }
         None => stored_transactions(db, stored, in_unit)?,
     };
-    txs.extend(with_bodies(in_unit));
+    txs.extend(owned_txs(in_unit));
     txs.sort_by_key(TraceTx::order_key);
     Ok(txs)
 }
@@ -598,7 +598,7 @@ fn trace_transactions(
 fn stored_transactions(
     db: &Db,
     stored: &[Hash],
-    in_unit: &[&(TraceTx, &DecodedTransaction, u64)],
+    in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
     let reader = db.reader();
     let mut ids: Vec<u64> = Vec::new();
@@ -612,7 +612,7 @@ fn stored_transactions(
     if ids.is_empty() {
         return Ok(txs);
     }
-    let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _, _)| t.hash).collect();
+    let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();
     let recs = reader.multi_get::<Transactions>(&ids)?;
     let bocs = reader.multi_get::<TxBocs>(&ids)?;
     for (rec, boc) in recs.into_iter().zip(bocs) {
