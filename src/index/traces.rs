@@ -90,8 +90,11 @@ pub(super) fn classify_traces(
             Ok(_) => ClassificationState::Ok,
             Err(_) => ClassificationState::Failed,
         };
+        // An account in several of the trace's actions is listed once:
+        // its row's key names the trace, not the action.
+        let mut accounts = HashSet::new();
         for action in actions.unwrap_or_default() {
-            write_action(&mut rows, &trace, &action);
+            write_action(&mut rows, &trace, &action, &mut accounts);
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
         (trace.trace_id, rows)
@@ -541,7 +544,13 @@ fn settle(
     Ok(txs)
 }
 
-fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRecord) {
+/// An action's rows; its accounts not yet in `listed` are listed by account.
+fn write_action(
+    batch: &mut EncodedRows,
+    trace: &TraceRecord,
+    action: &ActionRecord,
+    listed: &mut HashSet<Address>,
+) {
     batch.put::<Actions>(
         &HashMsgKey {
             hash: trace.trace_id,
@@ -550,9 +559,8 @@ fn write_action(batch: &mut EncodedRows, trace: &TraceRecord, action: &ActionRec
         action,
     );
     batch.put::<ActionById>(&action.action_id, &trace.trace_id);
-    let mut seen = HashSet::new();
     for account in &action.accounts {
-        if seen.insert(*account) {
+        if listed.insert(*account) {
             let key = AccountLtHashKey {
                 account: *account,
                 lt: trace.end_lt,
