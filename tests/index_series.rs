@@ -527,45 +527,49 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
     );
 }
 
-/// A unit's complete traces are classified after its commit, beside the
-/// next unit or by `flush`. A stop right after a commit (no flush, as a
-/// kill) leaves them listed in the database as not classified, without
-/// actions; a restarted indexer classifies them from the stored
-/// transactions, and the index ends exactly as an import that never
-/// stopped.
+/// A unit's traces are assembled (and the complete ones classified) after
+/// its commit, beside the next unit or by `flush`. A stop right after a
+/// commit (no flush, as a kill) leaves the unit's transactions named in the
+/// database as not assembled, in no trace yet; a restarted indexer reads
+/// them back and assembles them, and the index ends exactly as an import
+/// that never stopped.
 #[test]
-fn traces_a_stop_left_unclassified_are_classified_after_a_restart() {
-    use tonindex_model::ClassificationState;
+fn traces_a_stop_left_unassembled_are_assembled_after_a_restart() {
     let paths = series();
     let dir = tempfile::tempdir().unwrap();
     let whole = Db::open(&dir.path().join("whole"), &DbOptions::default()).unwrap();
     import_files(&whole, &paths, &opts(), |_, _| {}).unwrap();
-    assert!(whole.reader().unclassified().unwrap().is_empty());
+    assert_eq!(whole.reader().unassembled().unwrap(), None);
 
     let stopped = Db::open(&dir.path().join("stopped"), &DbOptions::default()).unwrap();
     let units = series_units(&paths);
+    let half = units.len() / 2;
     let mut rest = units.into_iter();
-    let left = {
+    let (first, end) = {
         let indexer = Indexer::new(&stopped);
         let mut applied = 0;
         loop {
-            let unit = rest.next().expect("a unit that completes a trace");
+            let unit = rest.next().expect("a unit with transactions");
             indexer.apply(&unit).unwrap();
             applied += 1;
-            let left = stopped.reader().unclassified().unwrap();
-            if applied > 4 && !left.is_empty() {
-                break left;
+            if let Some(left) = stopped.reader().unassembled().unwrap() {
+                if applied >= half {
+                    break left;
+                }
             }
         }
         // Dropped without a flush.
     };
     let r = stopped.reader();
-    for id in &left {
-        let t = r.get::<Traces>(id).unwrap().expect("a listed trace");
-        assert_eq!(t.state, TraceState::Complete);
-        assert_eq!(t.classification, ClassificationState::Unclassified);
-        assert_eq!(r.prefix::<Actions>(id, false).count(), 0);
+    assert!(end > first);
+    for id in first..end {
+        assert!(r.get::<Transactions>(&id).unwrap().is_some());
+        assert!(
+            r.get::<TraceOfTx>(&id).unwrap().is_none(),
+            "tx {id} is in a trace"
+        );
     }
+    assert!(r.get::<TraceOfTx>(&(first - 1)).unwrap().is_some());
     drop(r);
 
     let restarted = Indexer::new(&stopped);
@@ -575,22 +579,70 @@ fn traces_a_stop_left_unclassified_are_classified_after_a_restart() {
         restarted.apply(unit).unwrap();
     }
     restarted.flush().unwrap();
-    assert!(stopped.reader().unclassified().unwrap().is_empty());
-    let r = stopped.reader();
-    for id in &left {
-        let t = r.get::<Traces>(id).unwrap().unwrap();
-        assert_ne!(t.classification, ClassificationState::Unclassified);
-    }
-    drop(r);
+    assert_eq!(stopped.reader().unassembled().unwrap(), None);
     assert_eq!(trace_view(&stopped), trace_view(&whole));
+    assert_eq!(digests(&stopped), digests(&whole));
+}
+
+/// A database an earlier build left with complete traces listed as not
+/// classified (their actions not written yet: that build classified a
+/// unit's complete traces with the next unit) gets them classified by the
+/// next batch, to the same rows.
+#[test]
+fn complete_traces_an_earlier_build_left_unclassified_are_classified() {
+    use tonindex_model::ClassificationState;
+    use tonindex_storage::tables::{AccountLtHashKey, ActionByAccount, ActionById, HashMsgKey};
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    import_files(&db, &series(), &opts(), |_, _| {}).unwrap();
+    let before = digests(&db);
+
+    // As that build left them: records unclassified, no actions, listed.
+    let r = db.reader();
+    let left: Vec<TraceRecord> = r
+        .prefix::<Traces>(&[], false)
+        .map(|x| x.unwrap().1)
+        .filter(|t| t.state == TraceState::Complete)
+        .filter(|t| r.prefix::<Actions>(&t.trace_id, false).next().is_some())
+        .take(5)
+        .collect();
+    assert_eq!(left.len(), 5);
+    let mut batch = db.batch();
+    for t in &left {
+        for row in r.prefix::<Actions>(&t.trace_id, false) {
+            let (key, action): (HashMsgKey, ActionRecord) = row.unwrap();
+            batch.delete::<Actions>(&key);
+            batch.delete::<ActionById>(&action.action_id);
+            for account in &action.accounts {
+                batch.delete::<ActionByAccount>(&AccountLtHashKey {
+                    account: *account,
+                    lt: t.end_lt,
+                    hash: t.trace_id,
+                });
+            }
+        }
+        let mut unclassified = t.clone();
+        unclassified.classification = ClassificationState::Unclassified;
+        batch.put::<Traces>(&t.trace_id, &unclassified);
+    }
+    let ids: Vec<Hash> = left.iter().map(|t| t.trace_id).collect();
+    batch.put_unclassified(&ids);
+    drop(r);
+    db.write(batch).unwrap();
+    assert_ne!(digests(&db), before);
+
+    Indexer::new(&db).flush().unwrap();
+    assert!(db.reader().unclassified().unwrap().is_empty());
+    assert_eq!(digests(&db), before);
 }
 
 /// The commit feed says when a complete trace's actions land: every trace
-/// a commit settles as complete is named once by a later commit's
-/// `classified_traces` (the next unit's, or the flush after the last), and
-/// by then its actions are in the database.
+/// a commit settles as complete is named once, by that commit's
+/// `classified_traces` (the next unit's commit, or the flush after the
+/// last, writes a unit's traces), and by then its actions are in the
+/// database.
 #[test]
-fn the_commit_feed_names_classified_traces_after_their_settling_commit() {
+fn the_commit_feed_names_classified_traces_in_their_settling_commit() {
     use std::collections::HashSet;
     use tonindex::index::feed::CommitFeed;
     let paths = series();
@@ -605,7 +657,10 @@ fn the_commit_feed_names_classified_traces_after_their_settling_commit() {
     let mut read = |settled: &mut HashSet<Hash>, classified: &mut HashSet<Hash>| {
         while let Ok(c) = commits.try_recv() {
             for id in &c.classified_traces {
-                assert!(settled.contains(id), "classified before it settled");
+                assert!(
+                    c.settled_traces.contains(id),
+                    "classified in another commit than the one settling it"
+                );
                 assert!(classified.insert(*id), "classified twice");
                 let r = db.reader();
                 let t = r.get::<Traces>(id).unwrap().unwrap();

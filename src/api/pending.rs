@@ -74,13 +74,10 @@ impl PendingTraces {
         Ok(())
     }
 
-    /// Drops the traces whose external message a commit executed.
+    /// Drops the traces whose external message's real trace a commit
+    /// wrote.
     pub fn evict(&self, committed: &Committed) {
-        let landed: HashSet<Hash> = committed
-            .transactions
-            .iter()
-            .filter_map(|t| t.in_msg)
-            .collect();
+        let landed: HashSet<Hash> = committed.traced_in_msgs.iter().copied().collect();
         if let Ok(mut all) = self.traces.lock() {
             all.retain(|t| t.trace.external_hash.is_none_or(|h| !landed.contains(&h)));
         }

@@ -118,12 +118,12 @@ impl Rate {
 struct WriterSteps {
     apply: Vec<f64>,
     traces: Vec<f64>,
-    traces_wait: Vec<f64>,
     settle: Vec<f64>,
     rows: Vec<f64>,
+    rows_wait: Vec<f64>,
     commit: Vec<f64>,
     classify: Vec<f64>,
-    classify_wait: Vec<f64>,
+    traces_wait: Vec<f64>,
 }
 
 impl WriterSteps {
@@ -132,12 +132,12 @@ impl WriterSteps {
             |d: std::time::Duration| d.as_secs_f64() * 1e6 / s.applied.transactions.max(1) as f64;
         self.apply.push(per_tx(s.write_time));
         self.traces.push(per_tx(s.steps.traces));
-        self.traces_wait.push(per_tx(s.steps.traces_wait));
         self.settle.push(per_tx(s.steps.settle));
         self.rows.push(per_tx(s.steps.rows));
+        self.rows_wait.push(per_tx(s.steps.rows_wait));
         self.commit.push(per_tx(s.steps.commit));
         self.classify.push(per_tx(s.steps.classify));
-        self.classify_wait.push(per_tx(s.steps.classify_wait));
+        self.traces_wait.push(per_tx(s.steps.traces_wait));
     }
 
     fn show(&self, traces: bool) -> String {
@@ -149,9 +149,9 @@ impl WriterSteps {
                     median(&self.settle)
                 ),
                 format!(
-                    ", waiting for traces and rows {:.1}, for classification {:.1}); classifying {:.1} (traces, rows and classifying run beside the writer where rows are encoded in parallel)",
+                    ", waiting for rows {:.1}, for the last unit's traces {:.1}); classifying {:.1} (where rows are encoded in parallel, they are encoded beside the writer's work on the unit, and a unit's traces are assembled and classified beside its work on the next)",
+                    median(&self.rows_wait),
                     median(&self.traces_wait),
-                    median(&self.classify_wait),
                     median(&self.classify)
                 ),
             )

@@ -35,6 +35,10 @@ pub struct Committed {
     /// Complete traces whose actions this commit wrote (settled by an
     /// earlier commit, or by this one's unit when it is a flush).
     pub classified_traces: Vec<Hash>,
+    /// In-message hashes of the transactions whose traces this commit
+    /// wrote (a unit's traces are written with the next unit, or by a
+    /// flush): what emulated traces give way to.
+    pub traced_in_msgs: Vec<Hash>,
 }
 
 /// The sending side, held by whoever indexes; clone it to subscribe.

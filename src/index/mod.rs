@@ -5,9 +5,9 @@
 //! messages, indexes, latest account states and the ingest cursor — goes in
 //! one batch, so after a crash the database holds whole units only, and
 //! re-applying a unit that is already there changes nothing. The one thing
-//! a unit leaves to the next is classifying the traces it completed (see
-//! `traces::Unclassified`): their actions go in the next unit's batch, or
-//! in one of their own when a source calls [`Indexer::flush`].
+//! a unit leaves to the next is its traces (see `traces::Deferred`): they
+//! are assembled and classified beside the next unit and go in its batch,
+//! or in one of their own when a source calls [`Indexer::flush`].
 
 pub mod balances;
 pub mod commit;
@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tonindex_model::{Address, BlockId, BlockRecord, Hash, MessageRecord, MsgKind};
+use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashMsgKey, HashTxKey,
     KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
@@ -81,18 +81,18 @@ pub enum IndexError {
     Storage(#[from] tonindex_storage::Error),
     #[error(transparent)]
     State(#[from] StateError),
-    #[error("classifying traces panicked")]
+    #[error("assembling or classifying traces panicked")]
     ClassifierPanicked,
 }
 
-/// The complete traces an earlier unit left to classify, as a unit sees
-/// them.
+/// The traces the last committed unit left, as the next unit sees them.
 enum Pending {
     None,
-    /// To classify on the writer's thread.
-    Here(Vec<traces::Unclassified>),
-    /// Being classified on the encoding pool; their rows come here.
-    Running(std::sync::mpsc::Receiver<traces::Classified>),
+    /// To assemble and classify on the writer's thread.
+    Here(traces::Deferred),
+    /// Being assembled and classified on the encoding pool; their rows
+    /// come here.
+    Running(std::sync::mpsc::Receiver<Result<traces::TraceWork, IndexError>>),
 }
 
 /// The index of the calling thread in `pool` (`None`: rayon's global
@@ -129,18 +129,19 @@ pub struct Indexer<'a> {
 }
 
 /// What an indexer keeps in memory from one unit for the next: the decoded
-/// config and libraries of the contracts step's get-methods, and pending
+/// config and libraries of the contracts step's get-methods, pending
 /// traces' transactions (so that settling them reads no stored
-/// transactions back). A source that makes an indexer per unit (the
-/// devnet, one per round) hands each the same one.
+/// transactions back) and the last unit's transactions, whose traces the
+/// next batch writes. A source that makes an indexer per unit (the devnet,
+/// one per round) hands each the same one.
 #[derive(Default)]
 pub struct IndexerState {
     tvm_env: contracts::TvmEnv,
     held: std::sync::Mutex<traces::PendingTxs>,
-    /// The complete traces the last committed unit left to classify;
-    /// `None` until read from the database (after a start, or a failed
-    /// commit: the database's list is then the truth).
-    unclassified: std::sync::Mutex<Option<Vec<traces::Unclassified>>>,
+    /// What the last committed unit left to assemble and classify; `None`
+    /// until read from the database (after a start, or a failed commit:
+    /// the database is then the truth).
+    deferred: std::sync::Mutex<Option<traces::Deferred>>,
 }
 
 impl<'a> Indexer<'a> {
@@ -166,27 +167,49 @@ impl<'a> Indexer<'a> {
         self.state.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn unclassified(&self) -> std::sync::MutexGuard<'_, Option<Vec<traces::Unclassified>>> {
+    fn deferred(&self) -> std::sync::MutexGuard<'_, Option<traces::Deferred>> {
         // Replaced whole, never changed in place.
         self.state
-            .unclassified
+            .deferred
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The complete traces left to classify, taken: until a commit writes
-    /// their actions, the database's list stands for them.
-    fn take_unclassified(&self) -> Result<Vec<traces::Unclassified>, IndexError> {
-        let held = self.unclassified().take();
+    /// What the last unit left, taken: until a commit writes its traces,
+    /// the database's marks stand for it.
+    fn take_deferred(&self) -> Result<traces::Deferred, IndexError> {
+        let held = self.deferred().take();
         match held {
-            Some(todo) => Ok(todo),
-            None => traces::load_unclassified(self.db),
+            Some(d) => Ok(d),
+            None => traces::Deferred::load(self.db),
         }
     }
 
-    /// Classifies the complete traces an earlier unit left, against the
-    /// database as that unit's commit left it.
+    /// Assembles the traces of what the last unit left and classifies the
+    /// complete ones, against the database as that unit's commit left it.
+    fn trace_work(&self, deferred: traces::Deferred) -> Result<traces::TraceWork, IndexError> {
+        traces::TraceWork::run(
+            deferred,
+            |txs| {
+                self.clock.time(Step::Traces, || {
+                    traces::index_traces(
+                        self.db,
+                        txs,
+                        &self.encoding,
+                        &self.held_traces(),
+                        &self.clock,
+                    )
+                })
+            },
+            |todo| self.classify(todo),
+        )
+    }
+
+    /// Classifies complete traces.
     fn classify(&self, todo: Vec<traces::Unclassified>) -> traces::Classified {
+        if todo.is_empty() {
+            return traces::Classified::default();
+        }
         let interfaces = contracts::IndexInterfaces { db: self.db };
         let pool = match &self.encoding {
             RowEncoding::Parallel(pool) => pool.as_deref(),
@@ -197,32 +220,30 @@ impl<'a> Indexer<'a> {
         })
     }
 
-    /// Writes the actions of the complete traces the last unit left to
-    /// classify, in a batch of their own: otherwise they are written with
-    /// the next unit. A source calls it when no unit follows at once — at
-    /// the end of an import, after a devnet round, at the chain's tip — so
-    /// that answers do not wait for the next block for them. Every other
-    /// write of the indexer does it first, so that traces are always
+    /// Writes the traces (and actions) of what the last unit left, in a
+    /// batch of their own: otherwise they are written with the next unit.
+    /// A source calls it when no unit follows at once — at the end of an
+    /// import, after a devnet round, at the chain's tip — so that answers
+    /// do not wait for the next block for them. Every other write of the
+    /// indexer does it first, so that traces are always assembled and
     /// classified against the database their unit left.
     pub fn flush(&self) -> Result<(), IndexError> {
-        let todo = self.take_unclassified()?;
-        if todo.is_empty() {
-            *self.unclassified() = Some(todo);
+        let deferred = self.take_deferred()?;
+        if deferred.is_empty() {
+            *self.deferred() = Some(deferred);
             return Ok(());
         }
-        let classified = self.classify(todo);
+        let work = self.trace_work(deferred)?;
         let mut batch = self.db.batch();
-        for rows in classified.rows {
-            batch.append(rows);
+        let pending = clear_deferred(&mut batch, work, None);
+        if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
+            self.held_traces().clear();
+            return Err(e.into());
         }
-        batch.put_unclassified(&[]);
-        self.clock.time(Step::Commit, || self.db.write(batch))?;
-        *self.unclassified() = Some(Vec::new());
+        self.held_traces().apply(pending.update);
+        *self.deferred() = Some(traces::Deferred::default());
         if let Some(feed) = &self.feed {
-            feed.publish(feed::Committed {
-                classified_traces: classified.traces,
-                ..Default::default()
-            });
+            feed.publish(pending.committed);
         }
         Ok(())
     }
@@ -267,30 +288,29 @@ impl<'a> Indexer<'a> {
         unit: &Unit,
         accounts: &[FetchedAccount],
     ) -> Result<Applied, IndexError> {
-        let todo = self.take_unclassified()?;
+        let todo = self.take_deferred()?;
         if todo.is_empty() {
             return self.apply_unit(unit, accounts, Pending::None);
         }
         let pool = match &self.encoding {
             // A writer that is a worker of its own pool would wait for a
-            // job queued behind it: it classifies them itself.
+            // job queued behind it: it does the work itself.
             RowEncoding::Parallel(pool) if in_pool(pool.as_deref()).is_none() => pool,
             _ => return self.apply_unit(unit, accounts, Pending::Here(todo)),
         };
-        // Classified on the encoding pool while the writer prepares the
-        // unit, whose batch takes them.
+        // Assembled and classified on the encoding pool while the writer
+        // works on the unit, whose batch takes them.
         let (done, result) = std::sync::mpsc::sync_channel(1);
         in_place_scope(pool.as_deref(), |s| {
             s.spawn(move |_| {
-                let _ = done.send(self.classify(todo));
+                let _ = done.send(self.trace_work(todo));
             });
             self.apply_unit(unit, accounts, Pending::Running(result))
         })
     }
 
-    /// [`Indexer::apply_with_accounts`], with the complete traces an
-    /// earlier unit left to classify (`pending`): their rows go in this
-    /// unit's batch.
+    /// [`Indexer::apply_with_accounts`], with the traces the last unit
+    /// left (`pending`): their rows go in this unit's batch.
     fn apply_unit(
         &self,
         unit: &Unit,
@@ -425,44 +445,36 @@ impl<'a> Indexer<'a> {
             self.clock
                 .time(Step::Rows, || tx_rows(&new_blocks, &self.encoding))
         };
-        let assemble = || {
-            if !self.traces {
-                return Ok(traces::UnitTraces::default());
-            }
-            self.clock.time(Step::Traces, || {
-                traces::index_traces(
-                    self.db,
-                    &new_blocks,
-                    &self.encoding,
-                    &self.held_traces(),
-                    &self.clock,
-                )
-            })
+        // What the next batch assembles: this unit's transactions.
+        let for_traces = || match self.traces {
+            true => traces::Deferred::of_unit(&new_blocks),
+            false => traces::Deferred::default(),
         };
-        // Traces are assembled and the transactions' rows encoded beside
-        // the writer's own work when rows are encoded in parallel: the
-        // writer is what an import waits for, and assembly reads only the
-        // trace tables, which that work leaves alone.
-        let (prepared, unit_traces, encoded) = match &self.encoding {
+        // The transactions' rows are encoded beside the writer's own work
+        // when rows are encoded in parallel: the writer is what an import
+        // waits for.
+        let (prepared, encoded, next) = match &self.encoding {
             RowEncoding::Serial => {
                 let prepared = prepare(&mut batch, &mut applied);
-                (prepared, assemble(), encode_rows())
+                (prepared, encode_rows(), for_traces())
             }
             RowEncoding::Parallel(pool) => {
-                let mut assembled = None;
                 let mut encoded = None;
+                let mut next = None;
                 let (prepared, waiting) = in_place_scope(pool.as_deref(), |s| {
-                    s.spawn(|_| assembled = Some(assemble()));
                     s.spawn(|_| encoded = Some(encode_rows()));
+                    s.spawn(|_| next = Some(for_traces()));
                     (prepare(&mut batch, &mut applied), Instant::now())
                 });
-                self.clock.add(Step::TracesWait, waiting.elapsed());
-                let assembled = assembled.expect("the scope ran the assembly");
-                (prepared, assembled, encoded.unwrap_or_default())
+                self.clock.add(Step::RowsWait, waiting.elapsed());
+                (
+                    prepared,
+                    encoded.unwrap_or_default(),
+                    next.unwrap_or_default(),
+                )
             }
         };
         prepared?;
-        let mut unit_traces = unit_traces?;
         let mut latest = LatestStates::default();
         for (rows, offers) in encoded {
             batch.append(rows);
@@ -480,57 +492,43 @@ impl<'a> Indexer<'a> {
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
-        // The actions of the traces the last unit completed.
-        let classified = match pending {
-            Pending::None => traces::Classified::default(),
-            Pending::Here(todo) => self.classify(todo),
+        // The traces (and actions) of the last unit.
+        let work = match pending {
+            Pending::None => Ok(traces::TraceWork::default()),
+            Pending::Here(todo) => self.trace_work(todo),
             Pending::Running(result) => self
                 .clock
-                .time(Step::ClassifyWait, || result.recv())
+                .time(Step::TracesWait, || result.recv())
                 .map_err(|_| IndexError::ClassifierPanicked)?,
-        };
-        batch.append(std::mem::take(&mut unit_traces.rows));
-        for rows in classified.rows {
-            batch.append(rows);
-        }
-        let complete: Vec<Hash> = unit_traces
-            .complete
-            .iter()
-            .map(traces::Unclassified::trace_id)
-            .collect();
-        batch.put_unclassified(&complete);
-
-        if applied.blocks == 0 && applied.adopted_blocks == 0 {
-            if applied.state_updates > 0 || !classified.traces.is_empty() {
-                self.db.write(batch)?;
-                *self.unclassified() = Some(Vec::new());
-                if let Some(feed) = self.feed.as_ref().filter(|_| !classified.traces.is_empty()) {
-                    feed.publish(feed::Committed {
-                        classified_traces: classified.traces,
-                        ..Default::default()
-                    });
-                }
-            }
+        }?;
+        let nothing_new = applied.blocks == 0 && applied.adopted_blocks == 0;
+        if nothing_new && applied.state_updates == 0 && !work.writes() {
+            *self.deferred() = Some(traces::Deferred::default());
             return Ok(applied);
         }
-        cursor.units += 1;
-        cursor.blocks += applied.blocks;
-        cursor.transactions += applied.transactions;
-        cursor.messages += applied.messages;
-        if let Some(mc) = mc_seqno {
-            cursor.last_mc_seqno = Some(cursor.last_mc_seqno.map_or(mc, |m| m.max(mc)));
+        let mut pending = clear_deferred(&mut batch, work, next.tx_range());
+        if !nothing_new {
+            cursor.units += 1;
+            cursor.blocks += applied.blocks;
+            cursor.transactions += applied.transactions;
+            cursor.messages += applied.messages;
+            if let Some(mc) = mc_seqno {
+                cursor.last_mc_seqno = Some(cursor.last_mc_seqno.map_or(mc, |m| m.max(mc)));
+            }
+            batch.put_cursor(&cursor);
         }
-        batch.put_cursor(&cursor);
         if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
             self.held_traces().clear();
             return Err(e.into());
         }
-        self.held_traces().apply(unit_traces.pending);
-        *self.unclassified() = Some(unit_traces.complete);
+        self.held_traces().apply(pending.update);
+        *self.deferred() = Some(next);
         if let Some(feed) = &self.feed {
-            let mut c = committed(mc_seqno, &new_blocks, unit_traces.settled);
-            c.classified_traces = classified.traces;
-            feed.publish(c);
+            let c = &mut pending.committed;
+            c.mc_seqno = mc_seqno;
+            c.blocks = new_blocks.iter().map(|b| b.block.record.id).collect();
+            c.transactions = committed_txs(&new_blocks);
+            feed.publish(pending.committed);
         }
         Ok(applied)
     }
@@ -730,33 +728,55 @@ impl<'a> Indexer<'a> {
     }
 }
 
-/// A block of the unit that is not stored yet, with where its rows go.
-/// What a commit added, for the feed.
-fn committed(
-    mc_seqno: Option<u32>,
-    blocks: &[NewBlock<'_>],
-    settled_traces: Vec<Hash>,
-) -> feed::Committed {
-    feed::Committed {
-        mc_seqno,
-        settled_traces,
-        classified_traces: Vec::new(),
-        blocks: blocks.iter().map(|b| b.block.record.id).collect(),
-        transactions: blocks
-            .iter()
-            .flat_map(|b| {
-                b.block.transactions.iter().map(move |t| feed::CommittedTx {
-                    hash: t.record.hash,
-                    account: t.record.account,
-                    lt: t.record.lt,
-                    in_msg: t.record.in_msg,
-                    mc_seqno: b.mc_seqno,
-                })
-            })
-            .collect(),
+/// What a batch's trace work leaves for after its commit.
+struct AfterCommit {
+    update: traces::PendingUpdate,
+    committed: feed::Committed,
+}
+
+/// Puts a deferred unit's trace rows in `batch`, clears the marks they
+/// answer and names `next` (the tx ids of the batch's own unit, if its
+/// traces are left to the next batch).
+fn clear_deferred(
+    batch: &mut Batch<'_>,
+    work: traces::TraceWork,
+    next: Option<(u64, u64)>,
+) -> AfterCommit {
+    batch.append(work.rows);
+    if next.is_some() || work.clears_unassembled {
+        batch.put_unassembled(next);
+    }
+    if work.clears_unclassified {
+        batch.put_unclassified(&[]);
+    }
+    AfterCommit {
+        update: work.pending,
+        committed: feed::Committed {
+            settled_traces: work.settled,
+            classified_traces: work.classified,
+            traced_in_msgs: work.traced_in_msgs,
+            ..Default::default()
+        },
     }
 }
 
+/// The feed's view of a unit's new transactions.
+fn committed_txs(blocks: &[NewBlock<'_>]) -> Vec<feed::CommittedTx> {
+    blocks
+        .iter()
+        .flat_map(|b| {
+            b.block.transactions.iter().map(move |t| feed::CommittedTx {
+                hash: t.record.hash,
+                account: t.record.account,
+                lt: t.record.lt,
+                in_msg: t.record.in_msg,
+                mc_seqno: b.mc_seqno,
+            })
+        })
+        .collect()
+}
+
+/// A block of the unit that is not stored yet, with where its rows go.
 struct NewBlock<'u> {
     block: &'u DecodedBlock,
     mc_seqno: Option<u32>,

@@ -5,43 +5,43 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Wall time of each step of [`super::Indexer::apply`], summed over the
-/// units applied. Where rows are encoded in parallel, `traces` and `rows`
-/// run on the encoding threads beside the writer's own work on the unit
-/// (states, contracts), so the steps can add up to more than the writer's
-/// applying time; what the writer waits for them is `traces_wait`.
+/// units applied. Where rows are encoded in parallel, `traces`, `rows` and
+/// `classify` run on the encoding threads beside the writer's own work
+/// (a unit's traces beside the next unit), so the steps can add up to more
+/// than the writer's applying time; what the writer waits for them is
+/// `rows_wait` and `traces_wait`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct StepTimes {
     /// Trace assembly and the trace rows (classification apart: `classify`).
     pub traces: Duration,
-    /// Of the writer's time, where rows are encoded in parallel: waiting
-    /// for assembly and the rows' encoding to end once its own work on the
-    /// unit is done.
-    pub traces_wait: Duration,
     /// Of `traces`: settling the traces (listing them, gathering complete
     /// ones' transactions), the part that runs in parallel where rows are
     /// encoded so.
     pub settle: Duration,
     /// The transactions' and messages' rows.
     pub rows: Duration,
+    /// Of the writer's time, where rows are encoded in parallel: waiting
+    /// for the unit's rows once its own work on the unit is done.
+    pub rows_wait: Duration,
     /// `Db::write` of the unit's batch.
     pub commit: Duration,
-    /// Classifying complete traces: on the encoding pool beside the
-    /// writer's work on the next unit where rows are encoded in parallel
-    /// (then not part of the writer's time), else by the writer.
+    /// Classifying complete traces.
     pub classify: Duration,
-    /// Of the writer's time: waiting for that classification to end.
-    pub classify_wait: Duration,
+    /// Of the writer's time, where rows are encoded in parallel: waiting
+    /// for the last unit's traces (assembly and classification) before
+    /// committing.
+    pub traces_wait: Duration,
 }
 
 impl std::ops::AddAssign for StepTimes {
     fn add_assign(&mut self, o: Self) {
         self.traces += o.traces;
-        self.traces_wait += o.traces_wait;
         self.settle += o.settle;
         self.rows += o.rows;
+        self.rows_wait += o.rows_wait;
         self.commit += o.commit;
         self.classify += o.classify;
-        self.classify_wait += o.classify_wait;
+        self.traces_wait += o.traces_wait;
     }
 }
 
@@ -49,24 +49,24 @@ impl std::ops::AddAssign for StepTimes {
 #[derive(Debug, Default)]
 pub(super) struct StepClock {
     traces: AtomicU64,
-    traces_wait: AtomicU64,
     settle: AtomicU64,
     rows: AtomicU64,
+    rows_wait: AtomicU64,
     commit: AtomicU64,
     classify: AtomicU64,
-    classify_wait: AtomicU64,
+    traces_wait: AtomicU64,
 }
 
 /// Which step a timed section belongs to.
 #[derive(Clone, Copy)]
 pub(super) enum Step {
     Traces,
-    TracesWait,
     Settle,
     Rows,
+    RowsWait,
     Commit,
     Classify,
-    ClassifyWait,
+    TracesWait,
 }
 
 impl StepClock {
@@ -82,12 +82,12 @@ impl StepClock {
     pub(super) fn add(&self, step: Step, d: Duration) {
         let counter = match step {
             Step::Traces => &self.traces,
-            Step::TracesWait => &self.traces_wait,
             Step::Settle => &self.settle,
             Step::Rows => &self.rows,
+            Step::RowsWait => &self.rows_wait,
             Step::Commit => &self.commit,
             Step::Classify => &self.classify,
-            Step::ClassifyWait => &self.classify_wait,
+            Step::TracesWait => &self.traces_wait,
         };
         counter.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
     }
@@ -96,12 +96,12 @@ impl StepClock {
         let d = |a: &AtomicU64| Duration::from_nanos(a.load(Ordering::Relaxed));
         StepTimes {
             traces: d(&self.traces),
-            traces_wait: d(&self.traces_wait),
             settle: d(&self.settle),
             rows: d(&self.rows),
+            rows_wait: d(&self.rows_wait),
             commit: d(&self.commit),
             classify: d(&self.classify),
-            classify_wait: d(&self.classify_wait),
+            traces_wait: d(&self.traces_wait),
         }
     }
 }

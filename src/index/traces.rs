@@ -1,10 +1,11 @@
-//! Traces in the index step: a unit's new transactions are assembled into
-//! traces over what earlier units left pending, and every trace the unit
-//! settles (all its messages delivered) is listed by account and lt — all
-//! in the unit's batch, so a restart (even kill -9) between two blocks of
-//! one trace resumes it from exactly what was committed. The complete ones
-//! are classified into actions once the unit is committed
-//! (`Unclassified`).
+//! Traces in the index step. A unit's transactions are assembled into
+//! traces over what earlier units left pending, every trace they settle
+//! (all its messages delivered) is listed by account and lt, and the
+//! complete ones are classified into actions: beside the next unit's work
+//! and in its batch ([`Deferred`]), or in a batch of their own when no unit
+//! follows at once. The batch that commits a unit names its transactions
+//! as not assembled yet, so a restart (even kill -9) between two blocks of
+//! one trace resumes from exactly what was committed.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -27,6 +28,140 @@ use crate::trace::assembly::Assembly;
 use crate::trace::classify::{self, Interfaces};
 use crate::trace::{trace_tx, TraceTx};
 
+/// What the last committed unit leaves to the next batch: its
+/// transactions, whose traces are assembled (and the complete ones
+/// classified) beside the next unit's work and written in its batch. The
+/// writer then waits for them only where they outlast that work; assembled
+/// beside the unit's own states and contracts, they kept the writer waiting
+/// on units that change few states. Assembly reads the trace tables and
+/// the stored transactions as the unit's commit left them (only this step
+/// writes the trace tables), so the traces are those assembling within the
+/// unit would give; the unit's batch names its transactions
+/// ([`tonindex_storage::Batch::put_unassembled`]), so a restart reads them
+/// back from the database.
+#[derive(Default)]
+pub(super) struct Deferred {
+    /// The unit's transactions (bodies in) with their tx ids, in assembly
+    /// order.
+    txs: Vec<(TraceTx, u64)>,
+    /// Complete traces that a database written by an earlier build lists as
+    /// not classified.
+    unclassified: Vec<Unclassified>,
+}
+
+impl Deferred {
+    /// A unit's new transactions, with the bodies classification reads
+    /// (the cells decoding kept: shared, not copied).
+    pub(super) fn of_unit(blocks: &[NewBlock<'_>]) -> Self {
+        let mut txs = Vec::with_capacity(blocks.iter().map(|b| b.block.transactions.len()).sum());
+        for b in blocks {
+            for (i, tx) in b.block.transactions.iter().enumerate() {
+                let mut t = trace_tx(&tx.record, tx.in_msg.as_ref(), &tx.out_msgs, b.mc_seqno);
+                t.fill_bodies(tx.msg_contents.iter().map(Some));
+                txs.push((t, b.first_tx_id + i as u64));
+            }
+        }
+        txs.sort_by_key(|(t, _)| t.order_key());
+        Self {
+            txs,
+            unclassified: Vec::new(),
+        }
+    }
+
+    /// Whether there is nothing to do.
+    pub(super) fn is_empty(&self) -> bool {
+        self.txs.is_empty() && self.unclassified.is_empty()
+    }
+
+    /// The tx ids the batch names (the first, and the one after the last:
+    /// a unit's ids are consecutive); `None` without transactions.
+    pub(super) fn tx_range(&self) -> Option<(u64, u64)> {
+        let first = self.txs.iter().map(|(_, id)| *id).min()?;
+        let last = self.txs.iter().map(|(_, id)| *id).max()?;
+        Some((first, last + 1))
+    }
+
+    /// What the database says the last committed unit left: its
+    /// transactions read back, and the complete traces an earlier build
+    /// left unclassified.
+    pub(super) fn load(db: &Db) -> Result<Self, IndexError> {
+        let reader = db.reader();
+        let mut txs = match reader.unassembled()? {
+            Some((first, end)) => {
+                stored_trace_txs(&reader, (first..end).collect(), &HashSet::new())?
+            }
+            None => Vec::new(),
+        };
+        txs.sort_by_key(|(t, _)| t.order_key());
+        Ok(Self {
+            txs,
+            unclassified: load_unclassified(db)?,
+        })
+    }
+}
+
+/// A deferred unit's traces and actions, for the batch that writes them.
+#[derive(Default)]
+pub(super) struct TraceWork {
+    /// The trace rows, then the classified traces' actions and records.
+    pub rows: EncodedRows,
+    /// Traces settled (every message delivered).
+    pub settled: Vec<Hash>,
+    /// Complete traces classified.
+    pub classified: Vec<Hash>,
+    /// In-message hashes of the transactions assembled: emulated traces
+    /// give way to them.
+    pub traced_in_msgs: Vec<Hash>,
+    /// What [`PendingTxs`] learns once the batch is committed.
+    pub pending: PendingUpdate,
+    /// Whether the database names a unit as not assembled, or lists
+    /// unclassified traces: the batch clears them.
+    pub clears_unassembled: bool,
+    pub clears_unclassified: bool,
+}
+
+impl TraceWork {
+    /// Whether its batch changes anything.
+    pub(super) fn writes(&self) -> bool {
+        !self.rows.is_empty() || self.clears_unassembled || self.clears_unclassified
+    }
+
+    /// Assembles the deferred unit's traces (`assemble`) and classifies
+    /// the complete ones (`classify`).
+    pub(super) fn run(
+        deferred: Deferred,
+        assemble: impl FnOnce(&[(TraceTx, u64)]) -> Result<UnitTraces, IndexError>,
+        classify: impl FnOnce(Vec<Unclassified>) -> Classified,
+    ) -> Result<Self, IndexError> {
+        let Deferred { txs, unclassified } = deferred;
+        let clears_unclassified = !unclassified.is_empty();
+        let unit = if txs.is_empty() {
+            UnitTraces::default()
+        } else {
+            assemble(&txs)?
+        };
+        let mut todo = unclassified;
+        todo.extend(unit.complete);
+        let classified = classify(todo);
+        let mut rows = unit.rows;
+        for r in classified.rows {
+            rows.extend(r);
+        }
+        Ok(Self {
+            rows,
+            settled: unit.settled,
+            classified: classified.traces,
+            traced_in_msgs: txs
+                .iter()
+                .filter_map(|(t, _)| Some(t.in_msg.as_ref()?.hash))
+                .collect(),
+            pending: unit.pending,
+            clears_unassembled: !txs.is_empty(),
+            clears_unclassified,
+        })
+    }
+}
+
 /// What assembly decided for a unit's transactions.
 #[derive(Default)]
 pub(super) struct UnitTraces {
@@ -37,33 +172,18 @@ pub(super) struct UnitTraces {
     pub settled: Vec<Hash>,
     /// What [`PendingTxs`] learns once the unit is committed.
     pub pending: PendingUpdate,
-    /// The complete traces it settled, to classify once it is committed.
+    /// The complete traces it settled, to classify in the same batch
+    /// (their records are not in `rows`: classifying writes them).
     pub complete: Vec<Unclassified>,
 }
 
 /// A complete trace whose actions are not written yet, with its
-/// transactions as classification reads them (bodies decoded).
-///
-/// A unit settles its traces in its own batch, but classifies the complete
-/// ones beside the next unit and writes their actions in that unit's batch
-/// (or in one of their own, [`super::Indexer::flush`], when no unit comes):
-/// classifying is the largest part of what traces cost, and one unit's
-/// biggest trace alone took longer than the rest of the writer's work on
-/// it. The database is the same while they are classified as when the
-/// unit committed (nothing is written in between), so the actions are
-/// those classifying within the unit would give; the batch that settles
-/// them lists them ([`tonindex_storage::Batch::put_unclassified`]), so a
-/// restart classifies them from the stored transactions, against that
-/// same database.
+/// transactions as classification reads them (bodies decoded): classified
+/// in the batch that settles it, against the database its unit's commit
+/// left (see [`Deferred`]).
 pub(super) struct Unclassified {
     trace: TraceRecord,
     txs: Vec<TraceTx>,
-}
-
-impl Unclassified {
-    pub(super) fn trace_id(&self) -> Hash {
-        self.trace.trace_id
-    }
 }
 
 /// The rows of classified traces, for the batch that writes them.
@@ -110,7 +230,7 @@ pub(super) fn classify_traces(
 /// The complete traces that the database lists as not classified yet
 /// (left by a unit committed just before a stop), with their stored
 /// transactions.
-pub(super) fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
+fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
     let reader = db.reader();
     let ids = reader.unclassified()?;
     let mut out = Vec::with_capacity(ids.len());
@@ -286,25 +406,14 @@ type StoredParts = HashMap<Hash, Vec<Hash>>;
 /// write, so it runs beside the writer's other work on the unit.
 pub(super) fn index_traces(
     db: &Db,
-    blocks: &[NewBlock<'_>],
+    unit: &[(TraceTx, u64)],
     encoding: &RowEncoding,
     held: &PendingTxs,
     clock: &StepClock,
 ) -> Result<UnitTraces, IndexError> {
-    // The unit's transactions, with the bodies classification reads (the
-    // cells decoding kept: shared, not copied).
-    let mut unit: Vec<(TraceTx, u64)> = Vec::new();
-    for b in blocks {
-        for (i, tx) in b.block.transactions.iter().enumerate() {
-            let mut t = trace_tx(&tx.record, tx.in_msg.as_ref(), &tx.out_msgs, b.mc_seqno);
-            t.fill_bodies(tx.msg_contents.iter().map(Some));
-            unit.push((t, b.first_tx_id + i as u64));
-        }
-    }
     if unit.is_empty() {
         return Ok(UnitTraces::default());
     }
-    unit.sort_by_key(|(t, _)| t.order_key());
 
     let mut batch = EncodedRows::default();
     let reader = db.reader();
@@ -390,15 +499,22 @@ pub(super) fn index_traces(
         } else {
             held.get(stored)
         };
-        rows.put::<Traces>(&trace.trace_id, trace);
         if trace.pending_messages == 0 {
             let txs = settle(db, &mut rows, trace, stored, cached, in_unit)?;
-            let complete = (trace.state == TraceState::Complete).then(|| Unclassified {
-                trace: trace.clone(),
-                txs,
-            });
+            // A complete trace's record is written once, classified.
+            let complete = match trace.state {
+                TraceState::Complete => Some(Unclassified {
+                    trace: trace.clone(),
+                    txs,
+                }),
+                _ => {
+                    rows.put::<Traces>(&trace.trace_id, trace);
+                    None
+                }
+            };
             Ok((rows, None, complete))
         } else {
+            rows.put::<Traces>(&trace.trace_id, trace);
             let pending = cached.and_then(|mut chunks| {
                 chunks.push(Chunk::new(owned_txs(in_unit))?);
                 Some(chunks)
@@ -616,32 +732,43 @@ fn stored_transactions(
             ids.push(row?.1);
         }
     }
-    let mut txs = Vec::with_capacity(ids.len() + in_unit.len());
+    let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();
+    let txs = stored_trace_txs(&reader, ids, &unit_hashes)?;
+    Ok(txs.into_iter().map(|(t, _)| t).collect())
+}
+
+/// Stored transactions as assembly and classification read them (bodies
+/// decoded from their BoCs), with their ids; those in `skip` are left out.
+fn stored_trace_txs(
+    reader: &tonindex_storage::Reader<'_>,
+    ids: Vec<u64>,
+    skip: &HashSet<Hash>,
+) -> Result<Vec<(TraceTx, u64)>, IndexError> {
+    let mut txs = Vec::with_capacity(ids.len());
     if ids.is_empty() {
         return Ok(txs);
     }
-    let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();
     let recs = reader.multi_get::<Transactions>(&ids)?;
     let bocs = reader.multi_get::<TxBocs>(&ids)?;
-    for (rec, boc) in recs.into_iter().zip(bocs) {
+    for ((rec, boc), id) in recs.into_iter().zip(bocs).zip(ids) {
         let (Some(rec), Some(boc)) = (rec, boc) else {
             return Err(
-                tonindex_storage::Error::Corrupt("tx_by_trace points to a missing tx").into(),
+                tonindex_storage::Error::Corrupt("a trace's transaction is missing").into(),
             );
         };
-        if unit_hashes.contains(&rec.hash) {
+        if skip.contains(&rec.hash) {
             continue;
         }
         const CORRUPT: tonindex_storage::Error =
             tonindex_storage::Error::Corrupt("stored transaction BoC");
         let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
         let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
-        let (in_msg, out) = stored_messages(&reader, &rec)?;
+        let (in_msg, out) = stored_messages(reader, &rec)?;
         let mut t = trace_tx(&rec, in_msg.as_ref(), &out, rec.mc_block_seqno);
         let contents: Vec<Option<MessageContents>> =
             cells.iter().map(|c| message_contents(c).ok()).collect();
         t.fill_bodies(contents.iter().map(Option::as_ref));
-        txs.push(t);
+        txs.push((t, id));
     }
     Ok(txs)
 }

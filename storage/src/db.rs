@@ -432,6 +432,11 @@ impl EncodedRows {
         self.put_encoded::<T>(&key.encode(), value);
     }
 
+    /// Whether it holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.tables.iter().all(|t| t.rows.is_empty())
+    }
+
     /// Deletes a row (of the database, or put earlier in these rows).
     pub fn delete<T: Table>(&mut self, key: &T::Key) {
         let key = key.encode();
@@ -648,12 +653,32 @@ impl<'a> Reader<'a> {
             None => Ok(Vec::new()),
         }
     }
+
+    /// The tx ids (first, one past the last) of the committed unit whose
+    /// traces are not assembled yet ([`MetaKey::Unassembled`]).
+    pub fn unassembled(&self) -> Result<Option<(u64, u64)>, Error> {
+        match self.get::<Meta>(&MetaKey::Unassembled)? {
+            Some(bytes) => crate::codec::bincode_decode(&bytes).map(Some),
+            None => Ok(None),
+        }
+    }
 }
 
 impl Batch<'_> {
     /// Queues the cursor; it commits with the rows it describes.
     pub fn put_cursor(&mut self, cursor: &IngestCursor) {
         self.put::<Meta>(&MetaKey::Cursor, &crate::codec::bincode_encode(cursor));
+    }
+
+    /// Queues the tx ids of the unit whose traces the next batch
+    /// assembles (`None`: the key goes); it commits with that unit.
+    pub fn put_unassembled(&mut self, txs: Option<(u64, u64)>) {
+        match txs {
+            Some(range) => {
+                self.put::<Meta>(&MetaKey::Unassembled, &crate::codec::bincode_encode(&range))
+            }
+            None => self.delete::<Meta>(&MetaKey::Unassembled),
+        }
     }
 
     /// Queues the list of complete traces left to classify (none: the key

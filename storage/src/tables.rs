@@ -619,10 +619,18 @@ pub fn all() -> Vec<TableSpec> {
 pub enum MetaKey {
     SchemaVersion,
     Cursor,
-    /// Complete traces whose actions are not written yet: those the last
-    /// committed unit settled, classified beside the next unit and written
-    /// in its batch (bincode `Vec<[u8; 32]>` of trace ids; absent when none).
+    /// Complete traces whose actions are not written yet (bincode
+    /// `Vec<[u8; 32]>` of trace ids; absent when none). Left only by
+    /// databases of earlier builds, which classified a unit's complete
+    /// traces with the next unit: now they are classified in the batch
+    /// that assembles them ([`MetaKey::Unassembled`]), and a list found is
+    /// classified with the next batch and cleared.
     Unclassified,
+    /// The transactions of the last committed unit whose traces are not
+    /// assembled yet: assembled (and the complete traces classified)
+    /// beside the next unit and written in its batch (bincode `(u64, u64)`:
+    /// the unit's first tx id and the one after its last; absent when none).
+    Unassembled,
 }
 
 impl Key for MetaKey {
@@ -631,6 +639,7 @@ impl Key for MetaKey {
             MetaKey::SchemaVersion => b"schema_version".to_vec(),
             MetaKey::Cursor => b"cursor".to_vec(),
             MetaKey::Unclassified => b"unclassified".to_vec(),
+            MetaKey::Unassembled => b"unassembled".to_vec(),
         }
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
@@ -638,6 +647,7 @@ impl Key for MetaKey {
             b"schema_version" => Ok(MetaKey::SchemaVersion),
             b"cursor" => Ok(MetaKey::Cursor),
             b"unclassified" => Ok(MetaKey::Unclassified),
+            b"unassembled" => Ok(MetaKey::Unassembled),
             _ => Err(Error::Corrupt("unknown meta key")),
         }
     }

@@ -1147,11 +1147,11 @@ pub async fn follow(
             .apply_with_accounts(&Unit { blocks }, &accounts)
             .with_context(|| format!("indexing masterchain block {next}"))?;
         if next >= tip {
-            // At the tip, the next block is seconds away: the complete
-            // traces of this one are classified now rather than with it.
+            // At the tip, the next block is seconds away: the traces of
+            // this one are assembled and classified now rather than with it.
             indexer
                 .flush()
-                .with_context(|| format!("classifying the traces of masterchain block {next}"))?;
+                .with_context(|| format!("writing the traces of masterchain block {next}"))?;
         }
         summary.mc_blocks += 1;
         summary.last_mc_seqno = Some(next);

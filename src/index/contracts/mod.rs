@@ -867,8 +867,8 @@ fn confirmed(
 }
 
 /// What the classifier may ask the index about contracts: the token tables
-/// and account states as stored. Traces are classified once the unit that
-/// completed them is committed (see [`crate::index::traces::Unclassified`]),
+/// and account states as stored. A unit's traces are assembled and
+/// classified once it is committed (see `crate::index::traces::Deferred`),
 /// so that unit's own rows are among them.
 pub(crate) struct IndexInterfaces<'a> {
     pub db: &'a Db,
