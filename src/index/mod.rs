@@ -86,12 +86,23 @@ pub enum IndexError {
 }
 
 /// The traces the last committed unit left, as the next unit sees them.
-enum Pending {
+enum Pending<'s, 'scope> {
     None,
     /// To assemble and classify on the writer's thread.
     Here(traces::Deferred),
-    /// Being assembled and classified on the encoding pool; their rows
-    /// come here.
+    /// To assemble and classify on the encoding pool, spawned on `scope`
+    /// (which outlives the unit's own jobs) right after the jobs whose
+    /// rows the writer needs first: the pool starts jobs in the order they
+    /// come, and the writer needs the trace rows only for its commit.
+    Pool {
+        scope: &'s rayon::Scope<'scope>,
+        todo: traces::Deferred,
+    },
+}
+
+/// Where the rows of the last unit's traces come from.
+enum TraceRows {
+    Ready(traces::TraceWork),
     Running(std::sync::mpsc::Receiver<Result<traces::TraceWork, IndexError>>),
 }
 
@@ -300,22 +311,18 @@ impl<'a> Indexer<'a> {
         };
         // Assembled and classified on the encoding pool while the writer
         // works on the unit, whose batch takes them.
-        let (done, result) = std::sync::mpsc::sync_channel(1);
-        in_place_scope(pool.as_deref(), |s| {
-            s.spawn(move |_| {
-                let _ = done.send(self.trace_work(todo));
-            });
-            self.apply_unit(unit, accounts, Pending::Running(result))
+        in_place_scope(pool.as_deref(), |scope| {
+            self.apply_unit(unit, accounts, Pending::Pool { scope, todo })
         })
     }
 
     /// [`Indexer::apply_with_accounts`], with the traces the last unit
     /// left (`pending`): their rows go in this unit's batch.
-    fn apply_unit(
-        &self,
+    fn apply_unit<'scope>(
+        &'scope self,
         unit: &Unit,
         accounts: &[FetchedAccount],
-        pending: Pending,
+        pending: Pending<'_, 'scope>,
     ) -> Result<Applied, IndexError> {
         let mut cursor = self.db.cursor()?;
         let mut batch = self.db.batch();
@@ -450,20 +457,35 @@ impl<'a> Indexer<'a> {
             true => traces::Deferred::of_unit(&new_blocks),
             false => traces::Deferred::default(),
         };
+        // The last unit's traces: assembled and classified here, now, or
+        // on the pool after the rows.
+        let spawn_traces = |pending: Pending<'_, 'scope>| match pending {
+            Pending::None => Ok(TraceRows::Ready(traces::TraceWork::default())),
+            Pending::Here(todo) => self.trace_work(todo).map(TraceRows::Ready),
+            Pending::Pool { scope, todo } => {
+                let (done, result) = std::sync::mpsc::sync_channel(1);
+                scope.spawn(move |_| {
+                    let _ = done.send(self.trace_work(todo));
+                });
+                Ok(TraceRows::Running(result))
+            }
+        };
         // The transactions' rows are encoded beside the writer's own work
         // when rows are encoded in parallel: the writer is what an import
         // waits for.
-        let (prepared, encoded, next) = match &self.encoding {
+        let (prepared, encoded, next, trace_rows) = match &self.encoding {
             RowEncoding::Serial => {
                 let prepared = prepare(&mut batch, &mut applied);
-                (prepared, encode_rows(), for_traces())
+                (prepared, encode_rows(), for_traces(), spawn_traces(pending))
             }
             RowEncoding::Parallel(pool) => {
                 let mut encoded = None;
                 let mut next = None;
+                let mut trace_rows = None;
                 let (prepared, waiting) = in_place_scope(pool.as_deref(), |s| {
                     s.spawn(|_| encoded = Some(encode_rows()));
                     s.spawn(|_| next = Some(for_traces()));
+                    trace_rows = Some(spawn_traces(pending));
                     (prepare(&mut batch, &mut applied), Instant::now())
                 });
                 self.clock.add(Step::RowsWait, waiting.elapsed());
@@ -471,6 +493,7 @@ impl<'a> Indexer<'a> {
                     prepared,
                     encoded.unwrap_or_default(),
                     next.unwrap_or_default(),
+                    trace_rows.expect("the scope handed the traces on"),
                 )
             }
         };
@@ -493,14 +516,13 @@ impl<'a> Indexer<'a> {
         }
         latest.write(self.db, &mut batch)?;
         // The traces (and actions) of the last unit.
-        let work = match pending {
-            Pending::None => Ok(traces::TraceWork::default()),
-            Pending::Here(todo) => self.trace_work(todo),
-            Pending::Running(result) => self
+        let work = match trace_rows? {
+            TraceRows::Ready(work) => work,
+            TraceRows::Running(result) => self
                 .clock
                 .time(Step::TracesWait, || result.recv())
-                .map_err(|_| IndexError::ClassifierPanicked)?,
-        }?;
+                .map_err(|_| IndexError::ClassifierPanicked)??,
+        };
         let nothing_new = applied.blocks == 0 && applied.adopted_blocks == 0;
         if nothing_new && applied.state_updates == 0 && !work.writes() {
             *self.deferred() = Some(traces::Deferred::default());
