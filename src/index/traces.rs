@@ -2,7 +2,7 @@
 //! traces over what earlier units left pending, every trace they settle
 //! (all its messages delivered) is listed by account and lt, and the
 //! complete ones are classified into actions: beside the next unit's work
-//! and in its batch ([`Deferred`]), or in a batch of their own when no unit
+//! and in its batch (`Deferred`), or in a batch of their own when no unit
 //! follows at once. The batch that commits a unit names its transactions
 //! as not assembled yet, so a restart (even kill -9) between two blocks of
 //! one trace resumes from exactly what was committed.
@@ -170,7 +170,7 @@ pub(super) struct UnitTraces {
     pub rows: EncodedRows,
     /// Traces the unit settled (for the commit feed).
     pub settled: Vec<Hash>,
-    /// What [`PendingTxs`] learns once the unit is committed.
+    /// What [`PendingTxs`] learns once the batch writing these rows is committed.
     pub pending: PendingUpdate,
     /// The complete traces it settled, to classify in the same batch
     /// (their records are not in `rows`: classifying writes them).
@@ -228,7 +228,7 @@ pub(super) fn classify_traces(
 }
 
 /// The complete traces that the database lists as not classified yet
-/// (left by a unit committed just before a stop), with their stored
+/// (left by an earlier build, see [`Deferred`]), with their stored
 /// transactions.
 fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
     let reader = db.reader();
@@ -258,9 +258,9 @@ fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
 /// transactions back and decoding their BoCs again, which cost more than
 /// classifying it (100-200 µs a trace) on the writer's path. An entry holds
 /// every transaction stored under its trace id, or is absent: a restart
-/// starts empty, and a miss reads the database as before. Only committed
-/// units' transactions enter it ([`PendingUpdate`] is applied after the
-/// commit). Bounded by the memory it takes (estimated: the structs and the
+/// starts empty, and a miss reads the database as before. Only
+/// transactions whose trace rows are committed enter it (`PendingUpdate`
+/// is applied after the commit of the batch that writes them). Bounded by the memory it takes (estimated: the structs and the
 /// cells of the bodies); the oldest entries go first (traces that never
 /// settle, or whose messages leave the index).
 pub struct PendingTxs {
@@ -399,11 +399,12 @@ pub(super) struct PendingUpdate {
 /// was stored before the unit) and those of stored traces merged into it.
 type StoredParts = HashMap<Hash, Vec<Hash>>;
 
-/// Assembles the unit's new transactions into the rows of the traces,
-/// edges, orphans and listings it changes; the traces it completes are
-/// handed back for classification ([`Unclassified`]). It reads only the
-/// trace tables, which nothing but the trace step and classification
-/// write, so it runs beside the writer's other work on the unit.
+/// Assembles a committed unit's transactions (`unit`, in assembly order)
+/// into the rows of the traces, edges, orphans and listings it changes;
+/// the traces it completes are handed back for classification
+/// ([`Unclassified`]). It reads the trace tables, which nothing but this
+/// step writes, and stored transactions, so it runs beside the writer's
+/// work on the next unit ([`Deferred`]).
 pub(super) fn index_traces(
     db: &Db,
     unit: &[(TraceTx, u64)],
