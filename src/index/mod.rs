@@ -246,15 +246,15 @@ impl<'a> Indexer<'a> {
         }
         let work = self.trace_work(deferred)?;
         let mut batch = self.db.batch();
-        let pending = clear_deferred(&mut batch, work, None);
+        let after = clear_deferred(&mut batch, work, None);
         if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
             self.held_traces().clear();
             return Err(e.into());
         }
-        self.held_traces().apply(pending.update);
+        self.held_traces().apply(after.update);
         *self.deferred() = Some(traces::Deferred::default());
         if let Some(feed) = &self.feed {
-            feed.publish(pending.committed);
+            feed.publish(after.committed);
         }
         Ok(())
     }
@@ -528,7 +528,7 @@ impl<'a> Indexer<'a> {
             *self.deferred() = Some(traces::Deferred::default());
             return Ok(applied);
         }
-        let mut pending = clear_deferred(&mut batch, work, next.tx_range());
+        let mut after = clear_deferred(&mut batch, work, next.tx_range());
         if !nothing_new {
             cursor.units += 1;
             cursor.blocks += applied.blocks;
@@ -543,14 +543,14 @@ impl<'a> Indexer<'a> {
             self.held_traces().clear();
             return Err(e.into());
         }
-        self.held_traces().apply(pending.update);
+        self.held_traces().apply(after.update);
         *self.deferred() = Some(next);
         if let Some(feed) = &self.feed {
-            let c = &mut pending.committed;
+            let c = &mut after.committed;
             c.mc_seqno = mc_seqno;
             c.blocks = new_blocks.iter().map(|b| b.block.record.id).collect();
             c.transactions = committed_txs(&new_blocks);
-            feed.publish(pending.committed);
+            feed.publish(after.committed);
         }
         Ok(applied)
     }
