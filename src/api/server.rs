@@ -133,7 +133,8 @@ pub struct ConnLimits {
 /// a health check among them is served, the rest are answered 503. While
 /// all of these are busy, no connection is accepted.
 pub const MAX_REFUSING: usize = 256;
-const REFUSE_TIME: Duration = Duration::from_millis(300);
+/// The longest a connection over the cap may take to be refused (its 503) before it is dropped.
+pub const REFUSE_TIME: Duration = Duration::from_millis(300);
 /// How long open connections may finish their requests after shutdown
 /// begins.
 const DRAIN_TIME: Duration = Duration::from_secs(5);

@@ -186,7 +186,7 @@ pub fn master(r: &Reader<'_>, a: &Address) -> Result<Option<JettonMasterRecord>,
 #[derive(Debug, Default)]
 pub struct EventFilter {
     /// Accounts the rows are looked up by, each with the roles that count
-    /// ([`JettonRole`] bits); empty: every row.
+    /// ([`tonindex_storage::tables::JettonRole`] bits); empty: every row.
     pub by: Vec<(Address, u32)>,
     /// Only rows of these Jetton wallets (empty: any).
     pub wallets: Vec<Address>,

@@ -111,7 +111,7 @@ fn parse_int_str(s: &str) -> Result<BigInt, IntError> {
 
 /// At most this many characters of a client's input are quoted back in an
 /// error message.
-const ECHO_CHARS: usize = 64;
+pub const ECHO_CHARS: usize = 64;
 
 /// A client's value for an error message, cut to [`ECHO_CHARS`] characters
 /// with the full length noted: an error must not echo unbounded input.

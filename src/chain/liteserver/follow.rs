@@ -23,7 +23,7 @@
 //! A follow that starts after the first block (`--from-seqno`) indexes the
 //! shard blocks its first masterchain block commits, not those before.
 //!
-//! Catching up, up to [`FETCH_AHEAD`] masterchain blocks are fetched ahead
+//! Catching up, up to `FETCH_AHEAD` (8) masterchain blocks are fetched ahead
 //! (with their shard blocks) on connections of their own to the server the
 //! last step used, so that round trips overlap; each is still checked and
 //! indexed in order by the step, and one that failed is fetched again

@@ -304,7 +304,7 @@ impl ChainLink for LiteSender {
         self.feed.clone()
     }
     /// Forwards the message with `liteServer.sendMessage` to the first
-    /// [`SEND_TO`] servers (alive ones first) at once; accepted when one
+    /// `SEND_TO` (3) servers (alive ones first) at once; accepted when one
     /// accepts it, else the first server's refusal as it worded it.
     fn send(&self, msg: Cell) -> Result<(), Refused> {
         let boc = tycho_types::boc::Boc::encode(msg.as_ref());

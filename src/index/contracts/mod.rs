@@ -10,7 +10,7 @@
 //!   `get_wallet_address(owner)` gives the wallet's address; that check
 //!   runs again only when the wallet's owner, master or code changes.
 //! * NFT collections and items (spec v3 §6.4), multisig v2 wallets and
-//!   orders and vesting wallets (§6.5, [`multisig`]) the same way.
+//!   orders and vesting wallets (§6.5, `multisig`) the same way.
 //! * GetGems sales and auctions (§6.4) as they describe themselves, for
 //!   code known to declare `get_sale_data` or `get_fix_price_data_v4`:
 //!   the API counts one for an item only while the item's owner is it.
