@@ -29,7 +29,7 @@
 //! the samples is printed beside it.
 //!
 //! Last, the contracts step's cost on real account states
-//! ([`super::bench_contracts`]).
+//! (`bench_contracts`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -122,6 +122,7 @@ struct WriterSteps {
     rows: Vec<f64>,
     rows_wait: Vec<f64>,
     commit: Vec<f64>,
+    trace_commit: Vec<f64>,
     classify: Vec<f64>,
     traces_wait: Vec<f64>,
 }
@@ -136,6 +137,7 @@ impl WriterSteps {
         self.rows.push(per_tx(s.steps.rows));
         self.rows_wait.push(per_tx(s.steps.rows_wait));
         self.commit.push(per_tx(s.steps.commit));
+        self.trace_commit.push(per_tx(s.steps.trace_commit));
         self.classify.push(per_tx(s.steps.classify));
         self.traces_wait.push(per_tx(s.steps.traces_wait));
     }
@@ -149,10 +151,11 @@ impl WriterSteps {
                     median(&self.settle)
                 ),
                 format!(
-                    ", waiting for rows {:.1}, for the last unit's traces {:.1}); classifying {:.1} (where rows are encoded in parallel, they are encoded beside the writer's work on the unit, and a unit's traces are assembled and classified beside its work on the next)",
+                    ", waiting for rows {:.1}, for the last unit's traces {:.1}); classifying {:.1}, committing traces {:.1} (where rows are encoded in parallel, they are encoded beside the writer's work on the unit, and a unit's traces are assembled, classified and committed beside its work on the next)",
                     median(&self.rows_wait),
                     median(&self.traces_wait),
-                    median(&self.classify)
+                    median(&self.classify),
+                    median(&self.trace_commit)
                 ),
             )
         } else {

@@ -32,12 +32,13 @@ pub struct Committed {
     /// Traces this commit settled (every message delivered): what pending
     /// traces give way to.
     pub settled_traces: Vec<Hash>,
-    /// Complete traces whose actions this commit wrote (settled by an
-    /// earlier commit, or by this one's unit when it is a flush).
+    /// Complete traces whose actions this commit wrote (each among
+    /// `settled_traces`: a trace is classified in the commit settling it).
     pub classified_traces: Vec<Hash>,
     /// In-message hashes of the transactions whose traces this commit
-    /// wrote (a unit's traces are written with the next unit, or by a
-    /// flush): what emulated traces give way to.
+    /// wrote (a unit's traces are written in a commit of their own, after
+    /// the unit's and before the next unit's): what emulated traces give
+    /// way to.
     pub traced_in_msgs: Vec<Hash>,
 }
 

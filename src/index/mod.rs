@@ -6,8 +6,9 @@
 //! one batch, so after a crash the database holds whole units only, and
 //! re-applying a unit that is already there changes nothing. The one thing
 //! a unit leaves to the next is its traces (see `traces::Deferred`): they
-//! are assembled and classified beside the next unit and go in its batch,
-//! or in one of their own when a source calls [`Indexer::flush`].
+//! are assembled, classified and written in a batch of their own, beside
+//! the next unit's work and before its commit, or when a source calls
+//! [`Indexer::flush`].
 
 pub mod balances;
 pub mod commit;
@@ -88,22 +89,17 @@ pub enum IndexError {
 /// The traces the last committed unit left, as the next unit sees them.
 enum Pending<'s, 'scope> {
     None,
-    /// To assemble and classify on the writer's thread.
+    /// To assemble, classify and write on the writer's thread.
     Here(traces::Deferred),
-    /// To assemble and classify on the encoding pool, spawned on `scope`
-    /// (which outlives the unit's own jobs) right after the jobs whose
-    /// rows the writer needs first: the pool starts jobs in the order they
-    /// come, and the writer needs the trace rows only for its commit.
+    /// To assemble, classify and write on the encoding pool, spawned on
+    /// `scope` (which outlives the unit's own jobs) right after the jobs
+    /// whose rows the writer needs first: the pool starts jobs in the order
+    /// they come, and the writer needs the traces written only before its
+    /// own commit.
     Pool {
         scope: &'s rayon::Scope<'scope>,
         todo: traces::Deferred,
     },
-}
-
-/// Where the rows of the last unit's traces come from.
-enum TraceRows {
-    Ready(traces::TraceWork),
-    Running(std::sync::mpsc::Receiver<Result<traces::TraceWork, IndexError>>),
 }
 
 /// The index of the calling thread in `pool` (`None`: rayon's global
@@ -232,27 +228,39 @@ impl<'a> Indexer<'a> {
     }
 
     /// Writes the traces (and actions) of what the last unit left, in a
-    /// batch of their own: otherwise they are written with the next unit.
-    /// A source calls it when no unit follows at once — at the end of an
-    /// import, after a devnet round, at the chain's tip — so that answers
-    /// do not wait for the next block for them. Every other write of the
-    /// indexer does it first, so that traces are always assembled and
-    /// classified against the database their unit left.
+    /// batch of their own: otherwise the next unit writes them, beside its
+    /// own work. A source calls it when no unit follows at once — at the
+    /// end of an import, after a devnet round, at the chain's tip — so that
+    /// answers do not wait for the next block for them. Every other write
+    /// of the indexer does it first, so that traces are always assembled
+    /// and classified against the database their unit left.
     pub fn flush(&self) -> Result<(), IndexError> {
         let deferred = self.take_deferred()?;
         if deferred.is_empty() {
             *self.deferred() = Some(deferred);
             return Ok(());
         }
-        let work = self.trace_work(deferred)?;
-        let mut batch = self.db.batch();
-        let after = clear_deferred(&mut batch, work, None);
-        if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
+        self.write_traces(deferred)?;
+        *self.deferred() = Some(traces::Deferred::default());
+        Ok(())
+    }
+
+    /// Assembles and classifies what the last unit left and commits the
+    /// rows in a batch of their own, which also clears the database's marks
+    /// for them, then announces it. The unit's batch came before; the next
+    /// unit's comes after (its writer waits for this one), so that the
+    /// traces are those assembling inside the unit would give. A batch of
+    /// their own, not the next unit's: beside the writer's work on that
+    /// unit, their commit runs on another core, off the writer's path.
+    fn write_traces(&self, deferred: traces::Deferred) -> Result<(), IndexError> {
+        let mut work = self.trace_work(deferred)?;
+        let mut batch = self.db.side_batch(std::mem::take(&mut work.rows));
+        let after = clear_deferred(&mut batch, work);
+        if let Err(e) = self.clock.time(Step::TraceCommit, || self.db.write(batch)) {
             self.held_traces().clear();
             return Err(e.into());
         }
         self.held_traces().apply(after.update);
-        *self.deferred() = Some(traces::Deferred::default());
         if let Some(feed) = &self.feed {
             feed.publish(after.committed);
         }
@@ -309,15 +317,15 @@ impl<'a> Indexer<'a> {
             RowEncoding::Parallel(pool) if in_pool(pool.as_deref()).is_none() => pool,
             _ => return self.apply_unit(unit, accounts, Pending::Here(todo)),
         };
-        // Assembled and classified on the encoding pool while the writer
-        // works on the unit, whose batch takes them.
+        // Assembled, classified and written on the encoding pool while the
+        // writer works on the unit.
         in_place_scope(pool.as_deref(), |scope| {
             self.apply_unit(unit, accounts, Pending::Pool { scope, todo })
         })
     }
 
     /// [`Indexer::apply_with_accounts`], with the traces the last unit
-    /// left (`pending`): their rows go in this unit's batch.
+    /// left (`pending`), written before this unit's batch.
     fn apply_unit<'scope>(
         &'scope self,
         unit: &Unit,
@@ -457,17 +465,17 @@ impl<'a> Indexer<'a> {
             true => traces::Deferred::of_unit(&new_blocks),
             false => traces::Deferred::default(),
         };
-        // The last unit's traces: assembled and classified here, now, or
-        // on the pool after the rows.
+        // The last unit's traces: assembled, classified and written here,
+        // now, or on the pool after the rows.
         let spawn_traces = |pending: Pending<'_, 'scope>| match pending {
-            Pending::None => Ok(TraceRows::Ready(traces::TraceWork::default())),
-            Pending::Here(todo) => self.trace_work(todo).map(TraceRows::Ready),
+            Pending::None => Ok(None),
+            Pending::Here(todo) => self.write_traces(todo).map(|()| None),
             Pending::Pool { scope, todo } => {
                 let (done, result) = std::sync::mpsc::sync_channel(1);
                 scope.spawn(move |_| {
-                    let _ = done.send(self.trace_work(todo));
+                    let _ = done.send(self.write_traces(todo));
                 });
-                Ok(TraceRows::Running(result))
+                Ok(Some(result))
             }
         };
         // The transactions' rows are encoded beside the writer's own work
@@ -515,20 +523,21 @@ impl<'a> Indexer<'a> {
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
-        // The traces (and actions) of the last unit.
-        let work = match trace_rows? {
-            TraceRows::Ready(work) => work,
-            TraceRows::Running(result) => self
-                .clock
+        // The traces (and actions) of the last unit, committed before this
+        // unit's batch: it may replace the mark theirs cleared.
+        if let Some(result) = trace_rows? {
+            self.clock
                 .time(Step::TracesWait, || result.recv())
-                .map_err(|_| IndexError::ClassifierPanicked)??,
-        };
+                .map_err(|_| IndexError::ClassifierPanicked)??;
+        }
         let nothing_new = applied.blocks == 0 && applied.adopted_blocks == 0;
-        if nothing_new && applied.state_updates == 0 && !work.writes() {
+        if nothing_new && applied.state_updates == 0 {
             *self.deferred() = Some(traces::Deferred::default());
             return Ok(applied);
         }
-        let mut after = clear_deferred(&mut batch, work, next.tx_range());
+        if let Some(range) = next.tx_range() {
+            batch.put_unassembled(Some(range));
+        }
         if !nothing_new {
             cursor.units += 1;
             cursor.blocks += applied.blocks;
@@ -539,18 +548,15 @@ impl<'a> Indexer<'a> {
             }
             batch.put_cursor(&cursor);
         }
-        if let Err(e) = self.clock.time(Step::Commit, || self.db.write(batch)) {
-            self.held_traces().clear();
-            return Err(e.into());
-        }
-        self.held_traces().apply(after.update);
+        self.clock.time(Step::Commit, || self.db.write(batch))?;
         *self.deferred() = Some(next);
         if let Some(feed) = &self.feed {
-            let c = &mut after.committed;
-            c.mc_seqno = mc_seqno;
-            c.blocks = new_blocks.iter().map(|b| b.block.record.id).collect();
-            c.transactions = committed_txs(&new_blocks);
-            feed.publish(after.committed);
+            feed.publish(feed::Committed {
+                mc_seqno,
+                blocks: new_blocks.iter().map(|b| b.block.record.id).collect(),
+                transactions: committed_txs(&new_blocks),
+                ..Default::default()
+            });
         }
         Ok(applied)
     }
@@ -756,17 +762,11 @@ struct AfterCommit {
     committed: feed::Committed,
 }
 
-/// Puts a deferred unit's trace rows in `batch`, clears the marks they
-/// answer and names `next` (the tx ids of the batch's own unit, if its
-/// traces are left to the next batch).
-fn clear_deferred(
-    batch: &mut Batch<'_>,
-    work: traces::TraceWork,
-    next: Option<(u64, u64)>,
-) -> AfterCommit {
-    batch.append(work.rows);
-    if next.is_some() || work.clears_unassembled {
-        batch.put_unassembled(next);
+/// Clears in `batch` (which holds a deferred unit's trace rows) the marks
+/// they answer.
+fn clear_deferred(batch: &mut Batch<'_>, work: traces::TraceWork) -> AfterCommit {
+    if work.clears_unassembled {
+        batch.put_unassembled(None);
     }
     if work.clears_unclassified {
         batch.put_unclassified(&[]);

@@ -25,6 +25,10 @@ pub struct StepTimes {
     pub rows_wait: Duration,
     /// `Db::write` of the unit's batch.
     pub commit: Duration,
+    /// `Db::write` of the last unit's traces, a batch of their own: on the
+    /// encoding threads, beside the writer's work on the unit, where rows
+    /// are encoded in parallel.
+    pub trace_commit: Duration,
     /// Classifying complete traces.
     pub classify: Duration,
     /// Of the writer's time, where rows are encoded in parallel: waiting
@@ -40,6 +44,7 @@ impl std::ops::AddAssign for StepTimes {
         self.rows += o.rows;
         self.rows_wait += o.rows_wait;
         self.commit += o.commit;
+        self.trace_commit += o.trace_commit;
         self.classify += o.classify;
         self.traces_wait += o.traces_wait;
     }
@@ -53,6 +58,7 @@ pub(super) struct StepClock {
     rows: AtomicU64,
     rows_wait: AtomicU64,
     commit: AtomicU64,
+    trace_commit: AtomicU64,
     classify: AtomicU64,
     traces_wait: AtomicU64,
 }
@@ -65,6 +71,7 @@ pub(super) enum Step {
     Rows,
     RowsWait,
     Commit,
+    TraceCommit,
     Classify,
     TracesWait,
 }
@@ -86,6 +93,7 @@ impl StepClock {
             Step::Rows => &self.rows,
             Step::RowsWait => &self.rows_wait,
             Step::Commit => &self.commit,
+            Step::TraceCommit => &self.trace_commit,
             Step::Classify => &self.classify,
             Step::TracesWait => &self.traces_wait,
         };
@@ -100,6 +108,7 @@ impl StepClock {
             rows: d(&self.rows),
             rows_wait: d(&self.rows_wait),
             commit: d(&self.commit),
+            trace_commit: d(&self.trace_commit),
             classify: d(&self.classify),
             traces_wait: d(&self.traces_wait),
         }

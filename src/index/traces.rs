@@ -1,11 +1,12 @@
 //! Traces in the index step. A unit's transactions are assembled into
 //! traces over what earlier units left pending, every trace they settle
 //! (all its messages delivered) is listed by account and lt, and the
-//! complete ones are classified into actions: beside the next unit's work
-//! and in its batch (`Deferred`), or in a batch of their own when no unit
-//! follows at once. The batch that commits a unit names its transactions
-//! as not assembled yet, so a restart (even kill -9) between two blocks of
-//! one trace resumes from exactly what was committed.
+//! complete ones are classified into actions, in a batch of their own:
+//! beside the next unit's work and committed before it (`Deferred`), or
+//! at once when no unit follows. The batch that commits a unit names its
+//! transactions as not assembled yet, and the batch of their traces clears
+//! that, so a restart (even kill -9) between two blocks of one trace
+//! resumes from exactly what was committed.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -28,12 +29,14 @@ use crate::trace::assembly::Assembly;
 use crate::trace::classify::{self, Interfaces};
 use crate::trace::{trace_tx, TraceTx};
 
-/// What the last committed unit leaves to the next batch: its
-/// transactions, whose traces are assembled (and the complete ones
-/// classified) beside the next unit's work and written in its batch. The
-/// writer then waits for them only where they outlast that work; assembled
-/// beside the unit's own states and contracts, they kept the writer waiting
-/// on units that change few states. Assembly reads the trace tables and
+/// What the last committed unit leaves to the next: its transactions,
+/// whose traces are assembled (and the complete ones classified) beside
+/// the next unit's work and written in a batch of their own, committed
+/// before that unit's. The writer then waits for them only where they
+/// outlast that work; assembled beside the unit's own states and
+/// contracts, they kept the writer waiting on units that change few
+/// states, and written in the next unit's batch, their rows lengthened the
+/// writer's commit. Assembly reads the trace tables and
 /// the stored transactions as the unit's commit left them (only this step
 /// writes the trace tables), so the traces are those assembling within the
 /// unit would give; the unit's batch names its transactions
@@ -100,7 +103,8 @@ impl Deferred {
     }
 }
 
-/// A deferred unit's traces and actions, for the batch that writes them.
+/// A deferred unit's traces and actions, for the batch of their own that
+/// writes them.
 #[derive(Default)]
 pub(super) struct TraceWork {
     /// The trace rows, then the classified traces' actions and records.
@@ -121,11 +125,6 @@ pub(super) struct TraceWork {
 }
 
 impl TraceWork {
-    /// Whether its batch changes anything.
-    pub(super) fn writes(&self) -> bool {
-        !self.rows.is_empty() || self.clears_unassembled || self.clears_unclassified
-    }
-
     /// Assembles the deferred unit's traces (`assemble`) and classifies
     /// the complete ones (`classify`).
     pub(super) fn run(

@@ -169,13 +169,30 @@ impl Db {
                     .load(Ordering::Relaxed)
                     .min(BATCH_RESERVE_MAX),
             ),
+            side: false,
         }
+    }
+
+    /// A batch holding `rows`, written beside the writer's run of batches
+    /// (a unit's traces between two units): it reserves what they need, and
+    /// writing it leaves the next [`Db::batch`]'s reservation to the run's
+    /// own batches, which are larger.
+    pub fn side_batch(&self, rows: EncodedRows) -> Batch<'_> {
+        let mut batch = Batch {
+            db: self,
+            wb: WriteBatch::with_capacity_bytes(rows.batch_bytes()),
+            side: true,
+        };
+        batch.append(rows);
+        batch
     }
 
     /// Commits a batch atomically across all column families.
     pub fn write(&self, batch: Batch<'_>) -> Result<(), Error> {
-        self.last_batch_bytes
-            .store(batch.wb.size_in_bytes(), Ordering::Relaxed);
+        if !batch.side {
+            self.last_batch_bytes
+                .store(batch.wb.size_in_bytes(), Ordering::Relaxed);
+        }
         self.db.write_opt(batch.wb, &self.write_opts)?;
         Ok(())
     }
@@ -355,6 +372,8 @@ impl Fnv64 {
 pub struct Batch<'a> {
     db: &'a Db,
     wb: WriteBatch,
+    /// Made by [`Db::side_batch`].
+    side: bool,
 }
 
 impl Batch<'_> {
@@ -435,6 +454,15 @@ impl EncodedRows {
     /// Whether it holds no row.
     pub fn is_empty(&self) -> bool {
         self.tables.iter().all(|t| t.rows.is_empty())
+    }
+
+    /// About the bytes a write batch takes for these rows: theirs, and a
+    /// record header each (type, column family, two lengths).
+    pub fn batch_bytes(&self) -> usize {
+        let header = 12;
+        let rows: usize = self.tables.iter().map(|t| t.rows.len()).sum();
+        let bytes: usize = self.tables.iter().map(|t| t.bytes.len()).sum();
+        bytes + rows * header + header
     }
 
     /// Deletes a row (of the database, or put earlier in these rows).
