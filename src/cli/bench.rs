@@ -28,7 +28,10 @@
 //! machine spreads over all three instead of landing on one; the spread of
 //! the samples is printed beside it.
 //!
-//! Last, the contracts step's cost on real account states
+//! Then the writer alone (`bench_writer`): the set decoded beforehand and
+//! applied by one writer with its row-encoding threads, with traces and
+//! without: the ceiling decode+index reaches once decode threads are
+//! plenty. Last, the contracts step's cost on real account states
 //! (`bench_contracts`).
 
 use std::path::PathBuf;
@@ -68,6 +71,10 @@ pub struct BenchArgs {
     /// Samples per phase and thread count; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub samples: u32,
+    /// Row-encoding threads of the writer-alone phase (default: the cores
+    /// beside the writer, at most 4, an import writer's most); 0 skips it.
+    #[arg(long)]
+    pub encoding_threads: Option<usize>,
 }
 
 /// What tycho-types does on its own: decode the BoC and parse every transaction.
@@ -89,7 +96,7 @@ fn raw_decode(boc: &[u8]) -> anyhow::Result<u64> {
 }
 
 /// The database as `tonindex import` opens it.
-const IMPORTER: DbOptions = DbOptions {
+pub(super) const IMPORTER: DbOptions = DbOptions {
     sync_writes: false,
     write_only_memtables: true,
 };
@@ -115,7 +122,7 @@ impl Rate {
 
 /// Samples of the writer's time per transaction, in all and by step.
 #[derive(Default)]
-struct WriterSteps {
+pub(super) struct WriterSteps {
     apply: Vec<f64>,
     traces: Vec<f64>,
     settle: Vec<f64>,
@@ -128,7 +135,7 @@ struct WriterSteps {
 }
 
 impl WriterSteps {
-    fn push(&mut self, s: &IngestSummary) {
+    pub(super) fn push(&mut self, s: &IngestSummary) {
         let per_tx =
             |d: std::time::Duration| d.as_secs_f64() * 1e6 / s.applied.transactions.max(1) as f64;
         self.apply.push(per_tx(s.write_time));
@@ -142,7 +149,7 @@ impl WriterSteps {
         self.traces_wait.push(per_tx(s.steps.traces_wait));
     }
 
-    fn show(&self, traces: bool) -> String {
+    pub(super) fn show(&self, traces: bool) -> String {
         let (traces, classify) = if traces {
             (
                 format!(
@@ -170,7 +177,7 @@ impl WriterSteps {
     }
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(super) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {
@@ -331,6 +338,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
              without them (index-notrace: assembly and classification off)",
             at("decode+index") / at("index-notrace")
         );
+    }
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let encoding_threads = args
+        .encoding_threads
+        .unwrap_or_else(|| cores.saturating_sub(1).clamp(1, 4));
+    if encoding_threads > 0 {
+        super::bench_writer::run(&bocs, encoding_threads, args.index_rounds, args.samples)?;
     }
     if let (Some(&lo), Some(&hi)) = (args.threads.iter().min(), args.threads.iter().max()) {
         if hi > lo {
@@ -550,7 +564,7 @@ fn process_cpu_time() -> Option<std::time::Duration> {
     Some(std::time::Duration::from_millis((utime + stime) * 10))
 }
 
-fn scratch_dir() -> anyhow::Result<PathBuf> {
+pub(super) fn scratch_dir() -> anyhow::Result<PathBuf> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let dir = std::env::temp_dir().join(format!(
         "tonindex-bench-{}-{}",

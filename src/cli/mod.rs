@@ -7,6 +7,7 @@ mod bench_contracts;
 pub mod bench_dev;
 pub mod bench_serve;
 pub mod bench_sync;
+mod bench_writer;
 pub mod dev;
 pub mod import;
 mod scratch;
