@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The multi-core figures that a 2-core machine cannot give, in one run
 # short enough for a lent machine (about 5 minutes on 16 cores):
-#  1. decode+index with and without traces and actions (`tonindex bench`)
+#  1. decode+index with and without traces and actions (`tonindex bench`,
+#     the writer-alone phase too where the build has it)
 #     at 4 and 16 decode threads, an older build and a newer one in turns,
 #     twice each, so that a change is compared on the same machine and run;
 #  2. what the API's guards and metrics cost (`tonindex bench-serve`: the
@@ -43,7 +44,7 @@ for round in $(seq "$bench_rounds"); do
     for build in old new; do
         echo "== $build, round $round" >>"$out/bench.txt"
         "$work/$build" bench --threads "$threads" --samples 3 --min-tx 20000 --index-rounds 10 "$blocks" \
-            2>&1 | grep -E "machine:|writer's us/tx|runs at|^decode\+index|^index-notrace" \
+            2>&1 | grep -E "machine:|writer's us/tx|runs at|writer alone|^decode\+index|^index-notrace" \
             >>"$out/bench.txt"
     done
 done
