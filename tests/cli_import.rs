@@ -129,6 +129,27 @@ fn bad_input_names_the_file_fails_and_writes_nothing() {
     assert!(text(&o).contains("imported 1 blocks"), "{}", text(&o));
 }
 
+/// A reader that closes the pipe before `stats` writes (`stats | head`)
+/// ends it quietly: no panic, a success.
+#[test]
+fn stats_into_a_closed_pipe_exits_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, clean) = series_and_clean_import(dir.path());
+    let mut child = Command::new(common::tonindex_bin())
+        .args(["stats", "--db", clean.to_str().unwrap()])
+        .env_remove("TONINDEX_DB")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed before the process has opened the database, let alone written.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 #[test]
 fn import_twice_gives_identical_content() {
     let dir = tempfile::tempdir().unwrap();

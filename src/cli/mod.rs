@@ -130,6 +130,18 @@ pub fn reload_serve(config_path: Option<PathBuf>) -> crate::api::Reload {
     Box::new(move || Ok(Config::load(config_path.as_deref())?.serve))
 }
 
+/// Prints `text` and a newline on standard output. A reader that closed
+/// the pipe before the end (`tonindex stats | head`) ends the output
+/// quietly: Rust's `println!` would panic there.
+pub(crate) fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => Ok(written?),
+    }
+}
+
 /// Makes the global rayon pool the import's decode pool: `threads` threads
 /// (0 = one per core) at a lower priority than the writer.
 pub fn init_threads(threads: usize) -> anyhow::Result<()> {

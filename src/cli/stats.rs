@@ -47,6 +47,5 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
         },
         "tables": tables,
     });
-    println!("{}", serde_json::to_string_pretty(&out)?);
-    Ok(())
+    super::print_out(&serde_json::to_string_pretty(&out)?)
 }

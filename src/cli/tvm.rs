@@ -84,8 +84,7 @@ pub fn run(args: &TvmArgs) -> anyhow::Result<()> {
     match &args.command {
         TvmCommand::Run(a) => {
             let result = run_get_method(a)?;
-            println!("{}", serde_json::to_string_pretty(&result)?);
-            Ok(())
+            super::print_out(&serde_json::to_string_pretty(&result)?)
         }
     }
 }
