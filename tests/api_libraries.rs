@@ -73,6 +73,7 @@ fn import(db: &Db, files: &[std::path::PathBuf]) {
         unit_delay: None,
         decode_pool: None,
         traces: true,
+        trust_files: false,
     };
     import_files(db, files, &opts, |_, _| {}).unwrap();
 }

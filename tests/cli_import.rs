@@ -1,6 +1,9 @@
-//! The `tonindex` binary: help and version, bad input, idempotence, crash safety.
+//! The `tonindex` binary: help and version, bad input, idempotence, crash
+//! safety; archive packages in `packages`.
 
 mod common;
+#[path = "cli_import/packages.rs"]
+mod packages;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

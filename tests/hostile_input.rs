@@ -71,6 +71,7 @@ fn index() -> &'static Index {
             unit_delay: None,
             decode_pool: None,
             traces: true,
+            trust_files: false,
         };
         import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         Index {

@@ -47,6 +47,7 @@ fn opts() -> IngestOptions {
         unit_delay: None,
         decode_pool: None,
         traces: true,
+        trust_files: false,
     }
 }
 
@@ -358,6 +359,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
             unit_delay: None,
             decode_pool: Some(std::sync::Arc::new(pool)),
             traces: true,
+            trust_files: false,
         };
         let s = import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         assert!(s.applied.transactions > 1500);

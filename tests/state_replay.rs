@@ -28,6 +28,7 @@ fn opts() -> IngestOptions {
         unit_delay: None,
         decode_pool: None,
         traces: true,
+        trust_files: false,
     }
 }
 

@@ -15,13 +15,13 @@ pub enum FileError {
     Empty { path: PathBuf },
     #[error("{path}: not a bag of cells (neither binary BoC nor hex/base64 BoC text)")]
     NotBoc { path: PathBuf },
-    #[error("{path}: no block files found (looked for .boc .bin .hex .txt .b64)")]
+    #[error("{path}: no block files found (looked for .boc .bin .hex .txt .b64 .pack)")]
     NoFiles { path: PathBuf },
 }
 
-/// Extensions picked up when walking a directory. Files named explicitly are
-/// always read, whatever their name.
-const BLOCK_EXTENSIONS: &[&str] = &["boc", "bin", "hex", "txt", "b64"];
+/// Extensions picked up when walking a directory (`pack`: archive
+/// packages). Files named explicitly are always read, whatever their name.
+const BLOCK_EXTENSIONS: &[&str] = &["boc", "bin", "hex", "txt", "b64", "pack"];
 
 /// Serialized BoC magic prefixes (generic, and the two legacy indexed forms).
 const BOC_MAGICS: &[[u8; 4]] = &[
@@ -30,7 +30,8 @@ const BOC_MAGICS: &[[u8; 4]] = &[
     [0xac, 0xc3, 0xa7, 0x28],
 ];
 
-/// Expands files and directories (recursively) into a sorted list of block files.
+/// Expands files and directories (recursively) into a sorted list of block
+/// files and archive packages.
 pub fn collect_paths(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, FileError> {
     let mut out = Vec::new();
     for input in inputs {
@@ -66,6 +67,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), FileError> {
     entries.sort();
     for path in entries {
         if path.is_dir() {
+            // A node keeps a RocksDB `.index` directory beside each
+            // package: its files are not chain data.
+            if path.extension().is_some_and(|e| e == "index") {
+                continue;
+            }
             walk(&path, out)?;
         } else if path
             .extension()

@@ -48,7 +48,7 @@ use crate::config::Config;
 use crate::decode::decode_block;
 use crate::index::{Applied, Unit};
 use crate::ingest::{
-    decode_ahead, import_files, ImportWriter, IngestError, IngestOptions, IngestSummary,
+    decode_ahead, import_files, ImportWriter, IngestError, IngestOptions, IngestSummary, Source,
 };
 
 #[derive(Debug, Args)]
@@ -380,6 +380,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             unit_delay: None,
             decode_pool: None,
             traces: true,
+            trust_files: false,
         },
         |_, _| {},
     )?;
@@ -496,6 +497,7 @@ fn steady_import(
         unit_delay: None,
         decode_pool: Some(pool.clone()),
         traces,
+        trust_files: false,
     };
     let mut dirs = Vec::new();
     let mut dbs = Vec::new();
@@ -504,7 +506,8 @@ fn steady_import(
         dbs.push(Db::open(&dir, &IMPORTER)?);
         dirs.push(dir);
     }
-    let per_round: Vec<&[PathBuf]> = files.chunks(opts.chunk_size).collect();
+    let sources: Vec<Source> = files.iter().cloned().map(Source::File).collect();
+    let per_round: Vec<&[Source]> = sources.chunks(opts.chunk_size).collect();
     let chunks = (0..dbs.len()).flat_map(|_| per_round.iter().copied());
     let mut writers: Vec<_> = dbs
         .iter()

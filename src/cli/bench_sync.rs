@@ -49,6 +49,7 @@ pub fn compare(
         unit_delay: None,
         decode_pool: None,
         traces: true,
+        trust_files: false,
     };
     import_files(&imported, &paths, &opts, |_, _| {})?;
     let import_time = t.elapsed();

@@ -1,4 +1,5 @@
-//! `tonindex import`: block files into the database, with progress and a summary.
+//! `tonindex import`: block files, state files and archive packages into
+//! the database, with progress and a summary.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,7 +8,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tonindex_storage::{Db, DbOptions};
 
-use crate::chain::files::collect_paths;
 use crate::config::Config;
 use crate::ingest::{import_files, IngestOptions};
 
@@ -22,7 +22,14 @@ pub struct ImportArgs {
     /// Pause after every committed unit (testing aid for crash tests).
     #[arg(long, hide = true, value_name = "MS")]
     pub unit_delay_ms: Option<u64>,
-    /// Block files, or directories searched recursively for .boc .bin .hex .txt .b64.
+    /// Import the masterchain blocks of archive packages without checking
+    /// their validators' signatures (the check needs the network's zero
+    /// state, or the index's config, to start from).
+    #[arg(long)]
+    pub trust_files: bool,
+    /// Block and state files, archive packages (.pack), or directories
+    /// searched recursively for .boc .bin .hex .txt .b64 .pack (a node's
+    /// `db/archive/packages/`, a dump's bags, `db/import/`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 }
@@ -44,7 +51,6 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
     #[cfg(target_os = "linux")]
     stop_on_signals();
     super::init_threads(cfg.import.threads)?;
-    let paths = collect_paths(&args.paths)?;
     let db = Db::open(
         &cfg.db,
         &DbOptions {
@@ -52,20 +58,19 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
             write_only_memtables: true,
         },
     )?;
-    let bar = ProgressBar::new(paths.len() as u64).with_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} blocks {msg}",
-        )
-        .expect("static template"),
+    let bar = ProgressBar::new_spinner().with_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} blocks {msg}")
+            .expect("static template"),
     );
     let opts = IngestOptions {
         chunk_size: cfg.import.chunk_size,
         unit_delay: args.unit_delay_ms.map(Duration::from_millis),
         decode_pool: None,
         traces: true,
+        trust_files: args.trust_files,
     };
     let mut txs = 0u64;
-    let summary = import_files(&db, &paths, &opts, |unit, applied| {
+    let summary = import_files(&db, &args.paths, &opts, |unit, applied| {
         bar.inc(unit.blocks.len() as u64);
         txs += applied.transactions;
         bar.set_message(format!("{txs} tx"));
@@ -84,7 +89,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
     let a = s.applied;
     println!(
         "imported {} blocks ({} already present, {} shard blocks linked to their masterchain block), \
-         {} transactions, {} messages from {} files in {:.2}s ({:.0} tx/s) into {}",
+         {} transactions, {} messages from {} files and entries in {:.2}s ({:.0} tx/s) into {}",
         a.blocks,
         a.skipped_blocks,
         a.adopted_blocks,
@@ -99,6 +104,58 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         println!(
             "account state: {} state file(s) imported, {} block(s) applied to held shard states",
             s.states, a.state_updates
+        );
+    }
+    let p = &s.plan;
+    if p.packages > 0 {
+        println!(
+            "packages: {} read; {} masterchain block(s) checked by their validators' signatures{}",
+            p.packages,
+            p.signatures_checked,
+            if p.unchecked > 0 {
+                format!(", {} taken unchecked (--trust-files)", p.unchecked)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if p.duplicates > 0 {
+        println!(
+            "{} block(s) given more than once were read once",
+            p.duplicates
+        );
+    }
+    if !p.uncommitted.is_empty() {
+        let first = p.uncommitted[0];
+        println!(
+            "{} shard block(s) are not committed by any masterchain block of the input (the first: \
+             ({},{:016x},{})); each was imported as a unit of its own",
+            p.uncommitted.len(),
+            first.workchain,
+            first.shard,
+            first.seqno
+        );
+    }
+    if a.state_gaps > 0 {
+        println!(
+            "warning: {} block(s) could not advance their shard's held state (each named in a \
+             warning above)",
+            a.state_gaps
+        );
+    }
+    if !p.cuts.is_empty() {
+        for (path, cut) in &p.cuts {
+            eprintln!(
+                "{}: cut inside entry {} (byte {}): the {} whole entries before it were imported",
+                path.display(),
+                cut.index,
+                cut.offset,
+                cut.index
+            );
+        }
+        anyhow::bail!(
+            "{} package(s) end inside an entry; import the complete package(s) again to read the rest",
+            p.cuts.len()
         );
     }
     Ok(())

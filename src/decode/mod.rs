@@ -37,6 +37,9 @@ pub enum DecodeError {
     Message(String, tycho_types::error::Error),
     #[error("{0}")]
     State(String),
+    /// A package entry decoded to another block than its name gives.
+    #[error("the entry names block {named}, but its data is block {found}")]
+    NotNamed { named: String, found: String },
     /// The decoder panicked on the input: a bug of ours or of tycho-types,
     /// reported as this file's error instead of taking the import down.
     #[error("the decoder failed unexpectedly: {0}")]
@@ -126,6 +129,35 @@ pub fn decode_chain_boc(
     } else {
         state::decode_state_file(&root).map(|s| ChainItem::State(Box::new(s)))
     }
+}
+
+/// A block's header, and a masterchain block's shard tops and key-block
+/// config, without its transactions: what an import reads of every block
+/// before it decodes them, to put them in chain order and check their
+/// signatures.
+#[derive(Debug, Clone)]
+pub struct BlockHead {
+    pub record: BlockRecord,
+    pub shards: Vec<ShardDescrRecord>,
+    pub config_boc: Option<Vec<u8>>,
+    /// Structures that could not be read (as [`DecodedBlock::warnings`]).
+    pub warnings: Vec<String>,
+}
+
+/// Reads a block's head from its root cell and file hash.
+pub fn decode_block_head(root: &Cell, file_hash: Hash) -> Result<BlockHead, DecodeError> {
+    let block: Block = root.parse().map_err(DecodeError::NotABlock)?;
+    let info = block.load_info().map_err(DecodeError::NotABlock)?;
+    let extra: BlockExtra = block.load_extra().map_err(DecodeError::NotABlock)?;
+    let record = block_record(root, file_hash, &block, &info, &extra)?;
+    let mut warnings = Vec::new();
+    let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
+    Ok(BlockHead {
+        record,
+        shards,
+        config_boc,
+        warnings,
+    })
 }
 
 /// Decodes a block from its root cell and known file hash; see

@@ -28,6 +28,9 @@ pub struct DecodedState {
     pub root: Cell,
     /// Every account with its `ShardAccount` cell.
     pub accounts: Vec<(Address, Cell)>,
+    /// A masterchain state's config dictionary BoC (the config in force
+    /// at its seqno; for a zero state, the config at genesis).
+    pub config_boc: Option<Vec<u8>>,
 }
 
 /// One account's `ShardAccount`, imported on its own.
@@ -78,7 +81,17 @@ fn decode_shard_state(root: &Cell) -> Result<DecodedState, DecodeError> {
             Ok((address(workchain, &id), cell))
         })
         .collect::<Result<Vec<_>, DecodeError>>()?;
+    let config_boc = match state.load_custom() {
+        Ok(extra) => extra
+            .and_then(|extra| extra.config.params.as_dict().root().clone())
+            .map(|dict| crate::boc::encode(dict.as_ref())),
+        Err(e) => {
+            tracing::warn!(seqno = state.seqno, error = %e, "a masterchain state whose config cannot be read: none is kept from it");
+            None
+        }
+    };
     Ok(DecodedState {
+        config_boc,
         workchain,
         shard: state.shard_ident.prefix(),
         seqno: state.seqno,

@@ -69,6 +69,9 @@ pub struct Applied {
     pub adopted_blocks: u64,
     /// Blocks whose state update advanced a held shard state.
     pub state_updates: u64,
+    /// Blocks of a shard whose state is held that could not advance it
+    /// (a gap, or decoded without their update): each is named in a warning.
+    pub state_gaps: u64,
     /// What the contracts step read from the account states written.
     pub contracts: contracts::ContractsDone,
     /// Jetton transfers and burns written.
@@ -403,16 +406,22 @@ impl<'a> Indexer<'a> {
                 let id = block.record.id.id;
                 match states.apply_block(batch, block)? {
                     StateStep::Applied { .. } => applied.state_updates += 1,
-                    StateStep::Gap { held_seqno } => tracing::warn!(
+                    StateStep::Gap { held_seqno } => {
+                        applied.state_gaps += 1;
+                        tracing::warn!(
                         block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
                         held_seqno,
                         "shard state not advanced: the held state is not this block's predecessor"
-                    ),
-                    StateStep::UpdateSkipped => tracing::warn!(
-                        block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
-                        "shard state not advanced: the block was decoded before its shard's \
-                         state was imported; importing the blocks again advances it"
-                    ),
+                        )
+                    }
+                    StateStep::UpdateSkipped => {
+                        applied.state_gaps += 1;
+                        tracing::warn!(
+                            block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                            "shard state not advanced: the block was decoded before its shard's \
+                             state was imported; importing the blocks again advances it"
+                        )
+                    }
                     StateStep::NotTracked | StateStep::AlreadyApplied => {}
                 }
             }
@@ -696,7 +705,15 @@ impl<'a> Indexer<'a> {
         let mut batch = self.db.batch();
         let mut states = StateWork::new(self.db);
         match file {
-            StateFile::State(s) => states.import_state(&mut batch, s)?,
+            StateFile::State(s) => {
+                states.import_state(&mut batch, s)?;
+                // The config a masterchain state holds is the one in force
+                // at its seqno: served and used from there on as a key
+                // block's (a zero state's is the config at genesis).
+                if let Some(config) = &s.config_boc {
+                    batch.put::<KeyBlockConfig>(&s.seqno, &Lz4Bytes(config.clone()));
+                }
+            }
             StateFile::Account(a) => states.import_account(&mut batch, a),
         }
         let now = match file {

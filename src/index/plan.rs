@@ -43,7 +43,10 @@ impl Planner {
             let pending = &self.pending;
             let mut claimed =
                 committed_blocks(tops, |id| pending.get(id).map(|b| prev_ids(&b.record)));
-            claimed.sort();
+            // By seqno: a block's predecessors (a split's parent, a
+            // merge's halves) always have lower seqnos than it, so each
+            // block's state update finds the state before it.
+            claimed.sort_by_key(|id| (id.seqno, id.workchain, id.shard));
             let mut blocks: Vec<DecodedBlock> = claimed
                 .iter()
                 .filter_map(|id| self.pending.remove(id))

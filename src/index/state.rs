@@ -121,6 +121,35 @@ impl<'db> StateWork<'db> {
         }
     }
 
+    /// The seqno of a state held for a shard of `workchain` that overlaps
+    /// `shard` (contains it or lies in it), if any.
+    fn overlapping_held(&self, workchain: i32, shard: u64) -> Result<Option<u32>, StateError> {
+        let overlaps = |other: u64| {
+            let span = |s: u64| {
+                let low = s & s.wrapping_neg();
+                (s - (low - 1), s | (low - 1))
+            };
+            let ((a0, a1), (b0, b1)) = (span(shard), span(other));
+            a0 <= b1 && b0 <= a1
+        };
+        for (key, rec) in &self.roots {
+            if key.workchain == workchain && overlaps(key.shard) {
+                return Ok(Some(rec.seqno));
+            }
+        }
+        for row in self
+            .db
+            .reader()
+            .prefix::<ShardStates>(&workchain_prefix(workchain), false)
+        {
+            let (key, rec) = row?;
+            if overlaps(key.shard) {
+                return Ok(Some(rec.seqno));
+            }
+        }
+        Ok(None)
+    }
+
     /// Imports a full shard state: its cells, its root, every account.
     /// Account rows of the shard that the state does not list are removed.
     pub fn import_state(
@@ -214,7 +243,12 @@ impl<'db> StateWork<'db> {
             shard: id.shard,
         };
         let Some(start) = self.start_of(block, &key)? else {
-            return Ok(StateStep::NotTracked);
+            // A state held for an overlapping shard that this block cannot
+            // follow (its parent's, not yet at the split; a child's) is a gap.
+            return Ok(match self.overlapping_held(id.workchain, id.shard)? {
+                Some(held_seqno) => StateStep::Gap { held_seqno },
+                None => StateStep::NotTracked,
+            });
         };
         let name = || format!("({},{:016x},{})", id.workchain, id.shard, id.seqno);
         let update = match &block.state_update {

@@ -3,34 +3,52 @@
 //! order.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::sources::Source;
 use super::{IngestError, IngestOptions};
-use crate::chain::files::read_boc_file;
 use crate::decode::{decode_chain_boc, file_hash, ChainItem, DecodeError};
 use crate::index::in_place_scope;
-use tonindex_model::Hash;
+use tonindex_model::{BlockIdExt, Hash};
 
-/// A chain file's BoC bytes with their SHA-256 (a block's file hash).
-type ReadFile = (Vec<u8>, Hash);
+/// A chain file's BoC bytes with their SHA-256 (a block's file hash), and
+/// the block a package entry's name says it is.
+type ReadFile = (Vec<u8>, Hash, Option<BlockIdExt>);
 
-/// Reads files, hashing each as it comes: the reading thread has the time
-/// the decode pool would otherwise spend on it. The first file that cannot
-/// be read stops it.
-fn read_files(paths: &[PathBuf]) -> Result<Vec<ReadFile>, IngestError> {
-    paths
+/// Reads files and entries, hashing each as it comes: the reading thread
+/// has the time the decode pool would otherwise spend on it. The first
+/// that cannot be read stops it.
+fn read_files(sources: &[Source]) -> Result<Vec<ReadFile>, IngestError> {
+    sources
         .iter()
-        .map(|p| {
-            let boc = read_boc_file(p)?;
+        .map(|s| {
+            let boc = s.read()?;
             let hash = file_hash(&boc);
-            Ok((boc, hash))
+            Ok((boc, hash, s.named_block()))
         })
         .collect()
+}
+
+/// Decodes one BoC; a package entry must decode to the block its name gives.
+fn decode_file((boc, hash, named): &ReadFile, keep_state_update: bool) -> Decoded {
+    let item = decode_chain_boc(boc, *hash, keep_state_update)?;
+    if let Some(named) = named {
+        let found = match &item {
+            ChainItem::Block(b) => Some(b.record.id),
+            ChainItem::State(_) => None,
+        };
+        if found != Some(*named) {
+            return Err(DecodeError::NotNamed {
+                named: super::order::block_name(named),
+                found: found.map_or("not a block".into(), |f| super::order::block_name(&f)),
+            });
+        }
+    }
+    Ok(item)
 }
 
 /// One chunk's files while they are decoded. The decode pool's threads
@@ -80,10 +98,9 @@ impl ChunkDecode {
         let Some(&i) = self.order.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
             return false;
         };
-        let (boc, hash) = &self.files[i];
-        let result =
-            std::panic::catch_unwind(|| decode_chain_boc(boc, *hash, self.keep_state_updates))
-                .unwrap_or_else(|panic| Err(DecodeError::from_panic(panic)));
+        let file = &self.files[i];
+        let result = std::panic::catch_unwind(|| decode_file(file, self.keep_state_updates))
+            .unwrap_or_else(|panic| Err(DecodeError::from_panic(panic)));
         let mut results = lock(&self.results);
         results.0[i] = Some(result);
         results.1 += 1;
@@ -134,7 +151,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// decoded alongside) has its blocks decoded again, keeping it: the writer
 /// imports a chunk's states before its blocks.
 fn finish_chunk(
-    paths: &[PathBuf],
+    paths: &[Source],
     chunk: &ChunkDecode,
     keep_state_updates: &mut bool,
     pool: Option<&rayon::ThreadPool>,
@@ -150,7 +167,7 @@ fn finish_chunk(
                 .par_iter_mut()
                 .zip(&chunk.files)
                 .filter(|(r, _)| matches!(r, Ok(ChainItem::Block(_))))
-                .for_each(|(r, (boc, hash))| *r = decode_chain_boc(boc, *hash, true))
+                .for_each(|(r, file)| *r = decode_file(file, true))
         };
         match pool {
             Some(pool) => pool.install(redecode),
@@ -162,7 +179,7 @@ fn finish_chunk(
     for (r, path) in results.into_iter().zip(paths) {
         match r {
             Ok(b) => blocks.push(b),
-            Err(e) => failures.push((path.clone(), e)),
+            Err(e) => failures.push((path.label(), e)),
         }
     }
     if !failures.is_empty() {
@@ -306,7 +323,7 @@ impl<F: Fn(&mut HandoffState)> Drop for EndOnDrop<'_, F> {
 /// theirs to use; when the writer is the limit, a decoded chunk is always
 /// waiting and it never decodes.
 pub fn decode_ahead<'p>(
-    chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
+    chunks: impl Iterator<Item = &'p [Source]> + Send,
     opts: &IngestOptions,
     states_held: bool,
     consume: impl FnMut(usize, Vec<ChainItem>) -> Result<(), IngestError>,
@@ -325,7 +342,7 @@ pub(super) fn decode_threads(opts: &IngestOptions) -> usize {
 
 /// [`decode_ahead`], told whether the writer decodes.
 fn decode_ahead_with<'p>(
-    chunks: impl Iterator<Item = &'p [PathBuf]> + Send,
+    chunks: impl Iterator<Item = &'p [Source]> + Send,
     opts: &IngestOptions,
     states_held: bool,
     writer_decodes: bool,
@@ -345,13 +362,13 @@ fn decode_ahead_with<'p>(
             let _ended = EndOnDrop(handoff, |s: &mut HandoffState| s.decode_ended = true);
             let mut keep_state_updates = states_held;
             // Finishes the oldest chunk and hands it on; whether to go on.
-            let finish = |paths: &[PathBuf], chunk: &ChunkDecode, keep: &mut bool| {
+            let finish = |paths: &[Source], chunk: &ChunkDecode, keep: &mut bool| {
                 let decoded = finish_chunk(paths, chunk, keep, pool);
                 let failed = decoded.is_err();
                 handoff.push(decoded) && !failed
             };
             in_place_scope(pool, |s| {
-                let mut in_flight: Option<(&[PathBuf], Arc<ChunkDecode>)> = None;
+                let mut in_flight: Option<(&[Source], Arc<ChunkDecode>)> = None;
                 for paths in chunks {
                     let files = match read_files(paths) {
                         Ok(files) => files,
@@ -435,13 +452,16 @@ mod tests {
 
     use super::*;
     use crate::chain::files::{collect_paths, FileError};
-    use crate::ingest::decode_block_file;
-    use tonindex_model::BlockIdExt;
+    use crate::decode::decode_block;
 
-    fn series() -> Vec<PathBuf> {
+    fn series() -> Vec<Source> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../shared/fixtures/blocks/ever-block-mainnet-2019");
-        collect_paths(&[root.join("mc"), root.join("shard")]).unwrap()
+        collect_paths(&[root.join("mc"), root.join("shard")])
+            .unwrap()
+            .into_iter()
+            .map(Source::File)
+            .collect()
     }
 
     fn ids(items: &[ChainItem]) -> Vec<BlockIdExt> {
@@ -454,10 +474,10 @@ mod tests {
             .collect()
     }
 
-    fn expected_ids(paths: &[PathBuf]) -> Vec<BlockIdExt> {
+    fn expected_ids(paths: &[Source]) -> Vec<BlockIdExt> {
         paths
             .iter()
-            .map(|p| decode_block_file(p).unwrap().record.id)
+            .map(|p| decode_block(&p.read().unwrap()).unwrap().record.id)
             .collect()
     }
 
@@ -483,6 +503,7 @@ mod tests {
             unit_delay: None,
             decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
             traces: true,
+            trust_files: false,
         }
     }
 
@@ -524,7 +545,7 @@ mod tests {
         let garbage = dir.path().join("garbage.boc");
         std::fs::write(&garbage, b"not a bag of cells").unwrap();
         let mut paths = series()[..10].to_vec();
-        paths.push(garbage.clone());
+        paths.push(Source::File(garbage.clone()));
         paths.extend_from_slice(&series()[10..15]);
         let mut got = Vec::new();
         let r = decode_ahead_with(paths.chunks(5), &one_thread(), false, true, |i, items| {

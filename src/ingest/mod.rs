@@ -6,16 +6,22 @@
 //! skips them.
 
 mod decode_ahead;
+pub mod order;
+pub mod sources;
 
 pub use decode_ahead::{decode_ahead, decode_pool, DecodeTimes};
+pub use order::{OrderError, Plan};
+pub use sources::Source;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::chain::files::{read_boc_file, FileError};
+use crate::chain::package::{Cut, PackageError};
 use crate::decode::{decode_block, ChainItem, DecodeError, DecodedBlock};
 use crate::index::state::StateWork;
 use crate::index::{Applied, IndexError, Indexer, Planner, RowEncoding, Unit};
+use tonindex_model::BlockId;
 use tonindex_storage::Db;
 
 /// Import settings.
@@ -28,12 +34,30 @@ pub struct IngestOptions {
     pub decode_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Assemble traces and classify actions (off only to measure their cost).
     pub traces: bool,
+    /// Import the masterchain blocks of archive packages without checking
+    /// their signatures (`--trust-files`).
+    pub trust_files: bool,
+}
+
+/// What planning an import found, for its summary: packages read, where
+/// they were cut, what could not be placed, what was checked.
+#[derive(Debug, Default, Clone)]
+pub struct PlanReport {
+    pub packages: u64,
+    pub cuts: Vec<(PathBuf, Cut)>,
+    /// Shard blocks no masterchain block of the input commits.
+    pub uncommitted: Vec<BlockId>,
+    pub signatures_checked: u64,
+    pub unchecked: u64,
+    pub duplicates: u64,
 }
 
 /// Totals of one import run.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct IngestSummary {
     pub files: u64,
+    /// What planning found (packages, cuts, checks).
+    pub plan: PlanReport,
     pub units: u64,
     pub applied: Applied,
     /// Shard states and account states imported.
@@ -72,17 +96,22 @@ pub enum IngestError {
     Stopped { units: u64 },
     #[error(transparent)]
     File(#[from] FileError),
+    #[error(transparent)]
+    Package(#[from] PackageError),
+    #[error(transparent)]
+    Order(#[from] OrderError),
+    /// Files (or package entries, by their label) and why each failed.
     #[error("{} file(s) could not be imported:\n{}", .0.len(), format_failures(.0))]
-    Decode(Vec<(PathBuf, DecodeError)>),
+    Decode(Vec<(String, DecodeError)>),
     #[error(transparent)]
     Index(#[from] IndexError),
 }
 
-fn format_failures(f: &[(PathBuf, DecodeError)]) -> String {
+fn format_failures(f: &[(String, DecodeError)]) -> String {
     let mut lines: Vec<String> = f
         .iter()
         .take(20)
-        .map(|(p, e)| format!("  {}: {e}", p.display()))
+        .map(|(p, e)| format!("  {p}: {e}"))
         .collect();
     if f.len() > 20 {
         lines.push(format!("  … and {} more", f.len() - 20));
@@ -93,15 +122,19 @@ fn format_failures(f: &[(PathBuf, DecodeError)]) -> String {
 /// Reads and decodes a file that must hold a block.
 pub fn decode_block_file(path: &Path) -> Result<DecodedBlock, IngestError> {
     let boc = read_boc_file(path)?;
-    decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.to_path_buf(), e)]))
+    decode_block(&boc).map_err(|e| IngestError::Decode(vec![(path.display().to_string(), e)]))
 }
 
-/// Imports `paths` (already expanded into files) into `db`.
+/// Imports `paths` (chain files, archive packages, directories of either)
+/// into `db`.
 ///
-/// Decoding runs ahead on a rayon pool (the global one unless
-/// `opts.decode_pool` is set) while the calling thread indexes what is
-/// decoded, so decode and index overlap. `on_unit` is called after every
-/// committed unit (for progress display).
+/// Every block's head is read first and the input put in chain order, the
+/// packages' masterchain blocks checked by their signatures
+/// ([`order::plan_import`]); state files come first. Decoding then runs
+/// ahead on a rayon pool (the global one unless `opts.decode_pool` is set)
+/// while the calling thread indexes what is decoded, so decode and index
+/// overlap. `on_unit` is called after every committed unit (for progress
+/// display).
 pub fn import_files(
     db: &Db,
     paths: &[PathBuf],
@@ -109,12 +142,24 @@ pub fn import_files(
     on_unit: impl FnMut(&Unit, &Applied),
 ) -> Result<IngestSummary, IngestError> {
     let start = Instant::now();
+    let inputs = sources::collect_inputs(paths)?;
+    let mut plan = order::plan_import(db, &inputs, opts.trust_files)?;
+    let mut all = std::mem::take(&mut plan.states);
+    all.append(&mut plan.blocks);
     let mut writer = ImportWriter::new(db, opts, on_unit);
-    let chunks = paths.chunks(opts.chunk_size.max(1));
+    let chunks = all.chunks(opts.chunk_size.max(1));
     let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
     let decode = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
     let mut summary = writer.finish()?;
-    summary.files = paths.len() as u64;
+    summary.files = all.len() as u64;
+    summary.plan = PlanReport {
+        packages: inputs.packages.len() as u64,
+        cuts: plan.cuts,
+        uncommitted: plan.uncommitted,
+        signatures_checked: plan.signatures_checked,
+        unchecked: plan.unchecked,
+        duplicates: plan.duplicates,
+    };
     summary.decode_time = decode.pool;
     summary.writer_decode_time = decode.writer;
     summary.elapsed = start.elapsed();
@@ -254,4 +299,5 @@ fn add(total: &mut Applied, a: &Applied) {
     total.skipped_blocks += a.skipped_blocks;
     total.adopted_blocks += a.adopted_blocks;
     total.state_updates += a.state_updates;
+    total.state_gaps += a.state_gaps;
 }

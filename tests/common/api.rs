@@ -91,6 +91,7 @@ pub fn fixture() -> &'static Fixture {
                 unit_delay: None,
                 decode_pool: None,
                 traces: true,
+                trust_files: false,
             };
             let accounts = tempfile::tempdir().unwrap();
             let mut all = state_paths(accounts.path());

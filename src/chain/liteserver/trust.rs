@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use anyhow::{anyhow, bail, Context as _};
 use tycho_crypto::ed25519;
 use tycho_types::cell::HashBytes;
-use tycho_types::models::{BlockchainConfig, CatchainConfig, ShardIdent, ValidatorSet};
+use tycho_types::models::{BlockchainConfigParams, CatchainConfig, ShardIdent, ValidatorSet};
 use tycho_types::prelude::*;
 
 /// The validator set of one key block (or the zero state) and the
@@ -38,7 +38,7 @@ pub struct BlockSignature {
 impl Validators {
     /// The current validator set (param 34, or 35 when temporary
     /// validators are in force) and param 28 of a config.
-    pub fn from_config(config: &BlockchainConfig) -> anyhow::Result<Self> {
+    pub fn from_config(config: &BlockchainConfigParams) -> anyhow::Result<Self> {
         let set = config
             .get_current_validator_set()
             .context("the config holds no current validator set (param 34)")?;

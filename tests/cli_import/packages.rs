@@ -1,0 +1,410 @@
+//! `tonindex import` of TON archive packages: mainnet's genesis packages
+//! with both zero states (`../shared/fixtures/archives/mainnet-genesis`),
+//! held against pytoniq-core reading the same packages
+//! (`tests/python/archive_packages.py`); the same blocks as loose files in
+//! any order; doctored, cut and foreign input; kill -9 mid-import.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use tonindex_model::BlockId;
+use tonindex_storage::tables::{
+    BlockTxKey, Blocks, McBlockKey, McShardState, ShardKey, ShardStates, Transactions, TxByBlock,
+};
+use tonindex_storage::{Db, DbOptions};
+
+use super::{blocks_in, stats, text, tonindex};
+
+const MC_PACK: &str = "archive.00000.pack";
+const SHARD_PACK: &str = "archive.00000.0_8000000000000000.pack";
+const MC_ZERO: &str = "5E994FCF4D425C0A6CE6A792594B7173205F740A39CD56F537DEFD28B48A0F6E.boc";
+const BC_ZERO: &str = "EE0BEDFE4B32761FB35E9E1D8818EA720CAD1A0E7B4D2ED673C488E72E910342.boc";
+
+fn genesis(name: &str) -> PathBuf {
+    super::common::fixture("archives/mainnet-genesis").join(name)
+}
+
+fn import(db: &Path, inputs: &[PathBuf], extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["import", "--db", db.to_str().unwrap()];
+    args.extend(extra);
+    let inputs: Vec<&str> = inputs.iter().map(|p| p.to_str().unwrap()).collect();
+    args.extend(inputs);
+    tonindex(&args)
+}
+
+/// (name, data) of every whole entry of a package, read here on its own.
+fn entries(path: &Path) -> Vec<(String, Vec<u8>)> {
+    let data = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    let mut off = 4;
+    while off + 8 <= data.len() {
+        let head = u32::from_le_bytes(data[off..off + 4].try_into().unwrap());
+        let len = u32::from_le_bytes(data[off + 4..off + 8].try_into().unwrap()) as usize;
+        let name_len = (head >> 16) as usize;
+        let name = String::from_utf8(data[off + 8..off + 8 + name_len].to_vec()).unwrap();
+        let start = off + 8 + name_len;
+        out.push((name, data[start..start + len].to_vec()));
+        off = start + len;
+    }
+    out
+}
+
+/// A package of the given entries.
+fn package(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = 0xAE8F_DD01u32.to_le_bytes().to_vec();
+    for (name, data) in entries {
+        out.extend((0x1E8B | (name.len() as u32) << 16).to_le_bytes());
+        out.extend((data.len() as u32).to_le_bytes());
+        out.extend(name.as_bytes());
+        out.extend(data);
+    }
+    out
+}
+
+fn python(args: &[PathBuf]) -> Value {
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/archive_packages.py"))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "archive_packages.py failed (pytoniq-core installed? .ci/run installs it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn hex32(v: &Value) -> [u8; 32] {
+    hex::decode(v.as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap()
+}
+
+fn shard_of(v: &Value) -> u64 {
+    u64::from_str_radix(v["shard"].as_str().unwrap(), 16).unwrap()
+}
+
+#[test]
+fn genesis_packages_apply_every_block_and_agree_with_pytoniq() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let all = genesis("");
+    let o = import(&db, &[all], &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("imported 299 blocks"), "{out}");
+    assert!(
+        out.contains("2 state file(s) imported, 299 block(s) applied"),
+        "{out}"
+    );
+    assert!(out.contains("99 masterchain block(s) checked"), "{out}");
+    assert!(!out.contains("WARN") && !out.contains("warning"), "{out}");
+
+    let parsed = python(&[genesis(MC_PACK), genesis(SHARD_PACK)]);
+    let blocks = parsed["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 299);
+    let index = Db::open(&db, &DbOptions::default()).unwrap();
+    let reader = index.reader();
+    let (mut txs, mut messages) = (0, 0);
+    // The newest state hash of every shard, by pytoniq's reading.
+    let mut newest: HashMap<(i32, u64), (u32, [u8; 32])> = HashMap::new();
+    for b in blocks {
+        let id = BlockId {
+            workchain: b["workchain"].as_i64().unwrap() as i32,
+            shard: shard_of(b),
+            seqno: b["seqno"].as_u64().unwrap() as u32,
+        };
+        let rec = index.get::<Blocks>(&id).unwrap().expect("indexed");
+        assert_eq!(rec.id.root_hash, hex32(&b["root_hash"]), "{id:?}");
+        assert_eq!(rec.id.file_hash, hex32(&b["file_hash"]), "{id:?}");
+        assert_eq!(rec.state_root_hash, hex32(&b["new_hash"]), "{id:?}");
+        assert!(rec.mc_block_seqno.is_some(), "{id:?} is committed");
+        let ids: Vec<u64> = reader
+            .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
+            .map(|r| r.unwrap().0.tx_id)
+            .collect();
+        let mut ours: Vec<[u8; 32]> = reader
+            .multi_get::<Transactions>(&ids)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.unwrap().hash)
+            .collect();
+        let theirs_txs = b["transactions"].as_array().unwrap();
+        let mut theirs: Vec<[u8; 32]> = theirs_txs.iter().map(|t| hex32(&t["hash"])).collect();
+        ours.sort();
+        theirs.sort();
+        assert_eq!(ours, theirs, "{id:?}");
+        txs += theirs.len();
+        messages += theirs_txs
+            .iter()
+            .map(|t| t["messages"].as_u64().unwrap())
+            .sum::<u64>();
+        let slot = newest
+            .entry((id.workchain, id.shard))
+            .or_insert((0, [0; 32]));
+        if id.seqno > slot.0 {
+            *slot = (id.seqno, hex32(&b["new_hash"]));
+        }
+        // The shard layout a masterchain block stores is the one it names.
+        if let Some(shards) = b["shards"].as_array() {
+            let mut stored: Vec<(u32, [u8; 32], [u8; 32])> = reader
+                .prefix::<McShardState>(&McBlockKey::prefix(id.seqno), false)
+                .map(|r| {
+                    let (_, d) = r.unwrap();
+                    (d.block.id.seqno, d.block.root_hash, d.block.file_hash)
+                })
+                .collect();
+            let mut named: Vec<(u32, [u8; 32], [u8; 32])> = shards
+                .iter()
+                .map(|s| {
+                    let seqno = s["seqno"].as_u64().unwrap() as u32;
+                    (seqno, hex32(&s["root_hash"]), hex32(&s["file_hash"]))
+                })
+                .collect();
+            stored.sort();
+            named.sort();
+            assert_eq!(
+                stored, named,
+                "shard layout at masterchain block {}",
+                id.seqno
+            );
+        }
+    }
+    assert_eq!(txs, 1087);
+    let summary_messages = out
+        .split(" messages")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    assert_eq!(summary_messages, Some(messages), "{out}");
+    // Every shard state the index holds is the one its newest block made.
+    for ((workchain, shard), (seqno, hash)) in &newest {
+        let key = ShardKey {
+            workchain: *workchain,
+            shard: *shard,
+        };
+        if let Some(held) = index.get::<ShardStates>(&key).unwrap() {
+            if held.seqno == *seqno {
+                assert_eq!(held.root_hash, *hash, "({workchain},{shard:016x})");
+            }
+        }
+    }
+    let mc = index
+        .get::<ShardStates>(&ShardKey {
+            workchain: -1,
+            shard: 0x8000_0000_0000_0000,
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (mc.seqno, mc.root_hash),
+        newest[&(-1, 0x8000_0000_0000_0000)]
+    );
+    // The config in force at genesis is the zero state's.
+    let config = tonindex::query::config::config_at(&reader, Some(50)).unwrap();
+    assert_eq!(config.map(|(seqno, _)| seqno), Some(0));
+}
+
+/// The package's blocks as loose files with the names given.
+fn loose_copy(dir: &Path, name: impl Fn(usize, &str) -> String) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    for zs in [MC_ZERO, BC_ZERO] {
+        std::fs::copy(genesis(zs), dir.join(zs)).unwrap();
+    }
+    let mut i = 0;
+    for pack in [MC_PACK, SHARD_PACK] {
+        for (entry, data) in entries(&genesis(pack)) {
+            if let Some(rest) = entry.strip_prefix("block_(") {
+                let id = rest.split(')').next().unwrap().replace(',', "_");
+                std::fs::write(dir.join(name(i, &id)), data).unwrap();
+                i += 1;
+            }
+        }
+    }
+    dir.to_path_buf()
+}
+
+#[test]
+fn loose_files_in_any_order_give_the_tables_of_the_packages() {
+    let dir = tempfile::tempdir().unwrap();
+    let packed = dir.path().join("packed");
+    assert!(import(&packed, &[genesis("")], &[]).status.success());
+    let want = stats(&packed);
+
+    // `wc_shard_seqno.boc` sorts child shards before their parents; a
+    // scrambled numbering puts every block anywhere.
+    let named = loose_copy(&dir.path().join("named"), |_, id| format!("{id}.boc"));
+    let scrambled = loose_copy(&dir.path().join("scrambled"), |i, _| {
+        format!("{:08}.boc", (i * 7919 + 13) % 1009)
+    });
+    for (k, files) in [named, scrambled].iter().enumerate() {
+        let db = dir.path().join(format!("loose{k}"));
+        // Chunks of 16 files: the input spans many chunks, so the order
+        // the import chooses is what the writer sees.
+        let o = Command::new(super::common::tonindex_bin())
+            .args(["import", "--db", db.to_str().unwrap()])
+            .arg(files)
+            .env_remove("TONINDEX_DB")
+            .env("TONINDEX_IMPORT__CHUNK_SIZE", "16")
+            .output()
+            .unwrap();
+        let out = text(&o);
+        assert!(o.status.success(), "{out}");
+        assert!(out.contains("299 block(s) applied"), "{out}");
+        assert!(!out.contains("WARN"), "{out}");
+        let got = stats(&db);
+        assert_eq!(got["tables"], want["tables"], "{}", files.display());
+        assert_eq!(got["cursor"], want["cursor"]);
+    }
+}
+
+#[test]
+fn doctored_cut_and_foreign_packages() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = [genesis(MC_ZERO), genesis(BC_ZERO)];
+    let mc_entries = entries(&genesis(MC_PACK));
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+
+    // One byte changed in masterchain block 50: refused, named, nothing written.
+    let mut doctored = mc_entries.clone();
+    let i = doctored
+        .iter()
+        .position(|(n, _)| n.starts_with("block_(-1,8000000000000000,50)"))
+        .unwrap();
+    let mid = doctored[i].1.len() / 2;
+    doctored[i].1[mid] ^= 0x20;
+    let bad = write("archive.00000.pack", &package(&doctored));
+    let db = dir.path().join("doctored");
+    let o = import(&db, &[zero[0].clone(), zero[1].clone(), bad.clone()], &[]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("block_(-1,8000000000000000,50)"), "{out}");
+    assert!(out.contains("file hash"), "{out}");
+    assert_eq!(blocks_in(&db), 0);
+
+    // Its proof's signatures taken from block 49's proof: refused by the check.
+    let mut swapped = mc_entries.clone();
+    let p50 = swapped
+        .iter()
+        .position(|(n, _)| n.starts_with("proof_(-1,8000000000000000,50)"))
+        .unwrap();
+    let p49 = swapped
+        .iter()
+        .position(|(n, _)| n.starts_with("proof_(-1,8000000000000000,49)"))
+        .unwrap();
+    swapped[p50].1 = swapped[p49].1.clone();
+    let bad = write("archive.00000.pack", &package(&swapped));
+    let db = dir.path().join("swapped");
+    let o = import(&db, &[zero[0].clone(), zero[1].clone(), bad], &[]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("proof_(-1,8000000000000000,50)"), "{out}");
+    assert!(out.contains("signatures of masterchain block 50"), "{out}");
+    assert_eq!(blocks_in(&db), 0);
+
+    // Without a zero state nothing says who the validators are.
+    let db = dir.path().join("no-zero-state");
+    let o = import(&db, &[genesis(MC_PACK)], &[]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("no validator set is known"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(blocks_in(&db), 0);
+    // --trust-files imports them unchecked, and says so.
+    let o = import(&db, &[genesis(MC_PACK)], &["--trust-files"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("99 taken unchecked"), "{}", text(&o));
+
+    // Cut inside entry 101 (block 51's): blocks 1-50 imported, the cut named.
+    let whole = std::fs::read(genesis(MC_PACK)).unwrap();
+    let upto: usize = 4 + mc_entries[..101]
+        .iter()
+        .map(|(n, d)| 8 + n.len() + d.len())
+        .sum::<usize>();
+    let cut = write("archive.00000.pack", &whole[..upto + 100]);
+    let db = dir.path().join("cut");
+    let o = import(&db, &[zero[0].clone(), zero[1].clone(), cut], &[]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("cut inside entry 101"), "{out}");
+    assert_eq!(blocks_in(&db), 50, "{out}");
+    // The whole package later: everything.
+    let o = import(&db, &[genesis("")], &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(blocks_in(&db), 299);
+
+    // Not a package, a bad entry header, a name that does not parse.
+    let mut bad_header = package(&mc_entries[..4]);
+    bad_header[4] ^= 0xff;
+    let mut bad_name = mc_entries[..4].to_vec();
+    bad_name[2].0 = "block_(-1,8000000000000000)".into();
+    for (bytes, why) in [
+        (b"not a package at all".to_vec(), "not an archive package"),
+        (bad_header, "bad entry header"),
+        (package(&bad_name), "does not parse"),
+    ] {
+        let p = write("archive.00001.pack", &bytes);
+        let db = dir.path().join("bad");
+        let o = import(&db, &[p], &[]);
+        let out = text(&o);
+        assert!(!o.status.success(), "{out}");
+        assert!(
+            out.contains("archive.00001.pack") && out.contains(why),
+            "{out}"
+        );
+        assert!(!out.contains("panicked"), "{out}");
+        assert_eq!(blocks_in(&db), 0);
+    }
+}
+
+#[test]
+fn kill_9_during_a_package_import_then_rerun_equals_a_clean_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    assert!(import(&clean, &[genesis("")], &[]).status.success());
+    let want = stats(&clean);
+    let db = dir.path().join("killed");
+    for after in [3, 17, 41] {
+        let mut child = Command::new(super::common::tonindex_bin())
+            .args([
+                "--log-level",
+                "tonindex=debug",
+                "import",
+                "--unit-delay-ms",
+                "15",
+            ])
+            .args(["--db", db.to_str().unwrap()])
+            .arg(genesis(""))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut committed = 0;
+        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+            if line.unwrap().contains("unit committed") {
+                committed += 1;
+                if committed == after {
+                    child.kill().unwrap();
+                    break;
+                }
+            }
+        }
+        child.wait().unwrap();
+    }
+    let o = import(&db, &[genesis("")], &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let got = stats(&db);
+    assert_eq!(got["tables"], want["tables"]);
+    assert_eq!(got["cursor"], want["cursor"]);
+}
