@@ -714,14 +714,26 @@ fn accounts_whose_state_is_not_held_are_not_made_up() {
 #[test]
 fn runs_name_the_config_they_used() {
     let fx = common::api::fixture();
-    // Key blocks the index holds: the fixture's masterchain blocks that
-    // carry a config (the decoder's view, independent of the query path).
-    let key_blocks: Vec<u32> = fx
+    // Configs the index holds: the fixture's masterchain blocks that carry
+    // one (the decoder's view, independent of the query path), and the
+    // masterchain state it imports (the config in force at its seqno).
+    let mut key_blocks: Vec<u32> = fx
         .blocks
         .iter()
         .filter(|b| b.record.id.id.workchain == -1 && b.config_boc.is_some())
         .map(|b| b.record.id.id.seqno)
         .collect();
+    let mc_state: tycho_types::models::ShardStateUnsplit = tycho_types::boc::Boc::decode(
+        std::fs::read(common::fixture(
+            "accounts/ever-block-mainnet-2019/state_2659.boc",
+        ))
+        .unwrap(),
+    )
+    .unwrap()
+    .parse()
+    .unwrap();
+    assert_eq!(mc_state.shard_ident.workchain(), -1);
+    key_blocks.push(mc_state.seqno);
     let expect = |at: Option<u32>| match key_blocks
         .iter()
         .filter(|&&s| at.is_none_or(|at| s <= at))

@@ -143,25 +143,49 @@ pub fn import_files(
 ) -> Result<IngestSummary, IngestError> {
     let start = Instant::now();
     let inputs = sources::collect_inputs(paths)?;
-    let mut plan = order::plan_import(db, &inputs, opts.trust_files)?;
-    let mut all = std::mem::take(&mut plan.states);
-    all.append(&mut plan.blocks);
+    let packages = inputs.packages.len() as u64;
     let mut writer = ImportWriter::new(db, opts, on_unit);
-    let chunks = all.chunks(opts.chunk_size.max(1));
-    let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
-    let decode = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
-    let mut summary = writer.finish()?;
-    summary.files = all.len() as u64;
-    summary.plan = PlanReport {
-        packages: inputs.packages.len() as u64,
-        cuts: plan.cuts,
-        uncommitted: plan.uncommitted,
-        signatures_checked: plan.signatures_checked,
-        unchecked: plan.unchecked,
-        duplicates: plan.duplicates,
+    let mut report = PlanReport {
+        packages,
+        ..PlanReport::default()
     };
-    summary.decode_time = decode.pool;
-    summary.writer_decode_time = decode.writer;
+    let (mut files, mut decode_time, mut writer_decode_time) = (0, Duration::ZERO, Duration::ZERO);
+    // Group by group: each planned (and its signatures checked) against
+    // what the groups before it wrote.
+    for group in inputs.into_groups() {
+        let mut plan = order::plan_import(db, &group, opts.trust_files)?;
+        let mut all = std::mem::take(&mut plan.states);
+        all.append(&mut plan.blocks);
+        let chunks = all.chunks(opts.chunk_size.max(1));
+        let states_held = StateWork::holds_any_state(db).map_err(IndexError::from)?;
+        let decode = decode_ahead(chunks, opts, states_held, |_, items| writer.push(items))?;
+        files += all.len() as u64;
+        decode_time += decode.pool;
+        writer_decode_time += decode.writer;
+        report.cuts.extend(plan.cuts);
+        report.uncommitted.extend(plan.uncommitted);
+        report.signatures_checked += plan.signatures_checked;
+        report.unchecked += plan.unchecked;
+        report.duplicates += plan.duplicates;
+    }
+    let mut summary = writer.finish()?;
+    // Shard blocks a later group's masterchain block committed are not
+    // uncommitted after all.
+    let mut uncommitted = Vec::new();
+    for id in std::mem::take(&mut report.uncommitted) {
+        let row = db.get::<tonindex_storage::tables::Blocks>(&id);
+        if row
+            .map_err(IndexError::from)?
+            .is_none_or(|b| b.mc_block_seqno.is_none())
+        {
+            uncommitted.push(id);
+        }
+    }
+    report.uncommitted = uncommitted;
+    summary.files = files;
+    summary.plan = report;
+    summary.decode_time = decode_time;
+    summary.writer_decode_time = writer_decode_time;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }

@@ -10,7 +10,9 @@ use tonindex_model::BlockIdExt;
 
 use super::IngestError;
 use crate::chain::files::{collect_paths, read_boc_file};
-use crate::chain::package::{index_package, is_package, read_entry, EntryRef, PackageIndex};
+use crate::chain::package::{
+    index_package, is_package, read_entry, EntryRef, PackageIndex, PackageName,
+};
 
 /// An open package and what its walk found.
 #[derive(Debug)]
@@ -96,4 +98,49 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Inputs, IngestError> {
         }
     }
     Ok(inputs)
+}
+
+impl Inputs {
+    /// Splits the input into the groups an import plans and writes one
+    /// after the other, so that a history of thousands of packages is
+    /// never planned at once: the packages of one number (a masterchain
+    /// package and the shard packages of the blocks it commits) make a
+    /// group, in number order; loose files and packages whose names say
+    /// nothing go with the first; key-block packages (copies of blocks
+    /// the others hold) come last, together.
+    pub fn into_groups(self) -> Vec<Inputs> {
+        use std::collections::BTreeMap;
+        let mut numbered: BTreeMap<u32, Vec<Arc<OpenPackage>>> = BTreeMap::new();
+        let mut first = Inputs {
+            files: self.files,
+            packages: Vec::new(),
+        };
+        let mut keys = Vec::new();
+        for p in self.packages {
+            match p.index.name {
+                Some(PackageName::Masterchain(n)) | Some(PackageName::Shard { number: n, .. }) => {
+                    numbered.entry(n).or_default().push(p)
+                }
+                Some(PackageName::Key(_)) => keys.push(p),
+                None => first.packages.push(p),
+            }
+        }
+        let mut groups = Vec::new();
+        let mut numbered = numbered.into_values();
+        if let Some(lowest) = numbered.next() {
+            first.packages.extend(lowest);
+        }
+        groups.push(first);
+        groups.extend(numbered.map(|packages| Inputs {
+            files: Vec::new(),
+            packages,
+        }));
+        if !keys.is_empty() {
+            groups.push(Inputs {
+                files: Vec::new(),
+                packages: keys,
+            });
+        }
+        groups
+    }
 }

@@ -264,6 +264,78 @@ fn loose_files_in_any_order_give_the_tables_of_the_packages() {
 }
 
 #[test]
+fn packages_split_by_number_import_group_by_group_to_the_same_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    assert!(import(&clean, &[genesis("")], &[]).status.success());
+    let want = stats(&clean);
+    // Masterchain blocks 1-50 in package 0, 51-99 in package 50, each
+    // shard block in the package of the masterchain block that commits it
+    // (as a node files them), the latter first on disk.
+    let committed_by: HashMap<String, u32> = {
+        let index = Db::open(&clean, &DbOptions::default()).unwrap();
+        entries(&genesis(SHARD_PACK))
+            .iter()
+            .filter_map(|(name, _)| {
+                let rest = name.strip_prefix("block_(0,")?;
+                let (shard, rest) = rest.split_once(',')?;
+                let seqno: u32 = rest.split(')').next()?.parse().ok()?;
+                let id = BlockId {
+                    workchain: 0,
+                    shard: u64::from_str_radix(shard, 16).ok()?,
+                    seqno,
+                };
+                let rec = index.get::<Blocks>(&id).unwrap()?;
+                Some((format!("(0,{shard},{seqno})"), rec.mc_block_seqno?))
+            })
+            .collect()
+    };
+    let seqno_of = |name: &str| -> u32 {
+        let id = &name[name.find('(').unwrap()..=name.find(')').unwrap()];
+        if let Some(mc) = id.strip_prefix("(-1,8000000000000000,") {
+            mc.trim_end_matches(')').parse().unwrap()
+        } else {
+            committed_by[id]
+        }
+    };
+    let split = dir.path().join("split");
+    std::fs::create_dir(&split).unwrap();
+    for (pack, shard_name) in [(MC_PACK, ""), (SHARD_PACK, ".0_8000000000000000")] {
+        let all = entries(&genesis(pack));
+        let (low, high): (Vec<_>, Vec<_>) = all.into_iter().partition(|(n, _)| seqno_of(n) <= 50);
+        std::fs::write(
+            split.join(format!("archive.00050{shard_name}.pack")),
+            package(&high),
+        )
+        .unwrap();
+        std::fs::write(
+            split.join(format!("archive.00000{shard_name}.pack")),
+            package(&low),
+        )
+        .unwrap();
+    }
+    for zs in [MC_ZERO, BC_ZERO] {
+        std::fs::copy(genesis(zs), split.join(zs)).unwrap();
+    }
+    let db = dir.path().join("grouped");
+    let o = import(&db, &[split], &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("299 block(s) applied"), "{out}");
+    assert!(
+        out.contains("packages: 4 read; 99 masterchain block(s) checked"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("WARN") && !out.contains("not committed"),
+        "{out}"
+    );
+    let got = stats(&db);
+    assert_eq!(got["tables"], want["tables"]);
+    assert_eq!(got["cursor"], want["cursor"]);
+}
+
+#[test]
 fn doctored_cut_and_foreign_packages() {
     let dir = tempfile::tempdir().unwrap();
     let zero = [genesis(MC_ZERO), genesis(BC_ZERO)];
@@ -343,6 +415,25 @@ fn doctored_cut_and_foreign_packages() {
     let o = import(&db, &[genesis("")], &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(blocks_in(&db), 299);
+
+    // Another network's zero state (mainnet's with another global id):
+    // block 1 does not follow it, so the packages are refused.
+    let foreign = {
+        use tycho_types::boc::Boc;
+        use tycho_types::cell::CellBuilder;
+        use tycho_types::models::ShardStateUnsplit;
+        let root = Boc::decode(std::fs::read(&zero[0]).unwrap()).unwrap();
+        let mut state: ShardStateUnsplit = root.parse().unwrap();
+        state.global_id = -3;
+        Boc::encode(CellBuilder::build_from(&state).unwrap())
+    };
+    let foreign = write("foreign-zerostate.boc", &foreign);
+    let db = dir.path().join("foreign");
+    let o = import(&db, &[foreign, genesis(MC_PACK)], &[]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("masterchain block 1 does not follow"), "{out}");
+    assert_eq!(blocks_in(&db), 0);
 
     // Not a package, a bad entry header, a name that does not parse.
     let mut bad_header = package(&mc_entries[..4]);
