@@ -36,7 +36,7 @@ fn series_units(paths: &[PathBuf]) -> Vec<Unit> {
         .map(|p| decode_block_file(p).unwrap())
         .collect();
     let mut planner = Planner::new(64);
-    let mut units = planner.push(blocks);
+    let mut units = planner.push(blocks).unwrap();
     units.extend(planner.finish());
     units
 }
@@ -239,7 +239,7 @@ fn masterchain_block_commits_its_shard_blocks_in_unit_and_already_stored() {
 
     // Then the mc block with 571526 and 571527: both join its unit, 571525 is adopted.
     let mut planner = Planner::new(100);
-    let units = planner.push(vec![mc, s27, s26]);
+    let units = planner.push(vec![mc, s27, s26]).unwrap();
     assert_eq!(units.len(), 1);
     assert_eq!(units[0].blocks.len(), 3);
     assert!(planner.finish().is_empty());

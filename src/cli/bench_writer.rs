@@ -26,7 +26,7 @@ fn units(bocs: &[Vec<u8>]) -> anyhow::Result<Vec<Unit>> {
         .map(|b| decode_block(b))
         .collect::<Result<Vec<_>, _>>()?;
     let mut planner = Planner::new(blocks.len());
-    let mut units = planner.push(blocks);
+    let mut units = planner.push(blocks)?;
     units.extend(planner.finish());
     Ok(units)
 }

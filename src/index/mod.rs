@@ -40,7 +40,7 @@ use tycho_types::cell::Cell;
 use crate::decode::state::StateFile;
 use crate::decode::{DecodedBlock, DecodedTransaction};
 
-pub use plan::Planner;
+pub use plan::{Planner, Unlinked};
 use state::{StateError, StateStep, StateWork};
 use step_times::{Step, StepClock};
 

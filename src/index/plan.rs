@@ -10,6 +10,17 @@ use super::commit::committed_blocks;
 use super::{prev_ids, Unit};
 use crate::decode::DecodedBlock;
 
+/// A shard block under the id a masterchain block commits that is not the
+/// block it commits (its hashes differ): another chain's, or doctored.
+#[derive(Debug, thiserror::Error)]
+#[error("shard block ({},{:016x},{}) is not the one masterchain block {mc_seqno} commits: its hashes are {found}, the chain names {named}", .id.workchain, .id.shard, .id.seqno)]
+pub struct Unlinked {
+    pub id: BlockId,
+    pub mc_seqno: u32,
+    pub named: String,
+    pub found: String,
+}
+
 /// Holds shard blocks until the masterchain block that commits them arrives.
 pub struct Planner {
     pending: BTreeMap<BlockId, DecodedBlock>,
@@ -27,7 +38,9 @@ impl Planner {
     }
 
     /// Adds blocks and returns the units that are ready, in apply order.
-    pub fn push(&mut self, blocks: Vec<DecodedBlock>) -> Vec<Unit> {
+    /// A masterchain block's claimed shard blocks must be the very blocks
+    /// its shard hashes and their predecessors' references name.
+    pub fn push(&mut self, blocks: Vec<DecodedBlock>) -> Result<Vec<Unit>, Unlinked> {
         let mut masters = Vec::new();
         for b in blocks {
             if b.record.id.id.workchain == -1 {
@@ -47,6 +60,7 @@ impl Planner {
             // merge's halves) always have lower seqnos than it, so each
             // block's state update finds the state before it.
             claimed.sort_by_key(|id| (id.seqno, id.workchain, id.shard));
+            self.check_links(&mc, &claimed)?;
             let mut blocks: Vec<DecodedBlock> = claimed
                 .iter()
                 .filter_map(|id| self.pending.remove(id))
@@ -59,7 +73,39 @@ impl Planner {
                 units.push(Unit { blocks: vec![b] });
             }
         }
-        units
+        Ok(units)
+    }
+
+    /// Every claimed block is the one named by a top of `mc` or by the
+    /// previous-block reference of a claimed block.
+    fn check_links(&self, mc: &DecodedBlock, claimed: &[BlockId]) -> Result<(), Unlinked> {
+        let named = mc.shards.iter().map(|s| s.block).chain(
+            claimed
+                .iter()
+                .filter_map(|id| self.pending.get(id))
+                .flat_map(|b| b.record.prev_blocks.iter().map(|p| p.block)),
+        );
+        for want in named {
+            let Some(held) = self.pending.get(&want.id) else {
+                continue;
+            };
+            if held.record.id != want && claimed.contains(&want.id) {
+                let hashes = |id: &tonindex_model::BlockIdExt| {
+                    format!(
+                        "{}…/{}…",
+                        &hex::encode_upper(id.root_hash)[..8],
+                        &hex::encode_upper(id.file_hash)[..8]
+                    )
+                };
+                return Err(Unlinked {
+                    id: want.id,
+                    mc_seqno: mc.record.id.id.seqno,
+                    named: hashes(&want),
+                    found: hashes(&held.record.id),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The shard blocks no masterchain block claimed, one unit each.

@@ -100,6 +100,8 @@ pub enum IngestError {
     Package(#[from] PackageError),
     #[error(transparent)]
     Order(#[from] OrderError),
+    #[error(transparent)]
+    Unlinked(#[from] crate::index::Unlinked),
     /// Files (or package entries, by their label) and why each failed.
     #[error("{} file(s) could not be imported:\n{}", .0.len(), format_failures(.0))]
     Decode(Vec<(String, DecodeError)>),
@@ -267,7 +269,7 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
                 }
             }
         }
-        let units = self.planner.push(blocks);
+        let units = self.planner.push(blocks)?;
         self.apply(units)
     }
 

@@ -383,6 +383,49 @@ fn doctored_cut_and_foreign_packages() {
     assert!(out.contains("signatures of masterchain block 50"), "{out}");
     assert_eq!(blocks_in(&db), 0);
 
+    // A shard block replaced by another under its id (its global id
+    // changed, the entry renamed to its new hashes, so the entry itself
+    // checks out): not the block the chain commits, refused.
+    let mut shard_entries = entries(&genesis(SHARD_PACK));
+    let k = shard_entries
+        .iter()
+        .position(|(n, _)| n.starts_with("block_(0,8000000000000000,5)"))
+        .unwrap();
+    let (name, data) = {
+        use tycho_types::boc::Boc;
+        use tycho_types::cell::CellBuilder;
+        use tycho_types::models::Block;
+        let mut block: Block = Boc::decode(&shard_entries[k].1).unwrap().parse().unwrap();
+        block.global_id = -3;
+        let root = CellBuilder::build_from(&block).unwrap();
+        let data = Boc::encode(&root);
+        let name = format!(
+            "block_(0,8000000000000000,5):{}:{}",
+            hex::encode_upper(root.repr_hash().0),
+            hex::encode_upper(tonindex::decode::file_hash(&data))
+        );
+        (name, data)
+    };
+    shard_entries[k] = (name, data);
+    let forged = write(
+        "archive.00000.0_8000000000000000.pack",
+        &package(&shard_entries),
+    );
+    let db = dir.path().join("forged-shard");
+    let o = import(
+        &db,
+        &[zero[0].clone(), zero[1].clone(), genesis(MC_PACK), forged],
+        &[],
+    );
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("shard block (0,8000000000000000,5) is not the one masterchain block"),
+        "{out}"
+    );
+    assert!(blocks_in(&db) < 10, "{out}");
+    let _ = std::fs::remove_file(dir.path().join("archive.00000.0_8000000000000000.pack"));
+
     // Without a zero state nothing says who the validators are.
     let db = dir.path().join("no-zero-state");
     let o = import(&db, &[genesis(MC_PACK)], &[]);
