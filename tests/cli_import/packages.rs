@@ -208,6 +208,57 @@ fn genesis_packages_apply_every_block_and_agree_with_pytoniq() {
     // The config in force at genesis is the zero state's.
     let config = tonindex::query::config::config_at(&reader, Some(50)).unwrap();
     assert_eq!(config.map(|(seqno, _)| seqno), Some(0));
+    drop(reader);
+    drop(index);
+
+    // Served: getConfigParam and getConfigAll, and get-methods run with it.
+    let port = super::common::free_port();
+    let mut server = Command::new(super::common::tonindex_bin())
+        .args(["serve", "--db", db.to_str().unwrap()])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    super::common::wait_listening(port);
+    let (status, _, body) = http_get(port, "/api/v2/getConfigParam?config_id=34&seqno=10");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"ok\":true"), "{body}");
+    let (status, _, body) = http_get(port, "/api/v2/getConfigAll?seqno=10");
+    assert_eq!(status, 200, "{body}");
+    let elector = "-1:3333333333333333333333333333333333333333333333333333333333333333";
+    let (status, head, body) = http_get(
+        port,
+        &format!("/api/v2/runGetMethod?address={elector}&method=active_election_id&stack=%5B%5D"),
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"exit_code\":0"), "{body}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("x-tonindex-config: key_block=0"),
+        "{head}"
+    );
+}
+
+/// A GET over loopback: status, headers, body.
+fn http_get(port: u16, path: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
 }
 
 /// The package's blocks as loose files with the names given.
