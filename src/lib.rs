@@ -8,6 +8,7 @@ pub mod api;
 pub mod boc;
 pub mod chain;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod decode;

@@ -560,14 +560,9 @@ pub(crate) fn json_response(status: StatusCode, body: String, version: &'static 
     resp
 }
 
-/// Milliseconds since `start`, for v2's `@extra`.
-/// Seconds since the Unix epoch (0 if the clock is before it).
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
+pub use crate::clock::unix_now;
 
+/// Milliseconds since `start`, for v2's `@extra`.
 pub(crate) fn elapsed_ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
 }

@@ -101,7 +101,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         .cloned()
         .collect();
     let keys = devnet.keys().clone();
-    let valid_until = u32::try_from(crate::api::unix_now())? + 24 * 3600;
+    let valid_until = u32::try_from(crate::clock::unix_now())? + 24 * 3600;
     // Every round's messages are signed before the clock starts: signing is
     // the clients' work, not the chain's.
     let rounds: Vec<Vec<Cell>> = (0..=args.blocks)

@@ -153,7 +153,7 @@ impl Progress {
         self.last_line = Some(now);
         let lag = s
             .last_mc_utime
-            .map(|t| (crate::api::unix_now() as i64 - i64::from(t)).max(0));
+            .map(|t| (crate::clock::unix_now() as i64 - i64::from(t)).max(0));
         if behind > BEHIND {
             let secs = (now - self.start).as_secs_f64().max(1e-3);
             let blocks = s.mc_blocks;

@@ -118,7 +118,7 @@ fn run_get_method(a: &RunArgs) -> anyhow::Result<serde_json::Value> {
         libraries: Default::default(),
         now: a
             .now
-            .unwrap_or_else(|| crate::api::unix_now().try_into().unwrap_or(u32::MAX)),
+            .unwrap_or_else(|| crate::clock::unix_now().try_into().unwrap_or(u32::MAX)),
         lt: a.lt,
         rand_seed,
         gas_limit: a.gas_limit,

@@ -142,7 +142,7 @@ fn hex(h: &HashBytes) -> String {
 }
 
 fn unix_now() -> u32 {
-    crate::api::unix_now().min(u64::from(u32::MAX)) as u32
+    crate::clock::unix_now().min(u64::from(u32::MAX)) as u32
 }
 
 impl Devnet {
