@@ -337,6 +337,30 @@ pub fn read_entry(path: &Path, file: &File, entry: &EntryRef) -> Result<Vec<u8>,
     Ok(data)
 }
 
+/// Appends entries to the package at `path`, creating it (header first)
+/// when it does not exist yet. A writer that stops midway leaves a cut
+/// that [`index_package`] names, as a node's would.
+pub fn append_entries(path: &Path, entries: &[(EntryName, Vec<u8>)]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let mut out = Vec::new();
+    if file.metadata()?.len() == 0 {
+        out.extend(PACKAGE_MAGIC.to_le_bytes());
+    }
+    for (name, data) in entries {
+        let name = name.to_string();
+        let len = u32::try_from(data.len()).map_err(std::io::Error::other)?;
+        out.extend((u32::from(ENTRY_MAGIC) | (name.len() as u32) << 16).to_le_bytes());
+        out.extend(len.to_le_bytes());
+        out.extend(name.as_bytes());
+        out.extend(data);
+    }
+    file.write_all(&out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,13 @@ pub struct BenchDevArgs {
     /// Keep the produced blocks (and zerostates) in DIR.
     #[arg(long, value_name = "DIR")]
     pub export_blocks: Option<PathBuf>,
+    /// Also write them to DIR as TON archive packages with signed proofs
+    /// (a corpus for `tonindex import` of packages).
+    #[arg(long, value_name = "DIR")]
+    pub export_packages: Option<PathBuf>,
+    /// Make every N-th masterchain block a key block (besides the first).
+    #[arg(long, value_name = "N")]
+    pub key_block_every: Option<u32>,
     /// Then index the same blocks twice more, into fresh databases: imported
     /// from the files, and followed from the devnet's lite server.
     #[arg(long)]
@@ -91,7 +98,8 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         libraries: Vec::new(),
         block_interval: None,
         export_dir: Some(export.clone()),
-        key_block_every: None,
+        export_packages: args.export_packages.clone(),
+        key_block_every: args.key_block_every,
     };
     let mut devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
     let senders: Vec<_> = devnet

@@ -39,6 +39,11 @@ pub struct DevArgs {
     /// Write every produced block (and the zerostates) to DIR, one BoC each.
     #[arg(long, value_name = "DIR")]
     pub export_blocks: Option<PathBuf>,
+    /// Write every produced block to DIR as TON archive packages, as a node
+    /// files them (masterchain blocks with signed proofs; `tonindex import`
+    /// reads them), with the zerostates.
+    #[arg(long, value_name = "DIR")]
+    pub export_packages: Option<PathBuf>,
     /// One more genesis account: `ADDRESS:NANOTONS` or
     /// `ADDRESS:NANOTONS:CODE_B64:DATA_B64` (repeatable).
     #[arg(long = "account", value_name = "SPEC", allow_hyphen_values = true)]
@@ -156,6 +161,7 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         libraries,
         block_interval: (interval > 0).then(|| Duration::from_millis(interval)),
         export_dir: args.export_blocks.clone(),
+        export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,
     })
 }

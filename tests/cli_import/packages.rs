@@ -593,3 +593,58 @@ fn kill_9_during_a_package_import_then_rerun_equals_a_clean_one() {
     assert_eq!(got["tables"], want["tables"]);
     assert_eq!(got["cursor"], want["cursor"]);
 }
+
+/// Packages written by the devnet (`bench-dev --export-packages`, a key
+/// block every third masterchain block, each block's proof signed by its
+/// validator): checked through every key block, equal to the loose files
+/// of the same chain; a key block left out stops the check.
+#[test]
+fn devnet_packages_are_checked_through_its_key_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (loose, packs) = (dir.path().join("loose"), dir.path().join("packs"));
+    let o = tonindex(&[
+        "bench-dev",
+        "--wallets",
+        "4",
+        "--blocks",
+        "12",
+        "--key-block-every",
+        "3",
+        "--export-blocks",
+        loose.to_str().unwrap(),
+        "--export-packages",
+        packs.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let from_packages = dir.path().join("from-packages");
+    let o = import(&from_packages, std::slice::from_ref(&packs), &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("14 masterchain block(s) checked"), "{out}");
+    assert!(out.contains("28 block(s) applied"), "{out}");
+    let from_files = dir.path().join("from-files");
+    assert!(import(&from_files, &[loose], &[]).status.success());
+    assert_eq!(
+        stats(&from_packages)["tables"],
+        stats(&from_files)["tables"]
+    );
+
+    // Key block 6 (and its proof) left out (the devnet's key blocks are 1,
+    // 3, 6, 9, 12): block 7 follows a key block nothing holds, so its
+    // validators are unknown.
+    let mc = packs.join(MC_PACK);
+    let kept: Vec<_> = entries(&mc)
+        .into_iter()
+        .filter(|(n, _)| !n.contains("(-1,8000000000000000,6)"))
+        .collect();
+    std::fs::write(&mc, package(&kept)).unwrap();
+    let db = dir.path().join("gap");
+    let o = import(&db, &[packs], &[]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("masterchain block 7 follows key block 6"),
+        "{out}"
+    );
+    assert_eq!(blocks_in(&db), 0);
+}

@@ -2,6 +2,7 @@
 //! its config and zerostates, the block producer (collator and outbound
 //! queues), the running node, and the emulator replay of its blocks.
 
+pub mod archive;
 pub mod collator;
 pub mod config;
 pub mod genesis;

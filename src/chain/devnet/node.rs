@@ -67,6 +67,9 @@ pub struct DevnetOptions {
     pub block_interval: Option<Duration>,
     /// Write every produced block there, one BoC file each.
     pub export_dir: Option<PathBuf>,
+    /// Write every produced block there as archive packages, as a node
+    /// files them (masterchain blocks with signed proofs), with the zerostates.
+    pub export_packages: Option<PathBuf>,
     /// Make every N-th masterchain block a key block (besides the first),
     /// as config changes and elections do on a real network.
     pub key_block_every: Option<u32>,
@@ -101,6 +104,7 @@ pub struct Devnet {
     wallets: Vec<GenesisWallet>,
     faucet: Wallet,
     export_dir: Option<PathBuf>,
+    export_packages: Option<PathBuf>,
     /// Where the index announces each commit of the devnet's blocks.
     feed: CommitFeed,
     /// What the index keeps between rounds (each round's indexer shares it).
@@ -237,7 +241,7 @@ impl Devnet {
             zerostate: zs_ref(&g.masterchain),
             key_block_every: opts.key_block_every,
         };
-        if let Some(dir) = &opts.export_dir {
+        for dir in opts.export_dir.iter().chain(&opts.export_packages) {
             std::fs::create_dir_all(dir)?;
             std::fs::write(dir.join("zerostate_masterchain.boc"), &g.masterchain.boc)?;
             std::fs::write(dir.join("zerostate_basechain.boc"), &g.basechain.boc)?;
@@ -336,6 +340,7 @@ impl Devnet {
             keys,
             identity,
             export_dir: opts.export_dir.clone(),
+            export_packages: opts.export_packages.clone(),
             feed: CommitFeed::new(FEED_CAPACITY),
             index_state: Arc::default(),
             produced: 0,
@@ -523,6 +528,9 @@ impl Devnet {
         }
         if let Some(dir) = &self.export_dir {
             export(dir, &blocks)?;
+        }
+        if let Some(dir) = &self.export_packages {
+            super::archive::export(dir, &blocks, &self.chain.validator)?;
         }
         self.produced += blocks.len() as u64;
         Ok(RoundOutcome {

@@ -23,7 +23,7 @@ use tycho_types::models::{Block, ShardAccount, ShardStateUnsplit};
 use crate::state::cells::{CellRows, Loader};
 
 /// The Merkle proof cell of `root` keeping what `visit` reads of it.
-fn proof_cell_of(
+pub(crate) fn proof_cell_of(
     root: &Cell,
     visit: impl FnOnce(&Cell) -> Result<(), Error>,
 ) -> Result<Cell, Error> {
