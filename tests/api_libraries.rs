@@ -74,6 +74,7 @@ fn import(db: &Db, files: &[std::path::PathBuf]) {
         decode_pool: None,
         traces: true,
         trust_files: false,
+        group_bytes: tonindex::ingest::GROUP_BYTES,
     };
     import_files(db, files, &opts, |_, _| {}).unwrap();
 }

@@ -72,6 +72,7 @@ fn index() -> &'static Index {
             decode_pool: None,
             traces: true,
             trust_files: false,
+            group_bytes: tonindex::ingest::GROUP_BYTES,
         };
         import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         Index {

@@ -48,6 +48,7 @@ fn opts() -> IngestOptions {
         decode_pool: None,
         traces: true,
         trust_files: false,
+        group_bytes: tonindex::ingest::GROUP_BYTES,
     }
 }
 
@@ -360,6 +361,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
             decode_pool: Some(std::sync::Arc::new(pool)),
             traces: true,
             trust_files: false,
+            group_bytes: tonindex::ingest::GROUP_BYTES,
         };
         let s = import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         assert!(s.applied.transactions > 1500);

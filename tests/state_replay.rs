@@ -29,6 +29,7 @@ fn opts() -> IngestOptions {
         decode_pool: None,
         traces: true,
         trust_files: false,
+        group_bytes: tonindex::ingest::GROUP_BYTES,
     }
 }
 

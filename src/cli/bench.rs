@@ -381,6 +381,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             decode_pool: None,
             traces: true,
             trust_files: false,
+            group_bytes: crate::ingest::GROUP_BYTES,
         },
         |_, _| {},
     )?;
@@ -498,6 +499,7 @@ fn steady_import(
         decode_pool: Some(pool.clone()),
         traces,
         trust_files: false,
+        group_bytes: crate::ingest::GROUP_BYTES,
     };
     let mut dirs = Vec::new();
     let mut dbs = Vec::new();

@@ -50,6 +50,7 @@ pub fn compare(
         decode_pool: None,
         traces: true,
         trust_files: false,
+        group_bytes: crate::ingest::GROUP_BYTES,
     };
     import_files(&imported, &paths, &opts, |_, _| {})?;
     let import_time = t.elapsed();

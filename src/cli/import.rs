@@ -19,6 +19,11 @@ pub struct ImportArgs {
     /// Decode threads (0 = one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Bytes of archive packages planned (read, ordered, checked) together
+    /// at most; consecutive package numbers are grouped up to it (testing
+    /// aid: 1 plans each number on its own).
+    #[arg(long, hide = true, value_name = "BYTES")]
+    pub group_bytes: Option<u64>,
     /// Pause after every committed unit (testing aid for crash tests).
     #[arg(long, hide = true, value_name = "MS")]
     pub unit_delay_ms: Option<u64>,
@@ -68,6 +73,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         decode_pool: None,
         traces: true,
         trust_files: args.trust_files,
+        group_bytes: args.group_bytes.unwrap_or(crate::ingest::GROUP_BYTES),
     };
     let mut txs = 0u64;
     let summary = import_files(&db, &args.paths, &opts, |unit, applied| {

@@ -504,6 +504,7 @@ mod tests {
             decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
             traces: true,
             trust_files: false,
+            group_bytes: crate::ingest::GROUP_BYTES,
         }
     }
 

@@ -37,7 +37,12 @@ pub struct IngestOptions {
     /// Import the masterchain blocks of archive packages without checking
     /// their signatures (`--trust-files`).
     pub trust_files: bool,
+    /// Bytes of archive packages planned together at most (see
+    /// [`sources::InputPaths::into_groups`]; [`GROUP_BYTES`] by default).
+    pub group_bytes: u64,
 }
+
+pub use sources::GROUP_BYTES;
 
 /// What planning an import found, for its summary: packages read, where
 /// they were cut, what could not be placed, what was checked.
@@ -154,7 +159,18 @@ pub fn import_files(
     let (mut files, mut decode_time, mut writer_decode_time) = (0, Duration::ZERO, Duration::ZERO);
     // Group by group: each planned (and its signatures checked) against
     // what the groups before it wrote.
-    for group in inputs.into_groups() {
+    let groups = inputs.into_groups(opts.group_bytes);
+    let count = groups.len();
+    for (i, group) in groups.into_iter().enumerate() {
+        if !group.packages.is_empty() && count > 1 {
+            tracing::info!(
+                group = i + 1,
+                of = count,
+                packages = group.packages.len(),
+                "planning a group of packages"
+            );
+        }
+        let group = group.open()?;
         let mut plan = order::plan_import(db, &group, opts.trust_files)?;
         let mut all = std::mem::take(&mut plan.states);
         all.append(&mut plan.blocks);

@@ -11,7 +11,7 @@ use tonindex_model::BlockIdExt;
 use super::IngestError;
 use crate::chain::files::{collect_paths, read_boc_file};
 use crate::chain::package::{
-    index_package, is_package, read_entry, EntryRef, PackageIndex, PackageName,
+    index_package, is_package, parse_package_name, read_entry, EntryRef, PackageIndex, PackageName,
 };
 
 /// An open package and what its walk found.
@@ -78,21 +78,30 @@ impl Source {
     }
 }
 
-/// An import's inputs, expanded: loose files and open packages.
+/// One group's inputs, opened: loose files and packages whose entries
+/// have been walked.
 #[derive(Debug, Default)]
 pub struct Inputs {
     pub files: Vec<PathBuf>,
     pub packages: Vec<Arc<OpenPackage>>,
 }
 
+/// An import's inputs, expanded but not opened: a history of hundreds of
+/// thousands of packages is opened (and its entries walked) one group at
+/// a time, never all at once.
+#[derive(Debug, Default)]
+pub struct InputPaths {
+    pub files: Vec<PathBuf>,
+    pub packages: Vec<PathBuf>,
+}
+
 /// Expands files and directories (recursively) into loose chain files and
-/// packages; every package's entries are walked here, so a package that
-/// is not one fails before anything is imported.
-pub fn collect_inputs(paths: &[PathBuf]) -> Result<Inputs, IngestError> {
-    let mut inputs = Inputs::default();
+/// packages.
+pub fn collect_inputs(paths: &[PathBuf]) -> Result<InputPaths, IngestError> {
+    let mut inputs = InputPaths::default();
     for path in collect_paths(paths)? {
         if is_package(&path) {
-            inputs.packages.push(Arc::new(OpenPackage::open(&path)?));
+            inputs.packages.push(path);
         } else {
             inputs.files.push(path);
         }
@@ -100,24 +109,56 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Inputs, IngestError> {
     Ok(inputs)
 }
 
-impl Inputs {
+/// How many bytes of packages one group plans at most by default (a
+/// group of one number is never split).
+pub const GROUP_BYTES: u64 = 2 << 30;
+
+/// The packages' sizes on disk (one that cannot be read counts 0: opening
+/// it names the error).
+fn package_bytes(packages: &[PathBuf]) -> u64 {
+    packages
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+impl InputPaths {
+    /// Opens the group's packages and walks their entries: a package that
+    /// is not one fails here, before anything of its group is imported.
+    pub fn open(self) -> Result<Inputs, IngestError> {
+        let packages = self
+            .packages
+            .iter()
+            .map(|p| OpenPackage::open(p).map(Arc::new))
+            .collect::<Result<_, _>>()?;
+        Ok(Inputs {
+            files: self.files,
+            packages,
+        })
+    }
+
     /// Splits the input into the groups an import plans and writes one
-    /// after the other, so that a history of thousands of packages is
-    /// never planned at once: the packages of one number (a masterchain
-    /// package and the shard packages of the blocks it commits) make a
-    /// group, in number order; loose files and packages whose names say
-    /// nothing go with the first; key-block packages (copies of blocks
-    /// the others hold) come last, together.
-    pub fn into_groups(self) -> Vec<Inputs> {
+    /// after the other, by the packages' file names: the packages of one
+    /// number (a masterchain package and the shard packages of the blocks
+    /// it commits) go into one group, numbers in order, consecutive ones
+    /// together up to `group_bytes`; loose files and packages
+    /// whose names say nothing go with the first; key-block packages
+    /// (copies of blocks the others hold) come last, together.
+    pub fn into_groups(self, group_bytes: u64) -> Vec<InputPaths> {
         use std::collections::BTreeMap;
-        let mut numbered: BTreeMap<u32, Vec<Arc<OpenPackage>>> = BTreeMap::new();
-        let mut first = Inputs {
+        let mut numbered: BTreeMap<u32, Vec<PathBuf>> = BTreeMap::new();
+        let mut first = InputPaths {
             files: self.files,
             packages: Vec::new(),
         };
         let mut keys = Vec::new();
         for p in self.packages {
-            match p.index.name {
+            let name = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(parse_package_name);
+            match name {
                 Some(PackageName::Masterchain(n)) | Some(PackageName::Shard { number: n, .. }) => {
                     numbered.entry(n).or_default().push(p)
                 }
@@ -125,18 +166,25 @@ impl Inputs {
                 None => first.packages.push(p),
             }
         }
-        let mut groups = Vec::new();
-        let mut numbered = numbered.into_values();
-        if let Some(lowest) = numbered.next() {
-            first.packages.extend(lowest);
+        // Consecutive numbers are planned together up to `group_bytes` of
+        // packages: each group drains the decode pipeline once, so a node's
+        // small packages (100 masterchain blocks each) are taken by the
+        // dozen, and a group stays small enough to plan in memory.
+        let mut groups = vec![first];
+        for packages in numbered.into_values() {
+            let last = groups.last_mut().expect("the first group is there");
+            let fits = package_bytes(&last.packages) + package_bytes(&packages) <= group_bytes;
+            if last.packages.is_empty() || fits {
+                last.packages.extend(packages);
+            } else {
+                groups.push(InputPaths {
+                    files: Vec::new(),
+                    packages,
+                });
+            }
         }
-        groups.push(first);
-        groups.extend(numbered.map(|packages| Inputs {
-            files: Vec::new(),
-            packages,
-        }));
         if !keys.is_empty() {
-            groups.push(Inputs {
+            groups.push(InputPaths {
                 files: Vec::new(),
                 packages: keys,
             });

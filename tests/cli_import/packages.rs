@@ -369,7 +369,7 @@ fn packages_split_by_number_import_group_by_group_to_the_same_tables() {
         std::fs::copy(genesis(zs), split.join(zs)).unwrap();
     }
     let db = dir.path().join("grouped");
-    let o = import(&db, &[split], &[]);
+    let o = import(&db, &[split], &["--group-bytes", "1"]);
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("299 block(s) applied"), "{out}");
@@ -377,6 +377,8 @@ fn packages_split_by_number_import_group_by_group_to_the_same_tables() {
         out.contains("packages: 4 read; 99 masterchain block(s) checked"),
         "{out}"
     );
+    // Planned as two groups (each number on its own under --group-bytes 1).
+    assert_eq!(out.matches("planning a group of packages").count(), 2, "{out}");
     assert!(
         !out.contains("WARN") && !out.contains("not committed"),
         "{out}"

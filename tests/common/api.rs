@@ -92,6 +92,7 @@ pub fn fixture() -> &'static Fixture {
                 decode_pool: None,
                 traces: true,
                 trust_files: false,
+                group_bytes: tonindex::ingest::GROUP_BYTES,
             };
             let accounts = tempfile::tempdir().unwrap();
             let mut all = state_paths(accounts.path());
