@@ -1,9 +1,13 @@
-//! The import pipeline: block files → decode (rayon) → units → index.
+//! The import pipeline: block files and archive packages → chain order
+//! (and the packages' signatures checked) → decode (rayon) → units → index.
 //!
-//! Files are decoded a chunk at a time, in parallel. A file that fails stops
-//! the import before anything of its chunk is written; units committed
-//! before it stay committed (each is whole), and re-running the import
-//! skips them.
+//! Inputs are planned a group at a time (loose files with the first
+//! packages, then the packages number by number): every block's head is
+//! read first, so a file that is not a chain file, a doctored package or a
+//! block whose signatures fail stops the import before anything of its
+//! group is written. Blocks are then decoded a chunk at a time, in
+//! parallel; units committed before a failure stay committed (each is
+//! whole), and re-running the import skips them.
 
 mod decode_ahead;
 pub mod order;

@@ -378,7 +378,11 @@ fn packages_split_by_number_import_group_by_group_to_the_same_tables() {
         "{out}"
     );
     // Planned as two groups (each number on its own under --group-bytes 1).
-    assert_eq!(out.matches("planning a group of packages").count(), 2, "{out}");
+    assert_eq!(
+        out.matches("planning a group of packages").count(),
+        2,
+        "{out}"
+    );
     assert!(
         !out.contains("WARN") && !out.contains("not committed"),
         "{out}"
