@@ -23,6 +23,7 @@ fn main() {
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),
             Command::Serve(_) => tonindex::cli::serve::run(&cfg, cli.config.clone()),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
+            Command::Compact(_) => tonindex::cli::compact::run(&cfg),
             Command::Sync(args) => tonindex::cli::sync::run(&cfg, args),
             Command::Run(args) => {
                 tonindex::cli::sync::run_and_serve(&cfg, args, cli.config.clone())

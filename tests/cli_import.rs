@@ -69,6 +69,7 @@ fn version_and_help_on_every_subcommand() {
         &["--help"][..],
         &["import", "--help"],
         &["stats", "--help"],
+        &["compact", "--help"],
         &["bench", "--help"],
     ] {
         let o = tonindex(sub);
@@ -353,4 +354,25 @@ fn twenty_sigkills_at_varying_moments_then_equal_tables() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(stats(&crashed)["tables"], stats(&clean)["tables"]);
     assert_eq!(stats(&crashed)["cursor"], stats(&clean)["cursor"]);
+}
+
+/// `tonindex compact` rewrites every table to its last level and changes
+/// no row (digests equal before and after); a database that is not there
+/// is a clear error.
+#[test]
+fn compact_changes_no_row_and_refuses_a_missing_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, clean) = series_and_clean_import(dir.path());
+    let before = stats(&clean);
+    let o = tonindex(&["compact", "--db", clean.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("compacted 70 tables"), "{}", text(&o));
+    let after = stats(&clean);
+    assert_eq!(after["tables"], before["tables"]);
+    assert_eq!(after["cursor"], before["cursor"]);
+    let missing = dir.path().join("missing");
+    let o = tonindex(&["compact", "--db", missing.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("no database at"), "{}", text(&o));
+    assert!(!missing.exists(), "compact must not create a database");
 }

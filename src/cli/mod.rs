@@ -1,4 +1,5 @@
-//! Command line: `dev`, `import`, `serve`, `stats`, `bench`, `bench-serve`, `tvm`.
+//! Command line: `dev`, `import`, `serve`, `stats`, `compact`, `sync`, `run`, `bench`,
+//! `bench-serve`, `tvm`.
 
 #[cfg(target_os = "linux")]
 mod affinity;
@@ -8,6 +9,7 @@ pub mod bench_dev;
 pub mod bench_serve;
 pub mod bench_sync;
 mod bench_writer;
+pub mod compact;
 pub mod dev;
 pub mod import;
 mod scratch;
@@ -44,12 +46,16 @@ pub struct Cli {
 pub enum Command {
     /// Run a local TON chain and serve API v2 and v3 on it (automine).
     Dev(dev::DevArgs),
-    /// Import block files (binary, hex or base64 BoC) into the database.
+    /// Import block and state files (binary, hex or base64 BoC) and TON
+    /// archive packages into the database, in chain order.
     Import(import::ImportArgs),
     /// Serve API v2 and v3 over HTTP from the database.
     Serve(serve::ServeArgs),
     /// Print row counts, sizes and content digests of every table, as JSON.
     Stats(stats::StatsArgs),
+    /// Compact every table fully (once a backfill is done): fewer, smaller
+    /// files, what later units superseded dropped.
+    Compact(compact::CompactArgs),
     /// Follow a chain from the lite servers of its global config into the database.
     Sync(sync::SyncArgs),
     /// Follow a chain (as `sync`) and serve API v2 and v3 over it, in one process.
@@ -82,6 +88,11 @@ impl Cli {
                 }
             }
             Command::Stats(a) => {
+                if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+            }
+            Command::Compact(a) => {
                 if let Some(db) = &a.db {
                     cfg.db = db.clone();
                 }

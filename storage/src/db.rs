@@ -274,6 +274,27 @@ impl Db {
         }
     }
 
+    /// Compacts every table down to its last level, the last level
+    /// rewritten too (tombstones and superseded values dropped): what a
+    /// database should get once after a backfill. `on_table` is told each
+    /// table's name as it starts. Long (it rewrites every file); readers
+    /// may go on meanwhile.
+    pub fn compact_fully(&self, mut on_table: impl FnMut(&str)) -> Result<(), Error> {
+        self.flush()?;
+        let mut opts = rocksdb::CompactOptions::default();
+        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::ForceOptimized);
+        opts.set_exclusive_manual_compaction(true);
+        opts.set_change_level(false);
+        for name in tables::all().into_iter().map(|t| t.name) {
+            on_table(name);
+            if let Some(cf) = self.db.cf_handle(name) {
+                self.db
+                    .compact_range_cf_opt(cf, None::<&[u8]>, None::<&[u8]>, &opts);
+            }
+        }
+        Ok(())
+    }
+
     /// Flushes memtables to SST files so that on-disk sizes are meaningful.
     pub fn flush(&self) -> Result<(), Error> {
         for name in tables::all().into_iter().map(|t| t.name) {
