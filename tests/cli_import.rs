@@ -369,6 +369,19 @@ fn compact_changes_no_row_and_refuses_a_missing_database() {
     assert!(text(&o).contains("compacted 70 tables"), "{}", text(&o));
     let after = stats(&clean);
     assert_eq!(after["tables"], before["tables"]);
+    // Bytes per transaction: the tables' keys and values over the cursor's transactions.
+    let bytes: u64 = after["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key_bytes"].as_u64().unwrap() + t["value_bytes"].as_u64().unwrap())
+        .sum();
+    let txs = after["cursor"]["transactions"].as_u64().unwrap();
+    let per_tx = after["bytes_per_tx"].as_f64().unwrap();
+    assert!(
+        txs > 0 && (per_tx - bytes as f64 / txs as f64).abs() < 0.06,
+        "{per_tx}"
+    );
     assert_eq!(after["cursor"], before["cursor"]);
     let missing = dir.path().join("missing");
     let o = tonindex(&["compact", "--db", missing.to_str().unwrap()]);

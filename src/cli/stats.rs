@@ -21,8 +21,15 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
     }
     let db = Db::open(&cfg.db, &DbOptions::default())?;
     let cursor = db.cursor()?;
-    let tables: Vec<_> = db
-        .stats()?
+    let stats = db.stats()?;
+    // Bytes of keys and values per indexed transaction (none: null), the
+    // figure storage is sized by.
+    let per_tx = |bytes: u64| {
+        (cursor.transactions > 0)
+            .then(|| (bytes as f64 / cursor.transactions as f64 * 10.0).round() / 10.0)
+    };
+    let total: u64 = stats.iter().map(|t| t.key_bytes + t.value_bytes).sum();
+    let tables: Vec<_> = stats
         .into_iter()
         .map(|t| {
             json!({
@@ -30,6 +37,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
                 "rows": t.rows,
                 "key_bytes": t.key_bytes,
                 "value_bytes": t.value_bytes,
+                "bytes_per_tx": per_tx(t.key_bytes + t.value_bytes),
                 "digest": format!("{:016x}", t.digest.0),
             })
         })
@@ -45,6 +53,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
             "next_tx_id": cursor.next_tx_id,
             "last_mc_seqno": cursor.last_mc_seqno,
         },
+        "bytes_per_tx": per_tx(total),
         "tables": tables,
     });
     super::print_out(&serde_json::to_string_pretty(&out)?)
