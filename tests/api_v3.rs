@@ -749,11 +749,21 @@ fn traces_and_actions() {
                 msg.json
             );
             let by_msg = get(&format!("/api/v3/events?msg_hash={}", q(&b64(&m.hash))));
-            assert!(by_msg.json["events"]
+            let event = by_msg.json["events"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|e| e["trace_id"] == id));
+                .find(|e| e["trace_id"] == id)
+                .cloned()
+                .expect("the event of the trace");
+            // /events always carries the actions (toncenter forces
+            // include_actions), the same as /traces gives when asked.
+            let with = get(&format!(
+                "/api/v3/traces?trace_id={}&include_actions=true",
+                q(id)
+            ));
+            assert!(event["actions"].is_array(), "{event}");
+            assert_eq!(event["actions"], with.json["traces"][0]["actions"]);
         }
         for a in t["actions"].as_array().into_iter().flatten() {
             with_actions += 1;

@@ -304,9 +304,15 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
     Ok(traces)
 }
 
-fn respond(ctx: &Ctx<'_>, p: &Params) -> Result<(Vec<TraceJson>, AddressBook), V3Error> {
+/// The traces a request selects, with their actions when asked for or
+/// when `with_actions` (`/events` always has them).
+fn respond(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    with_actions: bool,
+) -> Result<(Vec<TraceJson>, AddressBook), V3Error> {
     let paging = Paging::from_params(ctx, p)?;
-    let include_actions = p.bool("include_actions")?.unwrap_or(false);
+    let include_actions = p.bool("include_actions")?.unwrap_or(false) || with_actions;
     let supported = actions::supported_types(p)?;
     let traces = paging.page(select(ctx, p, &paging)?);
     let mut accounts = Vec::new();
@@ -325,7 +331,7 @@ fn respond(ctx: &Ctx<'_>, p: &Params) -> Result<(Vec<TraceJson>, AddressBook), V
 
 /// `GET /api/v3/traces`.
 pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (traces, address_book) = respond(ctx, p)?;
+    let (traces, address_book) = respond(ctx, p, false)?;
     to_json(&TracesResponse {
         traces,
         address_book,
@@ -333,9 +339,10 @@ pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
-/// `GET /api/v3/events`: `/traces` under the key `events`.
+/// `GET /api/v3/events`: `/traces` with `include_actions` forced on (as
+/// toncenter serves it), under the key `events`.
 pub fn events(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (events, address_book) = respond(ctx, p)?;
+    let (events, address_book) = respond(ctx, p, true)?;
     to_json(&EventsResponse {
         events,
         address_book,
