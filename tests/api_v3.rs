@@ -375,6 +375,21 @@ fn address_book_forms() {
     assert_eq!(parsed.address, a);
     assert!(r.json["nonsense"]["user_friendly"].is_null());
     assert_eq!(r.json[&raw]["interfaces"], serde_json::json!([]));
+    // A comma-separated list names the same addresses as repeated keys.
+    let other = f
+        .txs()
+        .values()
+        .map(|(_, t)| t.record.account)
+        .find(|x| *x != a)
+        .unwrap();
+    let other = raw_upper(&other);
+    let listed = get(&format!("/api/v3/addressBook?address={raw},{other}"));
+    let repeated = get(&format!(
+        "/api/v3/addressBook?address={raw}&address={other}"
+    ));
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.json, repeated.json);
+    assert_eq!(listed.json.as_object().unwrap().len(), 2, "{}", listed.json);
     let none = get("/api/v3/addressBook");
     assert_eq!(none.status, 422);
     assert_eq!(none.json["error"], "at least 1 address required");

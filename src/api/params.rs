@@ -120,12 +120,17 @@ impl Params {
         self.pairs.iter().any(|(k, _)| k == name)
     }
 
-    /// Every non-empty value of `name`, in order.
+    /// Every non-empty value of `name`, in order: repeated keys, and each
+    /// value split at commas (`address=A,B`, as toncenter's gateway takes
+    /// lists; no address, hash, opcode, index or BoC a list carries holds a
+    /// comma).
     pub fn all(&self, name: &str) -> Vec<&str> {
         self.pairs
             .iter()
-            .filter(|(k, v)| k == name && !v.is_empty())
-            .map(|(_, v)| v.as_str())
+            .filter(|(k, _)| k == name)
+            .flat_map(|(_, v)| v.split(','))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
             .collect()
     }
 
@@ -206,6 +211,8 @@ mod tests {
     fn query_and_json_read_alike() {
         let q = Params::from_query(Some("a=1&a[]=2&b=&c=x%20y"));
         assert_eq!(q.all("a"), vec!["1", "2"]);
+        let commas = Params::from_query(Some("a=1,2&a=3&a=,4,"));
+        assert_eq!(commas.all("a"), vec!["1", "2", "3", "4"]);
         assert_eq!(q.get("b"), None);
         assert_eq!(q.get("c"), Some("x y"));
         let j = Params::from_json(&serde_json::json!({
