@@ -42,6 +42,31 @@ fn blocks_in(db: &Path) -> u64 {
         .unwrap()
 }
 
+/// Runs `tonindex import ARGS` slowly (`delay_ms` after each unit) and
+/// kills it (SIGKILL) once `units` units are committed; how many were.
+fn import_killed_after(delay_ms: u32, args: &[&str], units: usize) -> usize {
+    let mut child = Command::new(common::tonindex_bin())
+        .args(["--log-level", "tonindex=debug", "import", "--unit-delay-ms"])
+        .arg(delay_ms.to_string())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut committed = 0;
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        if line.unwrap().contains("unit committed") {
+            committed += 1;
+            if committed == units {
+                child.kill().unwrap(); // SIGKILL on Unix
+                break;
+            }
+        }
+    }
+    child.wait().unwrap();
+    committed
+}
+
 /// The 2019 series' two directories, and a clean import of them in
 /// `dir/clean` (what an interrupted import must end equal to).
 fn series_and_clean_import(dir: &Path) -> (Vec<String>, std::path::PathBuf) {
@@ -197,32 +222,9 @@ fn sigkill_mid_import_then_rerun_equals_clean_import() {
 
     // Import slowly, and kill the process after a few units are committed.
     let crashed = dir.path().join("crashed");
-    let mut child = Command::new(common::tonindex_bin())
-        .args([
-            "--log-level",
-            "tonindex=debug",
-            "import",
-            "--unit-delay-ms",
-            "40",
-            "--db",
-            crashed.to_str().unwrap(),
-        ])
-        .args(&series)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut committed = 0;
-    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
-        if line.unwrap().contains("unit committed") {
-            committed += 1;
-            if committed == 10 {
-                child.kill().unwrap(); // SIGKILL on Unix
-                break;
-            }
-        }
-    }
-    child.wait().unwrap();
+    let mut args = vec!["--db", crashed.to_str().unwrap()];
+    args.extend(&series);
+    let committed = import_killed_after(40, &args, 10);
     assert_eq!(committed, 10);
     let partial = stats(&crashed);
     let units = partial["cursor"]["units"].as_u64().unwrap();

@@ -5,7 +5,6 @@
 //! any order; doctored, cut and foreign input; kill -9 mid-import.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -567,31 +566,9 @@ fn kill_9_during_a_package_import_then_rerun_equals_a_clean_one() {
     let want = stats(&clean);
     let db = dir.path().join("killed");
     for after in [3, 17, 41] {
-        let mut child = Command::new(super::common::tonindex_bin())
-            .args([
-                "--log-level",
-                "tonindex=debug",
-                "import",
-                "--unit-delay-ms",
-                "15",
-            ])
-            .args(["--db", db.to_str().unwrap()])
-            .arg(genesis(""))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut committed = 0;
-        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
-            if line.unwrap().contains("unit committed") {
-                committed += 1;
-                if committed == after {
-                    child.kill().unwrap();
-                    break;
-                }
-            }
-        }
-        child.wait().unwrap();
+        let packages = genesis("");
+        let args = ["--db", db.to_str().unwrap(), packages.to_str().unwrap()];
+        super::import_killed_after(15, &args, after);
     }
     let o = import(&db, &[genesis("")], &[]);
     assert!(o.status.success(), "{}", text(&o));
