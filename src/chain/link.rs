@@ -100,7 +100,7 @@ pub trait ChainLink: Send + Sync {
     }
     /// The feed of what the index this chain writes commits, for pending
     /// traces to give way to real ones; `None` where it has none here.
-    fn commit_feed(&self) -> Option<crate::index::feed::CommitFeed> {
+    fn commit_feed(&self) -> Option<crate::ingest::CommitFeed> {
         None
     }
     /// The signatures of a masterchain block this chain produced, as

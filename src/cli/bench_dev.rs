@@ -17,6 +17,7 @@ use clap::Args;
 use tonindex_storage::{Db, DbOptions};
 use tycho_types::cell::Cell;
 
+use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC;
 use crate::chain::devnet::node::{Devnet, DevnetOptions};
 use crate::chain::devnet::replay::emulator_input;
@@ -44,6 +45,14 @@ pub struct BenchDevArgs {
     /// Make every N-th masterchain block a key block (besides the first).
     #[arg(long, value_name = "N")]
     pub key_block_every: Option<u32>,
+    /// Split the basechain into N shards (a power of two up to 16) over
+    /// the first blocks, as mainnet's basechain is split.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub shards: u32,
+    /// Every K masterchain blocks a shard splits, and K blocks later the
+    /// pair merges back, as mainnet's shards do under load.
+    #[arg(long, value_name = "K")]
+    pub split_merge_every: Option<u32>,
     /// Then index the same blocks twice more, into fresh databases: imported
     /// from the files, and followed from the devnet's lite server.
     #[arg(long)]
@@ -75,6 +84,11 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     if args.wallets < 2 {
         return Err(anyhow!("--wallets must be at least 2"));
     }
+    if args.emulator.is_some() && (args.shards > 1 || args.split_merge_every.is_some()) {
+        return Err(anyhow!(
+            "--emulator replays one-shard chains only: drop --shards and --split-merge-every, or the emulator"
+        ));
+    }
     let scratch = tempfile::tempdir()?;
     let dir = scratch.path().join("db");
     let export = args
@@ -100,8 +114,9 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         export_dir: Some(export.clone()),
         export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,
+        layout: Layout::new(args.shards, args.split_merge_every).map_err(|e| anyhow!(e))?,
     };
-    let mut devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
+    let mut devnet = Devnet::open(crate::ingest::Pipeline::new(Arc::clone(&db)), &dir, &opts)?;
     let senders: Vec<_> = devnet
         .wallets()
         .iter()

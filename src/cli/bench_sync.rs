@@ -17,16 +17,16 @@ use crate::api::{lite::LiteServer, Api, ApiConfig};
 use crate::chain::devnet::node::{self, Devnet};
 use crate::chain::liteserver::follow::{follow, FollowOptions};
 use crate::chain::liteserver::LiteServerAddr;
-use crate::ingest::{import_files, IngestOptions};
+use crate::ingest::{import_files, IngestOptions, Pipeline};
 
-fn fresh(dir: &Path) -> anyhow::Result<Db> {
-    Ok(Db::open(
+fn fresh(dir: &Path) -> anyhow::Result<Arc<Db>> {
+    Ok(Arc::new(Db::open(
         dir,
         &DbOptions {
             sync_writes: false,
             write_only_memtables: false,
         },
-    )?)
+    )?))
 }
 
 /// Imports `export` and follows the devnet's lite server, each into a
@@ -92,13 +92,12 @@ pub fn compare(
         anchor: None,
         zero_state: None,
         tips: None,
-        feed: None,
     };
-    let timed = |db: &Db, target: &LiteServerAddr| {
+    let timed = |db: &Arc<Db>, target: &LiteServerAddr| {
         runtime.block_on(async {
             let t = Instant::now();
             follow(
-                db,
+                &Pipeline::new(Arc::clone(db)),
                 std::slice::from_ref(target),
                 &opts,
                 Duration::from_millis(10),

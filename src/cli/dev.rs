@@ -15,6 +15,7 @@ use tycho_types::num::Tokens;
 
 use crate::api::encoding::parse_address;
 use crate::chain::devnet::genesis::GenesisAccount;
+use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::node::{self, Devnet, DevnetOptions};
 use crate::config::{Config, DevAccount};
 
@@ -66,6 +67,14 @@ pub struct DevArgs {
     /// as a real network's config changes and elections do.
     #[arg(long, value_name = "N")]
     pub key_block_every: Option<u32>,
+    /// Split the basechain into N shards (a power of two up to 16) over
+    /// the first blocks, as mainnet's basechain is split.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub shards: u32,
+    /// Every K masterchain blocks a shard splits, and K blocks later the
+    /// pair merges back, as mainnet's shards do under load.
+    #[arg(long, value_name = "K")]
+    pub split_merge_every: Option<u32>,
 }
 
 /// Starts the chain and serves it until SIGINT/SIGTERM.
@@ -86,7 +95,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
         },
     )?);
     let opts = options(cfg, args)?;
-    let devnet = Devnet::open(Arc::clone(&db), &dir, &opts)?;
+    let devnet = Devnet::open(crate::ingest::Pipeline::new(Arc::clone(&db)), &dir, &opts)?;
     print_banner(&devnet, &dir, args.db.is_none(), &cfg.serve.listen);
     let mut serve = cfg.serve.clone();
     let (root, file) = devnet.zerostate_hex();
@@ -163,6 +172,7 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         export_dir: args.export_blocks.clone(),
         export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,
+        layout: Layout::new(args.shards, args.split_merge_every).map_err(|e| anyhow!(e))?,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::chain::liteserver::{
     embedded_config, liteservers, read_config, trust_anchor, zero_state,
 };
 use crate::config::Config;
+use crate::ingest::Pipeline;
 
 #[derive(Debug, Args)]
 pub struct SyncArgs {
@@ -104,7 +105,6 @@ fn follow_options(
         anchor,
         zero_state: Some(zero_state(&config)?),
         tips: None,
-        feed: None,
     };
     Ok((servers, options))
 }
@@ -226,8 +226,7 @@ pub fn run_and_serve(
     let tips = Tips::start(servers.clone(), args.sync.archival_after, runtime.handle());
     opts.tips = Some(std::sync::Arc::clone(&tips));
     // What the follower commits, for the API's pending traces.
-    let feed = crate::index::feed::CommitFeed::new(FEED_CAPACITY);
-    opts.feed = Some(feed.clone());
+    let feed = crate::ingest::CommitFeed::new(FEED_CAPACITY);
     let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
@@ -241,7 +240,7 @@ pub fn run_and_serve(
     // API goes on serving (its answers and /healthcheck show the age).
     let (ended, follower_end) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
     {
-        let (db, servers) = (std::sync::Arc::clone(&db), servers.clone());
+        let (db, servers, feed) = (std::sync::Arc::clone(&db), servers.clone(), feed.clone());
         std::thread::Builder::new()
             .name("tonindex-sync".into())
             .spawn(move || {
@@ -259,8 +258,12 @@ pub fn run_and_serve(
                 loop {
                     let mut progress = Progress::new();
                     let started = std::time::Instant::now();
+                    // A pipeline of its own for each follow: what the
+                    // last one kept is read back from the database.
+                    let pipeline =
+                        Pipeline::new(std::sync::Arc::clone(&db)).with_feed(feed.clone());
                     let followed = runtime.block_on(follow(
-                        &db,
+                        &pipeline,
                         &servers,
                         &opts,
                         Duration::from_millis(200),
@@ -319,13 +322,13 @@ pub fn run_and_serve(
 
 pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
     let (servers, mut opts) = follow_options(args)?;
-    let db = Db::open(
+    let db = std::sync::Arc::new(Db::open(
         &cfg.db,
         &DbOptions {
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
         },
-    )?;
+    )?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -336,7 +339,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
     ));
     let mut progress = Progress::new();
     let summary = runtime.block_on(follow(
-        &db,
+        &Pipeline::new(std::sync::Arc::clone(&db)),
         &servers,
         &opts,
         Duration::from_millis(500),

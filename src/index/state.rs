@@ -402,6 +402,12 @@ impl<'db> StateWork<'db> {
         let accounts_cell = root
             .reference_cloned(1)
             .ok_or("the new state has no accounts reference")?;
+        // The whole dictionary unchanged (shallow: the update kept it from
+        // the old state): the block's transactions all ran on accounts that
+        // stayed nonexistent, as a bounce arriving from another shard does.
+        if crate::state::cells::is_shallow(accounts_cell.as_ref()) {
+            return Ok(Vec::new());
+        }
         let dict: ShardAccounts = accounts_cell
             .parse()
             .map_err(|e| format!("accounts: {e}"))?;

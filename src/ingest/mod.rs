@@ -11,10 +11,12 @@
 
 mod decode_ahead;
 pub mod order;
+pub mod pipeline;
 pub mod sources;
 
 pub use decode_ahead::{decode_ahead, decode_pool, DecodeTimes};
 pub use order::{OrderError, Plan};
+pub use pipeline::{CommitFeed, FetchedAccount, HeldState, IndexView, Pipeline, SourceUnit};
 pub use sources::Source;
 
 use std::path::{Path, PathBuf};

@@ -148,7 +148,7 @@ impl CellImpl for ShallowCell {
 }
 
 /// True for a cell whose children are not attached (a [`ShallowCell`]).
-fn is_shallow(cell: &DynCell) -> bool {
+pub fn is_shallow(cell: &DynCell) -> bool {
     cell.reference_count() > 0 && cell.reference(0).is_none()
 }
 

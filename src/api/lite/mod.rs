@@ -537,6 +537,7 @@ impl LiteServer {
             .blocks_dir
             .join(crate::chain::devnet::node::block_file_name(
                 id.workchain,
+                id.shard,
                 id.seqno,
             ));
         let (path, id) = (path, id.clone());

@@ -22,6 +22,8 @@ use super::mnemonic::Keys;
 use crate::chain::liteserver::trust::node_id_short;
 use crate::chain::package::{append_entries, EntryKind, EntryName};
 
+/// A node files every basechain block in the package of the whole
+/// workchain's shard, whatever shard made it.
 const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
 
 /// Masterchain blocks one package holds, as a node's older archive does.
@@ -40,7 +42,7 @@ pub fn export(dir: &Path, blocks: &[Produced], validator: &Keys) -> anyhow::Resu
         block: BlockIdExt {
             id: BlockId {
                 workchain: b.workchain,
-                shard: FULL_SHARD,
+                shard: b.shard.prefix(),
                 seqno: b.seqno,
             },
             root_hash: b.root_hash.0,

@@ -15,23 +15,20 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use serde::{Deserialize, Serialize};
 use tycho_types::cell::{Cell, HashBytes, Lazy};
-use tycho_types::models::{BlockRef, ShardAccount, ShardStateUnsplit, StdAddr};
+use tycho_types::models::{BlockRef, ShardAccount, ShardIdent, ShardStateUnsplit, StdAddr};
 use tycho_types::num::Tokens;
 
 use tonindex_model::BlockId;
-use tonindex_storage::tables::{Blocks, ShardKey, ShardStates};
-use tonindex_storage::Db;
 
 use super::collator::{self, Chain, Produced, Tip};
 use super::genesis::{self, GenesisAccount};
+use super::layout::{self, Layout};
 use super::mnemonic::{self, Keys};
 use super::proof;
 use super::wallets::{Version, Wallet};
 use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
-use crate::index::feed::CommitFeed;
-use crate::index::{Indexer, IndexerState, Unit};
-use crate::state::cells::Loader;
+use crate::ingest::{CommitFeed, IndexView, Pipeline, SourceUnit};
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
 
 /// The shard of a one-shard workchain.
@@ -73,6 +70,8 @@ pub struct DevnetOptions {
     /// Make every N-th masterchain block a key block (besides the first),
     /// as config changes and elections do on a real network.
     pub key_block_every: Option<u32>,
+    /// The basechain's shards and how often one splits and merges back.
+    pub layout: Layout,
 }
 
 /// What is written at genesis and read back on restart.
@@ -97,7 +96,8 @@ pub struct GenesisWallet {
 
 /// The devnet state owned by its producer thread.
 pub struct Devnet {
-    db: Arc<Db>,
+    /// The one road into the index: every round is a unit handed to it.
+    pipeline: Pipeline,
     chain: Chain,
     keys: Keys,
     identity: Identity,
@@ -107,8 +107,6 @@ pub struct Devnet {
     export_packages: Option<PathBuf>,
     /// Where the index announces each commit of the devnet's blocks.
     feed: CommitFeed,
-    /// What the index keeps between rounds (each round's indexer shares it).
-    index_state: Arc<IndexerState>,
     /// Blocks produced by this process.
     pub produced: u64,
 }
@@ -152,29 +150,30 @@ fn unix_now() -> u32 {
 impl Devnet {
     /// Opens the devnet in `dir` (the database directory): a new chain when
     /// the database holds none, else the chain it holds.
-    pub fn open(db: Arc<Db>, dir: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+    pub fn open(pipeline: Pipeline, dir: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
         let identity_path = dir.join("devnet.json");
+        let feed = CommitFeed::new(FEED_CAPACITY);
+        let pipeline = pipeline.with_feed(feed.clone());
         if identity_path.exists() {
-            Self::resume(db, &identity_path, opts)
+            Self::resume(pipeline, feed, &identity_path, opts)
         } else {
-            if db.cursor()?.units > 0
-                || db
-                    .reader()
-                    .prefix::<ShardStates>(&[], false)
-                    .next()
-                    .is_some()
-            {
+            if !pipeline.view().is_empty()? {
                 return Err(anyhow!(
                     "{} holds an index but no devnet.json: it is not a devnet's, or a devnet's \
                      genesis was interrupted; give `tonindex dev --db` an empty directory",
                     dir.display()
                 ));
             }
-            Self::genesis(db, &identity_path, opts)
+            Self::genesis(pipeline, feed, &identity_path, opts)
         }
     }
 
-    fn genesis(db: Arc<Db>, identity_path: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+    fn genesis(
+        pipeline: Pipeline,
+        feed: CommitFeed,
+        identity_path: &Path,
+        opts: &DevnetOptions,
+    ) -> anyhow::Result<Self> {
         let keys = mnemonic::keys(&opts.mnemonic)?;
         let validator = validator_keys(&keys);
         let utime = unix_now();
@@ -203,12 +202,11 @@ impl Devnet {
         )?;
 
         // The zerostates enter the index as state files do.
-        let indexer = Indexer::new(&db);
         for zs in [&g.basechain, &g.masterchain] {
             let StateFile::State(state) = decode_state_file(&zs.root)? else {
                 return Err(anyhow!("a zerostate decoded as an account"));
             };
-            indexer.apply_state_file(&StateFile::State(state))?;
+            pipeline.apply_state(&StateFile::State(state))?;
         }
         let identity = Identity {
             mnemonic: opts.mnemonic.clone(),
@@ -230,29 +228,41 @@ impl Devnet {
         let chain = Chain {
             global_id: opts.global_id,
             validator,
-            master: Tip {
-                state_root: g.masterchain.root.clone(),
-                last: zs_ref(&g.masterchain),
-            },
-            base: Tip {
-                state_root: g.basechain.root.clone(),
-                last: zs_ref(&g.basechain),
-            },
+            master: Tip::plain(
+                ShardIdent::MASTERCHAIN,
+                g.masterchain.root.clone(),
+                zs_ref(&g.masterchain),
+            ),
+            shards: vec![Tip::plain(
+                ShardIdent::new_full(0),
+                g.basechain.root.clone(),
+                zs_ref(&g.basechain),
+            )],
             zerostate: zs_ref(&g.masterchain),
             key_block_every: opts.key_block_every,
+            layout: opts.layout,
         };
         for dir in opts.export_dir.iter().chain(&opts.export_packages) {
             std::fs::create_dir_all(dir)?;
             std::fs::write(dir.join("zerostate_masterchain.boc"), &g.masterchain.boc)?;
             std::fs::write(dir.join("zerostate_basechain.boc"), &g.basechain.boc)?;
         }
-        let mut devnet = Self::assemble(db, chain, keys, identity, opts)?;
-        // The first masterchain block is a key block carrying the config.
+        let mut devnet = Self::assemble(pipeline, feed, chain, keys, identity, opts)?;
+        // The first masterchain block is a key block carrying the config;
+        // the basechain splits into the shards asked for, a level a block.
         devnet.produce(Vec::new())?;
+        while !devnet.chain.layout.reached(&devnet.chain.shards) {
+            devnet.produce(Vec::new())?;
+        }
         Ok(devnet)
     }
 
-    fn resume(db: Arc<Db>, identity_path: &Path, opts: &DevnetOptions) -> anyhow::Result<Self> {
+    fn resume(
+        pipeline: Pipeline,
+        feed: CommitFeed,
+        identity_path: &Path,
+        opts: &DevnetOptions,
+    ) -> anyhow::Result<Self> {
         let identity: Identity = serde_json::from_slice(&std::fs::read(identity_path)?)
             .with_context(|| format!("reading {}", identity_path.display()))?;
         let keys = mnemonic::keys(&identity.mnemonic)?;
@@ -268,30 +278,26 @@ impl Devnet {
             root_hash: parse_hash(&identity.mc_zerostate_root_hash)?,
             file_hash: parse_hash(&identity.mc_zerostate_file_hash)?,
         };
-        let tip = |workchain: i32| -> anyhow::Result<Tip> {
-            let held = db
-                .get::<ShardStates>(&ShardKey {
-                    workchain,
-                    shard: FULL_SHARD,
-                })?
+        let index = pipeline.view();
+        let held_root = |shard: &ShardIdent, seqno: u32| -> anyhow::Result<Cell> {
+            let held = index
+                .held_state(shard.workchain(), shard.prefix())?
+                .filter(|h| h.seqno == seqno)
                 .ok_or_else(|| {
-                    anyhow!("the devnet database holds no state of workchain {workchain}")
+                    anyhow!("the devnet database holds no state of shard {shard} at seqno {seqno}")
                 })?;
-            let reader = db.reader();
-            let state_root = Loader::new(&reader).whole(&HashBytes(held.root_hash))?;
+            Ok(index.state_root(&held.root_hash)?)
+        };
+        let master = {
+            let held = index
+                .held_state(-1, FULL_SHARD)?
+                .ok_or_else(|| anyhow!("the devnet database holds no masterchain state"))?;
             let last = if held.seqno == 0 {
-                // Only the masterchain zerostate's file hash is kept; the
-                // basechain's is in the config's workchain description.
-                BlockRef {
-                    end_lt: 0,
-                    seqno: 0,
-                    root_hash: HashBytes(held.root_hash),
-                    file_hash: zerostate_file_hash(&db, workchain, &zerostate)?,
-                }
+                zerostate.clone()
             } else {
-                let rec = db
-                    .get::<Blocks>(&BlockId {
-                        workchain,
+                let rec = index
+                    .block(&BlockId {
+                        workchain: -1,
                         shard: FULL_SHARD,
                         seqno: held.seqno,
                     })?
@@ -303,15 +309,26 @@ impl Devnet {
                     file_hash: HashBytes(rec.id.file_hash),
                 }
             };
-            Ok(Tip { state_root, last })
+            Tip::plain(
+                ShardIdent::MASTERCHAIN,
+                held_root(&ShardIdent::MASTERCHAIN, held.seqno)?,
+                last,
+            )
         };
+        // The basechain's shards as the last masterchain block lists them.
+        let mc_state: ShardStateUnsplit = master.state_root.parse()?;
+        let extra = mc_state
+            .load_custom()?
+            .ok_or_else(|| anyhow!("the masterchain state has no extra"))?;
+        let shards = layout::tips_of(&extra.shards, held_root)?;
         let chain = Chain {
             global_id: identity.global_id,
             validator: validator_keys(&keys),
-            master: tip(-1)?,
-            base: tip(0)?,
+            master,
+            shards,
             zerostate,
             key_block_every: opts.key_block_every,
+            layout: opts.layout,
         };
         if opts.mnemonic != identity.mnemonic || opts.global_id != identity.global_id {
             tracing::warn!(
@@ -319,13 +336,14 @@ impl Devnet {
                  continuing that chain (its own mnemonic is kept in devnet.json)"
             );
         }
-        Self::assemble(db, chain, keys, identity, opts)
+        Self::assemble(pipeline, feed, chain, keys, identity, opts)
     }
 
     /// The devnet of a chain and its identity: the genesis wallets and the
     /// faucet follow from the identity's key, count and global id.
     fn assemble(
-        db: Arc<Db>,
+        pipeline: Pipeline,
+        feed: CommitFeed,
         chain: Chain,
         keys: Keys,
         identity: Identity,
@@ -335,14 +353,13 @@ impl Devnet {
         Ok(Self {
             wallets: genesis_wallets(&keys, identity.wallets, identity.global_id, balance),
             faucet: Wallet::nth(Version::V4R2, &keys, FAUCET_N, identity.global_id),
-            db,
+            pipeline,
             chain,
             keys,
             identity,
             export_dir: opts.export_dir.clone(),
             export_packages: opts.export_packages.clone(),
-            feed: CommitFeed::new(FEED_CAPACITY),
-            index_state: Arc::default(),
+            feed,
             produced: 0,
         })
     }
@@ -378,12 +395,14 @@ impl Devnet {
     /// The executor's config and a block context after the current tips.
     fn exec_context(&self) -> Result<(ExecConfig, BlockContext), Refused> {
         let internal = |e: String| Refused::new(500, e);
-        let base: ShardStateUnsplit = self
-            .chain
-            .base
-            .state_root
-            .parse()
-            .map_err(|e| internal(e.to_string()))?;
+        let mut base_utime = 0;
+        for tip in &self.chain.shards {
+            let s: ShardStateUnsplit = tip
+                .state_root
+                .parse()
+                .map_err(|e| internal(e.to_string()))?;
+            base_utime = base_utime.max(s.gen_utime);
+        }
         let mc: ShardStateUnsplit = self
             .chain
             .master
@@ -394,15 +413,15 @@ impl Devnet {
             .load_custom()
             .map_err(|e| internal(e.to_string()))?
             .ok_or_else(|| internal("no masterchain extra".into()))?;
-        let now = unix_now().max(base.gen_utime).max(mc.gen_utime);
+        let now = unix_now().max(base_utime).max(mc.gen_utime);
         let config =
             ExecConfig::new(extra.config.params, now).map_err(|e| internal(e.to_string()))?;
         let lt = self
             .chain
-            .base
-            .last
-            .end_lt
-            .max(self.chain.master.last.end_lt)
+            .shards
+            .iter()
+            .map(Tip::end_lt)
+            .fold(self.chain.master.last.end_lt, u64::max)
             + 1;
         let ctx = BlockContext {
             now,
@@ -419,11 +438,10 @@ impl Devnet {
     /// one where none exists).
     fn tip_account(&self, dst: &StdAddr) -> Result<ShardAccount, Refused> {
         let internal = |e: String| Refused::new(500, e);
-        let tip = if dst.is_masterchain() {
-            &self.chain.master
-        } else {
-            &self.chain.base
-        };
+        let tip = self
+            .chain
+            .tip_of(dst)
+            .ok_or_else(|| internal(format!("no shard holds {dst}")))?;
         let state: ShardStateUnsplit = tip
             .state_root
             .parse()
@@ -482,10 +500,10 @@ impl Devnet {
     /// returns what the round executed. On failure the chain stays where it
     /// was (nothing was committed).
     pub fn produce(&mut self, externals: Vec<Cell>) -> anyhow::Result<RoundOutcome> {
-        let before = (self.chain.master.clone(), self.chain.base.clone());
+        let before = (self.chain.master.clone(), self.chain.shards.clone());
         let result = self.produce_inner(externals);
         if result.is_err() {
-            (self.chain.master, self.chain.base) = before;
+            (self.chain.master, self.chain.shards) = before;
         }
         result
     }
@@ -502,15 +520,14 @@ impl Devnet {
             .map(|b| decode_block(&b.boc))
             .collect::<Result<Vec<_>, _>>()?;
         // The block files first: whatever the index holds has its file.
-        export(&blocks_dir(self.db.path()), &blocks)?;
+        export(&blocks_dir(self.pipeline.view().path()), &blocks)?;
         let mut commits = self.feed.subscribe();
-        let unit = Unit { blocks: decoded };
-        let indexer = Indexer::new(&self.db)
-            .with_feed(self.feed.clone())
-            .with_state(Arc::clone(&self.index_state));
-        indexer.apply(&unit)?;
+        self.pipeline.apply(SourceUnit {
+            blocks: decoded,
+            ..Default::default()
+        })?;
         // No block follows at once: the round's traces are classified now.
-        indexer.flush()?;
+        self.pipeline.flush()?;
         // What the round executed, as the index committed it.
         let mut executed = Vec::new();
         while let Ok(c) = commits.try_recv() {
@@ -577,11 +594,10 @@ impl Devnet {
     /// The seqno a deployed wallet holds (the first 32 bits of its data,
     /// after v5r1's flag bit), from the current state.
     pub fn wallet_seqno(&self, address: &StdAddr) -> anyhow::Result<Option<u32>> {
-        let tip = if address.is_masterchain() {
-            &self.chain.master
-        } else {
-            &self.chain.base
-        };
+        let tip = self
+            .chain
+            .tip_of(address)
+            .ok_or_else(|| anyhow!("no shard holds {address}"))?;
         let state: ShardStateUnsplit = tip.state_root.parse()?;
         let Some((_, account)) = state.load_accounts()?.get(address.address)? else {
             return Ok(None);
@@ -598,19 +614,16 @@ impl Devnet {
     /// Each chain's newest block and the messages in its outbound queue.
     pub fn queue_sizes(&self) -> anyhow::Result<Vec<(tonindex_model::BlockIdExt, u64)>> {
         let mut out = Vec::new();
-        for (workchain, tip) in [(-1, &self.chain.master), (0, &self.chain.base)] {
+        for tip in std::iter::once(&self.chain.master).chain(&self.chain.shards) {
             let state: ShardStateUnsplit = tip.state_root.parse()?;
-            let queue = super::queue::QueueInfo::load(&state.out_msg_queue_info, FULL_SHARD)?;
-            let mut size = 0u64;
-            for key in queue.queue.keys() {
-                key?;
-                size += 1;
-            }
+            let queue =
+                super::queue::QueueInfo::load(&state.out_msg_queue_info, tip.shard.prefix())?;
+            let size = queue.count()?;
             out.push((
                 tonindex_model::BlockIdExt {
                     id: BlockId {
-                        workchain,
-                        shard: FULL_SHARD,
+                        workchain: tip.shard.workchain(),
+                        shard: tip.shard.prefix(),
                         seqno: tip.last.seqno,
                     },
                     root_hash: tip.last.root_hash.0,
@@ -637,26 +650,6 @@ impl Devnet {
     }
 }
 
-/// The file hash of a workchain's zerostate: the masterchain's is kept in
-/// the identity; the basechain's is in the config (param 12).
-fn zerostate_file_hash(db: &Db, workchain: i32, mc: &BlockRef) -> anyhow::Result<HashBytes> {
-    if workchain == -1 {
-        return Ok(mc.file_hash);
-    }
-    let reader = db.reader();
-    let root = Loader::new(&reader).whole(&mc.root_hash)?;
-    let state: ShardStateUnsplit = root.parse()?;
-    let extra = state
-        .load_custom()?
-        .ok_or_else(|| anyhow!("the masterchain zerostate has no extra"))?;
-    let wcs = crate::tvm::config::with_readable_workchains(&extra.config.params)?;
-    let descr = wcs
-        .get::<tycho_types::models::ConfigParam12>()?
-        .and_then(|d| d.get(workchain).ok().flatten())
-        .ok_or_else(|| anyhow!("the config does not describe workchain {workchain}"))?;
-    Ok(descr.zerostate_file_hash)
-}
-
 fn empty_account() -> ShardAccount {
     ShardAccount {
         account: Lazy::new(&tycho_types::models::OptionalAccount(None)).expect("account_none fits"),
@@ -666,11 +659,11 @@ fn empty_account() -> ShardAccount {
 }
 
 /// A produced block's file name: `mc_<shard>_<seqno>.boc` or `wc0_…`.
-pub fn block_file_name(workchain: i32, seqno: u32) -> String {
+pub fn block_file_name(workchain: i32, shard: u64, seqno: u32) -> String {
     format!(
         "{}_{:016x}_{:010}.boc",
         if workchain == -1 { "mc" } else { "wc0" },
-        FULL_SHARD,
+        shard,
         seqno
     )
 }
@@ -679,7 +672,10 @@ pub fn block_file_name(workchain: i32, seqno: u32) -> String {
 fn export(dir: &Path, blocks: &[Produced]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
     for b in blocks {
-        std::fs::write(dir.join(block_file_name(b.workchain, b.seqno)), &b.boc)?;
+        std::fs::write(
+            dir.join(block_file_name(b.workchain, b.shard.prefix(), b.seqno)),
+            &b.boc,
+        )?;
     }
     Ok(())
 }
@@ -725,7 +721,8 @@ pub struct DevnetHandle {
     /// transaction is committed.
     feed: CommitFeed,
     automine: bool,
-    db: Arc<Db>,
+    /// What the index holds (the cells the proofs walk), and where.
+    index: IndexView,
     accounts: serde_json::Value,
     /// How long a request waits for the producer.
     wait: Duration,
@@ -819,8 +816,8 @@ impl DevnetHandle {
         mc: &tonindex_model::BlockIdExt,
         from: &tonindex_model::BlockIdExt,
     ) -> anyhow::Result<ShardBlockProof> {
-        let dir = blocks_dir(self.db.path());
-        let mc_root = proof::block_root(&dir, -1, mc.id.seqno)?;
+        let dir = blocks_dir(self.index.path());
+        let mc_root = proof::masterchain_block_root(&dir, mc.id.seqno)?;
         let link = if target.id.workchain == -1 {
             None
         } else {
@@ -829,13 +826,14 @@ impl DevnetHandle {
         let back = if from.id.seqno == mc.id.seqno {
             None
         } else {
-            let from_root = proof::block_root(&dir, -1, from.id.seqno)?;
+            let from_root = proof::masterchain_block_root(&dir, from.id.seqno)?;
             let (proof, state) = proof::header_and_state(&from_root)?;
-            let reader = self.db.reader();
             Some(LinkBack {
                 dest_proof: proof::header(&mc_root)?,
                 proof,
-                state_proof: proof::prev_block_entry(&reader, &state, mc.id.seqno)?,
+                state_proof: self
+                    .index
+                    .with_cells(|rows| proof::prev_block_entry(rows, &state, mc.id.seqno))?,
             })
         };
         Ok(ShardBlockProof { link, back })
@@ -931,11 +929,11 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
         validator: devnet.chain.validator.clone(),
         feed: devnet.feed.clone(),
         automine: interval.is_none(),
-        db: Arc::clone(&devnet.db),
+        index: devnet.pipeline.view().clone(),
         accounts: accounts_json(&devnet),
         wait: Duration::from_secs(60),
     });
-    let mut waiting = Waiting::load(devnet.db.path().join("devnet-queue"));
+    let mut waiting = Waiting::load(devnet.pipeline.view().path().join("devnet-queue"));
     if !waiting.msgs.is_empty() {
         tracing::info!(
             messages = waiting.msgs.len(),

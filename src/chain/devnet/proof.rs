@@ -88,9 +88,13 @@ pub fn shard_hashes(
     Ok((proof, crate::boc::encode(data.as_ref())))
 }
 
-/// A block's root from the files the devnet keeps.
-pub fn block_root(dir: &Path, workchain: i32, seqno: u32) -> anyhow::Result<Cell> {
-    let path = dir.join(super::node::block_file_name(workchain, seqno));
+/// A masterchain block's root from the files the devnet keeps.
+pub fn masterchain_block_root(dir: &Path, seqno: u32) -> anyhow::Result<Cell> {
+    let path = dir.join(super::node::block_file_name(
+        -1,
+        0x8000_0000_0000_0000,
+        seqno,
+    ));
     let bytes = std::fs::read(&path).map_err(|e| {
         anyhow::anyhow!(
             "the devnet keeps no file of this block ({}): {e}",

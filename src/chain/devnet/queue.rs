@@ -1,6 +1,8 @@
 //! A shard state's outbound message queue (`OutMsgQueueInfo`): messages to
-//! another workchain wait here until that workchain's next block imports
-//! them, and how far this shard has imported from its neighbours.
+//! another shard (of this workchain or the other) wait here until that
+//! shard's next block imports them, and how far this shard has imported
+//! from its neighbours (one watermark: every shard imports all its
+//! neighbours' waiting messages in (lt, hash) order each block).
 //!
 //! ```text
 //! _ out_queue:OutMsgQueue proc_info:ProcessedInfo ihr_pending:IhrPendingInfo = OutMsgQueueInfo;
@@ -14,7 +16,7 @@ use tycho_types::cell::{
 };
 use tycho_types::dict::{AugDict, AugDictExtra, Dict, DictKey, LoadDictKey, StoreDictKey};
 use tycho_types::error::Error;
-use tycho_types::models::EnqueuedMsg;
+use tycho_types::models::{EnqueuedMsg, IntAddr, MsgInfo, ShardIdent};
 
 /// Where a queued message goes next, and which message it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,6 +46,15 @@ impl LoadDictKey for QueueKey {
             prefix: u64::from_be_bytes(raw.get(4..12)?.try_into().ok()?),
             hash: HashBytes(raw.get(12..44)?.try_into().ok()?),
         })
+    }
+}
+
+impl QueueKey {
+    /// Whether the message's next hop lies in `shard`.
+    pub fn goes_to(&self, shard: &ShardIdent) -> bool {
+        let bits = shard.prefix_len();
+        let mask = if bits == 0 { 0 } else { !0u64 << (64 - bits) };
+        self.workchain == shard.workchain() && (self.prefix ^ shard.prefix()) & mask == 0
     }
 }
 
@@ -146,19 +157,17 @@ impl QueueInfo {
         })
     }
 
-    /// Messages waiting for `workchain` that it has not imported (it has
+    /// Messages waiting for `shard` that it has not imported (it has
     /// imported up to `processed`), in import order.
     pub fn waiting_for(
         &self,
-        workchain: i32,
+        shard: &ShardIdent,
         processed: Option<Processed>,
     ) -> Result<Vec<(QueueKey, EnqueuedMsg)>, Error> {
         let mut out = Vec::new();
         for entry in self.queue.iter() {
             let (key, _, msg) = entry?;
-            if key.workchain == workchain
-                && processed.is_none_or(|p| (msg.enqueued_lt, key.hash) > p)
-            {
+            if key.goes_to(shard) && processed.is_none_or(|p| (msg.enqueued_lt, key.hash) > p) {
                 out.push((key, msg));
             }
         }
@@ -166,10 +175,10 @@ impl QueueInfo {
         Ok(out)
     }
 
-    /// Messages for `workchain` that it has imported: to dequeue.
+    /// Messages for `shard` that it has imported: to dequeue.
     pub fn imported_by(
         &self,
-        workchain: i32,
+        shard: &ShardIdent,
         processed: Option<Processed>,
     ) -> Result<Vec<(QueueKey, EnqueuedMsg)>, Error> {
         let Some(p) = processed else {
@@ -178,11 +187,72 @@ impl QueueInfo {
         let mut out = Vec::new();
         for entry in self.queue.iter() {
             let (key, _, msg) = entry?;
-            if key.workchain == workchain && (msg.enqueued_lt, key.hash) <= p {
+            if key.goes_to(shard) && (msg.enqueued_lt, key.hash) <= p {
                 out.push((key, msg));
             }
         }
         Ok(out)
+    }
+
+    /// The queue of `child`, one half of this shard after a split: the
+    /// messages its accounts sent; it has imported what the parent had.
+    pub fn split_off(&self, child: &ShardIdent) -> Result<Self, Error> {
+        let mut queue = AugDict::new();
+        for entry in self.queue.iter() {
+            let (key, lt, msg) = entry?;
+            let env = super::shard_work::read_envelope(&msg.out_msg_envelope)?.0;
+            let MsgInfo::Int(info) = env.parse::<MsgInfo>()? else {
+                return Err(Error::InvalidData);
+            };
+            let IntAddr::Std(src) = &info.src else {
+                return Err(Error::InvalidData);
+            };
+            if child.contains_address(src) {
+                queue.set(key, lt, msg)?;
+            }
+        }
+        Ok(Self {
+            queue,
+            processed: self.processed,
+            processed_at: ProcessedAt {
+                shard: child.prefix(),
+                ..self.processed_at
+            },
+        })
+    }
+
+    /// The queue of the shard two siblings merge into. Both imported every
+    /// message waiting for them up to the same round, so the higher
+    /// watermark covers both halves.
+    pub fn merge(left: &Self, right: &Self, parent: &ShardIdent) -> Result<Self, Error> {
+        let mut queue = left.queue.clone();
+        for entry in right.queue.iter() {
+            let (key, lt, msg) = entry?;
+            queue.set(key, lt, msg)?;
+        }
+        let (processed, mc_seqno) = match (left.processed, right.processed) {
+            (Some(l), Some(r)) if r > l => (Some(r), right.processed_at.mc_seqno),
+            (None, Some(r)) => (Some(r), right.processed_at.mc_seqno),
+            (l, _) => (l, left.processed_at.mc_seqno),
+        };
+        Ok(Self {
+            queue,
+            processed,
+            processed_at: ProcessedAt {
+                shard: parent.prefix(),
+                mc_seqno,
+            },
+        })
+    }
+
+    /// Queued messages in all.
+    pub fn count(&self) -> Result<u64, Error> {
+        let mut n = 0;
+        for key in self.queue.keys() {
+            key?;
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// Notes an import from a neighbour's queue, as of masterchain `mc_seqno`.

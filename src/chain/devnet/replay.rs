@@ -69,6 +69,18 @@ pub fn emulator_input(dir: &Path, from_seqno: u32) -> anyhow::Result<ReplayInput
             .filter(|n| n.starts_with(prefix))
             .collect();
         files.sort();
+        // One chain of states per workchain: a split basechain's blocks
+        // start from halves of their parent's state, which this does not
+        // build.
+        if let Some(split) = files
+            .iter()
+            .find(|n| n.starts_with("wc0_") && !n.starts_with("wc0_8000000000000000_"))
+        {
+            return Err(anyhow!(
+                "{split}: the emulator replay reads one-shard chains only (this devnet's \
+                 basechain is split)"
+            ));
+        }
         for name in files {
             let block: Block = read(&name)?.parse()?;
             let info = block.load_info()?;

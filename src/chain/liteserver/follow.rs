@@ -1,7 +1,8 @@
 //! The follower: walks masterchain blocks from a lite server, from the
 //! index's cursor forward, and indexes each with the shard blocks it
-//! commits — one unit, one WriteBatch, through the same `Indexer` as an
-//! import — so a restart resumes where the last committed unit ended.
+//! commits — one unit, one WriteBatch, handed to the ingest pipeline as an
+//! import's units are — so a restart resumes where the last committed unit
+//! ended. What the index holds it asks the pipeline's view.
 //!
 //! Several lite servers: one is asked at a time; one that cannot be
 //! reached, hangs past the step timeout, drops the connection or sends
@@ -35,7 +36,6 @@ use anyhow::{anyhow, bail, Context as _};
 use ton_liteapi::client::LiteClient;
 use ton_liteapi::tl::common::{BlockId as LiteBlockId, BlockIdExt as LiteBlockIdExt, Int256};
 use tonindex_model::{BlockId, BlockIdExt};
-use tonindex_storage::Db;
 
 use super::client::Multiplexed;
 use super::proofs::check_account_state;
@@ -43,7 +43,7 @@ use super::trust::{BlockSignature, Validators};
 use super::LiteServerAddr;
 use crate::decode::state::decode_state_file;
 use crate::decode::{decode_block, file_hash, DecodedBlock};
-use crate::index::{FetchedAccount, Indexer, Unit};
+use crate::ingest::{FetchedAccount, IndexView, Pipeline, SourceUnit};
 use crate::query;
 use tycho_types::models::ShardAccount;
 
@@ -74,9 +74,6 @@ pub struct FollowOptions {
     /// ones, archival ones while far behind — and leaves one that falls
     /// behind. `None`: the config's order, in turn.
     pub tips: Option<std::sync::Arc<super::tips::Tips>>,
-    /// Where each commit is announced (the API's pending traces in the
-    /// same process give way to the real ones).
-    pub feed: Option<crate::index::feed::CommitFeed>,
 }
 
 /// The last key block the follower trusts and the validators its config
@@ -183,13 +180,12 @@ async fn trusted_at(client: &mut LiteClient, key_block: &BlockIdExt) -> anyhow::
 /// masterchain block (the zero state or a key block it holds), else the
 /// anchor.
 async fn initial_trust(
-    db: &Db,
+    index: &IndexView,
     client: &mut LiteClient,
     anchor: &BlockIdExt,
 ) -> anyhow::Result<Trusted> {
-    let reader = db.reader();
-    let key_block = match query::blocks::mc_block_range(&reader)? {
-        Some((_, last)) => {
+    let key_block = match index.last_mc_block()? {
+        Some(last) => {
             let seqno = if last.key_block {
                 last.id.id.seqno
             } else {
@@ -203,7 +199,8 @@ async fn initial_trust(
                     shard: query::MASTER_SHARD,
                     seqno,
                 };
-                query::blocks::block(&reader, &id)?
+                index
+                    .block(&id)?
                     .ok_or_else(|| anyhow!("the index lacks key block {seqno}"))?
                     .id
             }
@@ -320,13 +317,13 @@ async fn check_signatures(
 /// A zero state by its id (a lite server gives those whole), checked
 /// against the id and imported as `tonindex import` imports state files.
 async fn import_zero_state(
-    indexer: &Indexer<'_>,
+    pipeline: &Pipeline,
     client: &mut LiteClient,
     id: &BlockIdExt,
 ) -> anyhow::Result<()> {
     let root = fetch_state(client, id).await?;
     let file = decode_state_file(&root).with_context(|| format!("decoding zero state {id:?}"))?;
-    indexer.apply_state_file(&file)?;
+    pipeline.apply_state(&file)?;
     Ok(())
 }
 
@@ -335,7 +332,7 @@ async fn import_zero_state(
 /// first, so that the index replays every state from there, as an import
 /// of the chain's files with its zero states does.
 async fn zero_states_of(
-    indexer: &Indexer<'_>,
+    pipeline: &Pipeline,
     client: &mut LiteClient,
     blocks: &[DecodedBlock],
 ) -> anyhow::Result<()> {
@@ -346,7 +343,7 @@ async fn zero_states_of(
             .iter()
             .filter(|p| p.block.id.seqno == 0)
         {
-            import_zero_state(indexer, client, &prev.block).await?;
+            import_zero_state(pipeline, client, &prev.block).await?;
         }
     }
     Ok(())
@@ -357,7 +354,7 @@ async fn zero_states_of(
 /// lack — a follower holds no masterchain state — fetched with
 /// `getLibraries`, each checked against its hash, and handed to the index.
 async fn fetch_libraries(
-    indexer: &Indexer<'_>,
+    pipeline: &Pipeline,
     client: &mut LiteClient,
     accounts: &[FetchedAccount],
 ) -> anyhow::Result<()> {
@@ -368,14 +365,14 @@ async fn fetch_libraries(
         .collect();
     wanted.sort();
     wanted.dedup();
-    let missing = indexer.missing_libraries(&wanted);
+    let missing = pipeline.missing_libraries(&wanted);
     for chunk in missing.chunks(16) {
         let entries = client
             .get_libraries(chunk.iter().map(|h| Int256(h.0)).collect())
             .await
             .map_err(|e| anyhow!("getLibraries: {e:?}"))?;
         let cells = super::client::checked_libraries(entries, chunk)?;
-        indexer.add_libraries(cells)?;
+        pipeline.add_libraries(cells)?;
     }
     Ok(())
 }
@@ -387,7 +384,7 @@ async fn fetch_libraries(
 /// added to its accounts (with the libraries their code needs), so the
 /// unit confirms its tokens as an index from the zero state would.
 async fn fetch_parents(
-    indexer: &Indexer<'_>,
+    pipeline: &Pipeline,
     client: &mut LiteClient,
     conn: &std::sync::Arc<Multiplexed>,
     s: &mut Stepped,
@@ -396,13 +393,13 @@ async fn fetch_parents(
         return Ok(());
     };
     let (mc_id, now) = (mc.record.id, mc.record.gen_utime);
-    let parents = indexer.parents_to_fetch(&s.accounts, mc_id.id.seqno, now)?;
+    let parents = pipeline.parents_to_fetch(&s.accounts, mc_id.id.seqno, now)?;
     if parents.is_empty() {
         return Ok(());
     }
     let wanted: Vec<_> = parents.into_iter().map(|a| (a, None)).collect();
     let fetched = fetch_states(conn, &mc_id, &wanted).await?;
-    fetch_libraries(indexer, client, &fetched).await?;
+    fetch_libraries(pipeline, client, &fetched).await?;
     s.accounts.extend(fetched);
     Ok(())
 }
@@ -412,17 +409,14 @@ async fn fetch_parents(
 /// key block, as one from the tip does): the verified key block the trust
 /// walk reached, else the one the lite server names, its hashes checked.
 async fn config_in_force(
-    db: &Db,
+    index: &IndexView,
     client: &mut LiteClient,
     mc: Option<&DecodedBlock>,
     trusted: Option<&Trusted>,
 ) -> anyhow::Result<Option<(u32, Vec<u8>)>> {
     let Some(mc) = mc else { return Ok(None) };
     let seqno = mc.record.id.id.seqno;
-    if mc.record.key_block
-        || mc.record.prev_key_block_seqno == 0
-        || query::config::config_at(&db.reader(), Some(seqno))?.is_some()
-    {
+    if mc.record.key_block || mc.record.prev_key_block_seqno == 0 || index.has_config_at(seqno)? {
         // A key block brings its own; the zero state's is the import's.
         return Ok(None);
     }
@@ -469,7 +463,7 @@ async fn mc_block_id(client: &mut LiteClient, seqno: u32) -> anyhow::Result<Bloc
 /// to the blocks the previous masterchain block committed (held by the
 /// index, or named in `stop` on a fresh start).
 async fn new_shard_blocks(
-    db: Option<&Db>,
+    index: Option<&IndexView>,
     client: &mut LiteClient,
     mc: &DecodedBlock,
     stop: &[BlockId],
@@ -481,8 +475,8 @@ async fn new_shard_blocks(
         if !seen.insert(id.id) || id.id.seqno == 0 || committed_before(stop, &id.id) {
             continue;
         }
-        if let Some(db) = db {
-            if query::blocks::block(&db.reader(), &id.id)?.is_some() {
+        if let Some(index) = index {
+            if index.block(&id.id)?.is_some() {
                 continue;
             }
         }
@@ -727,8 +721,7 @@ async fn fetch_ahead(
 /// block `next` once the tip has reached it.
 #[allow(clippy::too_many_arguments)]
 async fn step(
-    db: &Db,
-    indexer: &Indexer<'_>,
+    pipeline: &Pipeline,
     client: &mut LiteClient,
     trusted: Option<&mut Trusted>,
     zero_state: Option<&BlockIdExt>,
@@ -777,7 +770,7 @@ async fn step(
             shard: query::MASTER_SHARD,
             seqno: next - 1,
         };
-        if let Some(prev) = query::blocks::block(&db.reader(), &prev_id)? {
+        if let Some(prev) = pipeline.view().block(&prev_id)? {
             if mc.record.prev_blocks.first().map(|p| p.block) != Some(prev.id) {
                 bail!(
                     "masterchain block {next} does not follow the indexed block {}",
@@ -798,9 +791,7 @@ async fn step(
         Some(shard_blocks) => shard_blocks,
         None => {
             let stop = match mc.record.prev_blocks.first() {
-                Some(prev)
-                    if next > 1 && query::blocks::block(&db.reader(), &prev_mc)?.is_none() =>
-                {
+                Some(prev) if next > 1 && pipeline.view().block(&prev_mc)?.is_none() => {
                     fetch(client, &prev.block)
                         .await?
                         .shards
@@ -810,14 +801,14 @@ async fn step(
                 }
                 _ => Vec::new(),
             };
-            new_shard_blocks(Some(db), client, &mc, &stop).await?
+            new_shard_blocks(Some(pipeline.view()), client, &mc, &stop).await?
         }
     };
     let mc_id = mc.record.id;
     blocks.push(mc);
-    zero_states_of(indexer, client, &blocks).await?;
+    zero_states_of(pipeline, client, &blocks).await?;
     let accounts = match states {
-        Some(conn) => fetch_account_states(db, conn, &mc_id, &blocks).await?,
+        Some(conn) => fetch_account_states(pipeline.view(), conn, &mc_id, &blocks).await?,
         None => Vec::new(),
     };
     Ok((tip, Some(Stepped { blocks, accounts })))
@@ -840,16 +831,16 @@ const ACCOUNTS_AT_ONCE: usize = 256;
 /// root hash to it (`proofs.rs`). An account the proven state lacks is
 /// recorded as none, after its newest transaction in the unit.
 async fn fetch_account_states(
-    db: &Db,
+    index: &IndexView,
     conn: &std::sync::Arc<Multiplexed>,
     mc: &BlockIdExt,
     blocks: &[DecodedBlock],
 ) -> anyhow::Result<Vec<FetchedAccount>> {
-    let held: Vec<(i32, u64)> = db
-        .reader()
-        .prefix::<tonindex_storage::tables::ShardStates>(&[], false)
-        .map(|r| r.map(|(k, _)| (k.workchain, k.shard)))
-        .collect::<Result<_, _>>()?;
+    let held: Vec<(i32, u64)> = index
+        .held_states()?
+        .into_iter()
+        .map(|h| (h.workchain, h.shard))
+        .collect();
     // Each changed account whose shard state is not held, with its newest
     // transaction in the unit.
     let mut changed: std::collections::HashMap<tonindex_model::Address, (u64, [u8; 32])> =
@@ -959,7 +950,7 @@ async fn tip_now(pool: &mut Pool<'_>, timeout: Duration) -> anyhow::Result<u32> 
 /// Follows the chain the lite servers serve into `db` until `until_seqno`
 /// (or forever), polling for new masterchain blocks every `poll`.
 pub async fn follow(
-    db: &Db,
+    pipeline: &Pipeline,
     servers: &[LiteServerAddr],
     opts: &FollowOptions,
     poll: Duration,
@@ -988,12 +979,8 @@ pub async fn follow(
         );
     }
     let mut trusted: Option<Trusted> = None;
-    let indexer = match &opts.feed {
-        Some(feed) => Indexer::new(db).with_feed(feed.clone()),
-        None => Indexer::new(db),
-    };
     let mut summary = FollowSummary::default();
-    let mut next = match (db.cursor()?.last_mc_seqno, opts.from_seqno) {
+    let mut next = match (pipeline.view().last_mc_seqno()?, opts.from_seqno) {
         (Some(last), _) => last + 1,
         (None, Some(from)) => from.max(1),
         (None, None) if opts.from_tip => {
@@ -1064,7 +1051,7 @@ pub async fn follow(
         let fetched = match pool.client().await {
             Ok(client) => tokio::time::timeout(timeout, async {
                 if let (Some(anchor), None) = (&opts.anchor, &trusted) {
-                    trusted = Some(initial_trust(db, client, anchor).await?);
+                    trusted = Some(initial_trust(pipeline.view(), client, anchor).await?);
                 }
                 if srv.states.is_none() {
                     let server = &servers[current];
@@ -1074,8 +1061,7 @@ pub async fn follow(
                     srv.states = Some((current, std::sync::Arc::new(conn)));
                 }
                 let stepped = step(
-                    db,
-                    &indexer,
+                    pipeline,
                     client,
                     trusted.as_mut(),
                     opts.zero_state.as_ref(),
@@ -1086,11 +1072,11 @@ pub async fn follow(
                 .await?;
                 let mut stepped = stepped;
                 let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
-                let config = config_in_force(db, client, mc, trusted.as_ref()).await?;
+                let config = config_in_force(pipeline.view(), client, mc, trusted.as_ref()).await?;
                 if let Some(s) = &mut stepped.1 {
-                    fetch_libraries(&indexer, client, &s.accounts).await?;
+                    fetch_libraries(pipeline, client, &s.accounts).await?;
                     if let Some((_, conn)) = srv.states.as_ref() {
-                        fetch_parents(&indexer, client, conn, s).await?;
+                        fetch_parents(pipeline, client, conn, s).await?;
                     }
                 }
                 Ok((stepped, config))
@@ -1138,18 +1124,17 @@ pub async fn follow(
             .map(|b| b.transactions.len() as u64)
             .sum::<u64>();
         let utime = blocks.last().map(|mc| mc.record.gen_utime);
-        if let Some((seqno, boc)) = config {
-            indexer
-                .put_key_block_config(seqno, boc)
-                .with_context(|| format!("keeping the config of key block {seqno}"))?;
-        }
-        indexer
-            .apply_with_accounts(&Unit { blocks }, &accounts)
+        pipeline
+            .apply(SourceUnit {
+                blocks,
+                accounts,
+                config,
+            })
             .with_context(|| format!("indexing masterchain block {next}"))?;
         if next >= tip {
             // At the tip, the next block is seconds away: the traces of
             // this one are assembled and classified now rather than with it.
-            indexer
+            pipeline
                 .flush()
                 .with_context(|| format!("writing the traces of masterchain block {next}"))?;
         }

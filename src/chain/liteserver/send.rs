@@ -35,7 +35,7 @@ pub struct LiteSender {
     conns: Arc<Conns>,
     runtime: tokio::runtime::Handle,
     /// What the follower in the same process commits, when there is one.
-    feed: Option<crate::index::feed::CommitFeed>,
+    feed: Option<crate::ingest::CommitFeed>,
 }
 
 /// The API's connections to the lite servers: one multiplexed connection
@@ -80,7 +80,7 @@ impl LiteSender {
     /// Announces `feed` (what the follower's index commits) to the API:
     /// sent messages are then emulated and shown as pending until their
     /// traces are indexed.
-    pub fn with_feed(self, feed: crate::index::feed::CommitFeed) -> Self {
+    pub fn with_feed(self, feed: crate::ingest::CommitFeed) -> Self {
         Self {
             feed: Some(feed),
             ..self
@@ -300,7 +300,7 @@ impl ChainLink for LiteSender {
     fn emulates_on_known_state(&self) -> bool {
         self.feed.is_some()
     }
-    fn commit_feed(&self) -> Option<crate::index::feed::CommitFeed> {
+    fn commit_feed(&self) -> Option<crate::ingest::CommitFeed> {
         self.feed.clone()
     }
     /// Forwards the message with `liteServer.sendMessage` to the first
