@@ -92,6 +92,14 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
     }
     let s = summary?;
     let secs = s.elapsed.as_secs_f64();
+    tracing::info!(
+        "time: {:.2}s in all; the writer applied units for {:.2}s and decoded for {:.2}s while \
+         it had nothing to write; the decode pool's threads decoded for {:.2}s",
+        secs,
+        s.write_time.as_secs_f64(),
+        s.writer_decode_time.as_secs_f64(),
+        s.decode_time.as_secs_f64(),
+    );
     let a = s.applied;
     println!(
         "imported {} blocks ({} already present, {} shard blocks linked to their masterchain block), \
