@@ -40,6 +40,7 @@ const ENV_KEYS: &[&str] = &[
     "serve__zerostate__root_hash",
     "serve__zerostate__file_hash",
     "serve__max_block_age_secs",
+    "serve__max_lag_blocks",
     "serve__cors__enabled",
     "serve__rate_limit__anonymous_v2_rps",
     "serve__rate_limit__anonymous_v3_rps",

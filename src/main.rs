@@ -24,6 +24,7 @@ fn main() {
             Command::Serve(_) => tonindex::cli::serve::run(&cfg, cli.config.clone()),
             Command::Stats(_) => tonindex::cli::stats::run(&cfg),
             Command::Compact(_) => tonindex::cli::compact::run(&cfg),
+            Command::Snapshot(args) => tonindex::cli::snapshot::run(&cfg, args),
             Command::Sync(args) => tonindex::cli::sync::run(&cfg, args),
             Command::Run(args) => {
                 tonindex::cli::sync::run_and_serve(&cfg, args, cli.config.clone())

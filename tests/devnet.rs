@@ -11,6 +11,9 @@ mod common;
 /// `--shards` and `--split-merge-every`: a split basechain, end to end.
 #[path = "devnet/shards.rs"]
 mod shards;
+/// `tonindex snapshot create` and `restore` of a running follower.
+#[path = "devnet/snapshots.rs"]
+mod snapshots;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};

@@ -92,6 +92,12 @@ pub struct ApiConfig {
     /// 0 = never (an index of history is old by nature).
     #[serde(default)]
     pub max_block_age_secs: u64,
+    /// `/healthcheck` answers 503 while the index is more than this many
+    /// masterchain blocks behind the newest its lite servers show (a
+    /// replica still catching up, as after a restore); 0 = never. Only
+    /// where the node follows lite servers (`tonindex run`).
+    #[serde(default)]
+    pub max_lag_blocks: u32,
     /// Anonymous request rates per API.
     #[serde(default)]
     pub rate_limit: limits::RateLimitConfig,
@@ -136,6 +142,7 @@ impl Default for ApiConfig {
             max_response_bytes: 64 << 20,
             cors: cors::CorsConfig::default(),
             max_block_age_secs: 0,
+            max_lag_blocks: 0,
             rate_limit: limits::RateLimitConfig::default(),
             api_keys: Vec::new(),
             offchain_metadata: crate::offchain::OffchainConfig::default(),
@@ -496,13 +503,19 @@ fn api_cors(cfg: &cors::CorsConfig) -> Option<tower_http::cors::CorsLayer> {
 /// recent enough; `503` saying which is not.
 async fn healthcheck(axum::extract::State(api): axum::extract::State<Arc<Api>>) -> Response {
     let max_age = api.cfg.max_block_age_secs;
+    let max_lag = api.cfg.max_lag_blocks;
+    // The lite servers' newest masterchain block, as the node last saw it.
+    let servers_tip = match (max_lag, api.chain()) {
+        (0, _) | (_, None) => None,
+        (_, Some(chain)) => chain.consensus_block(),
+    };
     let checked = api
         .read(move |ctx| {
             ctx.reader
                 .cursor()
                 .map_err(|_| "storage unavailable".to_string())?;
-            if max_age == 0 {
-                return Ok(());
+            if max_age == 0 && servers_tip.is_none() {
+                return Ok(None);
             }
             let newest = crate::query::blocks::mc_block_range(&ctx.reader)
                 .map_err(|_| "storage unavailable".to_string())?
@@ -511,18 +524,41 @@ async fn healthcheck(axum::extract::State(api): axum::extract::State<Arc<Api>>) 
                 return Err("no masterchain block is indexed".to_string());
             };
             let age = unix_now().saturating_sub(u64::from(newest.gen_utime));
-            if age > max_age {
+            if max_age > 0 && age > max_age {
                 return Err(format!(
                     "the newest indexed masterchain block ({}) is {age} s old, over \
                      serve.max_block_age_secs = {max_age}",
                     newest.id.id.seqno
                 ));
             }
-            Ok(())
+            let indexed = newest.id.id.seqno;
+            match servers_tip {
+                None => Ok(None),
+                Some(Err(_)) => Err(format!(
+                    "no lite server has answered yet: the lag behind them is unknown (indexed \
+                     masterchain block {indexed})"
+                )),
+                Some(Ok(tip)) => {
+                    let lag = tip.saturating_sub(indexed);
+                    if lag > max_lag {
+                        Err(format!(
+                            "catching up: {lag} masterchain blocks behind the lite servers \
+                             (indexed {indexed}, theirs {tip}), over serve.max_lag_blocks = \
+                             {max_lag}"
+                        ))
+                    } else {
+                        Ok(Some(format!(
+                            "OK: {lag} masterchain blocks behind the lite servers (indexed \
+                             {indexed}, theirs {tip})"
+                        )))
+                    }
+                }
+            }
         })
         .await;
     match checked {
-        Ok(Ok(())) => (StatusCode::OK, "OK").into_response(),
+        Ok(Ok(None)) => (StatusCode::OK, "OK").into_response(),
+        Ok(Ok(Some(body))) => (StatusCode::OK, body).into_response(),
         Ok(Err(why)) => (StatusCode::SERVICE_UNAVAILABLE, why).into_response(),
         Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "storage unavailable").into_response(),
     }

@@ -1,5 +1,5 @@
-//! Command line: `dev`, `import`, `serve`, `stats`, `compact`, `sync`, `run`, `bench`,
-//! `bench-serve`, `tvm`.
+//! Command line: `dev`, `import`, `serve`, `stats`, `compact`, `snapshot`, `sync`, `run`,
+//! `bench`, `bench-serve`, `tvm`.
 
 #[cfg(target_os = "linux")]
 mod affinity;
@@ -14,6 +14,7 @@ pub mod dev;
 pub mod import;
 mod scratch;
 pub mod serve;
+pub mod snapshot;
 pub mod stats;
 pub mod sync;
 pub mod tvm;
@@ -56,6 +57,9 @@ pub enum Command {
     /// Compact every table fully (once a backfill is done): fewer, smaller
     /// files, what later units superseded dropped.
     Compact(compact::CompactArgs),
+    /// Write the index to one file (`create`, beside a running node too), or
+    /// start a new node's database from one (`restore`).
+    Snapshot(snapshot::SnapshotArgs),
     /// Follow a chain from the lite servers of its global config into the database.
     Sync(sync::SyncArgs),
     /// Follow a chain (as `sync`) and serve API v2 and v3 over it, in one process.
@@ -94,6 +98,11 @@ impl Cli {
             }
             Command::Compact(a) => {
                 if let Some(db) = &a.db {
+                    cfg.db = db.clone();
+                }
+            }
+            Command::Snapshot(a) => {
+                if let snapshot::SnapshotAction::Create { db: Some(db), .. } = &a.action {
                     cfg.db = db.clone();
                 }
             }

@@ -317,6 +317,48 @@ impl Db {
         Ok(total)
     }
 
+    /// Every (key, value) of table `name`, in key order, as stored (a
+    /// snapshot's rows). A follower's view stays put between catch-ups.
+    pub(crate) fn for_each_raw(
+        &self,
+        name: &str,
+        mut f: impl FnMut(&[u8], &[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let cf = self
+            .db
+            .cf_handle(name)
+            .ok_or(Error::Corrupt("no such table"))?;
+        let mut it = self.db.raw_iterator_cf(cf);
+        it.seek_to_first();
+        while it.valid() {
+            f(it.key().unwrap_or(&[]), it.value().unwrap_or(&[]))?;
+            it.next();
+        }
+        it.status()?;
+        Ok(())
+    }
+
+    /// Writes raw rows into table `name` without the write-ahead log: a
+    /// restore writes into a directory of its own and flushes at its end.
+    pub(crate) fn put_raw_unlogged(
+        &self,
+        name: &str,
+        rows: &[(Vec<u8>, Vec<u8>)],
+    ) -> Result<(), Error> {
+        let cf = self
+            .db
+            .cf_handle(name)
+            .ok_or(Error::Corrupt("no such table"))?;
+        let mut wb = WriteBatch::default();
+        for (k, v) in rows {
+            wb.put_cf(cf, k, v);
+        }
+        let mut opts = WriteOptions::default();
+        opts.disable_wal(true);
+        self.db.write_opt(wb, &opts)?;
+        Ok(())
+    }
+
     pub fn stats(&self) -> Result<Vec<TableStats>, Error> {
         let snapshot = self.db.snapshot();
         let mut out = Vec::new();
@@ -377,13 +419,13 @@ impl Default for Fnv64 {
 }
 
 impl Fnv64 {
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 ^= u64::from(*b);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    fn write_framed(&mut self, bytes: &[u8]) {
+    pub(crate) fn write_framed(&mut self, bytes: &[u8]) {
         self.write(&(bytes.len() as u64).to_be_bytes());
         self.write(bytes);
     }

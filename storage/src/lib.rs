@@ -5,6 +5,7 @@
 mod codec;
 mod db;
 pub mod rows;
+pub mod snapshot;
 pub mod tables;
 
 pub use codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
@@ -37,4 +38,9 @@ pub enum Error {
     OverBudget,
     #[error("the request's deadline has passed")]
     DeadlineExceeded,
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A snapshot stream that is not one, or not whole.
+    #[error("not a usable snapshot: {0}")]
+    Snapshot(String),
 }
