@@ -8,6 +8,9 @@
 //! use) and python3 with pytoniq-core and tonutils (installed by `.ci/run`).
 
 mod common;
+/// Replicas restored from a snapshot behind HAProxy.
+#[path = "devnet/replicas.rs"]
+mod replicas;
 /// `--shards` and `--split-merge-every`: a split basechain, end to end.
 #[path = "devnet/shards.rs"]
 mod shards;
