@@ -489,6 +489,16 @@ mod tests {
         changed[at] ^= 0x40;
         let d = db(&dir.path().join("changed"));
         assert!(read_snapshot(&changed[..], &d, |_| Ok(()), |_, _| {}).is_err());
+        // Another schema's snapshot (whole and well formed otherwise).
+        let mut other = Vec::new();
+        let mut w = Chunks::new(&mut other);
+        w.write_all(MAGIC).unwrap();
+        w.write_all(&(SCHEMA_VERSION + 1).to_be_bytes()).unwrap();
+        w.write_all(&0u32.to_be_bytes()).unwrap();
+        w.finish().unwrap();
+        let d = db(&dir.path().join("schema"));
+        let e = read_snapshot(&other[..], &d, |_| Ok(()), |_, _| {}).unwrap_err();
+        assert!(matches!(e, Error::SchemaMismatch { .. }), "{e}");
         // Not a snapshot; a header the caller refuses.
         let d = db(&dir.path().join("garbage"));
         assert!(read_snapshot(&b"hello world"[..], &d, |_| Ok(()), |_, _| {}).is_err());
