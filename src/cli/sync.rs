@@ -218,6 +218,13 @@ pub fn run_and_serve(
     config_path: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let (servers, mut opts) = follow_options(&args.sync)?;
+    // `init` is the zero state of the network followed (testnet's on
+    // testnet), not the config file's default (mainnet's).
+    let mut serve = cfg.serve.clone();
+    if let Some(zs) = &opts.zero_state {
+        serve.zerostate.root_hash = hex::encode(zs.root_hash);
+        serve.zerostate.file_hash = hex::encode(zs.file_hash);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("tonindex-http")
@@ -296,7 +303,7 @@ pub fn run_and_serve(
     let served = runtime.block_on(async {
         let serve = crate::api::serve_api(
             std::sync::Arc::clone(&db),
-            cfg.serve.clone(),
+            serve,
             false,
             Some(std::sync::Arc::new(sender)),
             Some(super::reload_serve(config_path)),

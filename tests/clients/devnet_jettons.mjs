@@ -250,7 +250,7 @@ must(
   JSON.stringify(decodedPost.opcodes) === JSON.stringify(["jetton_transfer", "jetton_internal_transfer", "unknown"]),
   `opcodes ${JSON.stringify(decodedPost.opcodes)}`,
 );
-must(decodedPost.bodies[0]["@type"] === "text_comment" && decodedPost.bodies[0].text === "gm from the devnet", "comment body");
+must(decodedPost.bodies[0]["@type"] === "text_comment" && decodedPost.bodies[0].comment === "gm from the devnet", "comment body");
 must(decodedPost.bodies[1].amount === "100" && decodedPost.bodies[1].destination === raw(bob.address), "transfer body");
 must(typeof decodedPost.bodies[2].error === "string" && decodedPost.bodies[2].error.startsWith("unknown"), "not a BoC");
 const decodedGet = await getJson(`/api/v3/decode?opcodes=0x595f07bc&bodies=${encodeURIComponent(burn.toBoc().toString("base64"))}`);

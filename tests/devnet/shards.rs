@@ -93,6 +93,10 @@ fn a_sharded_devnet_splits_merges_and_is_followed_exactly() {
     // The follower reaches the tip and serves the same shard layout.
     let tip = dev.mc_seqno();
     wait_for_seqno(&mut run, http, tip);
+    // `init` is the followed network's zero state (not the default config's).
+    let init =
+        |port: u16| json(port, "GET", "/api/v2/getMasterchainInfo", "").1["result"]["init"].clone();
+    assert_eq!(init(http), init(dev.port));
     for seqno in [tip - 1, tip] {
         let path = format!("/api/v2/shards?seqno={seqno}");
         let strip = |(_, mut v): (u16, Value)| {

@@ -549,7 +549,7 @@ mod tests {
         let v = decode(&b.build().unwrap()).unwrap();
         assert_eq!(
             v,
-            json!({"@type": "text_comment", "type": "text_comment", "text": "hello"})
+            json!({"@type": "text_comment", "type": "text_comment", "comment": "hello"})
         );
 
         let mut b = CellBuilder::new();
