@@ -409,47 +409,7 @@ impl Chain {
             report,
         )?;
 
-        let mut descrs = Vec::with_capacity(shard_blocks.len());
-        let mut fees = ShardFees::new();
-        let mut shard_fees = Tokens::ZERO;
-        for (b, announce) in shard_blocks.iter().zip(plan) {
-            let merging = *announce == Announce::Merge;
-            let descr = ShardDescription {
-                seqno: b.seqno,
-                reg_mc_seqno: seqno,
-                start_lt: b.start_lt,
-                end_lt: b.end_lt,
-                root_hash: b.root_hash,
-                file_hash: b.file_hash,
-                before_split: *announce == Announce::Split,
-                before_merge: merging,
-                want_split: false,
-                want_merge: merging,
-                nx_cc_updated: false,
-                next_catchain_seqno: 0,
-                next_validator_shard: b.shard.prefix(),
-                min_ref_mc_seqno: self.master.last.seqno,
-                gen_utime: cx.now,
-                split_merge_at: None,
-                fees_collected: CurrencyCollection::new(b.fees_collected.into_inner()),
-                funds_created: CurrencyCollection::ZERO,
-            };
-            let fee = ShardFeeCreated {
-                fees: descr.fees_collected.clone(),
-                create: CurrencyCollection::ZERO,
-            };
-            fees.set(
-                ShardIdentFull {
-                    workchain: b.shard.workchain(),
-                    prefix: b.shard.prefix(),
-                },
-                fee.clone(),
-                fee,
-            )?;
-            shard_fees = add(shard_fees, b.fees_collected)?;
-            descrs.push((b.shard, descr));
-        }
-        let shards = ShardHashes::from_shards(descrs.iter().map(|(s, d)| (s, d)))?;
+        let (shards, fees, shard_fees) = self.shard_hashes(shard_blocks, plan, seqno, cx.now)?;
         // The previous masterchain block's signatures, as a node carries them.
         let mut prev_block_signatures = Dict::new();
         if self.master.last.seqno > 0 {
@@ -535,6 +495,59 @@ impl Chain {
             &mc_block.file_hash,
         ));
         Ok(mc_block)
+    }
+
+    /// The shard hashes a masterchain block lists for the round's shard
+    /// blocks (with what each announces), their fees, and the fees in all.
+    fn shard_hashes(
+        &self,
+        shard_blocks: &[Produced],
+        plan: &[Announce],
+        seqno: u32,
+        now: u32,
+    ) -> Result<(ShardHashes, ShardFees, Tokens), CollateError> {
+        let mut descrs = Vec::with_capacity(shard_blocks.len());
+        let mut fees = ShardFees::new();
+        let mut shard_fees = Tokens::ZERO;
+        for (b, announce) in shard_blocks.iter().zip(plan) {
+            let merging = *announce == Announce::Merge;
+            let descr = ShardDescription {
+                seqno: b.seqno,
+                reg_mc_seqno: seqno,
+                start_lt: b.start_lt,
+                end_lt: b.end_lt,
+                root_hash: b.root_hash,
+                file_hash: b.file_hash,
+                before_split: *announce == Announce::Split,
+                before_merge: merging,
+                want_split: false,
+                want_merge: merging,
+                nx_cc_updated: false,
+                next_catchain_seqno: 0,
+                next_validator_shard: b.shard.prefix(),
+                min_ref_mc_seqno: self.master.last.seqno,
+                gen_utime: now,
+                split_merge_at: None,
+                fees_collected: CurrencyCollection::new(b.fees_collected.into_inner()),
+                funds_created: CurrencyCollection::ZERO,
+            };
+            let fee = ShardFeeCreated {
+                fees: descr.fees_collected.clone(),
+                create: CurrencyCollection::ZERO,
+            };
+            fees.set(
+                ShardIdentFull {
+                    workchain: b.shard.workchain(),
+                    prefix: b.shard.prefix(),
+                },
+                fee.clone(),
+                fee,
+            )?;
+            shard_fees = add(shard_fees, b.fees_collected)?;
+            descrs.push((b.shard, descr));
+        }
+        let shards = ShardHashes::from_shards(descrs.iter().map(|(s, d)| (s, d)))?;
+        Ok((shards, fees, shard_fees))
     }
 
     /// Builds a block from a chain's work: value flow, extra, Merkle update.
