@@ -298,3 +298,71 @@ mod tests {
         });
     }
 }
+
+#[cfg(test)]
+mod documented {
+    use super::*;
+
+    /// Every leaf key of `v` as a dotted path; an array is one key.
+    fn leaves(v: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, child) in map {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    leaves(child, &p, out);
+                }
+            }
+            _ => out.push(path.to_string()),
+        }
+    }
+
+    /// Every key of the config struct is named in the operating guide's
+    /// configuration section and in the shipped config file, and every
+    /// one that is not a list can be set from the environment.
+    #[test]
+    fn every_config_key_is_documented_and_settable() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let guide = std::fs::read_to_string(root.join("docs/operating.md")).unwrap();
+        let section = guide
+            .split("## Configuration")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("docs/operating.md has a Configuration section");
+        let shipped = std::fs::read_to_string(root.join(DEFAULT_CONFIG_PATH)).unwrap();
+        let mut keys = Vec::new();
+        leaves(
+            &serde_json::to_value(Config::default()).unwrap(),
+            "",
+            &mut keys,
+        );
+        assert!(keys.len() > 40, "{keys:?}");
+        let mut missing = Vec::new();
+        for key in &keys {
+            let last = key.rsplit('.').next().unwrap();
+            if !section.contains(&format!("`{key}`")) {
+                missing.push(format!(
+                    "{key}: not in docs/operating.md's Configuration section"
+                ));
+            }
+            let in_file = shipped.lines().any(|l| {
+                let l = l.trim_start_matches(['#', ' ']);
+                l.starts_with(&format!("{last} =")) || l.starts_with(&format!("[[{key}]]"))
+            });
+            if !in_file {
+                missing.push(format!("{key}: not in {DEFAULT_CONFIG_PATH}"));
+            }
+            let is_list = serde_json::to_value(Config::default())
+                .unwrap()
+                .pointer(&format!("/{}", key.replace('.', "/")))
+                .is_some_and(|v| v.is_array());
+            if !is_list && !ENV_KEYS.contains(&key.replace('.', "__").as_str()) {
+                missing.push(format!("{key}: no TONINDEX_ environment name"));
+            }
+        }
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
+}
