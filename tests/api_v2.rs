@@ -380,9 +380,19 @@ fn json_rpc_envelope_and_errors() {
         "/api/v2/jsonRPC",
         &json!({"id": 2, "method": "noSuchMethod", "params": {}}),
     );
-    assert_eq!(unknown.status, 404);
+    // toncenter's server: 422 "Unknown method" (spec v2 §JSON-RPC), also
+    // for tonweb's deprecated `sendQuery`; over REST an unknown path is 404.
+    assert_eq!(unknown.status, 422);
     assert_eq!(unknown.json["ok"], false);
+    assert_eq!(unknown.json["error"], "Unknown method");
     assert_eq!(unknown.json["id"], "2");
+    let deprecated = post(
+        "/api/v2/jsonRPC",
+        &json!({"id": "4", "method": "sendQuery", "params": {"address": "x", "body": "x"}}),
+    );
+    assert_eq!(deprecated.status, 422);
+    assert_eq!(deprecated.json["error"], "Unknown method");
+    assert_eq!(get("/api/v2/noSuchMethod").status, 404);
     let bad = post(
         "/api/v2/jsonRPC",
         &json!({"id": 3, "method": "shards", "params": [1]}),

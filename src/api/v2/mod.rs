@@ -362,6 +362,13 @@ async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
             drop(params);
             (Err(V2Error::new(422, "jsonRPC cannot call itself")), None)
         }
+        // As toncenter's server answers a name it does not know (tonweb's
+        // deprecated `sendQuery` among them): 422 "Unknown method". Over
+        // REST an unknown path stays a 404.
+        Ok(params) if handler_for(method).is_none() && !NOT_YET.contains(&method) => {
+            drop(params);
+            (Err(V2Error::new(422, "Unknown method")), None)
+        }
         Ok(params) => call(&api, method, params, body.len() > super::INLINE_BODY_BYTES).await,
         Err(e) => (Err(V2Error::new(422, e)), None),
     };
