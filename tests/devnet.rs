@@ -27,9 +27,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tonindex_model::BlockId;
-use tonindex_storage::tables::{
-    BlockTxKey, Blocks, ShardKey, ShardStates, Transactions, TxByBlock,
-};
+use tonindex_storage::tables::{Blocks, ShardKey, ShardStates};
 use tonindex_storage::{Db, DbOptions};
 
 const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
@@ -736,24 +734,7 @@ fn ton_clients_send_and_blocks_parse_independently() {
             assert_eq!(rec.key_block, b["key_block"].as_bool().unwrap());
             // Every transaction, as pytoniq-core hashes it, is indexed in it.
             let reader = index.reader();
-            let ids: Vec<u64> = reader
-                .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
-                .map(|r| r.unwrap().0.tx_id)
-                .collect();
-            let mut ours: Vec<[u8; 32]> = reader
-                .multi_get::<Transactions>(&ids)
-                .unwrap()
-                .into_iter()
-                .map(|t| t.unwrap().hash)
-                .collect();
-            let mut theirs: Vec<[u8; 32]> = b["transactions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| hex32(&t["hash"]))
-                .collect();
-            ours.sort();
-            theirs.sort();
+            let (ours, theirs) = common::block_transactions(&reader, &id, b);
             assert_eq!(ours, theirs, "transactions of {id:?}");
             transactions += theirs.len();
             // The masterchain block's shard hashes point at our basechain block.

@@ -10,9 +10,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use tonindex_model::BlockId;
-use tonindex_storage::tables::{
-    BlockTxKey, Blocks, McBlockKey, McShardState, ShardKey, ShardStates, Transactions, TxByBlock,
-};
+use tonindex_storage::tables::{Blocks, McBlockKey, McShardState, ShardKey, ShardStates};
 use tonindex_storage::{Db, DbOptions};
 
 use super::{blocks_in, stats, text, tonindex};
@@ -123,20 +121,8 @@ fn genesis_packages_apply_every_block_and_agree_with_pytoniq() {
         assert_eq!(rec.id.file_hash, hex32(&b["file_hash"]), "{id:?}");
         assert_eq!(rec.state_root_hash, hex32(&b["new_hash"]), "{id:?}");
         assert!(rec.mc_block_seqno.is_some(), "{id:?} is committed");
-        let ids: Vec<u64> = reader
-            .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
-            .map(|r| r.unwrap().0.tx_id)
-            .collect();
-        let mut ours: Vec<[u8; 32]> = reader
-            .multi_get::<Transactions>(&ids)
-            .unwrap()
-            .into_iter()
-            .map(|t| t.unwrap().hash)
-            .collect();
         let theirs_txs = b["transactions"].as_array().unwrap();
-        let mut theirs: Vec<[u8; 32]> = theirs_txs.iter().map(|t| hex32(&t["hash"])).collect();
-        ours.sort();
-        theirs.sort();
+        let (ours, theirs) = super::common::block_transactions(&reader, &id, b);
         assert_eq!(ours, theirs, "{id:?}");
         txs += theirs.len();
         messages += theirs_txs

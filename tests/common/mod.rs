@@ -140,3 +140,38 @@ pub fn wait_listening(port: u16) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// The transaction hashes the index holds for block `id` and those an
+/// independent parser listed for it (`parsed["transactions"][i]["hash"]`,
+/// hex), both sorted: equal when the index has every transaction it should.
+pub fn block_transactions(
+    reader: &tonindex_storage::Reader<'_>,
+    id: &tonindex_model::BlockId,
+    parsed: &serde_json::Value,
+) -> (Vec<[u8; 32]>, Vec<[u8; 32]>) {
+    use tonindex_storage::tables::{BlockTxKey, Transactions, TxByBlock};
+    let ids: Vec<u64> = reader
+        .prefix::<TxByBlock>(&BlockTxKey::prefix(id), false)
+        .map(|r| r.unwrap().0.tx_id)
+        .collect();
+    let mut ours: Vec<[u8; 32]> = reader
+        .multi_get::<Transactions>(&ids)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.unwrap().hash)
+        .collect();
+    let mut theirs: Vec<[u8; 32]> = parsed["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            hex::decode(t["hash"].as_str().unwrap())
+                .unwrap()
+                .try_into()
+                .unwrap()
+        })
+        .collect();
+    ours.sort();
+    theirs.sort();
+    (ours, theirs)
+}

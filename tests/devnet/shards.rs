@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use tonindex_model::BlockId;
-use tonindex_storage::tables::{BlockTxKey, McBlockKey, McShardState, Transactions, TxByBlock};
+use tonindex_storage::tables::{McBlockKey, McShardState};
 use tonindex_storage::{Db, DbOptions};
 
 use super::{
@@ -166,24 +166,7 @@ fn a_sharded_devnet_splits_merges_and_is_followed_exactly() {
             shard,
             seqno: b["seqno"].as_u64().unwrap() as u32,
         };
-        let ids: Vec<u64> = reader
-            .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
-            .map(|r| r.unwrap().0.tx_id)
-            .collect();
-        let mut ours: Vec<[u8; 32]> = reader
-            .multi_get::<Transactions>(&ids)
-            .unwrap()
-            .into_iter()
-            .map(|t| t.unwrap().hash)
-            .collect();
-        let mut theirs: Vec<[u8; 32]> = b["transactions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| hex32(&t["hash"]))
-            .collect();
-        ours.sort();
-        theirs.sort();
+        let (ours, theirs) = common::block_transactions(&reader, &id, b);
         assert_eq!(ours, theirs, "transactions of {id:?}");
 
         // A shard block follows its previous block(s) as TON's do.
