@@ -241,6 +241,20 @@ fn dev_with_lite_server(dir: &Path) -> (Dev, PathBuf, u16) {
 /// once it listens.
 fn start_run(db: &Path, config: &Path, extra: &[&str]) -> (Child, u16) {
     let http = common::free_port();
+    let child = run_on(db, config, http, extra, &[], Stdio::piped());
+    (child, http)
+}
+
+/// `tonindex run` on `db` following `config`, serving on `port`, with
+/// `extra` flags and `env` variables, once it listens.
+fn run_on(
+    db: &Path,
+    config: &Path,
+    port: u16,
+    extra: &[&str],
+    env: &[(&str, &str)],
+    stderr: Stdio,
+) -> Child {
     let child = Command::new(common::tonindex_bin())
         .arg("run")
         .args(extra)
@@ -248,13 +262,22 @@ fn start_run(db: &Path, config: &Path, extra: &[&str]) -> (Child, u16) {
         .arg(db)
         .arg("--global-config")
         .arg(config)
-        .args(["--listen", &format!("127.0.0.1:{http}")])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
-    common::wait_listening(http);
-    (child, http)
+    common::wait_listening(port);
+    child
+}
+
+/// Stops a process with SIGTERM and waits for it.
+fn sigterm(mut child: Child) -> std::process::ExitStatus {
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    child.wait().unwrap()
 }
 
 /// `tonindex sync` (into `dir/other`) with a copy of `config` whose
@@ -689,12 +712,7 @@ fn ton_clients_send_and_blocks_parse_independently() {
     let zerostates = &parsed["zerostates"];
 
     let index = Db::open(&db, &DbOptions::default()).unwrap();
-    let hex32 = |v: &Value| -> [u8; 32] {
-        hex::decode(v.as_str().unwrap())
-            .unwrap()
-            .try_into()
-            .unwrap()
-    };
+    let hex32 = common::hex32;
     // Each chain's blocks, by seqno.
     let mut by_chain: HashMap<i64, Vec<&Value>> = HashMap::new();
     for b in blocks {

@@ -75,12 +75,7 @@ fn python(args: &[PathBuf]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn hex32(v: &Value) -> [u8; 32] {
-    hex::decode(v.as_str().unwrap())
-        .unwrap()
-        .try_into()
-        .unwrap()
-}
+use super::common::hex32;
 
 fn shard_of(v: &Value) -> u64 {
     u64::from_str_radix(v["shard"].as_str().unwrap(), 16).unwrap()

@@ -175,3 +175,11 @@ pub fn block_transactions(
     theirs.sort();
     (ours, theirs)
 }
+
+/// A 32-byte hash given as hex in a parser's JSON.
+pub fn hex32(v: &serde_json::Value) -> [u8; 32] {
+    hex::decode(v.as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap()
+}

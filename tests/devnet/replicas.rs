@@ -28,20 +28,8 @@ fn tonindex(args: &[&str]) {
 /// `tonindex run` on `db` serving on `port`, healthy within one block of
 /// its lite servers.
 fn replica(db: &Path, config: &Path, port: u16) -> Child {
-    let child = Command::new(common::tonindex_bin())
-        .arg("run")
-        .arg("--db")
-        .arg(db)
-        .arg("--global-config")
-        .arg(config)
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .env("TONINDEX_SERVE__MAX_LAG_BLOCKS", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_listening(port);
-    child
+    let lag = [("TONINDEX_SERVE__MAX_LAG_BLOCKS", "1")];
+    super::run_on(db, config, port, &[], &lag, Stdio::null())
 }
 
 fn healthy(port: u16) {
@@ -55,11 +43,8 @@ fn healthy(port: u16) {
     }
 }
 
-fn stop(mut child: Child) {
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
-    let _ = child.wait();
+fn stop(child: Child) {
+    let _ = super::sigterm(child);
 }
 
 #[test]

@@ -21,12 +21,7 @@ use super::{
     clients_dir, common, fund, json, node, python, start_run, table_digests, wait_for_seqno, Dev,
 };
 
-fn hex32(v: &Value) -> [u8; 32] {
-    hex::decode(v.as_str().unwrap())
-        .unwrap()
-        .try_into()
-        .unwrap()
-}
+use common::hex32;
 
 fn shard_of(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap(), 16).unwrap()

@@ -42,21 +42,8 @@ fn text(out: &std::process::Output) -> String {
 
 /// `tonindex run` on `db` with `serve.max_lag_blocks = 1`, serving on `port`.
 fn run_with_max_lag(db: &Path, config: &Path, port: u16, extra: &[&str]) -> std::process::Child {
-    let child = Command::new(common::tonindex_bin())
-        .arg("run")
-        .args(extra)
-        .arg("--db")
-        .arg(db)
-        .arg("--global-config")
-        .arg(config)
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .env("TONINDEX_SERVE__MAX_LAG_BLOCKS", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    common::wait_listening(port);
-    child
+    let lag = [("TONINDEX_SERVE__MAX_LAG_BLOCKS", "1")];
+    super::run_on(db, config, port, extra, &lag, Stdio::null())
 }
 
 /// `/healthcheck`'s body once `want(status, body)` holds (30 s at most).
@@ -75,11 +62,8 @@ fn poll_health(port: u16, want: impl Fn(u16, &str) -> bool) -> String {
     }
 }
 
-fn stop(mut child: std::process::Child) {
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGTERM);
-    }
-    assert!(child.wait().unwrap().success());
+fn stop(child: std::process::Child) {
+    assert!(super::sigterm(child).success());
 }
 
 #[test]
