@@ -23,6 +23,7 @@ const ENV_KEYS: &[&str] = &[
     "sync_writes",
     "import__threads",
     "import__chunk_size",
+    "import__chunk_bytes",
     "serve__listen",
     "serve__default_limit",
     "serve__max_limit",
@@ -134,8 +135,13 @@ impl Default for DevConfig {
 pub struct ImportConfig {
     /// Decode threads; 0 = one per core.
     pub threads: usize,
-    /// Files decoded per batch before their units are written.
+    /// Files decoded together (a chunk) at most; the decode threads work
+    /// a chunk or two ahead of the writer.
     pub chunk_size: usize,
+    /// Bytes of block files decoded together at most (a chunk holds at
+    /// least one file): with big blocks, a chunk bounded by files alone
+    /// held the whole input and the writer waited for all of it.
+    pub chunk_bytes: u64,
 }
 
 impl Default for Config {
@@ -148,6 +154,7 @@ impl Default for Config {
             import: ImportConfig {
                 threads: 0,
                 chunk_size: 512,
+                chunk_bytes: crate::ingest::CHUNK_BYTES,
             },
             serve: ApiConfig::default(),
             dev: DevConfig::default(),
@@ -197,6 +204,11 @@ impl Config {
         if self.import.chunk_size == 0 {
             return Err(ConfigError::Value(
                 "import.chunk_size must be at least 1".into(),
+            ));
+        }
+        if self.import.chunk_bytes == 0 {
+            return Err(ConfigError::Value(
+                "import.chunk_bytes must be at least 1".into(),
             ));
         }
         if !matches!(self.log_format.as_str(), "text" | "json") {

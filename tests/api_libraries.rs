@@ -70,6 +70,7 @@ async fn call(app: &tonindex::api::App, req: Request<Body>) -> Value {
 fn import(db: &Db, files: &[std::path::PathBuf]) {
     let opts = IngestOptions {
         chunk_size: 16,
+        chunk_bytes: tonindex::ingest::CHUNK_BYTES,
         unit_delay: None,
         decode_pool: None,
         traces: true,

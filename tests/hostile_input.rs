@@ -68,6 +68,7 @@ fn index() -> &'static Index {
         let db = Db::open(&dir.path().join("db"), &DbOptions::default()).unwrap();
         let opts = IngestOptions {
             chunk_size: 16,
+            chunk_bytes: tonindex::ingest::CHUNK_BYTES,
             unit_delay: None,
             decode_pool: None,
             traces: true,

@@ -44,6 +44,7 @@ fn series_units(paths: &[PathBuf]) -> Vec<Unit> {
 fn opts() -> IngestOptions {
     IngestOptions {
         chunk_size: 16,
+        chunk_bytes: tonindex::ingest::CHUNK_BYTES,
         unit_delay: None,
         decode_pool: None,
         traces: true,
@@ -357,6 +358,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
             .unwrap();
         let opts = IngestOptions {
             chunk_size: 8,
+            chunk_bytes: tonindex::ingest::CHUNK_BYTES,
             unit_delay: None,
             decode_pool: Some(std::sync::Arc::new(pool)),
             traces: true,

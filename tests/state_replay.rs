@@ -25,6 +25,7 @@ use tycho_types::models::ShardAccount;
 fn opts() -> IngestOptions {
     IngestOptions {
         chunk_size: 8,
+        chunk_bytes: tonindex::ingest::CHUNK_BYTES,
         unit_delay: None,
         decode_pool: None,
         traces: true,

@@ -377,6 +377,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         &files,
         &IngestOptions {
             chunk_size: 64,
+            chunk_bytes: crate::ingest::CHUNK_BYTES,
             unit_delay: None,
             decode_pool: None,
             traces: true,
@@ -495,6 +496,7 @@ fn steady_import(
     fn ignore(_: &Unit, _: &Applied) {}
     let opts = IngestOptions {
         chunk_size: Config::default().import.chunk_size,
+        chunk_bytes: crate::ingest::CHUNK_BYTES,
         unit_delay: None,
         decode_pool: Some(pool.clone()),
         traces,
@@ -509,7 +511,7 @@ fn steady_import(
         dirs.push(dir);
     }
     let sources: Vec<Source> = files.iter().cloned().map(Source::File).collect();
-    let per_round: Vec<&[Source]> = sources.chunks(opts.chunk_size).collect();
+    let per_round = crate::ingest::sources::chunks(&sources, opts.chunk_size, opts.chunk_bytes);
     let chunks = (0..dbs.len()).flat_map(|_| per_round.iter().copied());
     let mut writers: Vec<_> = dbs
         .iter()

@@ -46,6 +46,7 @@ pub fn compare(
     let t = Instant::now();
     let opts = IngestOptions {
         chunk_size: 512,
+        chunk_bytes: crate::ingest::CHUNK_BYTES,
         unit_delay: None,
         decode_pool: None,
         traces: true,

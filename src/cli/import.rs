@@ -69,6 +69,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
     );
     let opts = IngestOptions {
         chunk_size: cfg.import.chunk_size,
+        chunk_bytes: cfg.import.chunk_bytes,
         unit_delay: args.unit_delay_ms.map(Duration::from_millis),
         decode_pool: None,
         traces: true,

@@ -500,6 +500,7 @@ mod tests {
     fn one_thread() -> IngestOptions {
         IngestOptions {
             chunk_size: 5,
+            chunk_bytes: crate::ingest::CHUNK_BYTES,
             unit_delay: None,
             decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
             traces: true,

@@ -88,6 +88,7 @@ pub fn fixture() -> &'static Fixture {
             let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
             let opts = IngestOptions {
                 chunk_size: 16,
+                chunk_bytes: tonindex::ingest::CHUNK_BYTES,
                 unit_delay: None,
                 decode_pool: None,
                 traces: true,
