@@ -3,6 +3,9 @@
 //! the order of the data.
 
 mod common;
+/// `/traces` and `/actions` pages against a scan of every settled trace.
+#[path = "api_v3/pages.rs"]
+mod pages;
 
 use common::api::{b64, boc_root_hash, fixture, get, q};
 use serde_json::Value;

@@ -99,3 +99,38 @@ pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord
 pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>, Error> {
     r.get::<ActionById>(action_id)
 }
+
+/// Trace records read together while a page fills: a point read each
+/// would cost a round of lookups per trace.
+const PAGE_READ_BATCH: usize = 64;
+
+/// Walks traces in answer order (`(end_lt, id)` from an index), handing
+/// each record to `take`, until the items it kept reach `wanted`. The
+/// trace that reaches it is taken whole, so that a caller that sorts
+/// within a trace (actions) pages exactly as over every trace. Complete
+/// however selective `take` is: it reads on until the index ends, or the
+/// reader's deadline stops it (an error), never a window of candidates.
+pub fn fill_page<T>(
+    r: &Reader<'_>,
+    ids: impl Iterator<Item = Result<(u64, Hash), Error>>,
+    wanted: usize,
+    mut take: impl FnMut(&Reader<'_>, TraceRecord, &mut Vec<T>) -> Result<(), Error>,
+) -> Result<Vec<T>, Error> {
+    let mut out = Vec::new();
+    let mut ids = ids.peekable();
+    while out.len() < wanted && ids.peek().is_some() {
+        // Read no further ahead than the page can still use.
+        let batch: Vec<Hash> = ids
+            .by_ref()
+            .take((wanted - out.len()).clamp(1, PAGE_READ_BATCH))
+            .map(|x| x.map(|(_, h)| h))
+            .collect::<Result<_, _>>()?;
+        for trace in traces(r, &batch)? {
+            if out.len() >= wanted {
+                break;
+            }
+            take(r, trace, &mut out)?;
+        }
+    }
+    Ok(out)
+}

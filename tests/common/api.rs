@@ -117,6 +117,11 @@ pub fn fixture() -> &'static Fixture {
 }
 
 impl Fixture {
+    /// The index's directory, for tests that scan its tables directly.
+    pub fn db_path(&self) -> &std::path::Path {
+        self._dir.path()
+    }
+
     /// Every decoded transaction by hash, with its block.
     pub fn txs(&self) -> HashMap<[u8; 32], (&DecodedBlock, &DecodedTransaction)> {
         self.blocks

@@ -1109,8 +1109,19 @@ struct ActionsResponse {
     metadata: BTreeMap<String, ()>,
 }
 
-/// Traces (newest or oldest first) whose actions a filter looks at.
-fn candidate_traces(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<Hash>, V3Error> {
+/// The traces whose actions a request looks at: those it names (a list,
+/// sorted later), or every trace in an lt window, by account or all, in
+/// answer order from an index (read only as far as the page needs).
+enum Candidates<'a> {
+    Named(Vec<Hash>),
+    Ordered(Box<dyn Iterator<Item = Result<(u64, Hash), tonindex_storage::Error>> + 'a>),
+}
+
+fn candidate_traces<'a>(
+    ctx: &'a Ctx<'_>,
+    p: &Params,
+    paging: &Paging,
+) -> Result<Candidates<'a>, V3Error> {
     let r = &ctx.reader;
     let hashes = |name: &str| p.parsed_all(name, "a hash", parse_hash);
     let action_ids = hashes("action_id")?;
@@ -1119,20 +1130,20 @@ fn candidate_traces(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<Ha
         for id in &action_ids {
             out.extend(query::traces::trace_of_action(r, id)?);
         }
-        return Ok(out);
+        return Ok(Candidates::Named(out));
     }
     let trace_ids = hashes("trace_id")?;
     let tx_hashes = hashes("tx_hash")?;
     let msg_hashes = hashes("msg_hash")?;
     let account = p.parsed("account", "an address", parse_address)?;
     if !trace_ids.is_empty() {
-        return Ok(trace_ids);
+        return Ok(Candidates::Named(trace_ids));
     }
     if !tx_hashes.is_empty() {
-        return traces_of_txs(ctx, &tx_hashes);
+        return Ok(Candidates::Named(traces_of_txs(ctx, &tx_hashes)?));
     }
     if !msg_hashes.is_empty() {
-        return traces_of_messages(ctx, &msg_hashes);
+        return Ok(Candidates::Named(traces_of_messages(ctx, &msg_hashes)?));
     }
     if let Some(mc) = p.int::<u32>("mc_seqno")? {
         if query::blocks::mc_block(r, mc)?.is_none() {
@@ -1141,16 +1152,11 @@ fn candidate_traces(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<Ha
             )));
         }
         let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
-        return Ok(ids.into_iter().map(|(_, h)| h).collect());
+        return Ok(Candidates::Named(ids.into_iter().map(|(_, h)| h).collect()));
     }
     let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
     let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
-    let wanted = paging
-        .offset
-        .saturating_add(paging.limit)
-        .saturating_mul(4)
-        .max(64);
-    let iter: Box<dyn Iterator<Item = _>> = match &account {
+    Ok(Candidates::Ordered(match &account {
         Some(acc) => Box::new(query::traces::action_trace_ids(
             r,
             &acc.address,
@@ -1159,12 +1165,7 @@ fn candidate_traces(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<Ha
             paging.desc,
         )),
         None => query::traces::settled_trace_ids(r, None, lo, hi, paging.desc),
-    };
-    let mut out = Vec::new();
-    for x in iter.take(wanted) {
-        out.push(x?.1);
-    }
-    Ok(out)
+    }))
 }
 
 /// The traces of transactions given by hash.
@@ -1216,34 +1217,54 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
     let tx_filter = p.parsed_all("tx_hash", "a hash", parse_hash)?;
     let action_filter = p.parsed_all("action_id", "a hash", parse_hash)?;
-    let traces = candidate_traces(ctx, p, &paging)?;
-    let mut rows: Vec<(TraceRecord, ActionRecord)> = Vec::new();
-    for id in &traces {
-        let Some(trace) = query::traces::trace(&ctx.reader, id)? else {
-            continue;
-        };
+    // One trace's actions that pass every filter.
+    let take = |r: &tonindex_storage::Reader<'_>,
+                trace: TraceRecord,
+                rows: &mut Vec<(TraceRecord, ActionRecord)>|
+     -> Result<(), tonindex_storage::Error> {
         if start_utime.is_some_and(|u| u64::from(trace.end_utime) < u)
             || end_utime.is_some_and(|u| u64::from(trace.end_utime) > u)
         {
-            continue;
+            return Ok(());
         }
-        for act in query::traces::trace_actions(&ctx.reader, id)? {
-            let shown = if include.is_empty() {
-                visible(&act, &supported)
-            } else {
-                include.contains(&act.kind)
-            };
-            if !shown
-                || exclude.contains(&act.kind)
-                || account.is_some_and(|acc| !act.accounts.contains(&acc))
-                || (!tx_filter.is_empty() && !act.tx_hashes.iter().any(|h| tx_filter.contains(h)))
-                || (!action_filter.is_empty() && !action_filter.contains(&act.action_id))
-            {
-                continue;
+        let mut kept: Vec<ActionRecord> = query::traces::trace_actions(r, &trace.trace_id)?
+            .into_iter()
+            .filter(|act| {
+                let shown = if include.is_empty() {
+                    visible(act, &supported)
+                } else {
+                    include.contains(&act.kind)
+                };
+                shown
+                    && !exclude.contains(&act.kind)
+                    && account.is_none_or(|acc| act.accounts.contains(&acc))
+                    && (tx_filter.is_empty() || act.tx_hashes.iter().any(|h| tx_filter.contains(h)))
+                    && (action_filter.is_empty() || action_filter.contains(&act.action_id))
+            })
+            .collect();
+        // Within a trace, in answer order too.
+        kept.sort_by_key(|a| (a.end_lt, a.action_id));
+        if paging.desc {
+            kept.reverse();
+        }
+        rows.extend(kept.into_iter().map(|a| (trace.clone(), a)));
+        Ok(())
+    };
+    let mut rows = match candidate_traces(ctx, p, &paging)? {
+        Candidates::Named(mut ids) => {
+            // Two named actions of one trace name it once.
+            let mut seen = HashSet::new();
+            ids.retain(|id| seen.insert(*id));
+            let mut rows = Vec::new();
+            for trace in query::traces::traces(&ctx.reader, &ids)? {
+                take(&ctx.reader, trace, &mut rows)?;
             }
-            rows.push((trace.clone(), act));
+            rows
         }
-    }
+        Candidates::Ordered(ids) => {
+            query::traces::fill_page(&ctx.reader, ids, paging.needed(), take)?
+        }
+    };
     let key = |(t, a): &(TraceRecord, ActionRecord)| (t.end_lt, t.trace_id, a.end_lt, a.action_id);
     rows.sort_by_key(key);
     if paging.desc {

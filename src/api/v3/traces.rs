@@ -276,20 +276,17 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
         by_id(ids.into_iter().map(|(_, h)| h).collect())?
     } else {
         let account = account.map(|a| a.address);
-        let wanted = paging.offset.saturating_add(paging.limit);
-        let mut ids = Vec::new();
-        for x in query::traces::settled_trace_ids(r, account.as_ref(), lo, hi, paging.desc) {
-            let (_, id) = x?;
-            ids.push(id);
-            // Time filters are checked on the records; read on until enough pass.
-            if start_utime.is_none() && end_utime.is_none() && ids.len() >= wanted {
-                break;
+        let ids = query::traces::settled_trace_ids(r, account.as_ref(), lo, hi, paging.desc);
+        // Time filters are checked on the records: read on until the page
+        // is full or the index ends (or the deadline passes).
+        query::traces::fill_page(r, ids, paging.needed(), |_, t, out| {
+            if start_utime.is_none_or(|u| u64::from(t.end_utime) >= u)
+                && end_utime.is_none_or(|u| u64::from(t.end_utime) <= u)
+            {
+                out.push(t);
             }
-            if ids.len() >= wanted.saturating_mul(8).max(1024) {
-                break;
-            }
-        }
-        by_id(ids)?
+            Ok(())
+        })?
     };
     traces.retain(|t| {
         t.end_lt >= lo

@@ -1,0 +1,250 @@
+//! `/traces` and `/actions` listings against a brute-force scan of the
+//! stored rows: random windows, filters, sorts and offsets must give
+//! exactly the rows, in order, that filtering every settled trace gives —
+//! however selective the filter, however deep the page.
+
+use std::collections::{BTreeSet, HashMap};
+
+use tonindex::api::encoding::raw_upper;
+use tonindex::api::params::Params;
+use tonindex::api::v3::actions::{supported_types, visible};
+use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
+use tonindex_storage::tables::{Actions, Traces, TxByTrace};
+use tonindex_storage::Db;
+
+use crate::common::api::{b64, fixture, get, q};
+
+/// What the scan read: every settled trace, its accounts (from its
+/// transactions) and its actions.
+struct Scan {
+    traces: Vec<TraceRecord>,
+    accounts: HashMap<Hash, BTreeSet<Address>>,
+    actions: HashMap<Hash, Vec<ActionRecord>>,
+}
+
+fn scan() -> Scan {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
+    let r = db.reader();
+    let traces: Vec<TraceRecord> = r
+        .prefix::<Traces>(&[], false)
+        .map(|x| x.unwrap().1)
+        .filter(|t| t.pending_messages == 0)
+        .collect();
+    let mut accounts: HashMap<Hash, BTreeSet<Address>> = HashMap::new();
+    for x in r.prefix::<TxByTrace>(&[], false) {
+        let (k, _) = x.unwrap();
+        accounts.entry(k.trace_id).or_default().insert(k.account);
+    }
+    let mut actions: HashMap<Hash, Vec<ActionRecord>> = HashMap::new();
+    for x in r.prefix::<Actions>(&[], false) {
+        let (_, a) = x.unwrap();
+        actions.entry(a.trace_id).or_default().push(a);
+    }
+    Scan {
+        traces,
+        accounts,
+        actions,
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so a failure repeats.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+        &from[self.below(from.len())]
+    }
+}
+
+/// One random request's filters.
+#[derive(Debug, Default)]
+struct Case {
+    account: Option<Address>,
+    lt: Option<(u64, u64)>,
+    utime: Option<(u32, u32)>,
+    types: Vec<String>,
+    desc: bool,
+    limit: usize,
+    offset: usize,
+}
+
+impl Case {
+    fn random(rng: &mut Rng, s: &Scan, accounts: &[Address], kinds: &[String]) -> Self {
+        let mut lts: Vec<u64> = s.traces.iter().map(|t| t.end_lt).collect();
+        let mut utimes: Vec<u32> = s.traces.iter().map(|t| t.end_utime).collect();
+        lts.sort_unstable();
+        utimes.sort_unstable();
+        let window = |rng: &mut Rng, v: &[u64]| {
+            let (a, b) = (*rng.pick(v), *rng.pick(v));
+            (a.min(b), a.max(b))
+        };
+        let mut case = Case {
+            desc: rng.chance(50),
+            limit: 1 + rng.below(12),
+            offset: if rng.chance(30) { rng.below(40) } else { 0 },
+            ..Case::default()
+        };
+        if rng.chance(60) {
+            case.account = Some(*rng.pick(accounts));
+        }
+        if rng.chance(30) {
+            case.lt = Some(window(rng, &lts));
+        }
+        if rng.chance(40) {
+            let u: Vec<u64> = utimes.iter().map(|&u| u64::from(u)).collect();
+            let (a, b) = window(rng, &u);
+            case.utime = Some((a as u32, b as u32));
+        }
+        if rng.chance(50) {
+            case.types.push(rng.pick(kinds).clone());
+            if rng.chance(30) {
+                case.types.push(rng.pick(kinds).clone());
+            }
+        }
+        case
+    }
+
+    fn query(&self) -> String {
+        let mut p = vec![
+            format!("limit={}", self.limit),
+            format!("offset={}", self.offset),
+            format!("sort={}", if self.desc { "desc" } else { "asc" }),
+        ];
+        if let Some(a) = &self.account {
+            p.push(format!("account={}", q(&raw_upper(a))));
+        }
+        if let Some((lo, hi)) = self.lt {
+            p.push(format!("start_lt={lo}&end_lt={hi}"));
+        }
+        if let Some((lo, hi)) = self.utime {
+            p.push(format!("start_utime={lo}&end_utime={hi}"));
+        }
+        for t in &self.types {
+            p.push(format!("action_type={t}"));
+        }
+        p.join("&")
+    }
+
+    fn trace_passes(&self, t: &TraceRecord) -> bool {
+        self.lt.is_none_or(|(lo, hi)| (lo..=hi).contains(&t.end_lt))
+            && self
+                .utime
+                .is_none_or(|(lo, hi)| (lo..=hi).contains(&t.end_utime))
+    }
+
+    fn page<T>(&self, mut rows: Vec<T>) -> Vec<T> {
+        if self.desc {
+            rows.reverse();
+        }
+        rows.into_iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .collect()
+    }
+}
+
+fn ids(reply: &serde_json::Value, list: &str, field: &str) -> Vec<String> {
+    reply[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {list} in {reply}"))
+        .iter()
+        .map(|x| x[field].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn trace_and_action_pages_equal_a_scan_of_every_trace() {
+    let s = scan();
+    let mut sorted = s.traces.clone();
+    sorted.sort_by_key(|t| (t.end_lt, t.trace_id));
+    let accounts: Vec<Address> = s
+        .accounts
+        .values()
+        .flatten()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let kinds: Vec<String> = s
+        .actions
+        .values()
+        .flatten()
+        .map(|a| a.kind.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(
+        sorted.len() > 100 && kinds.len() > 3,
+        "the fixture is too small to tell"
+    );
+    let latest = supported_types(&Params::from_query(None)).unwrap();
+    let mut rng = Rng(0x5eed_1234_abcd_0042);
+    let mut nonempty = (0, 0);
+    for _ in 0..300 {
+        let case = Case::random(&mut rng, &s, &accounts, &kinds);
+        // Traces: the account took part (one of its transactions).
+        let expected: Vec<String> = case.page(
+            sorted
+                .iter()
+                .filter(|t| case.trace_passes(t))
+                .filter(|t| {
+                    case.account
+                        .is_none_or(|a| s.accounts.get(&t.trace_id).is_some_and(|x| x.contains(&a)))
+                })
+                .map(|t| b64(&t.trace_id))
+                .collect(),
+        );
+        let reply = get(&format!("/api/v3/traces?{}", case.query()));
+        assert_eq!(reply.status, 200, "{case:?}: {}", reply.json);
+        assert_eq!(
+            ids(&reply.json, "traces", "trace_id"),
+            expected,
+            "traces {case:?}"
+        );
+        nonempty.0 += usize::from(!expected.is_empty());
+
+        // Actions: of the account, of the types named (else those a
+        // client of the latest types sees), in trace then action order.
+        let mut rows: Vec<String> = Vec::new();
+        for t in sorted.iter().filter(|t| case.trace_passes(t)) {
+            let mut acts: Vec<&ActionRecord> = s
+                .actions
+                .get(&t.trace_id)
+                .map(|v| v.iter().collect())
+                .unwrap_or_default();
+            acts.retain(|a| {
+                (if case.types.is_empty() {
+                    visible(a, &latest)
+                } else {
+                    case.types.contains(&a.kind)
+                }) && case.account.is_none_or(|acc| a.accounts.contains(&acc))
+            });
+            acts.sort_by_key(|a| (a.end_lt, a.action_id));
+            rows.extend(acts.iter().map(|a| b64(&a.action_id)));
+        }
+        let expected = case.page(rows);
+        let reply = get(&format!("/api/v3/actions?{}", case.query()));
+        assert_eq!(reply.status, 200, "{case:?}: {}", reply.json);
+        assert_eq!(
+            ids(&reply.json, "actions", "action_id"),
+            expected,
+            "actions {case:?}"
+        );
+        nonempty.1 += usize::from(!expected.is_empty());
+    }
+    // The cases reached rows, not only empty pages.
+    assert!(nonempty.0 > 100 && nonempty.1 > 60, "{nonempty:?}");
+}
