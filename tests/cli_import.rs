@@ -368,7 +368,12 @@ fn compact_changes_no_row_and_refuses_a_missing_database() {
     let before = stats(&clean);
     let o = tonindex(&["compact", "--db", clean.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("compacted 70 tables"), "{}", text(&o));
+    let tables = tonindex_storage::tables::all().len();
+    assert!(
+        text(&o).contains(&format!("compacted {tables} tables")),
+        "{}",
+        text(&o)
+    );
     let after = stats(&clean);
     assert_eq!(after["tables"], before["tables"]);
     // Bytes per transaction: the tables' keys and values over the cursor's transactions.

@@ -27,12 +27,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
 use tonindex_storage::tables::{
-    AccountLtHashKey, AccountLtKey, BlockByHash, BlockTxKey, Blocks, HashMsgKey, HashTxKey,
-    KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
+    AccountLtHashKey, AccountLtKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks, HashMsgKey,
+    HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
     McLtAccountKey, McShardState, Messages, MsgByBodyHash, MsgByCreatedAt, MsgByCreatedLt,
     MsgByDestination, MsgByHashNorm, MsgByOpcode, MsgBySource, NullableOrderKey, OpcodeLtHashKey,
-    Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock,
-    TxByOutMsg,
+    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
+    TxByInMsg, TxByLt, TxByMcBlock, TxByNow, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
 use tycho_types::cell::Cell;
@@ -845,6 +845,13 @@ fn block_rows(block: &DecodedBlock, mc_seqno: Option<u32>) -> EncodedRows {
     rows.put::<Blocks>(&id, &record);
     rows.put::<BlockByHash>(&record.id.root_hash, &id);
     rows.put::<BlockByHash>(&record.id.file_hash, &id);
+    rows.put::<BlockByUtime>(
+        &TimeBlockKey {
+            utime: record.gen_utime,
+            block: id,
+        },
+        &(),
+    );
     if let Some(mc) = mc_seqno {
         rows.put::<McBlocks>(
             &McBlockKey {
@@ -942,6 +949,14 @@ fn tx_rows_one(
     rows.put::<TxByHash>(&rec.hash, &tx_id);
     rows.put::<TxByLt>(
         &LtAccountKey {
+            lt: rec.lt,
+            account,
+        },
+        &tx_id,
+    );
+    rows.put::<TxByNow>(
+        &TimeLtAccountKey {
+            now: rec.now,
             lt: rec.lt,
             account,
         },

@@ -17,9 +17,10 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionById, Actions, HashMsgKey, LtHashKey, OpcodeLtHashKey,
-    TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey,
-    Traces, Transactions, TxBocs, TxByTrace,
+    AccountLtHashKey, ActionByAccount, ActionByAccountUtime, ActionById, Actions, HashMsgKey,
+    LtHashKey, OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime,
+    TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey, Traces, Transactions, TxBocs,
+    TxByTrace,
 };
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
@@ -609,9 +610,17 @@ fn move_stored(
                 hash: old.trace_id,
             };
             batch.delete::<TraceByAccount>(&key);
+            batch.delete::<TraceByAccountUtime>(&AccountLtHashKey {
+                lt: u64::from(old.end_utime),
+                ..key
+            });
         }
         batch.delete::<TraceByEndLt>(&LtHashKey {
             lt: old.end_lt,
+            hash: old.trace_id,
+        });
+        batch.delete::<TraceByEndUtime>(&LtHashKey {
+            lt: u64::from(old.end_utime),
             hash: old.trace_id,
         });
     }
@@ -639,10 +648,22 @@ fn settle(
             hash: id,
         };
         batch.put::<TraceByAccount>(&key, &());
+        let by_time = AccountLtHashKey {
+            lt: u64::from(trace.end_utime),
+            ..key
+        };
+        batch.put::<TraceByAccountUtime>(&by_time, &());
     }
     batch.put::<TraceByEndLt>(
         &LtHashKey {
             lt: trace.end_lt,
+            hash: id,
+        },
+        &(),
+    );
+    batch.put::<TraceByEndUtime>(
+        &LtHashKey {
+            lt: u64::from(trace.end_utime),
             hash: id,
         },
         &(),
@@ -683,6 +704,11 @@ fn write_action(
                 hash: trace.trace_id,
             };
             batch.put::<ActionByAccount>(&key, &());
+            let by_time = AccountLtHashKey {
+                lt: u64::from(trace.end_utime),
+                ..key
+            };
+            batch.put::<ActionByAccountUtime>(&by_time, &());
         }
     }
 }

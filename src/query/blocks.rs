@@ -4,9 +4,10 @@
 
 use tonindex_model::{BlockId, BlockRecord, Hash, ShardDescrRecord};
 use tonindex_storage::tables::{
-    self, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McShardState, TxByBlock,
+    self, BlockByHash, BlockByUtime, BlockTxKey, Blocks, McBlockKey, McBlocks, McShardState,
+    TimeBlockKey, TxByBlock,
 };
-use tonindex_storage::{Error, Reader};
+use tonindex_storage::{Error, Key, Reader};
 
 /// The masterchain's only shard.
 pub const MASTER_SHARD: u64 = 0x8000_0000_0000_0000;
@@ -89,6 +90,43 @@ pub fn blocks_iter<'a>(
     };
     r.prefix::<Blocks>(&prefix, false)
         .map(|x| x.map(|(_, b)| b))
+}
+
+/// The ids of blocks made at `lo <= gen_utime <= hi` that `keep` (seeing
+/// only the id) keeps, by time then id, oldest or newest first. The
+/// records are read by the caller, for the ids it uses.
+pub fn block_ids_by_utime<'a>(
+    r: &Reader<'a>,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+    keep: impl Fn(&BlockId) -> bool + 'a,
+) -> Box<dyn Iterator<Item = Result<BlockId, Error>> + 'a> {
+    let key = |utime: u32| {
+        TimeBlockKey {
+            utime,
+            block: BlockId {
+                workchain: i32::MIN,
+                shard: 0,
+                seqno: 0,
+            },
+        }
+        .encode()
+    };
+    let Ok(lo) = u32::try_from(lo) else {
+        return Box::new(std::iter::empty());
+    };
+    let upper = u32::try_from(hi)
+        .ok()
+        .and_then(|hi| hi.checked_add(1))
+        .map(key);
+    Box::new(
+        r.range::<BlockByUtime>(&key(lo), upper, desc)
+            .filter_map(move |x| match x {
+                Ok((k, ())) => keep(&k.block).then_some(Ok(k.block)),
+                Err(e) => Some(Err(e)),
+            }),
+    )
 }
 
 /// The ids of one block's transactions, in `(account, lt)` order.

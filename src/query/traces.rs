@@ -2,9 +2,11 @@
 //! block that completed them, and the transactions and actions of each.
 
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
+use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionById, Actions, LtHashKey, OpcodeLtHashKey,
-    TraceByAccount, TraceByEndLt, TraceByMcBlock, TraceOfTx, Traces, TxByTrace,
+    AccountLtHashKey, ActionByAccount, ActionByAccountUtime, ActionById, Actions, LtHashKey,
+    OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime,
+    TraceByMcBlock, TraceOfTx, Traces, TxByTrace,
 };
 use tonindex_storage::{Error, Key, KeyWriter, Reader};
 
@@ -34,32 +36,61 @@ pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
         .collect()
 }
 
-/// `(end_lt, trace id)` of settled traces with `lo <= end_lt <= hi` that
-/// `account` took part in (`None`: every account), oldest or newest first.
+/// Which of a trace's ends a listing is ordered by: v3 orders by end lt,
+/// or by end time when the request filters by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceOrder {
+    EndLt,
+    EndUtime,
+}
+
+/// `(end, trace id)` of settled traces with `lo <= end <= hi` (`end`:
+/// their end lt or end time, as `order` says) that `account` took part in
+/// (`None`: every account), oldest or newest first.
 pub fn settled_trace_ids<'a>(
     r: &Reader<'a>,
     account: Option<&Address>,
+    order: TraceOrder,
     lo: u64,
     hi: u64,
     desc: bool,
 ) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
-    match account {
-        Some(a) => {
-            let (lower, upper) = AccountLtHashKey::lt_range(a, lo, hi);
-            Box::new(
-                r.range::<TraceByAccount>(&lower, upper, desc)
-                    .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
-            )
-        }
-        None => {
-            let key = |lt| LtHashKey { lt, hash: [0; 32] }.encode();
-            let upper = hi.checked_add(1).map(key);
-            Box::new(
-                r.range::<TraceByEndLt>(&key(lo), upper, desc)
-                    .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
-            )
-        }
+    match (account, order) {
+        (Some(a), TraceOrder::EndLt) => by_account::<TraceByAccount>(r, a, lo, hi, desc),
+        (Some(a), TraceOrder::EndUtime) => by_account::<TraceByAccountUtime>(r, a, lo, hi, desc),
+        (None, TraceOrder::EndLt) => by_end::<TraceByEndLt>(r, lo, hi, desc),
+        (None, TraceOrder::EndUtime) => by_end::<TraceByEndUtime>(r, lo, hi, desc),
     }
+}
+
+/// `(end, trace id)` rows of an `account | end | trace id` table.
+fn by_account<'a, T: Table<Key = AccountLtHashKey, Value = ()> + 'a>(
+    r: &Reader<'a>,
+    account: &Address,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
+    Box::new(
+        r.range::<T>(&lower, upper, desc)
+            .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+    )
+}
+
+/// `(end, trace id)` rows of an `end | trace id` table.
+fn by_end<'a, T: Table<Key = LtHashKey, Value = ()> + 'a>(
+    r: &Reader<'a>,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+    let key = |lt| LtHashKey { lt, hash: [0; 32] }.encode();
+    let upper = hi.checked_add(1).map(key);
+    Box::new(
+        r.range::<T>(&key(lo), upper, desc)
+            .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+    )
 }
 
 /// `(end_lt, trace id)` of the traces masterchain block `mc_seqno` completed, by end lt.
@@ -74,17 +105,20 @@ pub fn completed_in_mc_block(
         .collect()
 }
 
-/// `(trace end_lt, trace id)` of traces with actions involving `account`.
+/// `(trace end, trace id)` of traces with actions involving `account`,
+/// by the traces' end lt or end time.
 pub fn action_trace_ids<'a>(
     r: &Reader<'a>,
     account: &Address,
+    order: TraceOrder,
     lo: u64,
     hi: u64,
     desc: bool,
-) -> impl Iterator<Item = Result<(u64, Hash), Error>> + 'a {
-    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
-    r.range::<ActionByAccount>(&lower, upper, desc)
-        .map(|x| x.map(|(k, ())| (k.lt, k.hash)))
+) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+    match order {
+        TraceOrder::EndLt => by_account::<ActionByAccount>(r, account, lo, hi, desc),
+        TraceOrder::EndUtime => by_account::<ActionByAccountUtime>(r, account, lo, hi, desc),
+    }
 }
 
 /// Every action of a trace, by action id.

@@ -4,8 +4,8 @@
 
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    AccountLtKey, LtAccountKey, McLtAccountKey, TraceOfTx, Transactions, TxBocs, TxByAccount,
-    TxByHash, TxByLt, TxByMcBlock,
+    AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, TraceOfTx, Transactions, TxBocs,
+    TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
@@ -128,6 +128,38 @@ pub fn lt_tx_ids_iter<'a>(
     let upper = hi.checked_add(1).map(key);
     r.range::<TxByLt>(&key(lo), upper, desc)
         .map(|x| x.map(|(_, id)| id))
+}
+
+/// Every account's transaction ids with `lo <= now <= hi`, by time (then
+/// lt, then account), oldest or newest first: v3's order with a time filter.
+pub fn now_tx_ids_iter<'a>(
+    r: &Reader<'a>,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> Box<dyn Iterator<Item = Result<u64, Error>> + 'a> {
+    let key = |now: u32| {
+        TimeLtAccountKey {
+            now,
+            lt: 0,
+            account: Address {
+                workchain: i32::MIN,
+                id: [0; 32],
+            },
+        }
+        .encode()
+    };
+    let Ok(lo) = u32::try_from(lo) else {
+        return Box::new(std::iter::empty());
+    };
+    let upper = u32::try_from(hi)
+        .ok()
+        .and_then(|hi| hi.checked_add(1))
+        .map(key);
+    Box::new(
+        r.range::<TxByNow>(&key(lo), upper, desc)
+            .map(|x| x.map(|(_, id)| id)),
+    )
 }
 
 /// Ids of the transactions of one masterchain block and the shard blocks

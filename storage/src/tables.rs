@@ -117,6 +117,11 @@ pub fn workchain_prefix(workchain: i32) -> Vec<u8> {
 }
 
 table!(
+    /// Blocks by generation time: v3 `/blocks` with a time window or a
+    /// `sort` (by `gen_utime`), as key ranges. key: `gen_utime u32 | block` → ().
+    BlockByUtime, "block_by_utime", TimeBlockKey => ()
+);
+table!(
     /// key: root hash `[32]` or file hash `[32]` → `block` (16 bytes).
     BlockByHash, "block_by_hash", Hash => BlockId, point_lookup
 );
@@ -170,6 +175,12 @@ table!(
 table!(
     /// Global order. key: `lt u64 | account` → `tx_id u64`.
     TxByLt, "tx_by_lt", LtAccountKey => u64
+);
+table!(
+    /// Transactions by time: v3 orders a page with a utime filter by
+    /// `now, lt, account`, which lt alone does not give across shards.
+    /// key: `now u32 | lt u64 | account` → `tx_id u64`.
+    TxByNow, "tx_by_now", TimeLtAccountKey => u64
 );
 table!(
     /// key: `block | tx_id u64` → (). Ids are allocated per block in
@@ -517,6 +528,17 @@ table!(
     TraceByEndLt, "trace_by_end_lt", LtHashKey => ()
 );
 table!(
+    /// Settled traces by end time: v3 orders a page with a utime filter by
+    /// `end_utime, trace_id`, which end lt does not give across shards.
+    /// key: `end_utime u64 | trace id [32]` → ().
+    TraceByEndUtime, "trace_by_end_utime", LtHashKey => ()
+);
+table!(
+    /// Settled traces by account and end time (as [`TraceByEndUtime`]).
+    /// key: `account | end_utime u64 | trace id [32]` → ().
+    TraceByAccountUtime, "trace_by_account_utime", AccountLtHashKey => ()
+);
+table!(
     /// Complete traces by the masterchain block that completed them (v3
     /// `mc_seqno`). key: `mc_seqno_end u32 | end_lt u64 | trace id [32]` → ().
     TraceByMcBlock, "trace_by_mc_block", OpcodeLtHashKey => ()
@@ -530,6 +552,12 @@ table!(
     /// Actions by account. key: `account | trace end_lt u64 | trace id [32]`
     /// → (); the trace's actions are read from [`Actions`] and filtered.
     ActionByAccount, "action_by_account", AccountLtHashKey => ()
+);
+table!(
+    /// Actions by account and their trace's end time, for pages with a
+    /// utime filter (`trace_end_utime, trace_id, …`). key: `account |
+    /// trace end_utime u64 | trace id [32]` → ().
+    ActionByAccountUtime, "action_by_account_utime", AccountLtHashKey => ()
 );
 table!(
     /// key: action id `[32]` → trace id `[32]`.
@@ -559,6 +587,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Meta>(),
         entry::<Blocks>(),
         entry::<BlockByHash>(),
+        entry::<BlockByUtime>(),
         entry::<McShardState>(),
         entry::<McBlocks>(),
         entry::<McByTopShard>(),
@@ -569,6 +598,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<TxByAccount>(),
         entry::<TxByHash>(),
         entry::<TxByLt>(),
+        entry::<TxByNow>(),
         entry::<TxByBlock>(),
         entry::<TxByMcBlock>(),
         entry::<Messages>(),
@@ -622,9 +652,12 @@ pub fn all() -> Vec<TableSpec> {
         entry::<TxByTrace>(),
         entry::<TraceByAccount>(),
         entry::<TraceByEndLt>(),
+        entry::<TraceByEndUtime>(),
+        entry::<TraceByAccountUtime>(),
         entry::<TraceByMcBlock>(),
         entry::<Actions>(),
         entry::<ActionByAccount>(),
+        entry::<ActionByAccountUtime>(),
         entry::<ActionById>(),
     ]
 }
@@ -735,6 +768,59 @@ impl Key for AccountLtKey {
         let k = AccountLtKey {
             account: r.address()?,
             lt: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `now u32 | lt u64 | account`: a transaction by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeLtAccountKey {
+    pub now: u32,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for TimeLtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(48)
+            .u32(self.now)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TimeLtAccountKey {
+            now: r.u32()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `gen_utime u32 | block`: a block by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeBlockKey {
+    pub utime: u32,
+    pub block: BlockId,
+}
+
+impl Key for TimeBlockKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(20)
+            .u32(self.utime)
+            .block(&self.block)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TimeBlockKey {
+            utime: r.u32()?,
+            block: r.block()?,
         };
         r.end()?;
         Ok(k)

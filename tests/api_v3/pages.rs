@@ -1,15 +1,16 @@
 //! `/traces` and `/actions` listings against a brute-force scan of the
 //! stored rows: random windows, filters, sorts and offsets must give
-//! exactly the rows, in order, that filtering every settled trace gives —
-//! however selective the filter, however deep the page.
+//! exactly the rows, in v3's order (by lt, or by time with a time filter),
+//! that filtering every settled trace gives — however selective the
+//! filter, however deep the page.
 
 use std::collections::{BTreeSet, HashMap};
 
 use tonindex::api::encoding::raw_upper;
 use tonindex::api::params::Params;
 use tonindex::api::v3::actions::{supported_types, visible};
-use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
-use tonindex_storage::tables::{Actions, Traces, TxByTrace};
+use tonindex_model::{ActionRecord, Address, BlockRecord, Hash, TraceRecord, TransactionRecord};
+use tonindex_storage::tables::{Actions, Blocks, Traces, Transactions, TxByTrace};
 use tonindex_storage::Db;
 
 use crate::common::api::{b64, fixture, get, q};
@@ -195,6 +196,24 @@ fn trace_and_action_pages_equal_a_scan_of_every_trace() {
     let mut nonempty = (0, 0);
     for _ in 0..300 {
         let case = Case::random(&mut rng, &s, &accounts, &kinds);
+        // v3's order: by end lt, or by end time with a time filter.
+        let by_utime = case.utime.is_some();
+        let trace_end = |t: &TraceRecord| {
+            if by_utime {
+                u64::from(t.end_utime)
+            } else {
+                t.end_lt
+            }
+        };
+        let action_end = |a: &ActionRecord| {
+            if by_utime {
+                u64::from(a.end_utime)
+            } else {
+                a.end_lt
+            }
+        };
+        let mut sorted = sorted.clone();
+        sorted.sort_by_key(|t| (trace_end(t), t.trace_id));
         // Traces: the account took part (one of its transactions).
         let expected: Vec<String> = case.page(
             sorted
@@ -232,7 +251,7 @@ fn trace_and_action_pages_equal_a_scan_of_every_trace() {
                     case.types.contains(&a.kind)
                 }) && case.account.is_none_or(|acc| a.accounts.contains(&acc))
             });
-            acts.sort_by_key(|a| (a.end_lt, a.action_id));
+            acts.sort_by_key(|a| (action_end(a), a.action_id));
             rows.extend(acts.iter().map(|a| b64(&a.action_id)));
         }
         let expected = case.page(rows);
@@ -247,4 +266,106 @@ fn trace_and_action_pages_equal_a_scan_of_every_trace() {
     }
     // The cases reached rows, not only empty pages.
     assert!(nonempty.0 > 100 && nonempty.1 > 60, "{nonempty:?}");
+}
+
+#[test]
+fn transaction_and_block_pages_by_time_equal_a_scan() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
+    let r = db.reader();
+    let txs: Vec<TransactionRecord> = r
+        .prefix::<Transactions>(&[], false)
+        .map(|x| x.unwrap().1)
+        .collect();
+    let blocks: Vec<BlockRecord> = r
+        .prefix::<Blocks>(&[], false)
+        .map(|x| x.unwrap().1)
+        .collect();
+    assert!(
+        txs.len() > 500 && blocks.len() > 50,
+        "the fixture is too small to tell"
+    );
+    let mut nows: Vec<u32> = txs.iter().map(|t| t.now).collect();
+    nows.sort_unstable();
+    let mut lts: Vec<u64> = txs.iter().map(|t| t.lt).collect();
+    lts.sort_unstable();
+    let mut utimes: Vec<u32> = blocks.iter().map(|b| b.gen_utime).collect();
+    utimes.sort_unstable();
+    let mut rng = Rng(0x0bad_cafe_1234_5678);
+    let mut nonempty = (0, 0);
+    for _ in 0..200 {
+        let desc = rng.chance(50);
+        let (limit, offset) = (
+            1 + rng.below(15),
+            if rng.chance(30) { rng.below(50) } else { 0 },
+        );
+        let sort = if desc { "desc" } else { "asc" };
+        let paging = format!("limit={limit}&offset={offset}&sort={sort}");
+        let page = |mut rows: Vec<String>| -> Vec<String> {
+            if desc {
+                rows.reverse();
+            }
+            rows.into_iter().skip(offset).take(limit).collect()
+        };
+
+        // Transactions of every account in a time window (and maybe an lt
+        // window): `now <s>, lt <s>, account asc`.
+        let (a, b) = (*rng.pick(&nows), *rng.pick(&nows));
+        let (lo, hi) = (a.min(b), a.max(b));
+        let lt = rng.chance(30).then(|| {
+            let (a, b) = (*rng.pick(&lts), *rng.pick(&lts));
+            (a.min(b), a.max(b))
+        });
+        let mut rows: Vec<&TransactionRecord> = txs
+            .iter()
+            .filter(|t| (lo..=hi).contains(&t.now))
+            .filter(|t| lt.is_none_or(|(l, h)| (l..=h).contains(&t.lt)))
+            .collect();
+        rows.sort_by(|x, y| {
+            let o = (x.now, x.lt).cmp(&(y.now, y.lt));
+            let o = if desc { o.reverse() } else { o };
+            o.then_with(|| x.account.cmp(&y.account))
+        });
+        // `page` reverses for desc: hand it the ascending order of that.
+        let mut expected: Vec<String> = rows.iter().map(|t| b64(&t.hash)).collect();
+        if desc {
+            expected.reverse();
+        }
+        let expected = page(expected);
+        let mut uri = format!("/api/v3/transactions?start_utime={lo}&end_utime={hi}&{paging}");
+        if let Some((l, h)) = lt {
+            uri.push_str(&format!("&start_lt={l}&end_lt={h}"));
+        }
+        let reply = get(&uri);
+        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+        assert_eq!(ids(&reply.json, "transactions", "hash"), expected, "{uri}");
+        nonempty.0 += usize::from(!expected.is_empty());
+
+        // Blocks, sorted by time (ties by id), in a time window or none,
+        // of one workchain or all.
+        let window = rng.chance(60).then(|| {
+            let (a, b) = (*rng.pick(&utimes), *rng.pick(&utimes));
+            (a.min(b), a.max(b))
+        });
+        let workchain = rng.chance(30).then(|| *rng.pick(&[-1, 0]));
+        let mut rows: Vec<&BlockRecord> = blocks
+            .iter()
+            .filter(|b| window.is_none_or(|(l, h)| (l..=h).contains(&b.gen_utime)))
+            .filter(|b| workchain.is_none_or(|w| w == b.id.id.workchain))
+            .collect();
+        rows.sort_by_key(|b| (b.gen_utime, b.id.id));
+        let expected = page(rows.iter().map(|b| b64(&b.id.root_hash)).collect());
+        let mut uri = format!("/api/v3/blocks?{paging}");
+        if let Some((l, h)) = window {
+            uri.push_str(&format!("&start_utime={l}&end_utime={h}"));
+        }
+        if let Some(w) = workchain {
+            uri.push_str(&format!("&workchain={w}"));
+        }
+        let reply = get(&uri);
+        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+        assert_eq!(ids(&reply.json, "blocks", "root_hash"), expected, "{uri}");
+        nonempty.1 += usize::from(!expected.is_empty());
+    }
+    assert!(nonempty.0 > 100 && nonempty.1 > 100, "{nonempty:?}");
 }

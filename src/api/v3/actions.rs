@@ -14,6 +14,7 @@ use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_upper};
 use crate::api::params::Params;
 use crate::api::Ctx;
+use crate::query::traces::TraceOrder;
 use crate::query::{self, messages::Side};
 
 const V1: &[&str] = &[
@@ -1154,17 +1155,22 @@ fn candidate_traces<'a>(
         let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
         return Ok(Candidates::Named(ids.into_iter().map(|(_, h)| h).collect()));
     }
-    let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
-    let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+    // A time window is a key range of the end-time indexes (whose order v3
+    // then answers in), else the lt window one of the end-lt indexes; the
+    // records are checked against both.
+    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
+    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+    let (order, lo, hi) = if start_utime.is_some() || end_utime.is_some() {
+        let (lo, hi) = (start_utime.unwrap_or(0), end_utime.unwrap_or(u64::MAX));
+        (TraceOrder::EndUtime, lo, hi)
+    } else {
+        let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
+        let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+        (TraceOrder::EndLt, lo, hi)
+    };
     Ok(Candidates::Ordered(match &account {
-        Some(acc) => Box::new(query::traces::action_trace_ids(
-            r,
-            &acc.address,
-            lo,
-            hi,
-            paging.desc,
-        )),
-        None => query::traces::settled_trace_ids(r, None, lo, hi, paging.desc),
+        Some(acc) => query::traces::action_trace_ids(r, &acc.address, order, lo, hi, paging.desc),
+        None => query::traces::settled_trace_ids(r, None, order, lo, hi, paging.desc),
     }))
 }
 
@@ -1217,6 +1223,25 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
     let tx_filter = p.parsed_all("tx_hash", "a hash", parse_hash)?;
     let action_filter = p.parsed_all("action_id", "a hash", parse_hash)?;
+    let start_lt = p.int::<u64>("start_lt")?.unwrap_or(0);
+    let end_lt = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+    // v3's order: `trace_end_lt, trace_id, end_lt, action_id`, by times
+    // instead of lts when the request filters by time.
+    let by_utime = start_utime.is_some() || end_utime.is_some();
+    let trace_end = |t: &TraceRecord| {
+        if by_utime {
+            u64::from(t.end_utime)
+        } else {
+            t.end_lt
+        }
+    };
+    let action_end = |a: &ActionRecord| {
+        if by_utime {
+            u64::from(a.end_utime)
+        } else {
+            a.end_lt
+        }
+    };
     // One trace's actions that pass every filter.
     let take = |r: &tonindex_storage::Reader<'_>,
                 trace: TraceRecord,
@@ -1224,6 +1249,7 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
      -> Result<(), tonindex_storage::Error> {
         if start_utime.is_some_and(|u| u64::from(trace.end_utime) < u)
             || end_utime.is_some_and(|u| u64::from(trace.end_utime) > u)
+            || !(start_lt..=end_lt).contains(&trace.end_lt)
         {
             return Ok(());
         }
@@ -1243,7 +1269,7 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             })
             .collect();
         // Within a trace, in answer order too.
-        kept.sort_by_key(|a| (a.end_lt, a.action_id));
+        kept.sort_by_key(|a| (action_end(a), a.action_id));
         if paging.desc {
             kept.reverse();
         }
@@ -1265,7 +1291,9 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             query::traces::fill_page(&ctx.reader, ids, paging.needed(), take)?
         }
     };
-    let key = |(t, a): &(TraceRecord, ActionRecord)| (t.end_lt, t.trace_id, a.end_lt, a.action_id);
+    let key = |(t, a): &(TraceRecord, ActionRecord)| {
+        (trace_end(t), t.trace_id, action_end(a), a.action_id)
+    };
     rows.sort_by_key(key);
     if paging.desc {
         rows.reverse();

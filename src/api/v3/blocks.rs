@@ -65,6 +65,15 @@ impl BlockFilter {
         })
     }
 
+    /// Whether [`candidates`] walks the time index: no narrower key is
+    /// given, and a time window or a `sort` is.
+    fn by_time(&self, paging: &Paging) -> bool {
+        let narrower = self.root_hash.or(self.file_hash).is_some()
+            || (self.workchain.is_some() && self.shard.is_some() && self.seqno.is_some())
+            || self.mc_seqno.is_some();
+        !narrower && (self.start_utime.is_some() || self.end_utime.is_some() || paging.sort_given)
+    }
+
     fn matches(&self, b: &BlockRecord) -> bool {
         let id = &b.id.id;
         let mc_seqno = if id.workchain == -1 {
@@ -89,6 +98,7 @@ impl BlockFilter {
 fn candidates<'a>(
     ctx: &'a Ctx<'_>,
     f: &BlockFilter,
+    paging: &Paging,
 ) -> Result<Box<dyn Iterator<Item = Result<BlockRecord, V3Error>> + 'a>, V3Error> {
     let r = &ctx.reader;
     if let Some(h) = f.root_hash.or(f.file_hash) {
@@ -108,6 +118,26 @@ fn candidates<'a>(
         let blocks = query::blocks::blocks_of_mc_block(r, mc)?;
         return Ok(Box::new(blocks.into_iter().map(Ok)));
     }
+    if f.by_time(paging) {
+        // By time, as `sort` orders (and any order will do without it): a
+        // time window is a key range; ids of other shards are passed over
+        // without reading their records.
+        let (lo, hi) = (f.start_utime.unwrap_or(0), f.end_utime.unwrap_or(u64::MAX));
+        let (workchain, shard, seqno) = (f.workchain, f.shard, f.seqno);
+        let keep = move |id: &BlockId| {
+            workchain.is_none_or(|w| w == id.workchain)
+                && shard.is_none_or(|s| s == id.shard)
+                && seqno.is_none_or(|s| s == id.seqno)
+        };
+        let ids =
+            query::blocks::block_ids_by_utime(r, lo, hi, paging.sort_given && paging.desc, keep);
+        return Ok(Box::new(ids.filter_map(move |id| {
+            match id.and_then(|id| query::blocks::block(r, &id)) {
+                Ok(block) => block.map(Ok),
+                Err(e) => Some(Err(V3Error::from(e))),
+            }
+        })));
+    }
     let scope = match (f.workchain, f.shard) {
         (Some(w), Some(s)) => BlockScope::Shard(w, s),
         (Some(w), None) => BlockScope::Workchain(w),
@@ -119,12 +149,15 @@ fn candidates<'a>(
 }
 
 /// Orders by `gen_utime` when `sort` is given (ties by block id, so pages
-/// are stable), else keeps key order; then pages.
+/// are stable), else keeps the candidates' order; then pages. Candidates
+/// from the time index come in that order already: only the page's first
+/// `offset + limit` are read.
 fn sorted_page(
     paging: &Paging,
     items: impl Iterator<Item = Result<BlockRecord, V3Error>>,
+    in_time_order: bool,
 ) -> Result<Vec<Block>, V3Error> {
-    let blocks: Vec<BlockRecord> = if paging.sort_given {
+    let blocks: Vec<BlockRecord> = if paging.sort_given && !in_time_order {
         let mut all = items.collect::<Result<Vec<_>, _>>()?;
         all.sort_by_key(|b| (b.gen_utime, b.id.id));
         if paging.desc {
@@ -141,9 +174,10 @@ fn sorted_page(
 pub fn blocks(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let paging = Paging::from_params(ctx, p)?;
     let f = BlockFilter::from_params(p)?;
-    let matching = candidates(ctx, &f)?.filter(|b| b.as_ref().map_or(true, |b| f.matches(b)));
+    let matching =
+        candidates(ctx, &f, &paging)?.filter(|b| b.as_ref().map_or(true, |b| f.matches(b)));
     to_json(&BlocksResponse {
-        blocks: sorted_page(&paging, matching)?,
+        blocks: sorted_page(&paging, matching, f.by_time(&paging))?,
     })
 }
 
@@ -179,7 +213,7 @@ pub fn masterchain_block_shards(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         mc_seqno: Some(seqno),
         ..BlockFilter::from_params(&Params::default())?
     };
-    let blocks = sorted_page(&paging, candidates(ctx, &f)?)?;
+    let blocks = sorted_page(&paging, candidates(ctx, &f, &paging)?, f.by_time(&paging))?;
     if blocks.is_empty() {
         return Err(V3Error::not_found("blocks not found"));
     }

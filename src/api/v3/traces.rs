@@ -14,6 +14,7 @@ use crate::api::encoding::{b64, parse_address, parse_hash};
 use crate::api::params::Params;
 use crate::api::Ctx;
 use crate::query;
+use crate::query::traces::TraceOrder;
 use crate::trace::{trace_tx, tree};
 
 /// Traces with more transactions are listed without them (toncenter's
@@ -257,7 +258,16 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
     let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
     let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
     let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
-    let by_id = |ids: Vec<Hash>| -> Result<Vec<TraceRecord>, V3Error> {
+    let by_utime = start_utime.is_some() || end_utime.is_some();
+    let in_windows = |t: &TraceRecord| {
+        (lo..=hi).contains(&t.end_lt)
+            && start_utime.is_none_or(|u| u64::from(t.end_utime) >= u)
+            && end_utime.is_none_or(|u| u64::from(t.end_utime) <= u)
+    };
+    let by_id = |mut ids: Vec<Hash>| -> Result<Vec<TraceRecord>, V3Error> {
+        // A trace named twice is listed once.
+        let mut seen = std::collections::HashSet::new();
+        ids.retain(|id| seen.insert(*id));
         Ok(query::traces::traces(r, &ids)?)
     };
     let mut traces = if !trace_ids.is_empty() {
@@ -276,25 +286,47 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
         by_id(ids.into_iter().map(|(_, h)| h).collect())?
     } else {
         let account = account.map(|a| a.address);
-        let ids = query::traces::settled_trace_ids(r, account.as_ref(), lo, hi, paging.desc);
-        // Time filters are checked on the records: read on until the page
-        // is full or the index ends (or the deadline passes).
+        // A time window is a key range of the end-time index (whose order
+        // v3 then answers in); an lt window of the end-lt index. The other
+        // window is checked on the records: read on until the page is full
+        // or the index ends (or the deadline passes).
+        let ids = if by_utime {
+            let (lo, hi) = (start_utime.unwrap_or(0), end_utime.unwrap_or(u64::MAX));
+            query::traces::settled_trace_ids(
+                r,
+                account.as_ref(),
+                TraceOrder::EndUtime,
+                lo,
+                hi,
+                paging.desc,
+            )
+        } else {
+            query::traces::settled_trace_ids(
+                r,
+                account.as_ref(),
+                TraceOrder::EndLt,
+                lo,
+                hi,
+                paging.desc,
+            )
+        };
         query::traces::fill_page(r, ids, paging.needed(), |_, t, out| {
-            if start_utime.is_none_or(|u| u64::from(t.end_utime) >= u)
-                && end_utime.is_none_or(|u| u64::from(t.end_utime) <= u)
-            {
+            if in_windows(&t) {
                 out.push(t);
             }
             Ok(())
         })?
     };
-    traces.retain(|t| {
-        t.end_lt >= lo
-            && t.end_lt <= hi
-            && start_utime.is_none_or(|u| u64::from(t.end_utime) >= u)
-            && end_utime.is_none_or(|u| u64::from(t.end_utime) <= u)
+    traces.retain(in_windows);
+    // `end_utime, trace_id` with a time filter, else `end_lt, trace_id`.
+    traces.sort_by_key(|t| {
+        let end = if by_utime {
+            u64::from(t.end_utime)
+        } else {
+            t.end_lt
+        };
+        (end, t.trace_id)
     });
-    traces.sort_by_key(|t| (t.end_lt, t.trace_id));
     if paging.desc {
         traces.reverse();
     }

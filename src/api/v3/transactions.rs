@@ -124,18 +124,22 @@ fn order_by_lt(a: &TransactionRecord, b: &TransactionRecord, desc: bool, by_now:
 }
 
 /// Walks ids in index order, keeping rows that pass the filter, until
-/// `needed` are kept and the last kept lt's ties are all in.
+/// `needed` are kept and the last kept row's ties (same lt, or same time
+/// and lt when `by_now`) are all in: ties are ordered by account, in
+/// either direction.
 fn collect_ordered(
     ctx: &Ctx<'_>,
     f: &TxFilter,
     needed: usize,
+    by_now: bool,
     ids: impl Iterator<Item = Result<u64, tonindex_storage::Error>>,
 ) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
+    let tie = |t: &TransactionRecord| (if by_now { t.now } else { 0 }, t.lt);
     let mut kept: Vec<(u64, TransactionRecord)> = Vec::new();
     for id in ids {
         let id = id?;
         let row = query::transactions::tx_record(&ctx.reader, id)?;
-        if kept.len() >= needed && kept.last().is_some_and(|(_, l)| l.lt != row.lt) {
+        if kept.len() >= needed && kept.last().is_some_and(|(_, l)| tie(l) != tie(&row)) {
             break;
         }
         if f.matches(&row) {
@@ -206,7 +210,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         let mut rows = Vec::new();
         for account in &f.accounts {
             let ids = query::transactions::account_tx_ids_iter(r, account, lo, hi, paging.desc);
-            rows.extend(collect_ordered(ctx, &f, needed, ids)?);
+            rows.extend(collect_ordered(ctx, &f, needed, false, ids)?);
         }
         if f.accounts.len() == 1 {
             // `account, lt <s>`: one account's history is already in order.
@@ -230,10 +234,16 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
         rows
     } else {
-        let ids = query::transactions::lt_tx_ids_iter(r, lo, hi, paging.desc);
-        // With a utime filter the order is by `now`, which the lt index only
-        // approximates across accounts: read every match, then sort.
-        let mut rows = collect_ordered(ctx, &f, if by_now { usize::MAX } else { needed }, ids)?;
+        // With a time filter, v3 orders by `now` first: its window is a key
+        // range of the time index; otherwise the lt window one of the lt
+        // index. The other window is checked on the records.
+        let ids: Box<dyn Iterator<Item = _>> = if by_now {
+            let (start, end) = (f.start_utime.unwrap_or(0), f.end_utime.unwrap_or(u64::MAX));
+            query::transactions::now_tx_ids_iter(r, start, end, paging.desc)
+        } else {
+            Box::new(query::transactions::lt_tx_ids_iter(r, lo, hi, paging.desc))
+        };
+        let mut rows = collect_ordered(ctx, &f, needed, by_now, ids)?;
         rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
         rows
     };
