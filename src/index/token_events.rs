@@ -8,9 +8,10 @@ use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash};
 use tonindex_storage::tables::{
-    AccountLtHashKey, JettonBurns, JettonBurnsByAccount, JettonRole, JettonTransfers,
-    JettonTransfersByAccount, JettonWallets, LtHashKey, NftItems, NftRole, NftTransfers,
-    NftTransfersByAccount,
+    AccountEventTimeKey, AccountLtHashKey, EventTable, EventTimeKey, JettonBurns,
+    JettonBurnsByAccount, JettonRole, JettonTransfers, JettonTransfersByAccount, JettonWallets,
+    LtHashKey, NftItems, NftRole, NftTransfers, NftTransfersByAccount, Table,
+    TokenEventsByAccountNow, TokenEventsByNow,
 };
 use tonindex_storage::{
     Batch, Db, JettonBurnRecord, JettonTransferRecord, JettonWalletRecord, NftTransferRecord,
@@ -78,7 +79,7 @@ fn nft_transfer(
         },
         &row,
     );
-    put_roles::<NftTransfersByAccount>(
+    put_roles::<NftTransfers, NftTransfersByAccount>(
         batch,
         &[
             (old_owner, NftRole::OLD_OWNER),
@@ -86,8 +87,7 @@ fn nft_transfer(
             (Some(rec.account), NftRole::ITEM),
             (item.collection, NftRole::COLLECTION),
         ],
-        rec.lt,
-        &rec.hash,
+        (rec.now, rec.lt, &rec.hash),
     );
     Ok(true)
 }
@@ -106,11 +106,12 @@ fn aborted(tx: &DecodedTransaction) -> bool {
         .unwrap_or(false)
 }
 
-fn put_roles<T: tonindex_storage::tables::Table<Key = AccountLtHashKey, Value = u32>>(
+/// The listing rows of one event of table `E` (keyed `lt | hash`, made
+/// at `now`): by time, and each account's roles by lt (`I`) and by time.
+fn put_roles<E: EventTable, I: Table<Key = AccountLtHashKey, Value = u32>>(
     batch: &mut Batch<'_>,
     roles: &[(Option<Address>, u32)],
-    lt: u64,
-    hash: &Hash,
+    (now, lt, hash): (u32, u64, &Hash),
 ) {
     let mut merged: Vec<(Address, u32)> = Vec::new();
     for (a, role) in roles {
@@ -120,15 +121,27 @@ fn put_roles<T: tonindex_storage::tables::Table<Key = AccountLtHashKey, Value = 
             None => merged.push((*a, *role)),
         }
     }
+    let hash = *hash;
+    let kind = E::KIND;
+    batch.put::<TokenEventsByNow>(
+        &EventTimeKey {
+            kind,
+            now,
+            lt,
+            hash,
+        },
+        &(),
+    );
     for (account, role) in merged {
-        batch.put::<T>(
-            &AccountLtHashKey {
-                account,
-                lt,
-                hash: *hash,
-            },
-            &role,
-        );
+        batch.put::<I>(&AccountLtHashKey { account, lt, hash }, &role);
+        let by_time = AccountEventTimeKey {
+            kind,
+            account,
+            now,
+            lt,
+            hash,
+        };
+        batch.put::<TokenEventsByAccountNow>(&by_time, &role);
     }
 }
 
@@ -200,7 +213,7 @@ pub(super) fn index_token_events(
                     forward_payload: t.forward_payload.as_ref().map(crate::boc::encode_crc),
                 };
                 batch.put::<JettonTransfers>(&key, &row);
-                put_roles::<JettonTransfersByAccount>(
+                put_roles::<JettonTransfers, JettonTransfersByAccount>(
                     batch,
                     &[
                         (source, JettonRole::SOURCE),
@@ -208,8 +221,7 @@ pub(super) fn index_token_events(
                         (Some(rec.account), JettonRole::WALLET),
                         (Some(wallet.jetton), JettonRole::MASTER),
                     ],
-                    rec.lt,
-                    &rec.hash,
+                    (rec.now, rec.lt, &rec.hash),
                 );
                 done.jetton_transfers += 1;
             } else {
@@ -229,19 +241,143 @@ pub(super) fn index_token_events(
                     custom_payload: b.custom_payload.as_ref().map(crate::boc::encode_crc),
                 };
                 batch.put::<JettonBurns>(&key, &row);
-                put_roles::<JettonBurnsByAccount>(
+                put_roles::<JettonBurns, JettonBurnsByAccount>(
                     batch,
                     &[
                         (source, JettonRole::SOURCE),
                         (Some(rec.account), JettonRole::WALLET),
                         (Some(wallet.jetton), JettonRole::MASTER),
                     ],
-                    rec.lt,
-                    &rec.hash,
+                    (rec.now, rec.lt, &rec.hash),
                 );
                 done.jetton_burns += 1;
             }
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::jettons::{transfers, EventFilter};
+    use tonindex_storage::{DbOptions, JettonTransferRecord};
+
+    /// xorshift64*: deterministic, so a failure repeats.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Jetton transfers by time (all accounts and by owner, time and lt
+    /// windows, both directions, offsets) against filtering every row:
+    /// times and lts disagree in order, as across shards, so the answer
+    /// order (`tx_now, tx_lt, tx_hash`) is not the lt index's.
+    #[test]
+    fn transfers_by_time_equal_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let owners: Vec<Address> = (0..6u8)
+            .map(|i| Address {
+                workchain: 0,
+                id: [i; 32],
+            })
+            .collect();
+        let mut seed = 0x1234_5678_9abc_def1_u64;
+        let mut rows = Vec::new();
+        let mut batch = db.batch();
+        for i in 0..400u64 {
+            let r = next(&mut seed);
+            let row = JettonTransferRecord {
+                tx_id: i,
+                tx_hash: {
+                    let mut h = [0u8; 32];
+                    h[..8].copy_from_slice(&next(&mut seed).to_be_bytes());
+                    h
+                },
+                // Time steps with i; lt jitters around it, across "shards".
+                tx_now: 1_000 + (i / 4) as u32,
+                tx_lt: 10_000 + i * 10 + (r % 97),
+                tx_aborted: r.is_multiple_of(11),
+                query_id: i,
+                amount: 1,
+                source: (!r.is_multiple_of(5)).then(|| owners[(r >> 8) as usize % owners.len()]),
+                destination: Some(owners[(r >> 16) as usize % owners.len()]),
+                source_wallet: owners[0],
+                jetton_master: owners[1],
+                response_destination: None,
+                custom_payload: None,
+                forward_ton_amount: 0,
+                forward_payload: None,
+            };
+            batch.put::<JettonTransfers>(
+                &LtHashKey {
+                    lt: row.tx_lt,
+                    hash: row.tx_hash,
+                },
+                &row,
+            );
+            put_roles::<JettonTransfers, JettonTransfersByAccount>(
+                &mut batch,
+                &[
+                    (row.source, JettonRole::SOURCE),
+                    (row.destination, JettonRole::DESTINATION),
+                ],
+                (row.tx_now, row.tx_lt, &row.tx_hash),
+            );
+            rows.push(row);
+        }
+        db.write(batch).unwrap();
+        let reader = db.reader();
+        let mut seen = 0;
+        for _ in 0..300 {
+            let r = next(&mut seed);
+            let (a, b) = (1_000 + (r % 110) as u32, 1_000 + ((r >> 8) % 110) as u32);
+            let lt = (r >> 16).is_multiple_of(3);
+            let (l1, l2) = (10_000 + (r >> 20) % 4_100, 10_000 + (r >> 32) % 4_100);
+            let owner = (r >> 44)
+                .is_multiple_of(2)
+                .then(|| owners[(r >> 48) as usize % owners.len()]);
+            let f = EventFilter {
+                by: owner
+                    .map(|o| vec![(o, JettonRole::SOURCE | JettonRole::DESTINATION)])
+                    .unwrap_or_default(),
+                start_utime: Some(a.min(b)),
+                end_utime: Some(a.max(b)),
+                start_lt: lt.then_some(l1.min(l2)),
+                end_lt: lt.then_some(l1.max(l2)),
+                exclude_aborted: true,
+                desc: (r >> 52).is_multiple_of(2),
+                ..EventFilter::default()
+            };
+            let (offset, limit) = (((r >> 56) % 7) as usize, 1 + ((r >> 60) % 9) as usize);
+            let mut expected: Vec<&JettonTransferRecord> = rows
+                .iter()
+                .filter(|t| !t.tx_aborted)
+                .filter(|t| (a.min(b)..=a.max(b)).contains(&t.tx_now))
+                .filter(|t| !lt || (l1.min(l2)..=l1.max(l2)).contains(&t.tx_lt))
+                .filter(|t| owner.is_none_or(|o| t.source == Some(o) || t.destination == Some(o)))
+                .collect();
+            expected.sort_by_key(|t| (t.tx_now, t.tx_lt, t.tx_hash));
+            if f.desc {
+                expected.reverse();
+            }
+            let expected: Vec<u64> = expected
+                .iter()
+                .skip(offset)
+                .take(limit)
+                .map(|t| t.tx_id)
+                .collect();
+            let got: Vec<u64> = transfers(&reader, &f, offset, limit)
+                .unwrap()
+                .iter()
+                .map(|(t, _)| t.tx_id)
+                .collect();
+            assert_eq!(got, expected, "{f:?} offset {offset} limit {limit}");
+            seen += usize::from(!expected.is_empty());
+        }
+        assert!(seen > 150, "{seen}");
+    }
 }

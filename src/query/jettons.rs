@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 
 use tonindex_model::{Address, Hash};
 use tonindex_storage::tables::{
-    AccountLtHashKey, AccountPairKey, JettonBurns, JettonBurnsByAccount, JettonMasters,
-    JettonMastersByAdmin, JettonTransfers, JettonTransfersByAccount, JettonWallets,
-    JettonWalletsByJetton, JettonWalletsByOwner, LtHashKey, Table, TraceOfTx,
+    AccountEventTimeKey, AccountLtHashKey, AccountPairKey, EventTable, EventTimeKey, JettonBurns,
+    JettonBurnsByAccount, JettonMasters, JettonMastersByAdmin, JettonTransfers,
+    JettonTransfersByAccount, JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner,
+    LtHashKey, Table, TokenEventsByAccountNow, TokenEventsByNow, TraceOfTx,
 };
 use tonindex_storage::{
     Error, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, Key,
@@ -263,7 +264,7 @@ pub(crate) fn event_rows<T, I>(
     limit: usize,
 ) -> Result<WithTraces<T::Value>, Error>
 where
-    T: Table<Key = LtHashKey>,
+    T: EventTable,
     T::Value: EventRow,
     I: Table<Key = AccountLtHashKey, Value = u32>,
 {
@@ -275,9 +276,14 @@ where
             && f.master.is_none_or(|m| Some(m) == row.master())
             && f.start_utime.is_none_or(|t| row.now() >= t)
             && f.end_utime.is_none_or(|t| row.now() <= t)
+            && (lo..=hi).contains(&row.order().0)
     };
     let mut rows: Vec<T::Value> = Vec::new();
-    if f.by.is_empty() {
+    if f.start_utime.is_some() || f.end_utime.is_some() {
+        // v3 orders by `tx_now` then: the time window is a key range of
+        // the time indexes.
+        rows = by_time::<T>(r, f, needed, keep)?;
+    } else if f.by.is_empty() {
         let lower = LtHashKey {
             lt: lo,
             hash: [0; 32],
@@ -330,6 +336,60 @@ where
     let ids: Vec<u64> = rows.iter().map(|v| v.tx_id()).collect();
     let traces = r.multi_get::<TraceOfTx>(&ids)?;
     Ok(rows.into_iter().zip(traces).collect())
+}
+
+/// The first `needed` rows (by `now, lt, hash`, in `f`'s direction) in
+/// `f`'s time window that `keep` keeps: of every account, or the union of
+/// each account's (with the roles that count).
+fn by_time<T>(
+    r: &Reader<'_>,
+    f: &EventFilter,
+    needed: usize,
+    keep: impl Fn(&T::Value) -> bool,
+) -> Result<Vec<T::Value>, Error>
+where
+    T: EventTable,
+    T::Value: EventRow,
+{
+    let (lo, hi) = (f.start_utime.unwrap_or(0), f.end_utime.unwrap_or(u32::MAX));
+    let row = |lt: u64, hash: Hash| r.get::<T>(&LtHashKey { lt, hash });
+    let mut rows = Vec::new();
+    if f.by.is_empty() {
+        let (lower, upper) = EventTimeKey::now_range(T::KIND, lo, hi);
+        for x in r.range::<TokenEventsByNow>(&lower, upper, f.desc) {
+            let (k, ()) = x?;
+            if let Some(v) = row(k.lt, k.hash)?.filter(|v| keep(v)) {
+                rows.push(v);
+                if rows.len() >= needed {
+                    break;
+                }
+            }
+        }
+        return Ok(rows);
+    }
+    for (account, roles) in &f.by {
+        let (lower, upper) = AccountEventTimeKey::now_range(T::KIND, account, lo, hi);
+        let mut taken = 0;
+        for x in r.range::<TokenEventsByAccountNow>(&lower, upper, f.desc) {
+            let (k, role) = x?;
+            if role & roles == 0 {
+                continue;
+            }
+            if let Some(v) = row(k.lt, k.hash)?.filter(|v| keep(v)) {
+                rows.push(v);
+                taken += 1;
+                if taken >= needed {
+                    break;
+                }
+            }
+        }
+    }
+    rows.sort_by_key(|v| (v.now(), v.order()));
+    rows.dedup_by_key(|v| v.order());
+    if f.desc {
+        rows.reverse();
+    }
+    Ok(rows)
 }
 
 /// Jetton transfers `f` selects, with each one's trace id.

@@ -329,6 +329,38 @@ table!(
     JettonBurnsByAccount, "jetton_burns_by_account", AccountLtHashKey => u32
 );
 
+table!(
+    /// Jetton transfers and burns and NFT transfers by time (the table's
+    /// [`EventTable::KIND`] first): v3 orders these lists by `tx_now` when a
+    /// request filters by time. key: `kind u8 | tx now u32 | tx lt u64 | tx
+    /// hash [32]` → (); the row is in the kind's table under `lt | hash`.
+    TokenEventsByNow, "token_events_by_now", EventTimeKey => ()
+);
+table!(
+    /// The same by account, with the account's roles as in the kind's
+    /// `*ByAccount` table. key: `kind u8 | account | tx now u32 | tx lt u64
+    /// | tx hash [32]` → roles.
+    TokenEventsByAccountNow, "token_events_by_account_now", AccountEventTimeKey => u32
+);
+
+/// A token-event table (rows keyed `tx lt | tx hash`) and its kind in
+/// [`TokenEventsByNow`] and [`TokenEventsByAccountNow`].
+pub trait EventTable: Table<Key = LtHashKey> {
+    const KIND: u8;
+}
+
+impl EventTable for JettonTransfers {
+    const KIND: u8 = 1;
+}
+
+impl EventTable for JettonBurns {
+    const KIND: u8 = 2;
+}
+
+impl EventTable for NftTransfers {
+    const KIND: u8 = 3;
+}
+
 /// What an account is to a Jetton transfer or burn (bits of the
 /// `*ByAccount` rows' values).
 pub struct JettonRole;
@@ -634,6 +666,8 @@ pub fn all() -> Vec<TableSpec> {
         entry::<NftItemsByCollection>(),
         entry::<NftTransfers>(),
         entry::<NftTransfersByAccount>(),
+        entry::<TokenEventsByNow>(),
+        entry::<TokenEventsByAccountNow>(),
         entry::<NftSales>(),
         entry::<NftSalesBySeller>(),
         entry::<DnsEntries>(),
@@ -821,6 +855,96 @@ impl Key for TimeBlockKey {
         let k = TimeBlockKey {
             utime: r.u32()?,
             block: r.block()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `kind u8 | now u32 | lt u64 | hash [32]`: a token event by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventTimeKey {
+    pub kind: u8,
+    pub now: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl EventTimeKey {
+    /// Bounds of the kind's rows with `lo <= now <= hi`.
+    pub fn now_range(kind: u8, lo: u32, hi: u32) -> (Vec<u8>, Option<Vec<u8>>) {
+        let prefix = |now: u32| KeyWriter::with_capacity(5).u8(kind).u32(now).finish();
+        let upper = match hi.checked_add(1) {
+            Some(now) => Some(prefix(now)),
+            None => crate::db::prefix_successor(&[kind]),
+        };
+        (prefix(lo), upper)
+    }
+}
+
+impl Key for EventTimeKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(45)
+            .u8(self.kind)
+            .u32(self.now)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = EventTimeKey {
+            kind: r.u8()?,
+            now: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `kind u8 | account | now u32 | lt u64 | hash [32]`: an account's token
+/// event by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountEventTimeKey {
+    pub kind: u8,
+    pub account: Address,
+    pub now: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl AccountEventTimeKey {
+    /// Bounds of the account's rows of the kind with `lo <= now <= hi`.
+    pub fn now_range(kind: u8, account: &Address, lo: u32, hi: u32) -> (Vec<u8>, Option<Vec<u8>>) {
+        let prefix = || KeyWriter::with_capacity(45).u8(kind).address(account);
+        let upper = match hi.checked_add(1) {
+            Some(now) => Some(prefix().u32(now).finish()),
+            None => crate::db::prefix_successor(&prefix().finish()),
+        };
+        (prefix().u32(lo).finish(), upper)
+    }
+}
+
+impl Key for AccountEventTimeKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(81)
+            .u8(self.kind)
+            .address(&self.account)
+            .u32(self.now)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountEventTimeKey {
+            kind: r.u8()?,
+            account: r.address()?,
+            now: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
         };
         r.end()?;
         Ok(k)
