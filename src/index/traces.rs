@@ -17,10 +17,10 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionByAccountUtime, ActionById, Actions, HashMsgKey,
-    LtHashKey, OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime,
-    TraceByMcBlock, TraceEdges, TraceOfTx, TraceOrphans, TraceTxKey, Traces, Transactions, TxBocs,
-    TxByTrace,
+    AccountLtHashKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
+    ActionByType, Actions, HashMsgKey, LtHashKey, OpcodeLtHashKey, TraceByAccount,
+    TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges, TraceOfTx,
+    TraceOrphans, TraceTxKey, Traces, Transactions, TxBocs, TxByTrace, TypeEndKey,
 };
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
@@ -212,9 +212,9 @@ pub(super) fn classify_traces(
         };
         // An account in several of the trace's actions is listed once:
         // its row's key names the trace, not the action.
-        let mut accounts = HashSet::new();
+        let mut listed = Listed::default();
         for action in actions.unwrap_or_default() {
-            write_action(&mut rows, &trace, &action, &mut accounts);
+            write_action(&mut rows, &trace, &action, &mut listed);
         }
         rows.put::<Traces>(&trace.trace_id, &trace);
         (trace.trace_id, rows)
@@ -681,12 +681,22 @@ fn settle(
     Ok(txs)
 }
 
-/// An action's rows; its accounts not yet in `listed` are listed by account.
+/// What a trace's listing rows already name: an account in several of its
+/// actions, or a type (by account or not) in several, is listed once —
+/// the rows' keys name the trace, not the action.
+#[derive(Default)]
+struct Listed {
+    accounts: HashSet<Address>,
+    types: HashSet<(Option<Address>, String)>,
+}
+
+/// An action's rows, and the listings by account and by type its trace
+/// does not have yet.
 fn write_action(
     batch: &mut EncodedRows,
     trace: &TraceRecord,
     action: &ActionRecord,
-    listed: &mut HashSet<Address>,
+    listed: &mut Listed,
 ) {
     batch.put::<Actions>(
         &HashMsgKey {
@@ -697,7 +707,7 @@ fn write_action(
     );
     batch.put::<ActionById>(&action.action_id, &trace.trace_id);
     for account in &action.accounts {
-        if listed.insert(*account) {
+        if listed.accounts.insert(*account) {
             let key = AccountLtHashKey {
                 account: *account,
                 lt: trace.end_lt,
@@ -709,6 +719,25 @@ fn write_action(
                 ..key
             };
             batch.put::<ActionByAccountUtime>(&by_time, &());
+        }
+    }
+    let owners = std::iter::once(None).chain(action.accounts.iter().copied().map(Some));
+    for account in owners {
+        if !listed.types.insert((account, action.kind.clone())) {
+            continue;
+        }
+        for (order, end) in [(0, trace.end_lt), (1, u64::from(trace.end_utime))] {
+            let key = TypeEndKey {
+                order,
+                account,
+                kind: action.kind.clone(),
+                end,
+                hash: trace.trace_id,
+            };
+            match account {
+                Some(_) => batch.put::<ActionByAccountType>(&key, &()),
+                None => batch.put::<ActionByType>(&key, &()),
+            }
         }
     }
 }

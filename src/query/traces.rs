@@ -4,9 +4,9 @@
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionByAccountUtime, ActionById, Actions, LtHashKey,
-    OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime,
-    TraceByMcBlock, TraceOfTx, Traces, TxByTrace,
+    AccountLtHashKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
+    ActionByType, Actions, LtHashKey, OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime,
+    TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces, TxByTrace, TypeEndKey,
 };
 use tonindex_storage::{Error, Key, KeyWriter, Reader};
 
@@ -36,6 +36,9 @@ pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
         .collect()
 }
 
+/// `(end, trace id)` pairs of a trace listing, in its order.
+pub type TraceIds<'a> = Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a>;
+
 /// Which of a trace's ends a listing is ordered by: v3 orders by end lt,
 /// or by end time when the request filters by time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +57,7 @@ pub fn settled_trace_ids<'a>(
     lo: u64,
     hi: u64,
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+) -> TraceIds<'a> {
     match (account, order) {
         (Some(a), TraceOrder::EndLt) => by_account::<TraceByAccount>(r, a, lo, hi, desc),
         (Some(a), TraceOrder::EndUtime) => by_account::<TraceByAccountUtime>(r, a, lo, hi, desc),
@@ -70,7 +73,7 @@ fn by_account<'a, T: Table<Key = AccountLtHashKey, Value = ()> + 'a>(
     lo: u64,
     hi: u64,
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+) -> TraceIds<'a> {
     let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
     Box::new(
         r.range::<T>(&lower, upper, desc)
@@ -84,7 +87,7 @@ fn by_end<'a, T: Table<Key = LtHashKey, Value = ()> + 'a>(
     lo: u64,
     hi: u64,
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+) -> TraceIds<'a> {
     let key = |lt| LtHashKey { lt, hash: [0; 32] }.encode();
     let upper = hi.checked_add(1).map(key);
     Box::new(
@@ -114,10 +117,85 @@ pub fn action_trace_ids<'a>(
     lo: u64,
     hi: u64,
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a> {
+) -> TraceIds<'a> {
     match order {
         TraceOrder::EndLt => by_account::<ActionByAccount>(r, account, lo, hi, desc),
         TraceOrder::EndUtime => by_account::<ActionByAccountUtime>(r, account, lo, hi, desc),
+    }
+}
+
+/// `(trace end, trace id)` of traces with an action of one of `kinds`
+/// (involving `account`, when given), by end lt or end time: the types'
+/// index ranges merged in answer order, each trace once.
+pub fn typed_trace_ids<'a>(
+    r: &Reader<'a>,
+    account: Option<&Address>,
+    order: TraceOrder,
+    kinds: &[String],
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> TraceIds<'a> {
+    let order = match order {
+        TraceOrder::EndLt => 0,
+        TraceOrder::EndUtime => 1,
+    };
+    let mut each: Vec<TraceIds<'a>> = Vec::new();
+    for kind in kinds {
+        let (lower, upper) = TypeEndKey::end_range(order, account, kind, lo, hi);
+        let pairs = |x: Result<(TypeEndKey, ()), Error>| x.map(|(k, ())| (k.end, k.hash));
+        each.push(match account {
+            Some(_) => Box::new(
+                r.range::<ActionByAccountType>(&lower, upper, desc)
+                    .map(pairs),
+            ),
+            None => Box::new(r.range::<ActionByType>(&lower, upper, desc).map(pairs)),
+        });
+    }
+    Box::new(Merged::new(each, desc))
+}
+
+/// Ordered streams of `(end, id)` merged into one ordered stream, each
+/// pair once (a trace with actions of two types the filter names).
+struct Merged<'a> {
+    streams: Vec<std::iter::Peekable<TraceIds<'a>>>,
+    desc: bool,
+}
+
+impl<'a> Merged<'a> {
+    fn new(streams: Vec<TraceIds<'a>>, desc: bool) -> Self {
+        Self {
+            streams: streams.into_iter().map(Iterator::peekable).collect(),
+            desc,
+        }
+    }
+}
+
+impl Iterator for Merged<'_> {
+    type Item = Result<(u64, Hash), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut best: Option<(u64, Hash)> = None;
+        for s in &mut self.streams {
+            match s.peek() {
+                Some(Err(_)) => return s.next(),
+                Some(Ok(head)) => {
+                    let better = best.is_none_or(|b| if self.desc { *head > b } else { *head < b });
+                    if better {
+                        best = Some(*head);
+                    }
+                }
+                None => {}
+            }
+        }
+        let best = best?;
+        // Every stream at that pair moves past it.
+        for s in &mut self.streams {
+            if matches!(s.peek(), Some(Ok(head)) if *head == best) {
+                s.next();
+            }
+        }
+        Some(Ok(best))
     }
 }
 
@@ -167,4 +245,27 @@ pub fn fill_page<T>(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_streams_come_out_in_order_each_pair_once() {
+        let stream = |v: Vec<u64>| -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>>> {
+            Box::new(v.into_iter().map(|e| Ok((e, [e as u8; 32]))))
+        };
+        let asc: Vec<u64> = Merged::new(
+            vec![stream(vec![1, 4, 6]), stream(vec![2, 4, 9]), stream(vec![])],
+            false,
+        )
+        .map(|x| x.unwrap().0)
+        .collect();
+        assert_eq!(asc, [1, 2, 4, 6, 9]);
+        let desc: Vec<u64> = Merged::new(vec![stream(vec![6, 4, 1]), stream(vec![9, 4, 2])], true)
+            .map(|x| x.unwrap().0)
+            .collect();
+        assert_eq!(desc, [9, 6, 4, 2, 1]);
+    }
 }

@@ -58,6 +58,11 @@ impl KeyWriter {
     pub fn address(self, a: &Address) -> Self {
         self.i32(a.workchain).hash(&a.id)
     }
+    /// Raw bytes; a layout that has more after them gives their length first.
+    pub fn bytes(mut self, v: &[u8]) -> Self {
+        self.0.extend_from_slice(v);
+        self
+    }
     pub fn block(self, b: &BlockId) -> Self {
         self.i32(b.workchain).u64(b.shard).u32(b.seqno)
     }
@@ -98,6 +103,15 @@ impl<'a> KeyReader<'a> {
     }
     pub fn hash(&mut self) -> Result<Hash, Error> {
         self.take()
+    }
+    /// `n` raw bytes.
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if self.0.len() < n {
+            return Err(Error::Corrupt("key too short"));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
     }
     pub fn address(&mut self) -> Result<Address, Error> {
         Ok(Address {

@@ -4,6 +4,7 @@
 
 mod codec;
 mod db;
+mod keys;
 pub mod rows;
 pub mod snapshot;
 pub mod tables;

@@ -1115,13 +1115,14 @@ struct ActionsResponse {
 /// answer order from an index (read only as far as the page needs).
 enum Candidates<'a> {
     Named(Vec<Hash>),
-    Ordered(Box<dyn Iterator<Item = Result<(u64, Hash), tonindex_storage::Error>> + 'a>),
+    Ordered(query::traces::TraceIds<'a>),
 }
 
 fn candidate_traces<'a>(
     ctx: &'a Ctx<'_>,
     p: &Params,
     paging: &Paging,
+    include: &[String],
 ) -> Result<Candidates<'a>, V3Error> {
     let r = &ctx.reader;
     let hashes = |name: &str| p.parsed_all(name, "a hash", parse_hash);
@@ -1168,8 +1169,21 @@ fn candidate_traces<'a>(
         let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
         (TraceOrder::EndLt, lo, hi)
     };
+    let account = account.map(|a| a.address);
+    if !include.is_empty() {
+        // The types' indexes name only traces with such an action.
+        return Ok(Candidates::Ordered(query::traces::typed_trace_ids(
+            r,
+            account.as_ref(),
+            order,
+            include,
+            lo,
+            hi,
+            paging.desc,
+        )));
+    }
     Ok(Candidates::Ordered(match &account {
-        Some(acc) => query::traces::action_trace_ids(r, &acc.address, order, lo, hi, paging.desc),
+        Some(acc) => query::traces::action_trace_ids(r, acc, order, lo, hi, paging.desc),
         None => query::traces::settled_trace_ids(r, None, order, lo, hi, paging.desc),
     }))
 }
@@ -1276,7 +1290,7 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         rows.extend(kept.into_iter().map(|a| (trace.clone(), a)));
         Ok(())
     };
-    let mut rows = match candidate_traces(ctx, p, &paging)? {
+    let mut rows = match candidate_traces(ctx, p, &paging, &include)? {
         Candidates::Named(mut ids) => {
             // Two named actions of one trace name it once.
             let mut seen = HashSet::new();

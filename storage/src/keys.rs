@@ -1,0 +1,796 @@
+//! The key layouts of the tables (see [`crate::tables`] for which table
+//! uses which): each field order is the sort order RocksDB keeps, so a
+//! range of keys is a range of whatever the key leads with. Notation as in
+//! [`crate::tables`].
+
+use tonindex_model::{Address, BlockId, Hash};
+
+use crate::codec::{Key, KeyReader, KeyWriter};
+use crate::Error;
+
+/// `mc_seqno u32 | block`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McBlockKey {
+    pub mc_seqno: u32,
+    pub block: BlockId,
+}
+
+impl McBlockKey {
+    /// Prefix of all rows of one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::default().u32(mc_seqno).finish()
+    }
+}
+
+impl Key for McBlockKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(20)
+            .u32(self.mc_seqno)
+            .block(&self.block)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = McBlockKey {
+            mc_seqno: r.u32()?,
+            block: r.block()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | lt u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLtKey {
+    pub account: Address,
+    pub lt: u64,
+}
+
+impl AccountLtKey {
+    /// Prefix of all rows of one account.
+    pub fn prefix(account: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(account).finish()
+    }
+}
+
+impl Key for AccountLtKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .address(&self.account)
+            .u64(self.lt)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountLtKey {
+            account: r.address()?,
+            lt: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `now u32 | lt u64 | account`: a transaction by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeLtAccountKey {
+    pub now: u32,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for TimeLtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(48)
+            .u32(self.now)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TimeLtAccountKey {
+            now: r.u32()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `gen_utime u32 | block`: a block by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeBlockKey {
+    pub utime: u32,
+    pub block: BlockId,
+}
+
+impl Key for TimeBlockKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(20)
+            .u32(self.utime)
+            .block(&self.block)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TimeBlockKey {
+            utime: r.u32()?,
+            block: r.block()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `kind u8 | now u32 | lt u64 | hash [32]`: a token event by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventTimeKey {
+    pub kind: u8,
+    pub now: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl EventTimeKey {
+    /// Bounds of the kind's rows with `lo <= now <= hi`.
+    pub fn now_range(kind: u8, lo: u32, hi: u32) -> (Vec<u8>, Option<Vec<u8>>) {
+        let prefix = |now: u32| KeyWriter::with_capacity(5).u8(kind).u32(now).finish();
+        let upper = match hi.checked_add(1) {
+            Some(now) => Some(prefix(now)),
+            None => crate::db::prefix_successor(&[kind]),
+        };
+        (prefix(lo), upper)
+    }
+}
+
+impl Key for EventTimeKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(45)
+            .u8(self.kind)
+            .u32(self.now)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = EventTimeKey {
+            kind: r.u8()?,
+            now: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `kind u8 | account | now u32 | lt u64 | hash [32]`: an account's token
+/// event by time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountEventTimeKey {
+    pub kind: u8,
+    pub account: Address,
+    pub now: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl AccountEventTimeKey {
+    /// Bounds of the account's rows of the kind with `lo <= now <= hi`.
+    pub fn now_range(kind: u8, account: &Address, lo: u32, hi: u32) -> (Vec<u8>, Option<Vec<u8>>) {
+        let prefix = || KeyWriter::with_capacity(45).u8(kind).address(account);
+        let upper = match hi.checked_add(1) {
+            Some(now) => Some(prefix().u32(now).finish()),
+            None => crate::db::prefix_successor(&prefix().finish()),
+        };
+        (prefix().u32(lo).finish(), upper)
+    }
+}
+
+impl Key for AccountEventTimeKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(81)
+            .u8(self.kind)
+            .address(&self.account)
+            .u32(self.now)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountEventTimeKey {
+            kind: r.u8()?,
+            account: r.address()?,
+            now: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `flags u8 | [account] | type (u8 length, bytes) | end u64 | hash [32]`:
+/// a trace by one of its action types, by account or not. `flags`: bit 0
+/// the order (0 end lt, 1 end time), bit 1 set when the account follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeEndKey {
+    /// 0: `end` is the trace's end lt; 1: its end time.
+    pub order: u8,
+    pub account: Option<Address>,
+    pub kind: String,
+    pub end: u64,
+    pub hash: Hash,
+}
+
+impl TypeEndKey {
+    fn head(order: u8, account: Option<&Address>, kind: &str) -> KeyWriter {
+        let flags = (order & 1) | (u8::from(account.is_some()) << 1);
+        let w = KeyWriter::with_capacity(110).u8(flags);
+        let w = match account {
+            Some(a) => w.address(a),
+            None => w,
+        };
+        let bytes = kind.as_bytes();
+        let len = bytes.len().min(255);
+        w.u8(len as u8).bytes(&bytes[..len])
+    }
+
+    /// Bounds of the rows of one type (and account) with `lo <= end <= hi`.
+    pub fn end_range(
+        order: u8,
+        account: Option<&Address>,
+        kind: &str,
+        lo: u64,
+        hi: u64,
+    ) -> (Vec<u8>, Option<Vec<u8>>) {
+        let lower = Self::head(order, account, kind).u64(lo).finish();
+        let upper = match hi.checked_add(1) {
+            Some(end) => Some(Self::head(order, account, kind).u64(end).finish()),
+            None => crate::db::prefix_successor(&Self::head(order, account, kind).finish()),
+        };
+        (lower, upper)
+    }
+}
+
+impl Key for TypeEndKey {
+    fn encode(&self) -> Vec<u8> {
+        Self::head(self.order, self.account.as_ref(), &self.kind)
+            .u64(self.end)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let flags = r.u8()?;
+        let account = if flags & 2 != 0 {
+            Some(r.address()?)
+        } else {
+            None
+        };
+        let len = usize::from(r.u8()?);
+        let kind = String::from_utf8(r.bytes(len)?.to_vec())
+            .map_err(|_| Error::Corrupt("an action type that is not UTF-8"))?;
+        let k = TypeEndKey {
+            order: flags & 1,
+            account,
+            kind,
+            end: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtAccountKey {
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for LtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = LtAccountKey {
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `block | tx_id u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockTxKey {
+    pub block: BlockId,
+    pub tx_id: u64,
+}
+
+impl BlockTxKey {
+    /// Prefix of all transactions of one block.
+    pub fn prefix(block: &BlockId) -> Vec<u8> {
+        Key::encode(block)
+    }
+}
+
+impl Key for BlockTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(24)
+            .block(&self.block)
+            .u64(self.tx_id)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = BlockTxKey {
+            block: r.block()?,
+            tx_id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `mc_seqno u32 | lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McLtAccountKey {
+    pub mc_seqno: u32,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl McLtAccountKey {
+    /// Prefix of all transactions of one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::default().u32(mc_seqno).finish()
+    }
+}
+
+impl Key for McLtAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(48)
+            .u32(self.mc_seqno)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = McLtAccountKey {
+            mc_seqno: r.u32()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | lt u64 | msg hash [32]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLtHashKey {
+    pub account: Address,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl AccountLtHashKey {
+    /// Prefix of all rows of one account.
+    pub fn prefix(account: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(account).finish()
+    }
+
+    /// Key bounds `[lower, upper)` of one account's rows with `lo <= lt <= hi`.
+    pub fn lt_range(account: &Address, lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let key = |lt| {
+            AccountLtHashKey {
+                account: *account,
+                lt,
+                hash: [0; 32],
+            }
+            .encode()
+        };
+        let upper = match hi.checked_add(1) {
+            Some(lt) => Some(key(lt)),
+            None => crate::db::prefix_successor(&Self::prefix(account)),
+        };
+        (key(lo), upper)
+    }
+}
+
+impl Key for AccountLtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(76)
+            .address(&self.account)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountLtHashKey {
+            account: r.address()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `account | account`: one account's relation to another (an owner and
+/// its Jetton wallet, a master and its wallet, an admin and its master).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountPairKey {
+    pub first: Address,
+    pub second: Address,
+}
+
+impl AccountPairKey {
+    /// Prefix of all rows of `first`.
+    pub fn prefix(first: &Address) -> Vec<u8> {
+        KeyWriter::with_capacity(36).address(first).finish()
+    }
+}
+
+impl Key for AccountPairKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(72)
+            .address(&self.first)
+            .address(&self.second)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountPairKey {
+            first: r.address()?,
+            second: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `hash [32] | account`: accounts under a hash (a domain's items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashAccountKey {
+    pub hash: Hash,
+    pub account: Address,
+}
+
+impl HashAccountKey {
+    /// Prefix of the rows under one hash.
+    pub fn prefix(hash: &Hash) -> Vec<u8> {
+        hash.to_vec()
+    }
+}
+
+impl Key for HashAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(68)
+            .hash(&self.hash)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = HashAccountKey {
+            hash: r.hash()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `nanotons u128 | account`: an account in balance order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BalanceAccountKey {
+    pub balance: u128,
+    pub account: Address,
+}
+
+impl Key for BalanceAccountKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(52)
+            .u128(self.balance)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = BalanceAccountKey {
+            balance: r.u128()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `hash [32] | tx_id u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashTxKey {
+    pub hash: Hash,
+    pub tx_id: u64,
+}
+
+impl HashTxKey {
+    /// Prefix of all transactions linked to one message hash.
+    pub fn prefix(hash: &Hash) -> Vec<u8> {
+        hash.to_vec()
+    }
+}
+
+/// `hash [32] | msg hash [32]`: messages by a hash of theirs other than
+/// their own (normalized hash, body hash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashMsgKey {
+    pub hash: Hash,
+    pub msg_hash: Hash,
+}
+
+impl Key for HashMsgKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(64)
+            .hash(&self.hash)
+            .hash(&self.msg_hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = HashMsgKey {
+            hash: r.hash()?,
+            msg_hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `trace id [32] | lt u64 | account`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceTxKey {
+    pub trace_id: Hash,
+    pub lt: u64,
+    pub account: Address,
+}
+
+impl Key for TraceTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(76)
+            .hash(&self.trace_id)
+            .u64(self.lt)
+            .address(&self.account)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TraceTxKey {
+            trace_id: r.hash()?,
+            lt: r.u64()?,
+            account: r.address()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `lt u64 | hash [32]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtHashKey {
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl Key for LtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(40)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = LtHashKey {
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `opcode u32 | lt u64 | msg hash [32]` (also `mc_seqno u32 | lt u64 | trace id [32]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpcodeLtHashKey {
+    pub opcode: u32,
+    pub lt: u64,
+    pub hash: Hash,
+}
+
+impl OpcodeLtHashKey {
+    /// Prefix of all messages with one opcode.
+    pub fn prefix(opcode: u32) -> Vec<u8> {
+        KeyWriter::with_capacity(4).u32(opcode).finish()
+    }
+}
+
+impl Key for OpcodeLtHashKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(44)
+            .u32(self.opcode)
+            .u64(self.lt)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = OpcodeLtHashKey {
+            opcode: r.u32()?,
+            lt: r.u64()?,
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `null flag u8 | value u64 | msg hash [32]`: messages ordered by a value
+/// some of them lack. The flag is 0 with a value and 1 without (value 0),
+/// so missing values sort last ascending and first descending, as Postgres
+/// orders nulls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NullableOrderKey {
+    pub value: Option<u64>,
+    pub hash: Hash,
+}
+
+impl NullableOrderKey {
+    /// Key bounds `[lower, upper)` of the rows whose value lies in `lo..=hi`.
+    pub fn value_range(lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let lower = KeyWriter::with_capacity(9).u8(0).u64(lo).finish();
+        let upper = match hi.checked_add(1) {
+            Some(next) => KeyWriter::with_capacity(9).u8(0).u64(next).finish(),
+            None => vec![1],
+        };
+        (lower, Some(upper))
+    }
+
+    /// Key prefix of the rows without a value.
+    pub fn null_prefix() -> Vec<u8> {
+        vec![1]
+    }
+}
+
+impl Key for NullableOrderKey {
+    fn encode(&self) -> Vec<u8> {
+        let (flag, value) = match self.value {
+            Some(v) => (0, v),
+            None => (1, 0),
+        };
+        KeyWriter::with_capacity(41)
+            .u8(flag)
+            .u64(value)
+            .hash(&self.hash)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let flag = r.u8()?;
+        let value = r.u64()?;
+        let k = NullableOrderKey {
+            value: match flag {
+                0 => Some(value),
+                1 => None,
+                _ => return Err(Error::Corrupt("bad null flag in key")),
+            },
+            hash: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+impl Key for HashTxKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(40)
+            .hash(&self.hash)
+            .u64(self.tx_id)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = HashTxKey {
+            hash: r.hash()?,
+            tx_id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `wc i32 | shard u64`: one shard of one workchain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShardKey {
+    pub workchain: i32,
+    pub shard: u64,
+}
+
+impl Key for ShardKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(12)
+            .i32(self.workchain)
+            .u64(self.shard)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = ShardKey {
+            workchain: r.i32()?,
+            shard: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_keys_read_back_and_their_ranges_hold_only_their_type() {
+        let a = Address {
+            workchain: -1,
+            id: [7; 32],
+        };
+        for account in [None, Some(a)] {
+            for kind in ["ton_transfer", "jetton_swap", ""] {
+                let k = TypeEndKey {
+                    order: 1,
+                    account,
+                    kind: kind.into(),
+                    end: 42,
+                    hash: [9; 32],
+                };
+                assert_eq!(TypeEndKey::decode(&k.encode()).unwrap(), k);
+                let (lo, hi) = TypeEndKey::end_range(1, account.as_ref(), kind, 42, 42);
+                let e = k.encode();
+                assert!(lo <= e && hi.as_ref().is_none_or(|h| e < *h));
+                // Another type, order or end falls outside.
+                for other in [
+                    TypeEndKey {
+                        kind: format!("{kind}x"),
+                        ..k.clone()
+                    },
+                    TypeEndKey {
+                        order: 0,
+                        ..k.clone()
+                    },
+                    TypeEndKey {
+                        end: 43,
+                        ..k.clone()
+                    },
+                ] {
+                    let o = other.encode();
+                    assert!(o < lo || hi.as_ref().is_some_and(|h| o >= *h), "{other:?}");
+                }
+            }
+        }
+    }
+}
