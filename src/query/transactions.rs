@@ -107,6 +107,71 @@ pub fn account_tx_ids_iter<'a>(
         .map(|x| x.map(|(_, id)| id))
 }
 
+/// The lt of `account`'s first transaction at or after time `utime`
+/// (`None`: none is). An account's transactions are in time order as in
+/// lt order, so a binary search over lts finds it in at most 64 seeks —
+/// an account's time window becomes an lt range of its history, however
+/// long that history is.
+pub fn account_first_lt_at(
+    r: &Reader<'_>,
+    account: &Address,
+    utime: u64,
+) -> Result<Option<u64>, Error> {
+    // The first transaction at or after `lt`: its lt and time.
+    let first_from = |lt: u64| -> Result<Option<(u64, u32)>, Error> {
+        match account_tx_ids_iter(r, account, lt, u64::MAX, false).next() {
+            Some(id) => {
+                let t = tx_record(r, id?)?;
+                Ok(Some((t.lt, t.now)))
+            }
+            None => Ok(None),
+        }
+    };
+    // The least `x` whose first transaction from `x` on is at `utime` or
+    // later (or is none): monotone in `x`.
+    let at_or_after = |x: u64| -> Result<bool, Error> {
+        Ok(first_from(x)?.is_none_or(|(_, now)| u64::from(now) >= utime))
+    };
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if at_or_after(mid)? {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(first_from(lo)?
+        .filter(|(_, now)| u64::from(*now) >= utime)
+        .map(|(lt, _)| lt))
+}
+
+/// `account`'s lt range `lo..=hi` narrowed to the transactions made at
+/// `start..=end` (either open); `None` when no transaction of it can match.
+pub fn account_lt_range_in_time(
+    r: &Reader<'_>,
+    account: &Address,
+    (lo, hi): (u64, u64),
+    (start, end): (Option<u64>, Option<u64>),
+) -> Result<Option<(u64, u64)>, Error> {
+    let mut range = (lo, hi);
+    if let Some(start) = start {
+        match account_first_lt_at(r, account, start)? {
+            Some(lt) => range.0 = range.0.max(lt),
+            None => return Ok(None),
+        }
+    }
+    if let Some(after) = end.and_then(|e| e.checked_add(1)) {
+        if let Some(lt) = account_first_lt_at(r, account, after)? {
+            match lt.checked_sub(1) {
+                Some(last) => range.1 = range.1.min(last),
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok((range.0 <= range.1).then_some(range))
+}
+
 /// Every account's transaction ids with `lo <= lt <= hi`, by lt (then
 /// account), oldest or newest first.
 pub fn lt_tx_ids_iter<'a>(

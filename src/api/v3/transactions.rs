@@ -209,6 +209,14 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         // The top `needed` of the union are among each account's top `needed`.
         let mut rows = Vec::new();
         for account in &f.accounts {
+            // A time window is an lt range of one account's history.
+            let range = if by_now {
+                let window = (f.start_utime, f.end_utime);
+                query::transactions::account_lt_range_in_time(r, account, (lo, hi), window)?
+            } else {
+                Some((lo, hi))
+            };
+            let Some((lo, hi)) = range else { continue };
             let ids = query::transactions::account_tx_ids_iter(r, account, lo, hi, paging.desc);
             rows.extend(collect_ordered(ctx, &f, needed, false, ids)?);
         }
