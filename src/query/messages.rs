@@ -124,6 +124,45 @@ pub fn account_msg_hashes(
     }
 }
 
+/// Hashes of the messages `account` sent (or received) with `lo <= lt <=
+/// hi`, by lt then hash, oldest or newest first, read as they are used.
+pub fn account_msg_hashes_iter<'a>(
+    r: &Reader<'a>,
+    account: &Address,
+    side: Side,
+    (lo, hi): (u64, u64),
+    desc: bool,
+) -> Box<dyn Iterator<Item = Result<Hash, Error>> + 'a> {
+    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
+    let hashes = |x: Result<(AccountLtHashKey, ()), Error>| x.map(|(k, ())| k.hash);
+    match side {
+        Side::Sender => Box::new(r.range::<MsgBySource>(&lower, upper, desc).map(hashes)),
+        Side::Receiver => Box::new(r.range::<MsgByDestination>(&lower, upper, desc).map(hashes)),
+    }
+}
+
+/// The `created_lt` range `lo..=hi` of the messages `source` sent,
+/// narrowed to those created at `start..=end`: one account's messages are
+/// in time order as in lt order (its own history, whether or not the
+/// index holds the transactions that sent them).
+pub fn sent_lt_range_in_time(
+    r: &Reader<'_>,
+    source: &Address,
+    lts: (u64, u64),
+    window: (Option<u64>, Option<u64>),
+) -> Result<Option<(u64, u64)>, Error> {
+    let first_from = |lt: u64| -> Result<Option<(u64, u32)>, Error> {
+        let Some(hash) =
+            account_msg_hashes_iter(r, source, Side::Sender, (lt, u64::MAX), false).next()
+        else {
+            return Ok(None);
+        };
+        let m = message(r, &hash?)?.ok_or(Error::Corrupt("a listed message is missing"))?;
+        Ok(m.created_lt.zip(m.created_at))
+    };
+    super::transactions::lt_range_in_time(first_from, lts, window)
+}
+
 /// The order [`hashes_in_order`] walks messages in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MessageOrder {

@@ -107,28 +107,28 @@ pub fn account_tx_ids_iter<'a>(
         .map(|x| x.map(|(_, id)| id))
 }
 
-/// The lt of `account`'s first transaction at or after time `utime`
-/// (`None`: none is). An account's transactions are in time order as in
-/// lt order, so a binary search over lts finds it in at most 64 seeks —
-/// an account's time window becomes an lt range of its history, however
-/// long that history is.
-pub fn account_first_lt_at(
-    r: &Reader<'_>,
-    account: &Address,
+/// The lt and time of `account`'s first transaction at or after lt `lt`.
+fn first_tx_from(r: &Reader<'_>, account: &Address, lt: u64) -> Result<Option<(u64, u32)>, Error> {
+    match account_tx_ids_iter(r, account, lt, u64::MAX, false).next() {
+        Some(id) => {
+            let t = tx_record(r, id?)?;
+            Ok(Some((t.lt, t.now)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The lt of the first row at or after time `utime` in a history whose
+/// rows are in time order as in lt order (one account's transactions, or
+/// the messages it sent); `first_from(x)` gives the lt and time of the
+/// first row at lt `x` or later. A binary search over lts: at most 64
+/// probes, however long the history.
+pub fn first_lt_at(
+    first_from: impl Fn(u64) -> Result<Option<(u64, u32)>, Error>,
     utime: u64,
 ) -> Result<Option<u64>, Error> {
-    // The first transaction at or after `lt`: its lt and time.
-    let first_from = |lt: u64| -> Result<Option<(u64, u32)>, Error> {
-        match account_tx_ids_iter(r, account, lt, u64::MAX, false).next() {
-            Some(id) => {
-                let t = tx_record(r, id?)?;
-                Ok(Some((t.lt, t.now)))
-            }
-            None => Ok(None),
-        }
-    };
-    // The least `x` whose first transaction from `x` on is at `utime` or
-    // later (or is none): monotone in `x`.
+    // Whether the first row from `x` on is at `utime` or later (or is
+    // none): false, then true, as `x` grows.
     let at_or_after = |x: u64| -> Result<bool, Error> {
         Ok(first_from(x)?.is_none_or(|(_, now)| u64::from(now) >= utime))
     };
@@ -146,23 +146,23 @@ pub fn account_first_lt_at(
         .map(|(lt, _)| lt))
 }
 
-/// `account`'s lt range `lo..=hi` narrowed to the transactions made at
-/// `start..=end` (either open); `None` when no transaction of it can match.
-pub fn account_lt_range_in_time(
-    r: &Reader<'_>,
-    account: &Address,
+/// An lt range `lo..=hi` of a history in time order (see
+/// [`first_lt_at`]) narrowed to its rows made at `start..=end` (either
+/// open); `None` when none of them can match.
+pub fn lt_range_in_time(
+    first_from: impl Fn(u64) -> Result<Option<(u64, u32)>, Error>,
     (lo, hi): (u64, u64),
     (start, end): (Option<u64>, Option<u64>),
 ) -> Result<Option<(u64, u64)>, Error> {
     let mut range = (lo, hi);
     if let Some(start) = start {
-        match account_first_lt_at(r, account, start)? {
+        match first_lt_at(&first_from, start)? {
             Some(lt) => range.0 = range.0.max(lt),
             None => return Ok(None),
         }
     }
     if let Some(after) = end.and_then(|e| e.checked_add(1)) {
-        if let Some(lt) = account_first_lt_at(r, account, after)? {
+        if let Some(lt) = first_lt_at(&first_from, after)? {
             match lt.checked_sub(1) {
                 Some(last) => range.1 = range.1.min(last),
                 None => return Ok(None),
@@ -170,6 +170,18 @@ pub fn account_lt_range_in_time(
         }
     }
     Ok((range.0 <= range.1).then_some(range))
+}
+
+/// `account`'s lt range `lo..=hi` narrowed to its transactions made at
+/// `start..=end`: an account's transactions are in time order as in lt
+/// order.
+pub fn account_lt_range_in_time(
+    r: &Reader<'_>,
+    account: &Address,
+    lts: (u64, u64),
+    window: (Option<u64>, Option<u64>),
+) -> Result<Option<(u64, u64)>, Error> {
+    lt_range_in_time(|lt| first_tx_from(r, account, lt), lts, window)
 }
 
 /// Every account's transaction ids with `lo <= lt <= hi`, by lt (then

@@ -376,3 +376,86 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
     }
     assert!(nonempty.0 > 60 && nonempty.1 > 100, "{nonempty:?}");
 }
+
+#[test]
+fn messages_of_a_source_equal_a_scan() {
+    use tonindex_model::MessageRecord;
+    use tonindex_storage::tables::Messages;
+    let scratch = tempfile::tempdir().unwrap();
+    let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
+    let msgs: Vec<MessageRecord> = db
+        .reader()
+        .prefix::<Messages>(&[], false)
+        .map(|x| x.unwrap().1)
+        .filter(|m| m.source.is_some())
+        .collect();
+    assert!(msgs.len() > 200, "the fixture is too small to tell");
+    let mut rng = Rng(0x5e4d_0000_2222_9999);
+    let mut nonempty = 0;
+    for _ in 0..200 {
+        let source = rng.pick(&msgs).source.unwrap();
+        let mine: Vec<&MessageRecord> = msgs.iter().filter(|m| m.source == Some(source)).collect();
+        let desc = rng.chance(50);
+        let (limit, offset) = (
+            1 + rng.below(10),
+            if rng.chance(30) { rng.below(20) } else { 0 },
+        );
+        let mut uri = format!(
+            "/api/v3/messages?source={}&limit={limit}&offset={offset}&sort={}",
+            q(&raw_upper(&source)),
+            if desc { "desc" } else { "asc" }
+        );
+        // A time window (then ordered by time) from the account's own
+        // messages, an lt window, both, or none.
+        let pick = |rng: &mut Rng, v: Vec<u64>| {
+            let (a, b) = (*rng.pick(&v), *rng.pick(&v));
+            (a.min(b), a.max(b))
+        };
+        let utime = rng.chance(50).then(|| {
+            pick(
+                &mut rng,
+                mine.iter()
+                    .map(|m| u64::from(m.created_at.unwrap()))
+                    .collect(),
+            )
+        });
+        let lt = rng.chance(30).then(|| {
+            pick(
+                &mut rng,
+                mine.iter().map(|m| m.created_lt.unwrap()).collect(),
+            )
+        });
+        if let Some((a, b)) = utime {
+            uri.push_str(&format!("&start_utime={a}&end_utime={b}"));
+        }
+        if let Some((a, b)) = lt {
+            uri.push_str(&format!("&start_lt={a}&end_lt={b}"));
+        }
+        let mut rows: Vec<&MessageRecord> = mine
+            .into_iter()
+            .filter(|m| {
+                utime.is_none_or(|(a, b)| (a..=b).contains(&u64::from(m.created_at.unwrap())))
+            })
+            .filter(|m| lt.is_none_or(|(a, b)| (a..=b).contains(&m.created_lt.unwrap())))
+            .collect();
+        if utime.is_some() {
+            rows.sort_by_key(|m| (m.created_at, m.hash));
+        } else {
+            rows.sort_by_key(|m| (m.created_lt, m.hash));
+        }
+        if desc {
+            rows.reverse();
+        }
+        let expected: Vec<String> = rows
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|m| b64(&m.hash))
+            .collect();
+        let reply = get(&uri);
+        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+        assert_eq!(ids(&reply.json, "messages", "hash"), expected, "{uri}");
+        nonempty += usize::from(!expected.is_empty());
+    }
+    assert!(nonempty > 100, "{nonempty}");
+}

@@ -162,6 +162,59 @@ fn in_global_order(
     Ok(page)
 }
 
+/// The messages `source` sent, in response order, read from its index
+/// only as far as the page needs. Every message an account sends has a
+/// `created_lt` and a `created_at` (no null to place), and its messages
+/// are in time order as in lt order: a time window becomes an lt range of
+/// them.
+fn sent_by(
+    ctx: &Ctx<'_>,
+    source: &Address,
+    filter: &MessageFilter,
+    paging: &Paging,
+) -> Result<Vec<MessageRecord>, V3Error> {
+    let r = &ctx.reader;
+    let lts = (filter.lt.0.unwrap_or(0), filter.lt.1.unwrap_or(u64::MAX));
+    let range = if filter.by_utime {
+        query::messages::sent_lt_range_in_time(r, source, lts, filter.utime)?
+    } else {
+        Some(lts)
+    };
+    let Some(range) = range else {
+        return Ok(Vec::new());
+    };
+    let needed = paging.needed();
+    let mut keys =
+        query::messages::account_msg_hashes_iter(r, source, Side::Sender, range, paging.desc);
+    let mut kept: Vec<MessageRecord> = Vec::new();
+    /// Messages fetched per multi-get.
+    const CHUNK: usize = 64;
+    'walk: loop {
+        let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
+        if hashes.is_empty() {
+            break;
+        }
+        for m in query::messages::messages(r, &hashes)? {
+            // By time, ties go by hash, not lt: take the last kept
+            // second's messages whole before stopping.
+            let tie = |x: &MessageRecord| filter.by_utime && x.created_at == m.created_at;
+            if kept.len() >= needed && !kept.last().is_some_and(tie) {
+                break 'walk;
+            }
+            if filter.keeps(ctx, &m)? {
+                kept.push(m);
+            }
+        }
+    }
+    if filter.by_utime {
+        kept.sort_by_key(|m| (m.created_at, m.hash));
+        if paging.desc {
+            kept.reverse();
+        }
+    }
+    Ok(paging.page(kept))
+}
+
 pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let paging = Paging::from_params(ctx, p)?;
     let mut hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
@@ -189,11 +242,8 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             r,
             &query::messages::msg_hashes_or_norm(r, &hashes)?,
         )?)
-    } else if let AddrFilter::Is(a) = filter.source {
-        Some(query::messages::messages(
-            r,
-            &query::messages::account_msg_hashes(&ctx.reader, &a, Side::Sender, lo, hi)?,
-        )?)
+    } else if let AddrFilter::Is(_) = filter.source {
+        None // `sent_by` walks the source's index in order.
     } else if let AddrFilter::Is(a) = filter.destination {
         Some(query::messages::messages(
             r,
@@ -213,7 +263,10 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         None
     };
     let page = match candidates {
-        None => in_global_order(ctx, &filter, &paging)?,
+        None => match filter.source {
+            AddrFilter::Is(source) => sent_by(ctx, &source, &filter, &paging)?,
+            _ => in_global_order(ctx, &filter, &paging)?,
+        },
         Some(candidates) => {
             let mut kept = Vec::new();
             for m in candidates {
