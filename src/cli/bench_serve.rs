@@ -50,16 +50,24 @@ pub struct BenchServeArgs {
     /// nothing differs.
     #[arg(long)]
     pub noise_floor: bool,
+    /// Instead of the load cases: a fixed set of list queries (windows,
+    /// offsets, filters), each asked `--battery-times` times with
+    /// draws across the whole index by one client, with p50/p99 each.
+    #[arg(long)]
+    pub battery: bool,
+    /// Times each battery query is asked.
+    #[arg(long, default_value_t = 50)]
+    pub battery_times: usize,
 }
 
 /// One keep-alive connection: sends `GET path`, reads the whole answer.
-struct Conn {
+pub(super) struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
 }
 
 impl Conn {
-    async fn open(port: u16) -> std::io::Result<Self> {
+    pub(super) async fn open(port: u16) -> std::io::Result<Self> {
         let stream = TcpStream::connect(("127.0.0.1", port)).await?;
         stream.set_nodelay(true)?;
         Ok(Self {
@@ -69,7 +77,7 @@ impl Conn {
     }
 
     /// Returns (status, body length).
-    async fn get(&mut self, path: &str) -> std::io::Result<(u16, usize)> {
+    pub(super) async fn get(&mut self, path: &str) -> std::io::Result<(u16, usize)> {
         let req = format!("GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n");
         self.stream.write_all(req.as_bytes()).await?;
         self.buf.clear();
@@ -210,6 +218,23 @@ fn start_guarded(
     Ok(port)
 }
 
+/// One answer's JSON (`null` when it is not JSON), on a connection of its own.
+fn fetch_json(
+    client: &tokio::runtime::Runtime,
+    port: u16,
+    path: &str,
+) -> anyhow::Result<serde_json::Value> {
+    client.block_on(async {
+        let mut c = Conn::open(port).await?;
+        let req = format!("GET {path} HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
+        c.stream.write_all(req.as_bytes()).await?;
+        let mut buf = Vec::new();
+        c.stream.read_to_end(&mut buf).await?;
+        let body = find(&buf, b"\r\n\r\n").map_or(&buf[..], |i| &buf[i + 4..]);
+        anyhow::Ok(serde_json::from_slice(body).unwrap_or_default())
+    })
+}
+
 pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
     let scratch = super::scratch::dir("tonindex-bench-")?;
     let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
@@ -266,18 +291,29 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         anyhow::bail!("the index at {} holds no transactions", cfg.db.display());
     };
     let hash: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    if args.battery {
+        let info = fetch_json(&client, port, "/api/v3/masterchainInfo")?;
+        let Some((first_utime, last_utime)) = super::bench_battery::span(&info) else {
+            anyhow::bail!(
+                "the index at {} holds no masterchain block",
+                cfg.db.display()
+            );
+        };
+        let targets = super::bench_battery::Targets {
+            first_utime,
+            last_utime,
+            account: form_urlencoded::byte_serialize(account.as_bytes()).collect(),
+        };
+        return client.block_on(super::bench_battery::run(
+            port,
+            &targets,
+            args.battery_times,
+        ));
+    }
     // Token owners, where the index holds any: the owner of the first
     // Jetton wallet and of the first NFT item.
     let first_owner = |path: &str, list: &str, field: &str| -> anyhow::Result<Option<String>> {
-        let v: serde_json::Value = client.block_on(async {
-            let mut c = Conn::open(port).await?;
-            let req = format!("GET {path} HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
-            c.stream.write_all(req.as_bytes()).await?;
-            let mut buf = Vec::new();
-            c.stream.read_to_end(&mut buf).await?;
-            let body = find(&buf, b"\r\n\r\n").map_or(&buf[..], |i| &buf[i + 4..]);
-            anyhow::Ok(serde_json::from_slice(body).unwrap_or_default())
-        })?;
+        let v = fetch_json(&client, port, path)?;
         Ok(v[list][0][field].as_str().map(str::to_string))
     };
     let jetton_owner = first_owner(

@@ -4,6 +4,7 @@
 #[cfg(target_os = "linux")]
 mod affinity;
 pub mod bench;
+mod bench_battery;
 mod bench_contracts;
 pub mod bench_dev;
 pub mod bench_serve;
