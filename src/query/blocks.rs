@@ -113,13 +113,10 @@ pub fn block_ids_by_utime<'a>(
         }
         .encode()
     };
-    let Ok(lo) = u32::try_from(lo) else {
+    let Some((lo, past)) = super::u32_time_bounds(lo, hi) else {
         return Box::new(std::iter::empty());
     };
-    let upper = u32::try_from(hi)
-        .ok()
-        .and_then(|hi| hi.checked_add(1))
-        .map(key);
+    let upper = past.map(key);
     Box::new(
         r.range::<BlockByUtime>(&key(lo), upper, desc)
             .filter_map(move |x| match x {

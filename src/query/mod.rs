@@ -30,3 +30,13 @@ pub mod transactions;
 pub use blocks::MASTER_SHARD;
 pub use messages::Message;
 pub use transactions::FullTx;
+
+/// A time window `lo..=hi` (seconds, as a request gives them) as the
+/// bounds of a table keyed by a `u32` time first: the first time and the
+/// time just past the window (`None`: open above); `None` when no `u32`
+/// time can be in it.
+pub(crate) fn u32_time_bounds(lo: u64, hi: u64) -> Option<(u32, Option<u32>)> {
+    let lo = u32::try_from(lo).ok()?;
+    let past = u32::try_from(hi).ok().and_then(|hi| hi.checked_add(1));
+    Some((lo, past))
+}
