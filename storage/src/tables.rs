@@ -72,9 +72,43 @@ fn point_lookup_misses(opts: &mut Options) {
     opts.set_block_based_table_factory(&block);
 }
 
-/// Tables that hold BoCs: compress SST blocks.
+/// Every table: the last level, where nearly all rows live once compacted,
+/// is compressed with zstd; the levels above keep the table's own (fast)
+/// setting, so the writer does not pay for it. On the 82,000-transaction
+/// devnet corpus, compacted: 2,017 → 1,692 SST bytes a transaction
+/// together with [`blob_values`]' dictionaries, import time unchanged.
+fn compress_last_level(opts: &mut Options) {
+    opts.set_bottommost_compression_type(rocksdb::DBCompressionType::Zstd);
+    opts.set_bottommost_compression_options(-14, 3, 0, 0, true);
+}
+
+/// Last-level zstd with a dictionary trained per SST file: BoCs and
+/// records repeat the same code cells, headers and field layouts from row
+/// to row, which a block alone cannot see (tx_bocs 290 → 220, messages 122
+/// → 72 bytes a transaction on the devnet corpus).
+fn zstd_dictionary(opts: &mut Options) {
+    const DICT: i32 = 64 << 10;
+    opts.set_bottommost_compression_options(-14, 3, 0, DICT, true);
+    opts.set_bottommost_zstd_max_train_bytes(DICT * 128, true);
+}
+
+/// Tables that hold BoCs or large records, read in pages: LZ4 above the
+/// last level, a zstd dictionary in it, 16 KiB blocks (more rows for each
+/// block's compression to share).
 fn blob_values(opts: &mut Options) {
     opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    zstd_dictionary(opts);
+    let mut block = rocksdb::BlockBasedOptions::default();
+    block.set_block_size(16 << 10);
+    opts.set_block_based_table_factory(&block);
+}
+
+/// The cell store: point lookups (4 KiB blocks, bloom filters) with the
+/// blob tables' compression.
+fn cell_values(opts: &mut Options) {
+    point_lookup(opts);
+    opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    zstd_dictionary(opts);
 }
 
 macro_rules! table {
@@ -259,7 +293,7 @@ table!(
     /// representation hashes); the layout belongs to the main crate's
     /// `state::cells`, which alone reads and writes it. Cells no newer state
     /// references are not collected yet.
-    Cells, "cells", Hash => RawBytes, point_lookup; importer_reads
+    Cells, "cells", Hash => RawBytes, cell_values; importer_reads
 );
 table!(
     /// The newest full state held per shard: the root of its tree in
@@ -623,6 +657,7 @@ pub struct TableSpec {
 pub fn all() -> Vec<TableSpec> {
     fn entry<T: Table>() -> TableSpec {
         let mut options = Options::default();
+        compress_last_level(&mut options);
         T::options(&mut options);
         TableSpec {
             name: T::NAME,
