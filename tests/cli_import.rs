@@ -396,3 +396,65 @@ fn compact_changes_no_row_and_refuses_a_missing_database() {
     assert!(text(&o).contains("no database at"), "{}", text(&o));
     assert!(!missing.exists(), "compact must not create a database");
 }
+
+/// A database an older build wrote (schema 17, kept in tests/data, see its
+/// PROVENANCE.md) is refused by each command that opens it, naming both
+/// versions and how to rebuild, and is left exactly as it was: the check
+/// runs before the database is opened for writing (which would add this
+/// build's new tables to it).
+#[test]
+fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
+    let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema17-db");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("old");
+    std::fs::create_dir(&db).unwrap();
+    for entry in std::fs::read_dir(&kept).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), db.join(entry.file_name())).unwrap();
+    }
+    let files = |d: &Path| -> std::collections::BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                // What a read-only open may write beside the data.
+                !(name.starts_with("LOG") || name.starts_with("OPTIONS") || name == "LOCK")
+            })
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let before = files(&db);
+    assert!(
+        before.keys().any(|n| n.ends_with(".sst")),
+        "{:?}",
+        before.keys()
+    );
+    let path = db.to_str().unwrap();
+    let block = common::fixture("blocks/ton-benchmark/testnet_mc_49375158_block.boc");
+    let commands: [Vec<&str>; 3] = [
+        vec!["stats", "--db", path],
+        vec!["compact", "--db", path],
+        vec!["import", "--db", path, block.to_str().unwrap()],
+    ];
+    let expected = format!(
+        "schema version 17, this build needs {}; re-import into a new directory",
+        tonindex_storage::SCHEMA_VERSION
+    );
+    for args in &commands {
+        let o = tonindex(args);
+        assert!(!o.status.success(), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(&expected), "{args:?}: {}", text(&o));
+        assert!(!text(&o).contains("panicked"), "{args:?}: {}", text(&o));
+    }
+    assert!(
+        files(&db) == before,
+        "the refused database was changed: {:?}",
+        files(&db).keys().collect::<Vec<_>>()
+    );
+}

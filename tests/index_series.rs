@@ -124,8 +124,7 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                 .map(|x| x.unwrap().0.tx_id)
                 .collect();
             assert_eq!(txs.len() as u32, b.tx_count);
-            for row in r.multi_get::<Transactions>(&txs).unwrap() {
-                let t = &row.unwrap();
+            for t in &tonindex::query::transactions::tx_records(&r, &txs).unwrap() {
                 assert_eq!(t.block, id);
                 let tx_id = r.get::<TxByHash>(&t.hash).unwrap().unwrap();
                 assert_eq!(
@@ -404,11 +403,10 @@ fn trace_view(db: &Db) -> TraceView {
             .prefix::<TxByTrace>(&id, false)
             .map(|x| x.unwrap().1)
             .collect();
-        let hashes = r
-            .multi_get::<Transactions>(&tx_ids)
+        let hashes = tonindex::query::transactions::tx_records(&r, &tx_ids)
             .unwrap()
             .into_iter()
-            .map(|t| t.unwrap().hash)
+            .map(|t| t.hash)
             .collect();
         traces.insert(id, (rec, hashes));
     }
@@ -480,9 +478,14 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
 
     // Every transaction in exactly one trace, and that trace knows it.
     let r = one.reader();
-    let txs: Vec<(u64, TransactionRecord)> = r
+    let ids: Vec<u64> = r
         .prefix::<Transactions>(&[], false)
-        .map(|x| x.unwrap())
+        .map(|x| x.unwrap().0)
+        .collect();
+    let txs: Vec<(u64, TransactionRecord)> = ids
+        .iter()
+        .copied()
+        .zip(tonindex::query::transactions::tx_records(&r, &ids).unwrap())
         .collect();
     let mut seen = std::collections::HashSet::new();
     for (rec, hashes) in view.traces.values() {

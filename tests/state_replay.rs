@@ -14,8 +14,7 @@ use tonindex::state::cells::CellError;
 use tonindex::state::history;
 use tonindex_model::Address;
 use tonindex_storage::tables::{
-    workchain_prefix, AccountStates, BlockTxKey, Blocks, ShardKey, ShardStates, Transactions,
-    TxByBlock,
+    workchain_prefix, AccountStates, BlockTxKey, Blocks, ShardKey, ShardStates, TxByBlock,
 };
 use tonindex_storage::{Db, DbOptions};
 use tycho_types::boc::Boc;
@@ -154,12 +153,7 @@ fn assert_states_after_every_block(db: &Db) {
                 .prefix::<TxByBlock>(&BlockTxKey::prefix(&b.id.id), false)
                 .map(|r| r.unwrap().0.tx_id)
                 .collect();
-            let mut txs: Vec<_> = reader
-                .multi_get::<Transactions>(&ids)
-                .unwrap()
-                .into_iter()
-                .map(Option::unwrap)
-                .collect();
+            let mut txs = tonindex::query::transactions::tx_records(&reader, &ids).unwrap();
             txs.sort_by_key(|t| t.lt);
             for t in txs {
                 expected.insert(t.account, t.account_state_hash_after);

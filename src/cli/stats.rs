@@ -32,6 +32,15 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
     // SST bytes cover what was flushed; after `tonindex compact` that is
     // everything, and the figure is what the disk holds (compressed).
     let sst_total: u64 = stats.iter().map(|t| t.sst_bytes).sum();
+    // On-disk sizes apart from `tables`, which describes content only (two
+    // databases with equal rows have equal `tables`, however compacted).
+    let disk: serde_json::Map<String, serde_json::Value> = stats
+        .iter()
+        .map(|t| {
+            let v = json!({"sst_bytes": t.sst_bytes, "sst_bytes_per_tx": per_tx(t.sst_bytes)});
+            (t.name.to_string(), v)
+        })
+        .collect();
     let tables: Vec<_> = stats
         .into_iter()
         .map(|t| {
@@ -41,8 +50,6 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
                 "key_bytes": t.key_bytes,
                 "value_bytes": t.value_bytes,
                 "bytes_per_tx": per_tx(t.key_bytes + t.value_bytes),
-                "sst_bytes": t.sst_bytes,
-                "sst_bytes_per_tx": per_tx(t.sst_bytes),
                 "digest": format!("{:016x}", t.digest.0),
             })
         })
@@ -61,6 +68,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<()> {
         "bytes_per_tx": per_tx(total),
         "sst_bytes": sst_total,
         "sst_bytes_per_tx": per_tx(sst_total),
+        "sst_tables": disk,
         "tables": tables,
     });
     super::print_out(&serde_json::to_string_pretty(&out)?)

@@ -10,8 +10,8 @@ use tycho_types::models::{self as tm, HashUpdate, Transaction, TxInfo};
 
 use tonindex_model::{
     AccountStatus, ActionPhase, Address, BlockId, BouncePhase, ComputePhase, CreditPhase,
-    ExecutedCompute, MessageRecord, MsgSize, SkipReason, SplitInfo, StatusChange, StoragePhase,
-    TransactionRecord, TxDescription, TxKind,
+    ExecutedCompute, Hash, MessageRecord, MsgSize, SkipReason, SplitInfo, StatusChange,
+    StoragePhase, TransactionRecord, TxDescription, TxKind,
 };
 
 use super::message::{decode_message_with_contents, MessageContents};
@@ -41,7 +41,6 @@ pub fn decode_transaction(
     let hash = *cell.repr_hash().as_array();
     let ctx = |e| DecodeError::Transaction(hex::encode(hash), e);
     let tx: Transaction = cell.parse().map_err(ctx)?;
-    let update: HashUpdate = tx.state_update.load().map_err(ctx)?;
 
     let mut msg_contents = Vec::with_capacity(1 + usize::from(tx.out_msg_count.into_inner()));
     let in_msg = match &tx.in_msg {
@@ -60,7 +59,37 @@ pub fn decode_transaction(
         msg_contents.push(contents);
     }
 
-    let record = TransactionRecord {
+    let record = record_of(
+        &tx,
+        hash,
+        workchain,
+        block,
+        mc_block_seqno,
+        in_msg.as_ref().map(|m| m.hash),
+        out_msgs.iter().map(|m| m.hash).collect(),
+    )
+    .map_err(ctx)?;
+    Ok(DecodedTransaction {
+        record,
+        in_msg,
+        out_msgs,
+        boc: crate::boc::encode(cell.as_ref()),
+        msg_contents,
+    })
+}
+
+/// The record of a parsed transaction whose cell hashes to `hash`.
+fn record_of(
+    tx: &Transaction,
+    hash: Hash,
+    workchain: i32,
+    block: BlockId,
+    mc_block_seqno: Option<u32>,
+    in_msg: Option<Hash>,
+    out_msgs: Vec<Hash>,
+) -> Result<TransactionRecord, tycho_types::error::Error> {
+    let update: HashUpdate = tx.state_update.load()?;
+    Ok(TransactionRecord {
         hash,
         lt: tx.lt,
         account: Address {
@@ -72,21 +101,60 @@ pub fn decode_transaction(
         prev_trans_lt: tx.prev_trans_lt,
         orig_status: status(tx.orig_status),
         end_status: status(tx.end_status),
-        total_fees: coins(&tx.total_fees).map_err(ctx)?,
+        total_fees: coins(&tx.total_fees)?,
         account_state_hash_before: *update.old.as_array(),
         account_state_hash_after: *update.new.as_array(),
         description: description(tx.info.inner()),
-        in_msg: in_msg.as_ref().map(|m| m.hash),
-        out_msgs: out_msgs.iter().map(|m| m.hash).collect(),
-        block,
-        mc_block_seqno,
-    };
-    Ok(DecodedTransaction {
-        record,
         in_msg,
         out_msgs,
-        boc: crate::boc::encode(cell.as_ref()),
-        msg_contents,
+        block,
+        mc_block_seqno,
+    })
+}
+
+/// A transaction read back from the index: the record, rebuilt from its
+/// BoC and the place the index keeps beside it (the record itself is not
+/// stored: every field but the block is in the BoC), and its message
+/// cells, the in-message first, then the out-messages in `out_msgs` order.
+pub struct StoredTransaction {
+    pub record: TransactionRecord,
+    pub message_cells: Vec<Cell>,
+}
+
+/// Rebuilds a stored transaction (see [`StoredTransaction`]) from its BoC,
+/// the block that holds it and the masterchain block that commits that.
+pub fn stored_transaction(
+    boc: &[u8],
+    block: BlockId,
+    mc_block_seqno: Option<u32>,
+) -> Result<StoredTransaction, DecodeError> {
+    let cell = tycho_types::boc::Boc::decode(boc).map_err(|e| DecodeError::Boc(e.to_string()))?;
+    let hash = *cell.repr_hash().as_array();
+    let ctx = |e| DecodeError::Transaction(hex::encode(hash), e);
+    let tx: Transaction = cell.parse().map_err(ctx)?;
+    let mut message_cells: Vec<Cell> = tx.in_msg.iter().cloned().collect();
+    for msg in tx.out_msgs.values() {
+        message_cells.push(msg.map_err(ctx)?);
+    }
+    let hash_of = |c: &Cell| *c.repr_hash().as_array();
+    let in_msg = tx.in_msg.as_ref().map(hash_of);
+    let out_msgs = message_cells[usize::from(in_msg.is_some())..]
+        .iter()
+        .map(hash_of)
+        .collect();
+    let record = record_of(
+        &tx,
+        hash,
+        block.workchain,
+        block,
+        mc_block_seqno,
+        in_msg,
+        out_msgs,
+    )
+    .map_err(ctx)?;
+    Ok(StoredTransaction {
+        record,
+        message_cells,
     })
 }
 

@@ -34,7 +34,7 @@ use tonindex_storage::tables::{
     TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
     TxByInMsg, TxByLt, TxByMcBlock, TxByNow, TxByOutMsg,
 };
-use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes};
+use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
 
 use crate::decode::state::StateFile;
@@ -756,18 +756,19 @@ impl<'a> Indexer<'a> {
             .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
             .map(|r| r.map(|(k, ())| k.tx_id))
             .collect::<Result<_, _>>()?;
-        for (tx_id, row) in keys.iter().zip(reader.multi_get::<Transactions>(&keys)?) {
-            let mut row = row.ok_or(tonindex_storage::Error::Corrupt(
-                "tx_by_block points to a missing tx",
-            ))?;
-            row.mc_block_seqno = Some(mc_seqno);
+        let rows = crate::query::transactions::tx_records(&reader, &keys)?;
+        for (tx_id, row) in keys.iter().zip(rows) {
             let key = McLtAccountKey {
                 mc_seqno,
                 lt: row.lt,
                 account: row.account,
             };
             batch.put::<TxByMcBlock>(&key, tx_id);
-            batch.put::<Transactions>(tx_id, &row);
+            let place = TxPlace {
+                block: row.block,
+                mc_block_seqno: Some(mc_seqno),
+            };
+            batch.put::<Transactions>(tx_id, &place);
         }
         Ok(())
     }
@@ -998,7 +999,11 @@ fn tx_rows_one(
         timestamp: rec.now,
         state_hash: rec.account_state_hash_after,
     };
-    rows.put::<Transactions>(&tx_id, &rec);
+    let place = TxPlace {
+        block: rec.block,
+        mc_block_seqno: rec.mc_block_seqno,
+    };
+    rows.put::<Transactions>(&tx_id, &place);
     rows.put_raw::<TxBocs>(&tx_id, &tx.boc);
     (account, state)
 }

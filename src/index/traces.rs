@@ -20,7 +20,7 @@ use tonindex_storage::tables::{
     AccountLtHashKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
     ActionByType, Actions, HashMsgKey, LtHashKey, OpcodeLtHashKey, TraceByAccount,
     TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges, TraceOfTx,
-    TraceOrphans, TraceTxKey, Traces, Transactions, TxBocs, TxByTrace, TypeEndKey,
+    TraceOrphans, TraceTxKey, Traces, TxByTrace, TypeEndKey,
 };
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
@@ -580,11 +580,7 @@ fn move_stored(
     let ids: Vec<u64> = rows.iter().map(|(_, id)| *id).collect();
     let mut accounts = HashSet::new();
     let mut sent = Vec::new();
-    for rec in reader
-        .multi_get::<Transactions>(&ids)?
-        .into_iter()
-        .flatten()
-    {
+    for rec in crate::query::transactions::tx_records(&reader, &ids)? {
         accounts.insert(rec.account);
         sent.extend(rec.out_msgs);
     }
@@ -803,25 +799,18 @@ fn stored_trace_txs(
     if ids.is_empty() {
         return Ok(txs);
     }
-    let recs = reader.multi_get::<Transactions>(&ids)?;
-    let bocs = reader.multi_get::<TxBocs>(&ids)?;
-    for ((rec, boc), id) in recs.into_iter().zip(bocs).zip(ids) {
-        let (Some(rec), Some(boc)) = (rec, boc) else {
-            return Err(
-                tonindex_storage::Error::Corrupt("a trace's transaction is missing").into(),
-            );
-        };
+    for loaded in crate::query::transactions::load_txs(reader, &ids)? {
+        let (rec, id) = (&loaded.record, loaded.id);
         if skip.contains(&rec.hash) {
             continue;
         }
-        const CORRUPT: tonindex_storage::Error =
-            tonindex_storage::Error::Corrupt("stored transaction BoC");
-        let cell = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT)?;
-        let cells = crate::decode::transaction::message_cells(&cell).map_err(|_| CORRUPT)?;
-        let (in_msg, out) = stored_messages(reader, &rec)?;
-        let mut t = trace_tx(&rec, in_msg.as_ref(), &out, rec.mc_block_seqno);
-        let contents: Vec<Option<MessageContents>> =
-            cells.iter().map(|c| message_contents(c).ok()).collect();
+        let (in_msg, out) = stored_messages(reader, rec)?;
+        let mut t = trace_tx(rec, in_msg.as_ref(), &out, rec.mc_block_seqno);
+        let contents: Vec<Option<MessageContents>> = loaded
+            .message_cells
+            .iter()
+            .map(|c| message_contents(c).ok())
+            .collect();
         t.fill_bodies(contents.iter().map(Option::as_ref));
         txs.push((t, id));
     }

@@ -104,10 +104,7 @@ pub fn of_trace(r: &Reader<'_>, id: &Hash) -> Result<Option<TraceChanges>, Error
     if ids.is_empty() {
         return Ok(None);
     }
-    let txs: Vec<TransactionRecord> = ids
-        .iter()
-        .map(|&i| transactions::tx_record(r, i))
-        .collect::<Result<_, _>>()?;
+    let txs: Vec<TransactionRecord> = transactions::tx_records(r, &ids)?;
     let in_hashes: Vec<Hash> = txs.iter().filter_map(|t| t.in_msg).collect();
     let in_msgs: HashMap<Hash, _> = messages::messages(r, &in_hashes)?
         .into_iter()

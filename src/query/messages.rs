@@ -27,7 +27,7 @@ pub struct Message {
 }
 
 pub(super) const MISSING_TX: Error = Error::Corrupt("index points to a missing transaction");
-const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction BoC does not parse");
+pub(super) const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction BoC does not parse");
 const MISSING_MSG: Error = Error::Corrupt("a transaction lacks a message the index links to it");
 
 /// Loads messages by hash; hashes the index does not hold are skipped.

@@ -2,6 +2,10 @@
 //! resolved; ids by hash, by account and lt, by lt across accounts, and by
 //! the masterchain block that commits them.
 
+use std::collections::HashMap;
+
+use tycho_types::cell::Cell;
+
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
     AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, TraceOfTx, Transactions, TxBocs,
@@ -9,7 +13,8 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
-use super::messages::{message, messages, tx_message_cells, with_contents, Message, MISSING_TX};
+use super::messages::{message, messages, with_contents, Message, CORRUPT_TX_BOC, MISSING_TX};
+use crate::decode::transaction::stored_transaction;
 
 /// A transaction with its messages resolved.
 pub struct FullTx {
@@ -22,39 +27,84 @@ pub struct FullTx {
     pub trace_id: Option<Hash>,
 }
 
+/// A stored transaction as readers use it: its id, its record (rebuilt
+/// from the BoC and the stored place, see `tables::Transactions`), the
+/// BoC, and its message cells (the in-message first, then the
+/// out-messages in `out_msgs` order).
+pub struct LoadedTx {
+    pub id: u64,
+    pub record: TransactionRecord,
+    pub boc: Vec<u8>,
+    pub message_cells: Vec<Cell>,
+}
+
+/// Loads transactions by id (one batched read of places and BoCs, one
+/// decode each), in the order given.
+pub fn load_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<LoadedTx>, Error> {
+    let places = r.multi_get::<Transactions>(ids)?;
+    let bocs = r.multi_get::<TxBocs>(ids)?;
+    ids.iter()
+        .zip(places)
+        .zip(bocs)
+        .map(|((&id, place), boc)| {
+            let (Some(place), Some(boc)) = (place, boc) else {
+                return Err(MISSING_TX);
+            };
+            let boc = boc.0;
+            let stored = stored_transaction(&boc, place.block, place.mc_block_seqno)
+                .map_err(|_| CORRUPT_TX_BOC)?;
+            Ok(LoadedTx {
+                id,
+                record: stored.record,
+                boc,
+                message_cells: stored.message_cells,
+            })
+        })
+        .collect()
+}
+
+/// Loads one transaction (see [`load_txs`]).
+pub fn load_tx(r: &Reader<'_>, id: u64) -> Result<LoadedTx, Error> {
+    load_txs(r, &[id])?.pop().ok_or(MISSING_TX)
+}
+
 /// Loads one transaction record.
 pub fn tx_record(r: &Reader<'_>, id: u64) -> Result<TransactionRecord, Error> {
-    r.get::<Transactions>(&id)?.ok_or(MISSING_TX)
+    Ok(load_tx(r, id)?.record)
+}
+
+/// Loads transaction records by id, in the order given.
+pub fn tx_records(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<TransactionRecord>, Error> {
+    Ok(load_txs(r, ids)?.into_iter().map(|t| t.record).collect())
 }
 
 /// Loads transactions by id with their in- and out-messages.
 pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
-    let records = r.multi_get::<Transactions>(ids)?;
-    let loaded = ids
-        .iter()
-        .zip(records)
-        .map(|(&id, rec)| rec.map(|rec| (id, rec)).ok_or(MISSING_TX))
-        .collect::<Result<Vec<_>, _>>()?;
-    with_messages(r, loaded)
+    with_messages(r, load_txs(r, ids)?)
 }
 
-/// Resolves the BoCs and the in- and out-messages (out-messages by
-/// `created_lt`) of loaded `(tx_id, record)` pairs.
+/// Resolves the in- and out-messages (out-messages by `created_lt`) and
+/// the traces of loaded transactions.
 pub fn with_messages(
     r: &Reader<'_>,
-    records: impl IntoIterator<Item = (u64, TransactionRecord)>,
+    txs: impl IntoIterator<Item = LoadedTx>,
 ) -> Result<Vec<FullTx>, Error> {
-    let records: Vec<_> = records.into_iter().collect();
-    let ids: Vec<u64> = records.iter().map(|(id, _)| *id).collect();
-    let bocs = r.multi_get::<TxBocs>(&ids)?;
+    let txs: Vec<LoadedTx> = txs.into_iter().collect();
+    let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
     let traces = r.multi_get::<TraceOfTx>(&ids)?;
-    records
-        .into_iter()
-        .zip(bocs)
+    txs.into_iter()
         .zip(traces)
-        .map(|(((_, tx), boc), trace_id)| {
-            let boc = boc.ok_or(MISSING_TX)?.0;
-            let cells = tx_message_cells(&boc)?;
+        .map(|(loaded, trace_id)| {
+            let LoadedTx {
+                record: tx,
+                boc,
+                message_cells,
+                ..
+            } = loaded;
+            let cells: HashMap<Hash, Cell> = message_cells
+                .into_iter()
+                .map(|c| (*c.repr_hash().as_array(), c))
+                .collect();
             let in_msg = match &tx.in_msg {
                 Some(h) => message(r, h)?
                     .map(|m| with_contents(m, cells.get(h)))

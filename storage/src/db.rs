@@ -17,7 +17,7 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 20;
+pub const SCHEMA_VERSION: u32 = 21;
 
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.
@@ -66,6 +66,12 @@ impl Db {
         // One writer: nothing to gain from concurrent memtable inserts, and
         // vector memtables do not support them.
         opts.set_allow_concurrent_memtable_write(!options.write_only_memtables);
+        // A database of another layout is refused before it is opened for
+        // writing: opening creates this build's new tables in it, and the
+        // build that wrote it could no longer open it.
+        if path.join("CURRENT").is_file() {
+            Self::check_existing_schema(path)?;
+        }
         let cfs = tables::all().into_iter().map(|mut t| {
             if options.write_only_memtables && !t.importer_reads {
                 t.options.set_memtable_factory(MemtableFactory::Vector);
@@ -131,6 +137,34 @@ impl Db {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         self.db.try_catch_up_with_primary()?;
         Ok(())
+    }
+
+    /// Reads the schema version of the database at `path` without writing
+    /// anything to it (read-only, the meta table alone) and refuses another
+    /// version. A database without the meta table is left to the normal
+    /// open (it is new, or not ours and RocksDB says so).
+    fn check_existing_schema(path: &Path) -> Result<(), Error> {
+        let opts = Options::default();
+        if !DB::list_cf(&opts, path)?.iter().any(|n| n == Meta::NAME) {
+            return Ok(());
+        }
+        let db = DB::open_cf_for_read_only(&opts, path, [Meta::NAME], false)?;
+        let cf = db
+            .cf_handle(Meta::NAME)
+            .ok_or(Error::Corrupt("no meta table"))?;
+        let found = match db.get_cf(cf, MetaKey::SchemaVersion.encode())? {
+            Some(bytes) => <u32 as Value>::decode(&bytes)?,
+            None => return Ok(()),
+        };
+        if found == SCHEMA_VERSION {
+            Ok(())
+        } else {
+            Err(Error::SchemaMismatch {
+                path: path.display().to_string(),
+                found,
+                expected: SCHEMA_VERSION,
+            })
+        }
     }
 
     fn check_schema(&self) -> Result<(), Error> {

@@ -17,7 +17,7 @@ pub use rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,
     MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftSaleRecord,
-    NftTransferRecord, SaleDetail, SaleKind, ShardStateRecord, VestingRecord,
+    NftTransferRecord, SaleDetail, SaleKind, ShardStateRecord, TxPlace, VestingRecord,
 };
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.

@@ -311,7 +311,18 @@ pub struct IngestCursor {
     pub last_mc_seqno: Option<u32>,
 }
 
+/// Where a stored transaction sits: what its BoC does not say. The
+/// transaction's record is rebuilt from the BoC and this (every other field
+/// is in the BoC), so the index keeps each transaction once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxPlace {
+    pub block: BlockId,
+    /// The masterchain block that commits `block`, once known.
+    pub mc_block_seqno: Option<u32>,
+}
+
 bincode_value!(
+    TxPlace,
     TransactionRecord,
     LatestAccount,
     ShardStateRecord,

@@ -2,8 +2,8 @@
 //!
 //! # Why a dense transaction number
 //! Each transaction gets a `tx_id: u64`, allocated in ingest order and never
-//! reused. The record is stored once, in [`Transactions`], and its BoC in
-//! [`TxBocs`], under that id; every secondary index (by hash, by
+//! reused. The transaction is stored once, its BoC in [`TxBocs`] with its
+//! place (block) in [`Transactions`], under that id; every secondary index (by hash, by
 //! message, by block, by masterchain block, global lt order) stores or points
 //! to those 8 bytes instead of a 44-byte `(account, lt)` pair or a 32-byte
 //! hash. This keeps the indexes small and their blocks cache-friendly (the
@@ -18,8 +18,7 @@
 
 use rocksdb::Options;
 use tonindex_model::{
-    ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord,
-    TraceRecord, TransactionRecord,
+    ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TraceRecord,
 };
 
 use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
@@ -27,7 +26,7 @@ use crate::rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, JettonBurnRecord, JettonMasterRecord,
     JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
     NftCollectionRecord, NftItemRecord, NftSaleRecord, NftTransferRecord, ShardStateRecord,
-    VestingRecord,
+    TxPlace, VestingRecord,
 };
 use crate::Error;
 
@@ -190,10 +189,14 @@ table!(
     FetchedLibraries, "fetched_libraries", Hash => RawBytes, point_lookup
 );
 table!(
-    /// key: `tx_id u64` → bincode [`TransactionRecord`]. The BoC lives in
-    /// [`TxBocs`]: v3 and every filter scan read records only, and the
-    /// masterchain link rewrites a record without moving its BoC.
-    Transactions, "transactions", u64 => TransactionRecord; importer_reads
+    /// key: `tx_id u64` → bincode [`TxPlace`] (its block and masterchain
+    /// block, ~20 bytes). The transaction's record is rebuilt from its BoC
+    /// in [`TxBocs`] and this place: a stored record repeated ~400 bytes of
+    /// the BoC, mostly hashes no compression can shrink (411 bytes a
+    /// transaction raw, 184 compacted, on the devnet corpus). Readers that
+    /// show a transaction decode its BoC anyway, for the messages; the
+    /// masterchain link rewrites only this place.
+    Transactions, "transactions", u64 => TxPlace; importer_reads
 );
 table!(
     /// key: `tx_id u64` → transaction BoC, exactly as in the block. Not

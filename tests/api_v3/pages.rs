@@ -273,10 +273,12 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
     let scratch = tempfile::tempdir().unwrap();
     let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
     let r = db.reader();
-    let txs: Vec<TransactionRecord> = r
+    let tx_ids: Vec<u64> = r
         .prefix::<Transactions>(&[], false)
-        .map(|x| x.unwrap().1)
+        .map(|x| x.unwrap().0)
         .collect();
+    let txs: Vec<TransactionRecord> =
+        tonindex::query::transactions::tx_records(&r, &tx_ids).unwrap();
     let blocks: Vec<BlockRecord> = r
         .prefix::<Blocks>(&[], false)
         .map(|x| x.unwrap().1)

@@ -149,16 +149,15 @@ pub fn block_transactions(
     id: &tonindex_model::BlockId,
     parsed: &serde_json::Value,
 ) -> (Vec<[u8; 32]>, Vec<[u8; 32]>) {
-    use tonindex_storage::tables::{BlockTxKey, Transactions, TxByBlock};
+    use tonindex_storage::tables::{BlockTxKey, TxByBlock};
     let ids: Vec<u64> = reader
         .prefix::<TxByBlock>(&BlockTxKey::prefix(id), false)
         .map(|r| r.unwrap().0.tx_id)
         .collect();
-    let mut ours: Vec<[u8; 32]> = reader
-        .multi_get::<Transactions>(&ids)
+    let mut ours: Vec<[u8; 32]> = tonindex::query::transactions::tx_records(reader, &ids)
         .unwrap()
         .into_iter()
-        .map(|t| t.unwrap().hash)
+        .map(|t| t.hash)
         .collect();
     let mut theirs: Vec<[u8; 32]> = parsed["transactions"]
         .as_array()

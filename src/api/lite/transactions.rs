@@ -10,7 +10,6 @@ use ton_liteapi::tl::response::{
     BlockTransactions, Response, TransactionId, TransactionInfo, TransactionList,
 };
 use tonindex_model::Address;
-use tonindex_storage::tables::TxBocs;
 use tycho_types::boc::Boc;
 use tycho_types::cell::HashBytes;
 
@@ -42,27 +41,19 @@ impl LiteServer {
                         .take(count)
                         .collect::<Result<Vec<u64>, _>>()
                         .map_err(storage_error)?;
-                let records = ctx
-                    .reader
-                    .multi_get::<tonindex_storage::tables::Transactions>(&ids)
-                    .map_err(storage_error)?;
-                let bocs = ctx
-                    .reader
-                    .multi_get::<TxBocs>(&ids)
-                    .map_err(storage_error)?;
+                let loaded =
+                    query::transactions::load_txs(&ctx.reader, &ids).map_err(storage_error)?;
                 let mut cells = Vec::new();
                 let mut blocks = Vec::new();
                 let mut expect = (lt, hash);
-                for (rec, boc) in records.into_iter().zip(bocs) {
-                    let (Some(rec), Some(boc)) = (rec, boc) else {
-                        return Err(refuse(code::ERROR, "a transaction row is missing"));
-                    };
+                for tx in loaded {
+                    let rec = &tx.record;
                     // Each is the previous of the one before it.
                     if (rec.lt, rec.hash) != expect {
                         break;
                     }
                     expect = (rec.prev_trans_lt, rec.prev_trans_hash);
-                    let cell = Boc::decode(&boc.0)
+                    let cell = Boc::decode(&tx.boc)
                         .map_err(|e| refuse(code::ERROR, format!("a stored transaction: {e}")))?;
                     cells.push(cell);
                     blocks.push(rec.block);

@@ -42,9 +42,9 @@ fn block_page(
     let mut page = Vec::new();
     let mut more = false;
     for id in ids {
-        let t = query::transactions::tx_record(r, id)?;
+        let t = query::transactions::load_tx(r, id)?;
         if let (Some(lt), Some(acc)) = (after_lt, after_hash) {
-            if (t.account.id, t.lt) <= (acc, lt) {
+            if (t.record.account.id, t.record.lt) <= (acc, lt) {
                 continue;
             }
         }
@@ -52,7 +52,7 @@ fn block_page(
             more = true;
             break;
         }
-        page.push((id, t));
+        page.push(t);
     }
     let txs = query::transactions::with_messages(r, page)?;
     Ok((block, count, txs, more))

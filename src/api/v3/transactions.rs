@@ -14,7 +14,11 @@ use super::{
 use crate::api::encoding::parse_address;
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::query::{self, messages::Side, transactions::FullTx};
+use crate::query::{
+    self,
+    messages::Side,
+    transactions::{FullTx, LoadedTx},
+};
 
 #[derive(Serialize)]
 struct TransactionsResponse {
@@ -24,7 +28,7 @@ struct TransactionsResponse {
 
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
-fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<(u64, TransactionRecord)>) -> V3Result {
+fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<LoadedTx>) -> V3Result {
     let txs = query::transactions::with_messages(&ctx.reader, rows)?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
         std::iter::once(t.tx.account)
@@ -133,36 +137,31 @@ fn collect_ordered(
     needed: usize,
     by_now: bool,
     ids: impl Iterator<Item = Result<u64, tonindex_storage::Error>>,
-) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
+) -> Result<Vec<LoadedTx>, V3Error> {
     let tie = |t: &TransactionRecord| (if by_now { t.now } else { 0 }, t.lt);
-    let mut kept: Vec<(u64, TransactionRecord)> = Vec::new();
+    let mut kept: Vec<LoadedTx> = Vec::new();
     for id in ids {
         let id = id?;
-        let row = query::transactions::tx_record(&ctx.reader, id)?;
-        if kept.len() >= needed && kept.last().is_some_and(|(_, l)| tie(l) != tie(&row)) {
+        let row = query::transactions::load_tx(&ctx.reader, id)?;
+        if kept.len() >= needed
+            && kept
+                .last()
+                .is_some_and(|l| tie(&l.record) != tie(&row.record))
+        {
             break;
         }
-        if f.matches(&row) {
-            kept.push((id, row));
+        if f.matches(&row.record) {
+            kept.push(row);
         }
     }
     Ok(kept)
 }
 
 /// Loads the given ids and keeps the rows that pass the filter.
-fn collect_all(
-    ctx: &Ctx<'_>,
-    f: &TxFilter,
-    ids: &[u64],
-) -> Result<Vec<(u64, TransactionRecord)>, V3Error> {
-    let mut out = Vec::with_capacity(ids.len());
-    for &id in ids {
-        let row = query::transactions::tx_record(&ctx.reader, id)?;
-        if f.matches(&row) {
-            out.push((id, row));
-        }
-    }
-    Ok(out)
+fn collect_all(ctx: &Ctx<'_>, f: &TxFilter, ids: &[u64]) -> Result<Vec<LoadedTx>, V3Error> {
+    let mut rows = query::transactions::load_txs(&ctx.reader, ids)?;
+    rows.retain(|row| f.matches(&row.record));
+    Ok(rows)
 }
 
 fn require_mc_block(ctx: &Ctx<'_>, seqno: u32) -> Result<(), V3Error> {
@@ -197,7 +196,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
         let mut rows = collect_all(ctx, &f, &ids)?;
         rows.sort_by(|a, b| {
-            let o = a.1.hash.cmp(&b.1.hash);
+            let o = a.record.hash.cmp(&b.record.hash);
             if paging.desc {
                 o.reverse()
             } else {
@@ -224,7 +223,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             // `account, lt <s>`: one account's history is already in order.
             rows
         } else {
-            rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+            rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
             rows
         }
     } else if let (Some(workchain), Some(shard), Some(seqno)) = f.block {
@@ -235,11 +234,11 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         };
         let ids = query::blocks::block_tx_ids(r, &block)?;
         let mut rows = collect_all(ctx, &f, &ids)?;
-        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
         rows
     } else if let Some(mc) = f.mc_seqno {
         let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, mc)?)?;
-        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
         rows
     } else {
         // With a time filter, v3 orders by `now` first: its window is a key
@@ -252,7 +251,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             Box::new(query::transactions::lt_tx_ids_iter(r, lo, hi, paging.desc))
         };
         let mut rows = collect_ordered(ctx, &f, needed, by_now, ids)?;
-        rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, by_now));
+        rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
         rows
     };
     rows = paging.page(rows);
@@ -267,7 +266,7 @@ pub fn transactions_by_masterchain_block(ctx: &Ctx<'_>, p: &Params) -> V3Result 
     require_mc_block(ctx, seqno)?;
     let f = TxFilter::default();
     let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, seqno)?)?;
-    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, paging.desc, false));
+    rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, false));
     respond(ctx, p, paging.page(rows))
 }
 
@@ -338,7 +337,7 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     ids.sort_unstable();
     ids.dedup();
     let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
-    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, true, false));
+    rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, true, false));
     respond(ctx, p, paging.page(rows))
 }
 
@@ -371,6 +370,6 @@ pub fn adjacent_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         return Err(V3Error::not_found("adjacent transactions not found"));
     }
     let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
-    rows.sort_by(|a, b| order_by_lt(&a.1, &b.1, false, false));
+    rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, false, false));
     respond(ctx, p, rows)
 }
