@@ -25,14 +25,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord, MsgKind};
+use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtHashKey, AccountLtKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks, HashMsgKey,
-    HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks, McByTopShard,
-    McLtAccountKey, McShardState, Messages, MsgByBodyHash, MsgByCreatedAt, MsgByCreatedLt,
-    MsgByDestination, MsgByHashNorm, MsgByOpcode, MsgBySource, NullableOrderKey, OpcodeLtHashKey,
-    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
-    TxByInMsg, TxByLt, TxByMcBlock, TxByNow, TxByOutMsg,
+    AccountLtHashKey, AccountLtKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks, GroupOrderKey,
+    HashMsgKey, HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
+    McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
+    MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime, MsgByHashNorm,
+    MsgByOpcode, MsgBySource, NullableOrderKey, TimeBlockKey, TimeLtAccountKey, Transactions,
+    TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByNow, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
@@ -1033,39 +1033,39 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
         };
         rows.put::<MsgByHashNorm>(&key, &());
     }
-    let key = HashMsgKey {
-        hash: m.body_hash,
-        msg_hash: m.hash,
+    // The filtered `/messages` orders: by created_lt (or created_at), then
+    // hash; external-in messages have neither and sort as nulls.
+    let by_lt = NullableOrderKey {
+        value: m.created_lt,
+        hash: m.hash,
     };
-    rows.put::<MsgByBodyHash>(&key, &());
-    // External-in messages have no created_lt: order them by the importing transaction.
-    let lt = match m.kind {
-        MsgKind::ExternalIn => tx_lt,
-        _ => m.created_lt.unwrap_or(tx_lt),
+    let grouped = |group: MessageGroupKey<'_>, order: NullableOrderKey| GroupOrderKey {
+        group: group.encode(),
+        order,
     };
+    rows.put::<MsgByBodyHash>(&grouped(MessageGroupKey::Hash(&m.body_hash), by_lt), &());
     if let Some(opcode) = m.opcode {
-        let key = OpcodeLtHashKey {
-            opcode,
-            lt,
-            hash: m.hash,
-        };
-        rows.put::<MsgByOpcode>(&key, &());
+        rows.put::<MsgByOpcode>(&grouped(MessageGroupKey::Opcode(opcode), by_lt), &());
     }
     if let Some(source) = m.source {
+        // Every message with a source has a created_lt; the importing
+        // transaction's lt stands in should one not.
         let key = AccountLtHashKey {
             account: source,
-            lt,
+            lt: m.created_lt.unwrap_or(tx_lt),
             hash: m.hash,
         };
         rows.put::<MsgBySource>(&key, &());
     }
     if let Some(destination) = m.destination {
-        let key = AccountLtHashKey {
-            account: destination,
-            lt,
+        let group = MessageGroupKey::Account(&destination);
+        rows.put::<MsgByDestination>(&grouped(group, by_lt), &());
+        let by_at = NullableOrderKey {
+            value: m.created_at.map(u64::from),
             hash: m.hash,
         };
-        rows.put::<MsgByDestination>(&key, &());
+        let group = MessageGroupKey::Account(&destination);
+        rows.put::<MsgByDestinationUtime>(&grouped(group, by_at), &());
     }
 }
 

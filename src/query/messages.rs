@@ -1,6 +1,6 @@
-//! Messages: by hash (and TEP-467 normalized hash), by body hash and
-//! opcode, an account's sent or received messages in lt order, every
-//! message in creation order, and the transactions on each side of one.
+//! Messages: by hash (and TEP-467 normalized hash), an account's sent
+//! messages in lt order, every message — or those of one destination, body
+//! hash or opcode — in creation order, and the transactions on each side of one.
 //! Bodies and init states live only in the BoCs of the transactions that
 //! hold the messages, and are read from there.
 
@@ -8,11 +8,11 @@ use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtHashKey, HashTxKey, Messages, MsgByBodyHash, MsgByCreatedAt, MsgByCreatedLt,
-    MsgByDestination, MsgByHashNorm, MsgByOpcode, MsgBySource, NullableOrderKey, OpcodeLtHashKey,
-    TxBocs, TxByInMsg, TxByOutMsg,
+    AccountLtHashKey, GroupOrderKey, HashTxKey, MessageGroupKey, Messages, MsgByBodyHash,
+    MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime, MsgByHashNorm,
+    MsgByOpcode, MsgBySource, NullableOrderKey, TxBocs, TxByInMsg, TxByOutMsg,
 };
-use tonindex_storage::{prefix_successor, Error, Key, Reader};
+use tonindex_storage::{prefix_successor, Error, Reader};
 use tycho_types::cell::Cell;
 
 use crate::decode::message::{message_contents, MessageContents};
@@ -61,37 +61,30 @@ pub fn msg_hashes_or_norm(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, 
     Ok(out)
 }
 
-/// Hashes of the messages whose body has hash `body_hash`.
-pub fn msg_hashes_by_body(r: &Reader<'_>, body_hash: &Hash) -> Result<Vec<Hash>, Error> {
-    r.prefix::<MsgByBodyHash>(body_hash, false)
-        .map(|row| row.map(|(k, ())| k.msg_hash))
-        .collect()
+/// Hashes of every message of `group`, in its index order (values
+/// ascending, then those without one).
+fn group_hashes(r: &Reader<'_>, group: &MessageGroup) -> Result<Vec<Hash>, Error> {
+    hashes_in_order(
+        r,
+        MessageOrder::CreatedLt,
+        Some(group),
+        (0, u64::MAX),
+        true,
+        true,
+        false,
+    )
+    .ok_or(Error::Corrupt("a message group without an lt index"))?
+    .collect()
 }
 
-/// Hashes of the messages with body opcode `opcode` whose ordering lt
-/// (created_lt; an external-in message's transaction lt) is in `lo..=hi`,
-/// ascending.
-pub fn msg_hashes_by_opcode(
-    r: &Reader<'_>,
-    opcode: u32,
-    lo: u64,
-    hi: u64,
-) -> Result<Vec<Hash>, Error> {
-    let key = |lt| {
-        OpcodeLtHashKey {
-            opcode,
-            lt,
-            hash: [0; 32],
-        }
-        .encode()
-    };
-    let upper = match hi.checked_add(1) {
-        Some(lt) => Some(key(lt)),
-        None => prefix_successor(&OpcodeLtHashKey::prefix(opcode)),
-    };
-    r.range::<MsgByOpcode>(&key(lo), upper, false)
-        .map(|row| row.map(|(k, ())| k.hash))
-        .collect()
+/// Hashes of the messages whose body has hash `body_hash`.
+pub fn msg_hashes_by_body(r: &Reader<'_>, body_hash: &Hash) -> Result<Vec<Hash>, Error> {
+    group_hashes(r, &MessageGroup::BodyHash(*body_hash))
+}
+
+/// Hashes of the messages with body opcode `opcode`.
+pub fn msg_hashes_by_opcode(r: &Reader<'_>, opcode: u32) -> Result<Vec<Hash>, Error> {
+    group_hashes(r, &MessageGroup::Opcode(opcode))
 }
 
 /// One end of a message: the account that sent it or the one it went to.
@@ -101,44 +94,28 @@ pub enum Side {
     Receiver,
 }
 
-/// Hashes of the messages `account` sent or received (by `side`) with
-/// `lo <= created_lt <= hi`, ascending.
-pub fn account_msg_hashes(
+/// Hashes of the messages `account` sent with `lo <= created_lt <= hi`,
+/// ascending.
+pub fn sent_msg_hashes(
     r: &Reader<'_>,
     account: &Address,
-    side: Side,
     lo: u64,
     hi: u64,
 ) -> Result<Vec<Hash>, Error> {
-    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
-    let hashes = |x: Result<(AccountLtHashKey, ()), Error>| x.map(|(k, ())| k.hash);
-    match side {
-        Side::Sender => r
-            .range::<MsgBySource>(&lower, upper, false)
-            .map(hashes)
-            .collect(),
-        Side::Receiver => r
-            .range::<MsgByDestination>(&lower, upper, false)
-            .map(hashes)
-            .collect(),
-    }
+    sent_msg_hashes_iter(r, account, (lo, hi), false).collect()
 }
 
-/// Hashes of the messages `account` sent (or received) with `lo <= lt <=
-/// hi`, by lt then hash, oldest or newest first, read as they are used.
-pub fn account_msg_hashes_iter<'a>(
+/// Hashes of the messages `account` sent with `lo <= created_lt <= hi`,
+/// by lt then hash, oldest or newest first, read as they are used.
+pub fn sent_msg_hashes_iter<'a>(
     r: &Reader<'a>,
     account: &Address,
-    side: Side,
     (lo, hi): (u64, u64),
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<Hash, Error>> + 'a> {
+) -> impl Iterator<Item = Result<Hash, Error>> + 'a {
     let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
-    let hashes = |x: Result<(AccountLtHashKey, ()), Error>| x.map(|(k, ())| k.hash);
-    match side {
-        Side::Sender => Box::new(r.range::<MsgBySource>(&lower, upper, desc).map(hashes)),
-        Side::Receiver => Box::new(r.range::<MsgByDestination>(&lower, upper, desc).map(hashes)),
-    }
+    r.range::<MsgBySource>(&lower, upper, desc)
+        .map(|x| x.map(|(k, ())| k.hash))
 }
 
 /// The `created_lt` range `lo..=hi` of the messages `source` sent,
@@ -152,9 +129,7 @@ pub fn sent_lt_range_in_time(
     window: (Option<u64>, Option<u64>),
 ) -> Result<Option<(u64, u64)>, Error> {
     let first_from = |lt: u64| -> Result<Option<(u64, u32)>, Error> {
-        let Some(hash) =
-            account_msg_hashes_iter(r, source, Side::Sender, (lt, u64::MAX), false).next()
-        else {
+        let Some(hash) = sent_msg_hashes_iter(r, source, (lt, u64::MAX), false).next() else {
             return Ok(None);
         };
         let m = message(r, &hash?)?.ok_or(Error::Corrupt("a listed message is missing"))?;
@@ -172,49 +147,111 @@ pub enum MessageOrder {
     CreatedLt,
 }
 
-/// Message hashes in one order: those whose ordering value is in
-/// `lo..=hi` (when `with_value`), then those without one (external
-/// messages have no `created_lt`/`created_at`; when `without_value`),
-/// ascending, or the reverse when `desc`.
+/// A set of messages with an index of its own, walked in `/messages` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageGroup {
+    /// The messages an account received.
+    Destination(Address),
+    /// The messages with this body hash.
+    BodyHash(Hash),
+    /// The messages whose body starts with this opcode.
+    Opcode(u32),
+}
+
+/// Message hashes in one order, of every message or of one `group`: those
+/// whose ordering value is in `lo..=hi` (when `with_value`), then those
+/// without one (external-in messages have no `created_lt`/`created_at`;
+/// when `without_value`), ascending, or the reverse when `desc`. `None`
+/// when no index holds the group in that order (body hashes and opcodes
+/// are indexed by `created_lt` only).
 pub fn hashes_in_order<'a>(
     r: &Reader<'a>,
     order: MessageOrder,
+    group: Option<&MessageGroup>,
     (lo, hi): (u64, u64),
     with_value: bool,
     without_value: bool,
     desc: bool,
-) -> impl Iterator<Item = Result<Hash, Error>> + 'a {
+) -> Option<impl Iterator<Item = Result<Hash, Error>> + 'a> {
+    type Walk<'a> = Box<dyn Iterator<Item = Result<Hash, Error>> + 'a>;
+    fn walk<'a, T>(
+        r: &Reader<'a>,
+        (lower, upper): (Vec<u8>, Option<Vec<u8>>),
+        desc: bool,
+    ) -> Walk<'a>
+    where
+        T: tonindex_storage::tables::Table<Value = ()> + 'a,
+        T::Key: HasMsgHash,
+    {
+        Box::new(
+            r.range::<T>(&lower, upper, desc)
+                .map(|k| k.map(|(k, ())| k.msg_hash())),
+        )
+    }
+    let group_key = group.map(|g| match g {
+        MessageGroup::Destination(a) => MessageGroupKey::Account(a).encode(),
+        MessageGroup::BodyHash(h) => MessageGroupKey::Hash(h).encode(),
+        MessageGroup::Opcode(op) => MessageGroupKey::Opcode(*op).encode(),
+    });
     let mut segments = Vec::with_capacity(2);
     if with_value && lo <= hi {
-        segments.push(NullableOrderKey::value_range(lo, hi));
+        segments.push(match &group_key {
+            None => NullableOrderKey::value_range(lo, hi),
+            Some(g) => GroupOrderKey::value_range(g, lo, hi),
+        });
     }
     if without_value {
-        let nulls = NullableOrderKey::null_prefix();
-        let end = prefix_successor(&nulls);
-        segments.push((nulls, end));
+        segments.push(match &group_key {
+            None => {
+                let nulls = NullableOrderKey::null_prefix();
+                let end = prefix_successor(&nulls);
+                (nulls, end)
+            }
+            Some(g) => GroupOrderKey::null_range(g),
+        });
     }
     if desc {
         segments.reverse();
     }
+    let walk_one = |bounds| -> Option<Walk<'a>> {
+        Some(match (order, group) {
+            (MessageOrder::CreatedAt, None) => walk::<MsgByCreatedAt>(r, bounds, desc),
+            (MessageOrder::CreatedLt, None) => walk::<MsgByCreatedLt>(r, bounds, desc),
+            (MessageOrder::CreatedLt, Some(MessageGroup::Destination(_))) => {
+                walk::<MsgByDestination>(r, bounds, desc)
+            }
+            (MessageOrder::CreatedAt, Some(MessageGroup::Destination(_))) => {
+                walk::<MsgByDestinationUtime>(r, bounds, desc)
+            }
+            (MessageOrder::CreatedLt, Some(MessageGroup::BodyHash(_))) => {
+                walk::<MsgByBodyHash>(r, bounds, desc)
+            }
+            (MessageOrder::CreatedLt, Some(MessageGroup::Opcode(_))) => {
+                walk::<MsgByOpcode>(r, bounds, desc)
+            }
+            (MessageOrder::CreatedAt, Some(_)) => return None,
+        })
+    };
     // The iterators read nothing until walked.
-    let walks: Vec<Box<dyn Iterator<Item = Result<Hash, Error>> + 'a>> = segments
-        .into_iter()
-        .map(
-            |(lower, upper)| -> Box<dyn Iterator<Item = Result<Hash, Error>> + 'a> {
-                match order {
-                    MessageOrder::CreatedAt => Box::new(
-                        r.range::<MsgByCreatedAt>(&lower, upper, desc)
-                            .map(|k| k.map(|(k, ())| k.hash)),
-                    ),
-                    MessageOrder::CreatedLt => Box::new(
-                        r.range::<MsgByCreatedLt>(&lower, upper, desc)
-                            .map(|k| k.map(|(k, ())| k.hash)),
-                    ),
-                }
-            },
-        )
-        .collect();
-    walks.into_iter().flatten()
+    let walks: Vec<Walk<'a>> = segments.into_iter().map(walk_one).collect::<Option<_>>()?;
+    Some(walks.into_iter().flatten())
+}
+
+/// Keys that end in a message hash.
+trait HasMsgHash {
+    fn msg_hash(&self) -> Hash;
+}
+
+impl HasMsgHash for NullableOrderKey {
+    fn msg_hash(&self) -> Hash {
+        self.hash
+    }
+}
+
+impl HasMsgHash for GroupOrderKey {
+    fn msg_hash(&self) -> Hash {
+        self.order.hash
+    }
 }
 
 /// The ids of the transactions at one end of a message: the receiver's

@@ -706,6 +706,69 @@ impl Key for NullableOrderKey {
     }
 }
 
+/// `group | null flag u8 | value u64 | msg hash [32]`: the messages of one
+/// group (a destination account, a body hash, an opcode) in a
+/// [`NullableOrderKey`] order, so that a filtered `/messages` page is a
+/// key range walked in answer order. `group` has a fixed length per table
+/// (see [`MessageGroupKey`]); the order is always the last 41 bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupOrderKey {
+    pub group: Vec<u8>,
+    pub order: NullableOrderKey,
+}
+
+/// The group part of a [`GroupOrderKey`].
+pub enum MessageGroupKey<'a> {
+    /// `account` (36 bytes).
+    Account(&'a Address),
+    /// `[32]`.
+    Hash(&'a Hash),
+    /// `u32`.
+    Opcode(u32),
+}
+
+impl MessageGroupKey<'_> {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            MessageGroupKey::Account(a) => KeyWriter::with_capacity(36).address(a).finish(),
+            MessageGroupKey::Hash(h) => h.to_vec(),
+            MessageGroupKey::Opcode(op) => op.to_be_bytes().to_vec(),
+        }
+    }
+}
+
+impl GroupOrderKey {
+    /// Key bounds `[lower, upper)` of the group's rows whose value lies in `lo..=hi`.
+    pub fn value_range(group: &[u8], lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let (lower, upper) = NullableOrderKey::value_range(lo, hi);
+        let join = |tail: &[u8]| [group, tail].concat();
+        (join(&lower), upper.map(|u| join(&u)))
+    }
+
+    /// Key bounds `[lower, upper)` of the group's rows without a value.
+    pub fn null_range(group: &[u8]) -> (Vec<u8>, Option<Vec<u8>>) {
+        let lower = [group, &NullableOrderKey::null_prefix()].concat();
+        let upper = crate::prefix_successor(&lower);
+        (lower, upper)
+    }
+}
+
+impl Key for GroupOrderKey {
+    fn encode(&self) -> Vec<u8> {
+        [self.group.as_slice(), &self.order.encode()].concat()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let split = bytes
+            .len()
+            .checked_sub(41)
+            .ok_or(Error::Corrupt("short group order key"))?;
+        Ok(GroupOrderKey {
+            group: bytes[..split].to_vec(),
+            order: NullableOrderKey::decode(&bytes[split..])?,
+        })
+    }
+}
+
 impl Key for HashTxKey {
     fn encode(&self) -> Vec<u8> {
         KeyWriter::with_capacity(40)

@@ -243,9 +243,17 @@ table!(
     MsgBySource, "msg_by_source", AccountLtHashKey => ()
 );
 table!(
-    /// key: `destination account | lt u64 | msg hash [32]` → (). `lt` is
-    /// `created_lt`, or for external-in messages the importing transaction's lt.
-    MsgByDestination, "msg_by_destination", AccountLtHashKey => ()
+    /// The messages an account received in `/messages` order: by
+    /// `created_lt`, then hash; external-in messages (no `created_lt`) after
+    /// the rest, as Postgres orders nulls. key: `destination account | null
+    /// flag u8 | created_lt u64 | msg hash [32]` ([`GroupOrderKey`]) → ().
+    MsgByDestination, "msg_by_destination", GroupOrderKey => ()
+);
+table!(
+    /// As [`MsgByDestination`], by `created_at` (the order of `/messages`
+    /// with a time window). key: `destination account | null flag u8 |
+    /// created_at u64 | msg hash [32]` → ().
+    MsgByDestinationUtime, "msg_by_destination_utime", GroupOrderKey => ()
 );
 table!(
     /// key: in-message hash `[32] | tx_id u64` → ().
@@ -262,14 +270,16 @@ table!(
     MsgByHashNorm, "msg_by_hash_norm", HashMsgKey => (), point_lookup
 );
 table!(
-    /// Messages by the hash of their body. key: `body_hash [32] | msg hash [32]` → ().
-    MsgByBodyHash, "msg_by_body_hash", HashMsgKey => (), point_lookup
+    /// Messages by the hash of their body, in `/messages` order (see
+    /// [`MsgByDestination`]). key: `body_hash [32] | null flag u8 |
+    /// created_lt u64 | msg hash [32]` → ().
+    MsgByBodyHash, "msg_by_body_hash", GroupOrderKey => ()
 );
 table!(
     /// Messages by body opcode (the first 32 bits of a body that has them),
-    /// in the same lt order as [`MsgBySource`].
-    /// key: `opcode u32 | created_lt u64 | msg hash [32]` → ().
-    MsgByOpcode, "msg_by_opcode", OpcodeLtHashKey => ()
+    /// in `/messages` order (see [`MsgByDestination`]).
+    /// key: `opcode u32 | null flag u8 | created_lt u64 | msg hash [32]` → ().
+    MsgByOpcode, "msg_by_opcode", GroupOrderKey => ()
 );
 table!(
     /// Every message in `created_lt` order, for v3 `/messages` with no
@@ -689,6 +699,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Messages>(),
         entry::<MsgBySource>(),
         entry::<MsgByDestination>(),
+        entry::<MsgByDestinationUtime>(),
         entry::<TxByInMsg>(),
         entry::<TxByOutMsg>(),
         entry::<MsgByHashNorm>(),

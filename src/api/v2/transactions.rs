@@ -204,13 +204,7 @@ fn located_messages(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<Hash>, V2Error> {
     let destination = required(p.address("destination")?, "destination")?.address;
     let created_lt: u64 = required(p.int("created_lt")?, "created_lt")?;
     let mut out = Vec::new();
-    let sent = query::messages::account_msg_hashes(
-        &ctx.reader,
-        &source,
-        Side::Sender,
-        created_lt,
-        created_lt,
-    )?;
+    let sent = query::messages::sent_msg_hashes(&ctx.reader, &source, created_lt, created_lt)?;
     for hash in sent {
         if let Some(m) = query::messages::message(&ctx.reader, &hash)? {
             if m.destination == Some(destination) {

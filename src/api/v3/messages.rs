@@ -12,7 +12,10 @@ use super::{parse_direction, parse_opcode, parse_utime, to_json, Paging, V3Error
 use crate::api::encoding::{parse_hash, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
-use crate::query::{self, messages::MessageOrder, messages::Side};
+use crate::query::{
+    self,
+    messages::{MessageGroup, MessageOrder, Side},
+};
 
 #[derive(Serialize)]
 struct MessagesResponse {
@@ -103,14 +106,16 @@ impl MessageFilter {
     }
 }
 
-/// Messages read in response order from the global `created_lt` or
-/// `created_at` index, for requests no narrower index serves: stops once
-/// the page is full instead of reading every message.
-fn in_global_order(
+/// Messages read in response order from the `created_lt` or `created_at`
+/// index of every message or of one `group` (a destination, body hash or
+/// opcode): stops once the page is full instead of reading every
+/// candidate. `None` when no index holds the group in the order asked.
+fn in_index_order(
     ctx: &Ctx<'_>,
     filter: &MessageFilter,
+    group: Option<&MessageGroup>,
     paging: &Paging,
-) -> Result<Vec<MessageRecord>, V3Error> {
+) -> Result<Option<Vec<MessageRecord>>, V3Error> {
     let (lo, hi) = if filter.by_utime {
         filter.utime
     } else {
@@ -119,7 +124,7 @@ fn in_global_order(
     let bounded = lo.is_some() || hi.is_some();
     let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(u64::MAX));
     if lo > hi {
-        return Ok(Vec::new());
+        return Ok(Some(Vec::new()));
     }
     let (mut skip, want) = (paging.offset, paging.limit);
     let mut page = Vec::with_capacity(want.min(256));
@@ -132,14 +137,17 @@ fn in_global_order(
     };
     // Messages without the value (external ones) are ruled out by a bound
     // or by `exclude_externals`.
-    let mut keys = query::messages::hashes_in_order(
+    let Some(mut keys) = query::messages::hashes_in_order(
         &ctx.reader,
         order,
+        group,
         (lo, hi),
         !filter.only_externals,
         !filter.exclude_externals && !bounded,
         paging.desc,
-    );
+    ) else {
+        return Ok(None);
+    };
     loop {
         let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
         if hashes.is_empty() {
@@ -155,11 +163,11 @@ fn in_global_order(
             }
             page.push(m);
             if page.len() == want {
-                return Ok(page);
+                return Ok(Some(page));
             }
         }
     }
-    Ok(page)
+    Ok(Some(page))
 }
 
 /// The messages `source` sent, in response order, read from its index
@@ -184,8 +192,7 @@ fn sent_by(
         return Ok(Vec::new());
     };
     let needed = paging.needed();
-    let mut keys =
-        query::messages::account_msg_hashes_iter(r, source, Side::Sender, range, paging.desc);
+    let mut keys = query::messages::sent_msg_hashes_iter(r, source, range, paging.desc);
     let mut kept: Vec<MessageRecord> = Vec::new();
     /// Messages fetched per multi-get.
     const CHUNK: usize = 64;
@@ -215,6 +222,38 @@ fn sent_by(
     Ok(paging.page(kept))
 }
 
+/// The page of `candidates` that pass the filter, in `/messages` order:
+/// `<key> <s>, msg_hash <s>`, a null key last ascending and first
+/// descending, as Postgres sorts.
+fn sorted_page(
+    ctx: &Ctx<'_>,
+    filter: &MessageFilter,
+    paging: &Paging,
+    candidates: Vec<MessageRecord>,
+) -> Result<Vec<MessageRecord>, V3Error> {
+    let mut kept = Vec::new();
+    for m in candidates {
+        if filter.keeps(ctx, &m)? {
+            kept.push(m);
+        }
+    }
+    kept.sort_by(|a, b| {
+        let o = match (filter.order_key(a), filter.order_key(b)) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+            (Some(x), Some(y)) => x.cmp(&y),
+        }
+        .then_with(|| a.hash.cmp(&b.hash));
+        if paging.desc {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    Ok(paging.page(kept))
+}
+
 pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let paging = Paging::from_params(ctx, p)?;
     let mut hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
@@ -233,65 +272,32 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         only_externals: p.bool("only_externals")?.unwrap_or(false),
         by_utime: start_utime.is_some() || end_utime.is_some(),
     };
-    let (lo, hi) = (filter.lt.0.unwrap_or(0), filter.lt.1.unwrap_or(u64::MAX));
 
     let r = &ctx.reader;
-    // Candidates from the narrowest index; every filter is applied after.
-    let candidates: Option<Vec<MessageRecord>> = if !hashes.is_empty() {
-        Some(query::messages::messages(
-            r,
-            &query::messages::msg_hashes_or_norm(r, &hashes)?,
-        )?)
-    } else if let AddrFilter::Is(_) = filter.source {
-        None // `sent_by` walks the source's index in order.
-    } else if let AddrFilter::Is(a) = filter.destination {
-        Some(query::messages::messages(
-            r,
-            &query::messages::account_msg_hashes(&ctx.reader, &a, Side::Receiver, 0, u64::MAX)?,
-        )?)
-    } else if let Some(h) = &filter.body_hash {
-        Some(query::messages::messages(
-            r,
-            &query::messages::msg_hashes_by_body(r, h)?,
-        )?)
-    } else if let Some(op) = filter.opcode {
-        Some(query::messages::messages(
-            r,
-            &query::messages::msg_hashes_by_opcode(r, op, lo, hi)?,
-        )?)
-    } else {
-        None
+    // The narrowest index; every filter is applied to what it yields.
+    let group = match (filter.destination, &filter.body_hash, filter.opcode) {
+        (AddrFilter::Is(a), _, _) => Some(MessageGroup::Destination(a)),
+        (_, Some(h), _) => Some(MessageGroup::BodyHash(*h)),
+        (_, None, Some(op)) => Some(MessageGroup::Opcode(op)),
+        _ => None,
     };
-    let page = match candidates {
-        None => match filter.source {
-            AddrFilter::Is(source) => sent_by(ctx, &source, &filter, &paging)?,
-            _ => in_global_order(ctx, &filter, &paging)?,
-        },
-        Some(candidates) => {
-            let mut kept = Vec::new();
-            for m in candidates {
-                if filter.keeps(ctx, &m)? {
-                    kept.push(m);
-                }
-            }
-            // `<key> <s>, msg_hash <s>`; a null key sorts as Postgres does:
-            // last ascending, first descending.
-            kept.sort_by(|a, b| {
-                let o = match (filter.order_key(a), filter.order_key(b)) {
-                    (None, None) => Ordering::Equal,
-                    (None, Some(_)) => Ordering::Greater,
-                    (Some(_), None) => Ordering::Less,
-                    (Some(x), Some(y)) => x.cmp(&y),
-                }
-                .then_with(|| a.hash.cmp(&b.hash));
-                if paging.desc {
-                    o.reverse()
-                } else {
-                    o
-                }
-            });
-            paging.page(kept)
-        }
+    let page = if !hashes.is_empty() {
+        let found =
+            query::messages::messages(r, &query::messages::msg_hashes_or_norm(r, &hashes)?)?;
+        sorted_page(ctx, &filter, &paging, found)?
+    } else if let AddrFilter::Is(source) = filter.source {
+        sent_by(ctx, &source, &filter, &paging)?
+    } else if let Some(page) = in_index_order(ctx, &filter, group.as_ref(), &paging)? {
+        page
+    } else {
+        // A body hash or opcode with a time window: their indexes are in
+        // lt order; every match is read, then sorted by time.
+        let all = match group {
+            Some(MessageGroup::BodyHash(h)) => query::messages::msg_hashes_by_body(r, &h)?,
+            Some(MessageGroup::Opcode(op)) => query::messages::msg_hashes_by_opcode(r, op)?,
+            _ => Vec::new(),
+        };
+        sorted_page(ctx, &filter, &paging, query::messages::messages(r, &all)?)?
     };
     let addresses: Vec<Address> = page
         .iter()

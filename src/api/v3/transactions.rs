@@ -321,7 +321,7 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     } else {
         let candidates = match (&body_hash, opcode) {
             (Some(h), _) => query::messages::msg_hashes_by_body(r, h)?,
-            (None, Some(op)) => query::messages::msg_hashes_by_opcode(r, op, 0, u64::MAX)?,
+            (None, Some(op)) => query::messages::msg_hashes_by_opcode(r, op)?,
             (None, None) => Vec::new(),
         };
         query::messages::messages(r, &candidates)?
