@@ -106,6 +106,20 @@ const QUERIES: &[Query] = &[
             t.account
         )
     }),
+    ("messages to account, offset 0-1000", |d, t| {
+        format!(
+            "/api/v3/messages?destination={}&limit=100&offset={}",
+            t.account,
+            d.next() % 1000
+        )
+    }),
+    ("messages to account, 1 h window", |d, t| {
+        let (a, b) = d.window(t, 3600);
+        format!(
+            "/api/v3/messages?destination={}&start_utime={a}&end_utime={b}&limit=100",
+            t.account
+        )
+    }),
     ("messages, 60 s window, all", |d, t| {
         let (a, b) = d.window(t, 60);
         format!("/api/v3/messages?start_utime={a}&end_utime={b}&limit=100")
