@@ -586,3 +586,57 @@ fn messages_by_destination_body_or_opcode_equal_a_scan() {
     }
     assert!(nonempty > 150 && with_nulls > 10, "{nonempty} {with_nulls}");
 }
+
+/// One account's transactions with no window, or an lt window, at random
+/// offsets and in both orders (the offset skips index keys unread) against
+/// a scan of every stored transaction.
+#[test]
+fn an_accounts_transactions_at_any_offset_equal_a_scan() {
+    let scratch = tempfile::tempdir().unwrap();
+    let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
+    let r = db.reader();
+    let tx_ids: Vec<u64> = r
+        .prefix::<Transactions>(&[], false)
+        .map(|x| x.unwrap().0)
+        .collect();
+    let txs: Vec<TransactionRecord> =
+        tonindex::query::transactions::tx_records(&r, &tx_ids).unwrap();
+    let mut rng = Rng(0x0ff5_e700_4444_2222);
+    let mut deep = 0;
+    for _ in 0..150 {
+        let account = rng.pick(&txs).account;
+        let mut mine: Vec<&TransactionRecord> =
+            txs.iter().filter(|t| t.account == account).collect();
+        mine.sort_by_key(|t| t.lt);
+        let lt = rng.chance(30).then(|| {
+            let (a, b) = (rng.pick(&mine).lt, rng.pick(&mine).lt);
+            (a.min(b), a.max(b))
+        });
+        mine.retain(|t| lt.is_none_or(|(a, b)| (a..=b).contains(&t.lt)));
+        let desc = rng.chance(50);
+        if desc {
+            mine.reverse();
+        }
+        let limit = 1 + rng.below(8);
+        let offset = rng.below(mine.len() + 3);
+        let expected: Vec<String> = mine
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|t| b64(&t.hash))
+            .collect();
+        let mut uri = format!(
+            "/api/v3/transactions?account={}&limit={limit}&offset={offset}&sort={}",
+            q(&raw_upper(&account)),
+            if desc { "desc" } else { "asc" }
+        );
+        if let Some((a, b)) = lt {
+            uri.push_str(&format!("&start_lt={a}&end_lt={b}"));
+        }
+        let reply = get(&uri);
+        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+        assert_eq!(ids(&reply.json, "transactions", "hash"), expected, "{uri}");
+        deep += usize::from(offset > 0 && !expected.is_empty());
+    }
+    assert!(deep > 30, "{deep}");
+}

@@ -77,6 +77,21 @@ impl MessageFilter {
         }
     }
 
+    /// Whether walking the index of `group` (every message when `None`)
+    /// in this filter's order, over its window, yields exactly the messages
+    /// [`Self::keeps`] keeps: then an offset skips keys without reading
+    /// the messages.
+    fn decided_by_index(&self, group: Option<&MessageGroup>) -> bool {
+        let narrowing = usize::from(matches!(self.destination, AddrFilter::Is(_)))
+            + usize::from(self.body_hash.is_some())
+            + usize::from(self.opcode.is_some());
+        self.source == AddrFilter::Any
+            && self.destination != AddrFilter::Null
+            && self.direction.is_none()
+            && narrowing == usize::from(group.is_some())
+            && !(self.by_utime && (self.lt.0.is_some() || self.lt.1.is_some()))
+    }
+
     fn keeps(&self, ctx: &Ctx<'_>, m: &MessageRecord) -> Result<bool, V3Error> {
         let within = |v: Option<u64>, (lo, hi): (Option<u64>, Option<u64>)| {
             lo.is_none_or(|lo| v.is_some_and(|v| v >= lo))
@@ -148,6 +163,14 @@ fn in_index_order(
     ) else {
         return Ok(None);
     };
+    if filter.decided_by_index(group) {
+        // Every key is a match: the offset skips keys, never messages.
+        for _ in 0..std::mem::take(&mut skip) {
+            if keys.next().transpose()?.is_none() {
+                return Ok(Some(Vec::new()));
+            }
+        }
+    }
     loop {
         let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
         if hashes.is_empty() {
