@@ -918,7 +918,7 @@ fn candidate_traces<'a>(
     ctx: &'a Ctx<'_>,
     p: &Params,
     paging: &Paging,
-    include: &[String],
+    types: Option<&[String]>,
 ) -> Result<Candidates<'a>, V3Error> {
     let r = &ctx.reader;
     let hashes = |name: &str| p.parsed_all(name, "a hash", parse_hash);
@@ -966,13 +966,13 @@ fn candidate_traces<'a>(
         (TraceOrder::EndLt, lo, hi)
     };
     let account = account.map(|a| a.address);
-    if !include.is_empty() {
+    if let Some(types) = types {
         // The types' indexes name only traces with such an action.
         return Ok(Candidates::Ordered(query::traces::typed_trace_ids(
             r,
             account.as_ref(),
             order,
-            include,
+            types,
             lo,
             hi,
             paging.desc,
@@ -1086,7 +1086,24 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         rows.extend(kept.into_iter().map(|a| (trace.clone(), a)));
         Ok(())
     };
-    let mut rows = match candidate_traces(ctx, p, &paging, &include)? {
+    // The type indexes to walk: the types named, or with only exclusions
+    // the types a client sees less those excluded (a shown action's type
+    // is in `supported`), so that traces holding only excluded actions
+    // are never read.
+    let index_types: Option<Vec<String>> = if !include.is_empty() {
+        Some(include.clone())
+    } else if !exclude.is_empty() {
+        let mut types: Vec<String> = supported
+            .iter()
+            .filter(|t| !exclude.contains(t))
+            .cloned()
+            .collect();
+        types.sort();
+        Some(types)
+    } else {
+        None
+    };
+    let mut rows = match candidate_traces(ctx, p, &paging, index_types.as_deref())? {
         Candidates::Named(mut ids) => {
             // Two named actions of one trace name it once.
             let mut seen = HashSet::new();
