@@ -458,3 +458,58 @@ fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
         files(&db).keys().collect::<Vec<_>>()
     );
 }
+
+/// `bench-dev --profile mainnet` makes the traffic it names: bounces from
+/// nonexistent accounts, comments, three-message batches and a hot wallet
+/// that receives far more than any other — counted in the imported chain.
+#[test]
+fn bench_dev_mainnet_profile_makes_its_mix() {
+    use std::collections::HashMap;
+    use tonindex_model::{MessageRecord, MsgKind};
+    use tonindex_storage::tables::Messages;
+    let dir = tempfile::tempdir().unwrap();
+    let blocks = dir.path().join("blocks");
+    let o = tonindex(&[
+        "bench-dev",
+        "--wallets",
+        "40",
+        "--blocks",
+        "4",
+        "--profile",
+        "mainnet",
+        "--export-blocks",
+        blocks.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let db = dir.path().join("db");
+    let o = tonindex(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        blocks.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let db = tonindex_storage::Db::open(&db, &tonindex_storage::DbOptions::default()).unwrap();
+    let msgs: Vec<MessageRecord> = db
+        .reader()
+        .prefix::<Messages>(&[], false)
+        .map(|x| x.unwrap().1)
+        .filter(|m| m.kind == MsgKind::Internal)
+        .collect();
+    let bounced = msgs.iter().filter(|m| m.bounced == Some(true)).count();
+    let comments = msgs.iter().filter(|m| m.opcode == Some(0)).count();
+    let mut received: HashMap<_, usize> = HashMap::new();
+    for m in &msgs {
+        *received.entry(m.destination).or_default() += 1;
+    }
+    let mut counts: Vec<usize> = received.values().copied().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    assert!(bounced >= 2, "{bounced} bounced of {}", msgs.len());
+    assert!(comments >= 10, "{comments} comments of {}", msgs.len());
+    assert!(
+        counts[0] >= 4 * counts[1] && counts[0] * 10 >= msgs.len(),
+        "the hot wallet: {:?} of {}",
+        &counts[..3],
+        msgs.len()
+    );
+}

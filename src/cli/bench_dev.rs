@@ -15,13 +15,14 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use clap::Args;
 use tonindex_storage::{Db, DbOptions};
-use tycho_types::cell::Cell;
+use tycho_types::cell::{Cell, HashBytes};
+use tycho_types::models::StdAddr;
 
 use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC;
 use crate::chain::devnet::node::{Devnet, DevnetOptions};
 use crate::chain::devnet::replay::emulator_input;
-use crate::chain::devnet::wallets::Version;
+use crate::chain::devnet::wallets::{comment_body, Outgoing, Version};
 
 #[derive(Debug, Args)]
 pub struct BenchDevArgs {
@@ -53,6 +54,12 @@ pub struct BenchDevArgs {
     /// pair merges back, as mainnet's shards do under load.
     #[arg(long, value_name = "K")]
     pub split_merge_every: Option<u32>,
+    /// What the senders send: `uniform` (one plain transfer each to the
+    /// next sender) or `mainnet` (a mix shaped like mainnet's wallet
+    /// traffic: a hot exchange wallet in ~20 % of transfers, comments,
+    /// bounces from nonexistent accounts, three-message batches).
+    #[arg(long, value_enum, default_value_t = Profile::Uniform)]
+    pub profile: Profile,
     /// Then index the same blocks twice more, into fresh databases: imported
     /// from the files, and followed from the devnet's lite server.
     #[arg(long)]
@@ -62,6 +69,76 @@ pub struct BenchDevArgs {
     /// across a real network would.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub rtt_ms: u64,
+}
+
+/// The traffic `bench-dev` makes (see [`BenchDevArgs::profile`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    Uniform,
+    Mainnet,
+}
+
+/// xorshift64*: the mainnet profile's draws, the same on every run.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One sender's messages of one round in the mainnet profile: 20 % to the
+/// hot wallet, 15 % with a comment, 5 % bouncing from a nonexistent
+/// account (enough value for the bounce), 10 % three messages at once,
+/// the rest one plain transfer to a random wallet.
+fn mainnet_mix(
+    draw: &mut Draw,
+    receivers: &[StdAddr],
+    hot: &StdAddr,
+    round: u32,
+) -> anyhow::Result<Vec<Outgoing>> {
+    let plain = |to: &StdAddr| Outgoing {
+        to: to.clone(),
+        amount: 1_000_000,
+        bounce: false,
+        body: None,
+    };
+    let pick = |draw: &mut Draw| receivers[draw.below(receivers.len())].clone();
+    Ok(match draw.below(100) {
+        0..20 => vec![plain(hot)],
+        20..35 => vec![Outgoing {
+            body: Some(comment_body(&format!(
+                "invoice {round}-{}",
+                draw.below(1 << 20)
+            ))?),
+            ..plain(&pick(draw))
+        }],
+        35..40 => {
+            let mut nowhere = [0u8; 32];
+            nowhere[..8].copy_from_slice(&draw.next().to_be_bytes());
+            vec![Outgoing {
+                to: StdAddr::new(0, HashBytes(nowhere)),
+                amount: 50_000_000,
+                bounce: true,
+                body: None,
+            }]
+        }
+        40..50 => vec![
+            plain(&pick(draw)),
+            plain(&pick(draw)),
+            Outgoing {
+                body: Some(comment_body("batch")?),
+                ..plain(&pick(draw))
+            },
+        ],
+        _ => vec![plain(&pick(draw))],
+    })
 }
 
 /// CPU time this process has used, all threads.
@@ -127,15 +204,30 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     let valid_until = u32::try_from(crate::clock::unix_now())? + 24 * 3600;
     // Every round's messages are signed before the clock starts: signing is
     // the clients' work, not the chain's.
+    let receivers: Vec<StdAddr> = devnet.wallets().iter().map(|w| w.address.clone()).collect();
+    let hot = devnet
+        .wallets()
+        .iter()
+        .find(|w| w.wallet.version == Version::V5R1)
+        .map_or_else(|| receivers[0].clone(), |w| w.address.clone());
+    let mut draw = Draw(0x6d61_696e_6e65_7421);
     let rounds: Vec<Vec<Cell>> = (0..=args.blocks)
         .map(|seqno| {
             senders
                 .iter()
                 .enumerate()
                 .map(|(i, w)| {
-                    let to = &senders[(i + 1) % senders.len()].address;
+                    let out = match args.profile {
+                        Profile::Uniform => vec![Outgoing {
+                            to: senders[(i + 1) % senders.len()].address.clone(),
+                            amount: 1_000_000,
+                            bounce: false,
+                            body: None,
+                        }],
+                        Profile::Mainnet => mainnet_mix(&mut draw, &receivers, &hot, seqno)?,
+                    };
                     w.wallet
-                        .v4r2_transfer(&keys, seqno, valid_until, to, 1_000_000, false)
+                        .v4r2_transfers(&keys, seqno, valid_until, &out)
                         .map_err(anyhow::Error::from)
                 })
                 .collect::<anyhow::Result<Vec<_>>>()
@@ -158,11 +250,12 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     let (cpu, wall) = (cpu_time() - cpu0, wall0.elapsed());
     let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
     println!(
-        "devnet: {transactions} transactions ({} wallets x {} block pairs, each transfer two \
-         transactions) executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: \
-         {:.0} tx/s, {:.0} tx per CPU second",
+        "devnet: {transactions} transactions ({} wallets x {} block pairs, {:?} profile) \
+         executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: {:.0} tx/s, {:.0} \
+         tx per CPU second",
         senders.len(),
         args.blocks,
+        args.profile,
         wall.as_secs_f64(),
         cpu.as_secs_f64(),
         transactions as f64 / wall.as_secs_f64().max(1e-9),

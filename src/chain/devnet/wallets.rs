@@ -123,6 +123,28 @@ impl Wallet {
     }
 }
 
+/// One internal message a wallet sends: where, how much, whether it
+/// bounces, and its body (empty when `None`).
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub to: StdAddr,
+    pub amount: u128,
+    pub bounce: bool,
+    pub body: Option<Cell>,
+}
+
+/// A text comment body (`0x00000000` then the text, TEP-74's form; the
+/// text must fit one cell: at most 123 bytes).
+pub fn comment_body(text: &str) -> Result<Cell, tycho_types::error::Error> {
+    let mut b = CellBuilder::new();
+    b.store_u32(0)?;
+    b.store_raw(
+        text.as_bytes(),
+        u16::try_from(text.len() * 8).unwrap_or(u16::MAX),
+    )?;
+    b.build()
+}
+
 impl Wallet {
     /// A signed external message of a v4r2 wallet sending `amount`
     /// nanotons to `to` (send mode 3: fees paid apart, errors ignored).
@@ -135,26 +157,49 @@ impl Wallet {
         amount: u128,
         bounce: bool,
     ) -> Result<Cell, tycho_types::error::Error> {
-        let internal = RelaxedMessage {
-            info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
-                ihr_disabled: true,
-                bounce,
-                dst: IntAddr::Std(to.clone()),
-                value: Tokens::new(amount).into(),
-                ..Default::default()
-            }),
-            init: None,
-            body: Cell::empty_cell_ref().as_slice()?,
-            layout: None,
+        let out = Outgoing {
+            to: to.clone(),
+            amount,
+            bounce,
+            body: None,
         };
-        let internal = CellBuilder::build_from(internal)?;
+        self.v4r2_transfers(keys, seqno, valid_until, &[out])
+    }
+
+    /// A signed external message of a v4r2 wallet sending up to four
+    /// internal messages (each with send mode 3).
+    pub fn v4r2_transfers(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+    ) -> Result<Cell, tycho_types::error::Error> {
         let mut unsigned = CellBuilder::new();
         unsigned.store_u32(self.wallet_id)?;
         unsigned.store_u32(valid_until)?;
         unsigned.store_u32(seqno)?;
         unsigned.store_u8(0)?; // simple send
-        unsigned.store_u8(3)?; // pay fees apart, ignore errors
-        unsigned.store_reference(internal)?;
+        for out in outgoing {
+            let body = match &out.body {
+                Some(b) => b.clone(),
+                None => Cell::empty_cell(),
+            };
+            let internal = RelaxedMessage {
+                info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
+                    ihr_disabled: true,
+                    bounce: out.bounce,
+                    dst: IntAddr::Std(out.to.clone()),
+                    value: Tokens::new(out.amount).into(),
+                    ..Default::default()
+                }),
+                init: None,
+                body: body.as_slice()?,
+                layout: None,
+            };
+            unsigned.store_u8(3)?; // pay fees apart, ignore errors
+            unsigned.store_reference(CellBuilder::build_from(internal)?)?;
+        }
         let unsigned = unsigned.build()?;
         let signature = keys.sign(unsigned.repr_hash().as_array());
         let mut body = CellBuilder::new();
