@@ -56,8 +56,9 @@ pub struct BenchDevArgs {
     pub split_merge_every: Option<u32>,
     /// What the senders send: `uniform` (one plain transfer each to the
     /// next sender) or `mainnet` (a mix shaped like mainnet's wallet
-    /// traffic: a hot exchange wallet in ~20 % of transfers, comments,
-    /// bounces from nonexistent accounts, three-message batches).
+    /// traffic: v4r2 and v5r1 senders, a hot exchange wallet in ~20 % of
+    /// transfers, comments, bounces from nonexistent accounts,
+    /// three-message batches).
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
     /// Then index the same blocks twice more, into fresh databases: imported
@@ -194,12 +195,22 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         layout: Layout::new(args.shards, args.split_merge_every).map_err(|e| anyhow!(e))?,
     };
     let mut devnet = Devnet::open(crate::ingest::Pipeline::new(Arc::clone(&db)), &dir, &opts)?;
-    let senders: Vec<_> = devnet
-        .wallets()
-        .iter()
-        .filter(|w| w.wallet.version == Version::V4R2)
-        .cloned()
-        .collect();
+    // The v4r2 genesis wallets send; in the mainnet profile half of the
+    // senders are v5r1 wallets instead.
+    let senders: Vec<_> = match args.profile {
+        Profile::Uniform => devnet
+            .wallets()
+            .iter()
+            .filter(|w| w.wallet.version == Version::V4R2)
+            .cloned()
+            .collect(),
+        Profile::Mainnet => devnet
+            .wallets()
+            .iter()
+            .take(usize::from(args.wallets))
+            .cloned()
+            .collect(),
+    };
     let keys = devnet.keys().clone();
     let valid_until = u32::try_from(crate::clock::unix_now())? + 24 * 3600;
     // Every round's messages are signed before the clock starts: signing is
@@ -227,7 +238,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
                         Profile::Mainnet => mainnet_mix(&mut draw, &receivers, &hot, seqno)?,
                     };
                     w.wallet
-                        .v4r2_transfers(&keys, seqno, valid_until, &out)
+                        .transfers(&keys, seqno, valid_until, &out)
                         .map_err(anyhow::Error::from)
                 })
                 .collect::<anyhow::Result<Vec<_>>>()

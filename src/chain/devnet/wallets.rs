@@ -221,6 +221,86 @@ impl Wallet {
         };
         CellBuilder::build_from(msg)
     }
+
+    /// A signed external message of a v5r1 wallet sending up to 255
+    /// internal messages (each with send mode 3): `external_signed`
+    /// (`0x7369676e`), wallet id, valid until, seqno, the out actions as a
+    /// linked list of `action_send_msg` (`0x0ec3c86d`), no other actions,
+    /// and the signature last, over the hash of everything before it.
+    pub fn v5r1_transfers(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+    ) -> Result<Cell, tycho_types::error::Error> {
+        let mut list = Cell::empty_cell();
+        for out in outgoing {
+            let body = match &out.body {
+                Some(b) => b.clone(),
+                None => Cell::empty_cell(),
+            };
+            let internal = RelaxedMessage {
+                info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
+                    ihr_disabled: true,
+                    bounce: out.bounce,
+                    dst: IntAddr::Std(out.to.clone()),
+                    value: Tokens::new(out.amount).into(),
+                    ..Default::default()
+                }),
+                init: None,
+                body: body.as_slice()?,
+                layout: None,
+            };
+            let mut node = CellBuilder::new();
+            node.store_reference(list)?;
+            node.store_u32(0x0ec3_c86d)?;
+            node.store_u8(3)?;
+            node.store_reference(CellBuilder::build_from(internal)?)?;
+            list = node.build()?;
+        }
+        let mut signed = CellBuilder::new();
+        signed.store_u32(0x7369_676e)?;
+        signed.store_u32(self.wallet_id)?;
+        signed.store_u32(valid_until)?;
+        signed.store_u32(seqno)?;
+        signed.store_bit_one()?; // out actions present
+        signed.store_reference(list)?;
+        signed.store_bit_zero()?; // no other actions
+        let unsigned = signed.clone().build()?;
+        let signature = keys.sign(unsigned.repr_hash().as_array());
+        signed.store_raw(&signature, 512)?;
+        let body = signed.build()?;
+        let msg = OwnedMessage {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(self.address()),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: CellSliceParts::from(body),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        CellBuilder::build_from(msg)
+    }
+
+    /// A signed transfer of this wallet's version (see
+    /// [`Self::v4r2_transfers`], [`Self::v5r1_transfers`]).
+    pub fn transfers(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+    ) -> Result<Cell, tycho_types::error::Error> {
+        match self.version {
+            Version::V4R2 => self.v4r2_transfers(keys, seqno, valid_until, outgoing),
+            Version::V5R1 => self.v5r1_transfers(keys, seqno, valid_until, outgoing),
+        }
+    }
 }
 
 #[cfg(test)]
