@@ -22,6 +22,32 @@ pub enum CodeSeen {
     Unknown,
 }
 
+/// [`code_seen`] of many accounts, in order, with two batched reads.
+pub fn codes_seen(r: &Reader<'_>, accounts: &[Address]) -> Result<Vec<CodeSeen>, Error> {
+    let states = r.multi_get::<AccountStates>(accounts)?;
+    let missing: Vec<Address> = accounts
+        .iter()
+        .zip(&states)
+        .filter(|(_, s)| s.is_none())
+        .map(|(a, _)| *a)
+        .collect();
+    let mut latest = r.multi_get::<LatestAccounts>(&missing)?.into_iter();
+    states
+        .into_iter()
+        .map(|state| {
+            Ok(match state {
+                Some(state) => CodeSeen::State(state.code_hash),
+                None => match latest.next().flatten() {
+                    Some(l) => CodeSeen::Transactions {
+                        active: l.status == AccountStatus::Active,
+                    },
+                    None => CodeSeen::Unknown,
+                },
+            })
+        })
+        .collect()
+}
+
 /// What the index knows of `account`'s code.
 pub fn code_seen(r: &Reader<'_>, account: &Address) -> Result<CodeSeen, Error> {
     if let Some(state) = r.get::<AccountStates>(account)? {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 
 use super::address_book::{self, AddressBook};
-use super::models::Transaction;
+use super::models::{AccountState, Transaction};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_upper};
 use crate::api::params::Params;
@@ -1152,10 +1152,11 @@ pub fn full_transactions(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Transacti
     }
     let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
     let mut out: Vec<Transaction> = txs.iter().map(Transaction::from).collect();
-    for t in &mut out {
-        t.account_state_before.fill(&ctx.reader)?;
-        t.account_state_after.fill(&ctx.reader)?;
-    }
+    AccountState::fill_all(
+        out.iter_mut()
+            .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
+        &ctx.reader,
+    )?;
     Ok(out)
 }
 

@@ -1,6 +1,6 @@
 //! The `address_book` wrapper and `GET /addressBook` (spec v3 §1.8, §3.1).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use tonindex_model::Address;
@@ -28,6 +28,17 @@ pub type AddressBook = BTreeMap<String, AddressBookRow>;
 /// seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
     let seen = query::accounts::code_seen(&ctx.reader, a)?;
+    row_from(ctx, a, seen, &mut HashMap::new())
+}
+
+/// A row from what the index knows of the account's code; `facts` keeps
+/// the interfaces of codes already read (many accounts share a code).
+fn row_from(
+    ctx: &Ctx<'_>,
+    a: &Address,
+    seen: CodeSeen,
+    facts: &mut HashMap<[u8; 32], Vec<&'static str>>,
+) -> Result<AddressBookRow, V3Error> {
     let bounceable = match seen {
         CodeSeen::State(code) => {
             code.is_some_and(|h| wallet::detect(&HashBytes(h), None).is_none())
@@ -36,7 +47,14 @@ fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
         CodeSeen::Unknown => false,
     };
     let interfaces = match seen {
-        CodeSeen::State(Some(code)) => query::accounts::code_facts(&ctx.reader, &code)?.interfaces,
+        CodeSeen::State(Some(code)) => match facts.get(&code) {
+            Some(known) => known.clone(),
+            None => {
+                let read = query::accounts::code_facts(&ctx.reader, &code)?.interfaces;
+                facts.insert(code, read.clone());
+                read
+            }
+        },
         _ => Vec::new(),
     };
     let mut row = shaped(ctx, a, bounceable, &interfaces);
@@ -97,10 +115,13 @@ pub fn build(
     if p.bool("x_no_address_book")?.unwrap_or(false) {
         return Ok(book);
     }
-    for a in addresses {
-        if let std::collections::btree_map::Entry::Vacant(slot) = book.entry(raw_upper(&a)) {
-            slot.insert(row(ctx, &a)?);
-        }
+    // Each account once, its code known from one batched read.
+    let mut seen = HashSet::new();
+    let distinct: Vec<Address> = addresses.into_iter().filter(|a| seen.insert(*a)).collect();
+    let codes = query::accounts::codes_seen(&ctx.reader, &distinct)?;
+    let mut facts = HashMap::new();
+    for (a, code) in distinct.iter().zip(codes) {
+        book.insert(raw_upper(a), row_from(ctx, a, code, &mut facts)?);
     }
     Ok(book)
 }

@@ -237,7 +237,7 @@ impl From<&query::messages::Message> for Message {
 /// Account state around a transaction: from the cell store when it holds
 /// that state, else the hash alone with the other fields null (spec: a
 /// missing state row).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AccountState {
     pub hash: B64,
     pub balance: Option<String>,
@@ -291,6 +291,25 @@ impl AccountState {
                 self.code_hash = init.code.as_ref().map(|c| b64(c.repr_hash()));
                 self.data_hash = init.data.as_ref().map(|c| b64(c.repr_hash()));
             }
+        }
+        Ok(())
+    }
+
+    /// Fills every state, each distinct one read once: in an account's
+    /// history one transaction's state after is the next one's before.
+    pub fn fill_all<'a>(
+        states: impl IntoIterator<Item = &'a mut AccountState>,
+        rows: &dyn crate::state::cells::CellRows,
+    ) -> Result<(), V3Error> {
+        let mut filled: std::collections::HashMap<[u8; 32], AccountState> =
+            std::collections::HashMap::new();
+        for state in states {
+            if let Some(done) = filled.get(&state.hash.0) {
+                *state = done.clone();
+                continue;
+            }
+            state.fill(rows)?;
+            filled.insert(state.hash.0, state.clone());
         }
         Ok(())
     }

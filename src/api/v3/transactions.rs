@@ -7,7 +7,7 @@ use serde::Serialize;
 use tonindex_model::{Address, BlockId, Hash, TransactionRecord};
 
 use super::address_book::{self, AddressBook};
-use super::models::Transaction;
+use super::models::{AccountState, Transaction};
 use super::{
     parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
 };
@@ -37,10 +37,12 @@ fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<LoadedTx>) -> V3Result {
     });
     let address_book = address_book::build(ctx, p, addresses.collect::<Vec<_>>())?;
     let mut transactions: Vec<Transaction> = txs.iter().map(Transaction::from).collect();
-    for t in &mut transactions {
-        t.account_state_before.fill(&ctx.reader)?;
-        t.account_state_after.fill(&ctx.reader)?;
-    }
+    AccountState::fill_all(
+        transactions
+            .iter_mut()
+            .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
+        &ctx.reader,
+    )?;
     to_json(&TransactionsResponse {
         transactions,
         address_book,
