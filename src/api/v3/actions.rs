@@ -1181,7 +1181,7 @@ pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
                     .txs
                     .iter()
                     .filter(|f| act.tx_hashes.contains(&f.tx.hash))
-                    .map(|f| super::traces::transaction_json(ctx, f, true))
+                    .map(|f| super::traces::transaction_json(f, true))
                     .collect::<Result<Vec<_>, _>>()?;
                 j.transactions_full = Some(full);
             }

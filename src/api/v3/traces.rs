@@ -8,7 +8,7 @@ use tonindex_model::{ClassificationState, Hash, TraceRecord, TraceState};
 
 use super::actions::{self, ActionJson};
 use super::address_book::{self, AddressBook};
-use super::models::Transaction;
+use super::models::{AccountState, Transaction};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash};
 use crate::api::params::Params;
@@ -110,7 +110,7 @@ fn trace_json(
         }
         None => None,
     };
-    render(ctx, t, &txs, actions, false, accounts)
+    render(t, &txs, actions, false, accounts)
 }
 
 /// A trace's actions a client with `supported` sees, as v3 shows them.
@@ -167,7 +167,6 @@ fn shell(t: &TraceRecord) -> TraceJson {
 
 /// A trace with its transactions (emulated ones marked so), tree and order.
 fn render(
-    ctx: &Ctx<'_>,
     t: &TraceRecord,
     txs: &[query::transactions::FullTx],
     actions: Option<Vec<ActionJson>>,
@@ -197,15 +196,16 @@ fn render(
     for f in txs {
         accounts.push(f.tx.account);
         out.transactions
-            .insert(b64(&f.tx.hash), transaction_json(ctx, f, emulated)?);
+            .insert(b64(&f.tx.hash), transaction_json(f, emulated)?);
     }
     out.actions = actions;
     Ok(out)
 }
 
-/// A transaction as v3 shows it; an emulated one is in no block yet.
+/// A transaction as v3 shows it; an emulated one is in no block yet. A
+/// stored one's account states are the caller's to fill
+/// ([`AccountState::fill_all`] over the whole answer).
 pub fn transaction_json(
-    ctx: &Ctx<'_>,
     f: &query::transactions::FullTx,
     emulated: bool,
 ) -> Result<Transaction, V3Error> {
@@ -215,9 +215,6 @@ pub fn transaction_json(
         j.finality = "pending";
         j.block_ref = None;
         j.mc_block_seqno = None;
-    } else {
-        j.account_state_before.fill(&ctx.reader)?;
-        j.account_state_after.fill(&ctx.reader)?;
     }
     Ok(j)
 }
@@ -354,6 +351,14 @@ fn respond(
             &mut accounts,
         )?);
     }
+    // The account states of every transaction of the answer, each read
+    // once (an account's state after one trace is its state before the next).
+    AccountState::fill_all(
+        out.iter_mut()
+            .flat_map(|t| t.transactions.values_mut())
+            .flat_map(|tx| [&mut tx.account_state_before, &mut tx.account_state_after]),
+        &ctx.reader,
+    )?;
     let book = address_book::build(ctx, p, accounts)?;
     Ok((out, book))
 }
@@ -435,14 +440,7 @@ pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let mut traces = Vec::new();
     for t in &selected {
         let acts = shown_actions(&t.actions, &t.trace, &supported, true);
-        traces.push(render(
-            ctx,
-            &t.trace,
-            &t.txs,
-            Some(acts),
-            true,
-            &mut accounts,
-        )?);
+        traces.push(render(&t.trace, &t.txs, Some(acts), true, &mut accounts)?);
     }
     let address_book = address_book::build(ctx, p, accounts)?;
     to_json(&PendingTracesResponse {
@@ -478,7 +476,7 @@ pub fn pending_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             for f in t.txs.iter().filter(|f| accounts.contains(&f.tx.account)) {
                 if !seen.contains(&f.tx.hash) {
                     seen.push(f.tx.hash);
-                    out.push(transaction_json(ctx, f, true)?);
+                    out.push(transaction_json(f, true)?);
                 }
             }
         }
