@@ -4,6 +4,7 @@
 //! at a time, with p50/p99 per query: where a list query is slow on a
 //! given index, and whether any answers 504 at its deadline.
 
+use super::draw::Draw;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -18,16 +19,7 @@ pub struct Targets {
     pub account: String,
 }
 
-/// xorshift64*: the same draws on every run, so runs compare.
-struct Draw(u64);
-
 impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
     /// A window of `len` seconds inside the index's span.
     fn window(&mut self, t: &Targets, len: u64) -> (u64, u64) {
         let span = t.last_utime.saturating_sub(t.first_utime).max(1);

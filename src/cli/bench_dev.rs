@@ -7,6 +7,7 @@
 //! emulator (`DIR/devnet_replay.mjs`, @ton/sandbox) and its rate per CPU
 //! second is printed beside ours.
 
+use super::draw::Draw;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -77,21 +78,6 @@ pub struct BenchDevArgs {
 pub enum Profile {
     Uniform,
     Mainnet,
-}
-
-/// xorshift64*: the mainnet profile's draws, the same on every run.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// One sender's messages of one round in the mainnet profile: 20 % to the

@@ -12,6 +12,7 @@ pub mod bench_sync;
 mod bench_writer;
 pub mod compact;
 pub mod dev;
+mod draw;
 pub mod import;
 mod scratch;
 pub mod serve;

@@ -145,7 +145,48 @@ pub fn comment_body(text: &str) -> Result<Cell, tycho_types::error::Error> {
     b.build()
 }
 
+impl Outgoing {
+    /// The internal message (`MessageRelaxed`) a wallet puts in its action.
+    fn message(&self) -> Result<Cell, tycho_types::error::Error> {
+        let body = match &self.body {
+            Some(b) => b.clone(),
+            None => Cell::empty_cell(),
+        };
+        let internal = RelaxedMessage {
+            info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
+                ihr_disabled: true,
+                bounce: self.bounce,
+                dst: IntAddr::Std(self.to.clone()),
+                value: Tokens::new(self.amount).into(),
+                ..Default::default()
+            }),
+            init: None,
+            body: body.as_slice()?,
+            layout: None,
+        };
+        CellBuilder::build_from(internal)
+    }
+}
+
 impl Wallet {
+    /// The external-in message carrying a signed `body` to this wallet.
+    fn external(&self, body: Cell) -> Result<Cell, tycho_types::error::Error> {
+        let msg = OwnedMessage {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(self.address()),
+                import_fee: Tokens::ZERO,
+            }),
+            init: None,
+            body: CellSliceParts::from(body),
+            layout: Some(MessageLayout {
+                init_to_cell: false,
+                body_to_cell: true,
+            }),
+        };
+        CellBuilder::build_from(msg)
+    }
+
     /// A signed external message of a v4r2 wallet sending `amount`
     /// nanotons to `to` (send mode 3: fees paid apart, errors ignored).
     pub fn v4r2_transfer(
@@ -181,24 +222,8 @@ impl Wallet {
         unsigned.store_u32(seqno)?;
         unsigned.store_u8(0)?; // simple send
         for out in outgoing {
-            let body = match &out.body {
-                Some(b) => b.clone(),
-                None => Cell::empty_cell(),
-            };
-            let internal = RelaxedMessage {
-                info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
-                    ihr_disabled: true,
-                    bounce: out.bounce,
-                    dst: IntAddr::Std(out.to.clone()),
-                    value: Tokens::new(out.amount).into(),
-                    ..Default::default()
-                }),
-                init: None,
-                body: body.as_slice()?,
-                layout: None,
-            };
             unsigned.store_u8(3)?; // pay fees apart, ignore errors
-            unsigned.store_reference(CellBuilder::build_from(internal)?)?;
+            unsigned.store_reference(out.message()?)?;
         }
         let unsigned = unsigned.build()?;
         let signature = keys.sign(unsigned.repr_hash().as_array());
@@ -206,20 +231,7 @@ impl Wallet {
         body.store_raw(&signature, 512)?;
         body.store_slice(unsigned.as_slice()?)?;
         let body = body.build()?;
-        let msg = OwnedMessage {
-            info: MsgInfo::ExtIn(ExtInMsgInfo {
-                src: None,
-                dst: IntAddr::Std(self.address()),
-                import_fee: Tokens::ZERO,
-            }),
-            init: None,
-            body: CellSliceParts::from(body),
-            layout: Some(MessageLayout {
-                init_to_cell: false,
-                body_to_cell: true,
-            }),
-        };
-        CellBuilder::build_from(msg)
+        self.external(body)
     }
 
     /// A signed external message of a v5r1 wallet sending up to 255
@@ -236,27 +248,11 @@ impl Wallet {
     ) -> Result<Cell, tycho_types::error::Error> {
         let mut list = Cell::empty_cell();
         for out in outgoing {
-            let body = match &out.body {
-                Some(b) => b.clone(),
-                None => Cell::empty_cell(),
-            };
-            let internal = RelaxedMessage {
-                info: RelaxedMsgInfo::Int(RelaxedIntMsgInfo {
-                    ihr_disabled: true,
-                    bounce: out.bounce,
-                    dst: IntAddr::Std(out.to.clone()),
-                    value: Tokens::new(out.amount).into(),
-                    ..Default::default()
-                }),
-                init: None,
-                body: body.as_slice()?,
-                layout: None,
-            };
             let mut node = CellBuilder::new();
             node.store_reference(list)?;
             node.store_u32(0x0ec3_c86d)?;
             node.store_u8(3)?;
-            node.store_reference(CellBuilder::build_from(internal)?)?;
+            node.store_reference(out.message()?)?;
             list = node.build()?;
         }
         let mut signed = CellBuilder::new();
@@ -271,20 +267,7 @@ impl Wallet {
         let signature = keys.sign(unsigned.repr_hash().as_array());
         signed.store_raw(&signature, 512)?;
         let body = signed.build()?;
-        let msg = OwnedMessage {
-            info: MsgInfo::ExtIn(ExtInMsgInfo {
-                src: None,
-                dst: IntAddr::Std(self.address()),
-                import_fee: Tokens::ZERO,
-            }),
-            init: None,
-            body: CellSliceParts::from(body),
-            layout: Some(MessageLayout {
-                init_to_cell: false,
-                body_to_cell: true,
-            }),
-        };
-        CellBuilder::build_from(msg)
+        self.external(body)
     }
 
     /// A signed transfer of this wallet's version (see
