@@ -397,6 +397,26 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
     assert!(nonempty.0 > 60 && nonempty.1 > 100, "{nonempty:?}");
 }
 
+/// Asks `uri` and checks its messages are `rows[offset..][..limit]`, in
+/// order; returns that expected page.
+fn message_page_is(
+    uri: &str,
+    rows: &[&tonindex_model::MessageRecord],
+    offset: usize,
+    limit: usize,
+) -> Vec<String> {
+    let expected: Vec<String> = rows
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|m| b64(&m.hash))
+        .collect();
+    let reply = get(uri);
+    assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+    assert_eq!(ids(&reply.json, "messages", "hash"), expected, "{uri}");
+    expected
+}
+
 #[test]
 fn messages_of_a_source_equal_a_scan() {
     use tonindex_model::MessageRecord;
@@ -466,15 +486,7 @@ fn messages_of_a_source_equal_a_scan() {
         if desc {
             rows.reverse();
         }
-        let expected: Vec<String> = rows
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|m| b64(&m.hash))
-            .collect();
-        let reply = get(&uri);
-        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
-        assert_eq!(ids(&reply.json, "messages", "hash"), expected, "{uri}");
+        let expected = message_page_is(&uri, &rows, offset, limit);
         nonempty += usize::from(!expected.is_empty());
     }
     assert!(nonempty > 100, "{nonempty}");
@@ -585,15 +597,7 @@ fn messages_by_destination_body_or_opcode_equal_a_scan() {
         if desc {
             rows.reverse();
         }
-        let expected: Vec<String> = rows
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|m| b64(&m.hash))
-            .collect();
-        let reply = get(&uri);
-        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
-        assert_eq!(ids(&reply.json, "messages", "hash"), expected, "{uri}");
+        let expected = message_page_is(&uri, &rows, offset, limit);
         nonempty += usize::from(!expected.is_empty());
         with_nulls += usize::from(
             rows.iter()
