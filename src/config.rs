@@ -24,6 +24,7 @@ const ENV_KEYS: &[&str] = &[
     "import__threads",
     "import__chunk_size",
     "import__chunk_bytes",
+    "index__keep_states",
     "serve__listen",
     "serve__default_limit",
     "serve__max_limit",
@@ -76,6 +77,8 @@ pub struct Config {
     /// fsync every committed unit (power-loss durability; slower).
     pub sync_writes: bool,
     pub import: ImportConfig,
+    #[serde(default)]
+    pub index: IndexConfig,
     pub serve: ApiConfig,
     /// `tonindex dev`'s local chain.
     pub dev: DevConfig,
@@ -130,6 +133,18 @@ impl Default for DevConfig {
     }
 }
 
+/// `[index]`: what the index keeps, whichever command writes it (`import`,
+/// `run`, `dev`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IndexConfig {
+    /// Account states kept: those of the newest N masterchain blocks
+    /// (older superseded state cells are collected, so the cell store
+    /// stays near the size of the live state), or `"all"` (an archive: v2
+    /// reads with any `seqno`, every transaction's account states in v3).
+    pub keep_states: crate::index::retention::KeepStates,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImportConfig {
@@ -156,6 +171,7 @@ impl Default for Config {
                 chunk_size: 512,
                 chunk_bytes: crate::ingest::CHUNK_BYTES,
             },
+            index: IndexConfig::default(),
             serve: ApiConfig::default(),
             dev: DevConfig::default(),
         }

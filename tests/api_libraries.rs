@@ -76,6 +76,7 @@ fn import(db: &Db, files: &[std::path::PathBuf]) {
         traces: true,
         trust_files: false,
         group_bytes: tonindex::ingest::GROUP_BYTES,
+        keep_states: tonindex::index::retention::KeepStates::DEFAULT,
     };
     import_files(db, files, &opts, |_, _| {}).unwrap();
 }

@@ -1,9 +1,11 @@
 //! The `tonindex` binary: help and version, bad input, idempotence, crash
-//! safety; archive packages in `packages`.
+//! safety; archive packages in `packages`, state retention in `retention`.
 
 mod common;
 #[path = "cli_import/packages.rs"]
 mod packages;
+#[path = "cli_import/retention.rs"]
+mod retention;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

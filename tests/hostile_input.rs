@@ -74,6 +74,7 @@ fn index() -> &'static Index {
             traces: true,
             trust_files: false,
             group_bytes: tonindex::ingest::GROUP_BYTES,
+            keep_states: tonindex::index::retention::KeepStates::DEFAULT,
         };
         import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         Index {

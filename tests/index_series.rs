@@ -50,6 +50,7 @@ fn opts() -> IngestOptions {
         traces: true,
         trust_files: false,
         group_bytes: tonindex::ingest::GROUP_BYTES,
+        keep_states: tonindex::index::retention::KeepStates::DEFAULT,
     }
 }
 
@@ -363,6 +364,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
             traces: true,
             trust_files: false,
             group_bytes: tonindex::ingest::GROUP_BYTES,
+            keep_states: tonindex::index::retention::KeepStates::DEFAULT,
         };
         let s = import_files(&db, &paths, &opts, |_, _| {}).unwrap();
         assert!(s.applied.transactions > 1500);

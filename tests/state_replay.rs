@@ -30,6 +30,7 @@ fn opts() -> IngestOptions {
         traces: true,
         trust_files: false,
         group_bytes: tonindex::ingest::GROUP_BYTES,
+        keep_states: tonindex::index::retention::KeepStates::DEFAULT,
     }
 }
 
@@ -237,7 +238,7 @@ fn a_block_decoded_without_its_update_advances_the_state_when_imported_again() {
     let mut work = tonindex::index::state::StateWork::new(&db);
     let mut batch = db.batch();
     assert_eq!(
-        work.apply_block(&mut batch, &skipped).unwrap(),
+        work.apply_block(&mut batch, &skipped, 0).unwrap(),
         StateStep::UpdateSkipped
     );
     drop(batch);

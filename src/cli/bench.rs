@@ -383,6 +383,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             traces: true,
             trust_files: false,
             group_bytes: crate::ingest::GROUP_BYTES,
+            keep_states: crate::index::retention::KeepStates::DEFAULT,
         },
         |_, _| {},
     )?;
@@ -502,6 +503,7 @@ fn steady_import(
         traces,
         trust_files: false,
         group_bytes: crate::ingest::GROUP_BYTES,
+        keep_states: crate::index::retention::KeepStates::DEFAULT,
     };
     let mut dirs = Vec::new();
     let mut dbs = Vec::new();

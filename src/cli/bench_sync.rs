@@ -52,6 +52,7 @@ pub fn compare(
         traces: true,
         trust_files: false,
         group_bytes: crate::ingest::GROUP_BYTES,
+        keep_states: crate::index::retention::KeepStates::DEFAULT,
     };
     import_files(&imported, &paths, &opts, |_, _| {})?;
     let import_time = t.elapsed();

@@ -95,7 +95,9 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
         },
     )?);
     let opts = options(cfg, args)?;
-    let devnet = Devnet::open(crate::ingest::Pipeline::new(Arc::clone(&db)), &dir, &opts)?;
+    let pipeline =
+        crate::ingest::Pipeline::new(Arc::clone(&db)).with_keep_states(cfg.index.keep_states);
+    let devnet = Devnet::open(pipeline, &dir, &opts)?;
     print_banner(&devnet, &dir, args.db.is_none(), &cfg.serve.listen);
     let mut serve = cfg.serve.clone();
     let (root, file) = devnet.zerostate_hex();

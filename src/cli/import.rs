@@ -75,6 +75,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         traces: true,
         trust_files: args.trust_files,
         group_bytes: args.group_bytes.unwrap_or(crate::ingest::GROUP_BYTES),
+        keep_states: cfg.index.keep_states,
     };
     let mut txs = 0u64;
     let summary = import_files(&db, &args.paths, &opts, |unit, applied| {
@@ -119,6 +120,13 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         println!(
             "account state: {} state file(s) imported, {} block(s) applied to held shard states",
             s.states, a.state_updates
+        );
+    }
+    if a.released.states > 0 {
+        println!(
+            "state retention: {} older state(s) released, {} cell(s) no kept state uses deleted \
+             (index.keep_states = {})",
+            a.released.states, a.released.cells, cfg.index.keep_states
         );
     }
     let p = &s.plan;

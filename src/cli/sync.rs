@@ -221,6 +221,7 @@ pub fn run_and_serve(
     // `init` is the zero state of the network followed (testnet's on
     // testnet), not the config file's default (mainnet's).
     let mut serve = cfg.serve.clone();
+    let keep_states = cfg.index.keep_states;
     if let Some(zs) = &opts.zero_state {
         serve.zerostate.root_hash = hex::encode(zs.root_hash);
         serve.zerostate.file_hash = hex::encode(zs.file_hash);
@@ -267,8 +268,9 @@ pub fn run_and_serve(
                     let started = std::time::Instant::now();
                     // A pipeline of its own for each follow: what the
                     // last one kept is read back from the database.
-                    let pipeline =
-                        Pipeline::new(std::sync::Arc::clone(&db)).with_feed(feed.clone());
+                    let pipeline = Pipeline::new(std::sync::Arc::clone(&db))
+                        .with_feed(feed.clone())
+                        .with_keep_states(keep_states);
                     let followed = runtime.block_on(follow(
                         &pipeline,
                         &servers,
@@ -346,7 +348,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
     ));
     let mut progress = Progress::new();
     let summary = runtime.block_on(follow(
-        &Pipeline::new(std::sync::Arc::clone(&db)),
+        &Pipeline::new(std::sync::Arc::clone(&db)).with_keep_states(cfg.index.keep_states),
         &servers,
         &opts,
         Duration::from_millis(500),

@@ -15,6 +15,7 @@ pub mod commit;
 pub mod contracts;
 pub mod feed;
 mod plan;
+pub mod retention;
 pub mod state;
 pub mod step_times;
 pub mod token_events;
@@ -76,6 +77,8 @@ pub struct Applied {
     pub contracts: contracts::ContractsDone,
     /// Jetton transfers and burns written.
     pub token_events: token_events::TokenEvents,
+    /// Older states released after the commit (`[index] keep_states`).
+    pub released: retention::Released,
 }
 
 /// Index errors: storage failures, or a stored row that cannot be read.
@@ -136,6 +139,8 @@ pub struct Indexer<'a> {
     state: std::sync::Arc<IndexerState>,
     /// Where the writer's time went (`tonindex bench`).
     clock: StepClock,
+    /// The masterchain blocks whose states the cell store keeps.
+    keep_states: retention::KeepStates,
 }
 
 /// What an indexer keeps in memory from one unit for the next: the decoded
@@ -163,6 +168,15 @@ impl<'a> Indexer<'a> {
             traces: true,
             state: Default::default(),
             clock: StepClock::default(),
+            keep_states: retention::KeepStates::DEFAULT,
+        }
+    }
+
+    /// Keeps the states of this many masterchain blocks (see [`retention`]).
+    pub fn with_keep_states(self, keep_states: retention::KeepStates) -> Self {
+        Self {
+            keep_states,
+            ..self
         }
     }
 
@@ -400,11 +414,20 @@ impl<'a> Indexer<'a> {
         }
         // The writer's own work on the unit: account states, balances,
         // contracts and their token events.
+        // The masterchain block from which on each block's state is in
+        // force: the one committing it; for a shard block none has
+        // committed yet, the next one (the earliest that can).
+        let next_mc = cursor.last_mc_seqno.map_or(0, |m| m + 1);
+        let in_force: HashMap<BlockId, u32> = new_blocks
+            .iter()
+            .map(|b| (b.block.record.id.id, b.mc_seqno.unwrap_or(next_mc)))
+            .collect();
         let prepare = |batch: &mut Batch<'_>, applied: &mut Applied| -> Result<(), IndexError> {
             let mut states = StateWork::new(self.db);
             for block in &unit.blocks {
                 let id = block.record.id.id;
-                match states.apply_block(batch, block)? {
+                let mc = in_force.get(&id).copied().unwrap_or(next_mc);
+                match states.apply_block(batch, block, mc)? {
                     StateStep::Applied { .. } => applied.state_updates += 1,
                     StateStep::Gap { held_seqno } => {
                         applied.state_gaps += 1;
@@ -567,6 +590,22 @@ impl<'a> Indexer<'a> {
                 ..Default::default()
             });
         }
+        let due = cursor
+            .last_mc_seqno
+            .and_then(|newest| self.keep_states.release_through(newest));
+        if let Some(through) = due {
+            applied.released = self.clock.time(Step::Release, || {
+                retention::release_states(self.db, through)
+            })?;
+            if applied.released.states > 0 {
+                tracing::debug!(
+                    through_mc_seqno = through,
+                    states = applied.released.states,
+                    cells = applied.released.cells,
+                    "older states released"
+                );
+            }
+        }
         Ok(applied)
     }
 
@@ -704,9 +743,11 @@ impl<'a> Indexer<'a> {
         self.flush()?;
         let mut batch = self.db.batch();
         let mut states = StateWork::new(self.db);
+        // In force from the next masterchain block.
+        let in_force = self.db.cursor()?.last_mc_seqno.map_or(0, |m| m + 1);
         match file {
             StateFile::State(s) => {
-                states.import_state(&mut batch, s)?;
+                states.import_state(&mut batch, s, in_force)?;
                 // The config a masterchain state holds is the one in force
                 // at its seqno: served and used from there on as a key
                 // block's (a zero state's is the config at genesis).

@@ -16,12 +16,14 @@ use tycho_types::cell::{Cell, CellBuilder, HashBytes};
 use tycho_types::models::ShardAccounts;
 
 use tonindex_model::{Address, BlockId, BlockRef};
-use tonindex_storage::tables::{workchain_prefix, AccountStates, Cells, ShardKey, ShardStates};
-use tonindex_storage::{AccountStateRecord, Batch, Db, RawBytes, ShardStateRecord};
+use tonindex_storage::tables::{
+    workchain_prefix, AccountStates, Cells, ShardKey, ShardStates, StateReleaseKey, StateReleases,
+};
+use tonindex_storage::{AccountStateRecord, Batch, Counted, Db, ShardStateRecord};
 
 use crate::decode::state::{DecodedAccount, DecodedState};
 use crate::decode::{DecodedBlock, StateUpdate};
-use crate::state::cells::{new_rows, CellError, CellRows, Loader};
+use crate::state::cells::{encode_row, is_shallow, CellError, CellRows, Loader};
 
 /// Why a state could not be imported or advanced.
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +58,10 @@ enum Start {
     /// The block's own shard.
     Same(ShardStateRecord),
     /// After a split: the parent shard's state.
-    Split { held: ShardStateRecord },
+    Split {
+        parent: ShardKey,
+        held: ShardStateRecord,
+    },
     /// After a merge: the states of the two halves, joined as `split_state`.
     Merge {
         left: (ShardKey, ShardStateRecord),
@@ -81,7 +86,7 @@ impl CellRows for StateWork<'_> {
         if let Some(r) = self.cells.get(hash) {
             return Ok(Some(r.clone()));
         }
-        Ok(self.db.get::<Cells>(hash.as_array())?.map(|r| r.0))
+        Ok(self.db.get::<Cells>(hash.as_array())?.map(|r| r.bytes))
     }
 }
 
@@ -107,11 +112,47 @@ impl<'db> StateWork<'db> {
         Ok(first.transpose()?.is_some())
     }
 
-    fn put_cells(&mut self, batch: &mut Batch<'_>, rows: Vec<(HashBytes, Vec<u8>)>) {
-        for (hash, row) in rows {
-            batch.put::<Cells>(hash.as_array(), &RawBytes(row.clone()));
+    /// Whether the store (or this unit) holds the cell `hash`.
+    fn holds(&self, hash: &HashBytes) -> Result<bool, StateError> {
+        Ok(self.cells.contains_key(hash) || self.db.contains::<Cells>(hash.as_array())?)
+    }
+
+    /// Counts one more reference to the tree under `root` (a state that is
+    /// now kept): a cell the store holds — shallow, or found by its hash —
+    /// gains one; a new cell is written with a count of one, and each of its
+    /// references is counted the same way. Each new row is written once.
+    fn add_tree(&mut self, batch: &mut Batch<'_>, root: &Cell) -> Result<(), StateError> {
+        let mut more: HashMap<HashBytes, i32> = HashMap::new();
+        let mut stack = vec![root.as_ref()];
+        while let Some(cell) = stack.pop() {
+            let hash = *cell.repr_hash();
+            if is_shallow(cell) || self.holds(&hash)? {
+                *more.entry(hash).or_default() += 1;
+                continue;
+            }
+            let row = encode_row(cell);
+            batch.put::<Cells>(
+                hash.as_array(),
+                &Counted {
+                    count: 1,
+                    bytes: row.clone(),
+                },
+            );
             self.cells.insert(hash, row);
+            stack.extend(cell.references());
         }
+        // After the rows: a count moved in the batch that puts the row.
+        for (hash, n) in more {
+            batch.add_refs::<Cells>(hash.as_array(), n);
+        }
+        Ok(())
+    }
+
+    /// Schedules the state `root` of `shard`, replaced by a newer one from
+    /// masterchain block `mc_seqno` on, for release once that block is
+    /// older than the states kept (see [`super::retention`]).
+    fn release_later(batch: &mut Batch<'_>, root: [u8; 32], shard: ShardKey, mc_seqno: u32) {
+        batch.put::<StateReleases>(&StateReleaseKey { mc_seqno, root }, &shard);
     }
 
     fn held(&self, key: &ShardKey) -> Result<Option<ShardStateRecord>, StateError> {
@@ -152,20 +193,46 @@ impl<'db> StateWork<'db> {
 
     /// Imports a full shard state: its cells, its root, every account.
     /// Account rows of the shard that the state does not list are removed.
+    /// A state older than the one held for its shard is left out.
+    /// A different state held for the shard is released after masterchain
+    /// block `mc_seqno` (from which on the imported one is in force).
     pub fn import_state(
         &mut self,
         batch: &mut Batch<'_>,
         state: &DecodedState,
+        mc_seqno: u32,
     ) -> Result<(), StateError> {
-        let rows = new_rows(state.root.as_ref());
-        self.put_cells(batch, rows);
         let key = ShardKey {
             workchain: state.workchain,
             shard: state.shard,
         };
+        let root_hash = *state.root.repr_hash().as_array();
+        let held = self.held(&key)?;
+        if let Some(held) = held.as_ref().filter(|h| h.seqno > state.seqno) {
+            // Importing the files of an earlier import again: the blocks
+            // after this state are applied already.
+            tracing::info!(
+                workchain = state.workchain,
+                shard = %format!("{:016x}", state.shard),
+                seqno = state.seqno,
+                held_seqno = held.seqno,
+                "a state older than the one held is left unimported"
+            );
+            return Ok(());
+        }
+        match held {
+            // Counted already when it was first imported.
+            Some(held) if held.root_hash == root_hash => {}
+            held => {
+                self.add_tree(batch, &state.root)?;
+                if let Some(held) = held {
+                    Self::release_later(batch, held.root_hash, key, mc_seqno);
+                }
+            }
+        }
         let record = ShardStateRecord {
             seqno: state.seqno,
-            root_hash: *state.root.repr_hash().as_array(),
+            root_hash,
             gen_utime: state.gen_utime,
             gen_lt: state.gen_lt,
         };
@@ -223,8 +290,8 @@ impl<'db> StateWork<'db> {
             }
         }
         if let (true, [parent]) = (rec.after_split, rec.prev_blocks.as_slice()) {
-            if let Some((_, held)) = held_prev(parent)? {
-                return Ok(Some(Start::Split { held }));
+            if let Some((parent, held)) = held_prev(parent)? {
+                return Ok(Some(Start::Split { parent, held }));
             }
         }
         Ok(own.map(Start::Same))
@@ -232,10 +299,14 @@ impl<'db> StateWork<'db> {
 
     /// Advances the state of the block's shard by the block's Merkle update
     /// (after a merge, the two halves' states; after a split, the parent's).
+    /// The state(s) it starts from are released after masterchain block
+    /// `mc_seqno`, the one that commits this block (from which on the new
+    /// state is in force).
     pub fn apply_block(
         &mut self,
         batch: &mut Batch<'_>,
         block: &DecodedBlock,
+        mc_seqno: u32,
     ) -> Result<StateStep, StateError> {
         let id = block.record.id.id;
         let key = ShardKey {
@@ -321,7 +392,7 @@ impl<'db> StateWork<'db> {
             }
         });
         let new_root = match (applied, failure.into_inner(), &start) {
-            (_, Some(CellError::Missing(_)), Start::Split { held }) => {
+            (_, Some(CellError::Missing(_)), Start::Split { held, .. }) => {
                 return Ok(StateStep::Gap {
                     held_seqno: held.seqno,
                 })
@@ -349,8 +420,20 @@ impl<'db> StateWork<'db> {
             self.changed_accounts(&new_root, &changed)
                 .map_err(|e| StateError::Update(name(), e))?
         };
-        let rows = new_rows(new_root.as_ref());
-        self.put_cells(batch, rows);
+        self.add_tree(batch, &new_root)?;
+        match &start {
+            Start::Same(held) => Self::release_later(batch, held.root_hash, key, mc_seqno),
+            // Both halves name the parent: one row (the same block commits
+            // both halves, so the same key).
+            Start::Split { parent, held } => {
+                Self::release_later(batch, held.root_hash, *parent, mc_seqno)
+            }
+            Start::Merge { left, right } => {
+                for (half, held) in [left, right] {
+                    Self::release_later(batch, held.root_hash, *half, mc_seqno);
+                }
+            }
+        }
 
         let mut loader = Loader::new(self);
         let mut changes = Vec::with_capacity(accounts.len());

@@ -35,6 +35,9 @@ pub struct StepTimes {
     /// for the last unit's traces (assembly and classification) before
     /// committing.
     pub traces_wait: Duration,
+    /// Releasing the states no kept masterchain block needs, after a
+    /// commit (see [`super::retention`]).
+    pub release: Duration,
 }
 
 impl std::ops::AddAssign for StepTimes {
@@ -47,6 +50,7 @@ impl std::ops::AddAssign for StepTimes {
         self.trace_commit += o.trace_commit;
         self.classify += o.classify;
         self.traces_wait += o.traces_wait;
+        self.release += o.release;
     }
 }
 
@@ -61,6 +65,7 @@ pub(super) struct StepClock {
     trace_commit: AtomicU64,
     classify: AtomicU64,
     traces_wait: AtomicU64,
+    release: AtomicU64,
 }
 
 /// Which step a timed section belongs to.
@@ -74,6 +79,7 @@ pub(super) enum Step {
     TraceCommit,
     Classify,
     TracesWait,
+    Release,
 }
 
 impl StepClock {
@@ -96,6 +102,7 @@ impl StepClock {
             Step::TraceCommit => &self.trace_commit,
             Step::Classify => &self.classify,
             Step::TracesWait => &self.traces_wait,
+            Step::Release => &self.release,
         };
         counter.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
     }
@@ -111,6 +118,7 @@ impl StepClock {
             trace_commit: d(&self.trace_commit),
             classify: d(&self.classify),
             traces_wait: d(&self.traces_wait),
+            release: d(&self.release),
         }
     }
 }

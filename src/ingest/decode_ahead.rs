@@ -506,6 +506,7 @@ mod tests {
             traces: true,
             trust_files: false,
             group_bytes: crate::ingest::GROUP_BYTES,
+            keep_states: crate::index::retention::KeepStates::DEFAULT,
         }
     }
 

@@ -49,6 +49,8 @@ pub struct IngestOptions {
     /// Bytes of archive packages planned together at most (see
     /// [`sources::InputPaths::into_groups`]; [`GROUP_BYTES`] by default).
     pub group_bytes: u64,
+    /// The masterchain blocks whose states the index keeps.
+    pub keep_states: crate::index::retention::KeepStates,
 }
 
 pub use sources::{CHUNK_BYTES, GROUP_BYTES};
@@ -282,7 +284,8 @@ impl<'a, F: FnMut(&Unit, &Applied)> ImportWriter<'a, F> {
         Self {
             indexer: Indexer::new(db)
                 .with_encoding(row_encoding(opts))
-                .with_traces(opts.traces),
+                .with_traces(opts.traces)
+                .with_keep_states(opts.keep_states),
             planner: Planner::new(opts.chunk_size * 4),
             summary: IngestSummary::default(),
             unit_delay: opts.unit_delay,
@@ -360,4 +363,6 @@ fn add(total: &mut Applied, a: &Applied) {
     total.adopted_blocks += a.adopted_blocks;
     total.state_updates += a.state_updates;
     total.state_gaps += a.state_gaps;
+    total.released.states += a.released.states;
+    total.released.cells += a.released.cells;
 }

@@ -19,6 +19,7 @@ use tonindex_storage::Db;
 
 use crate::decode::state::StateFile;
 use crate::decode::DecodedBlock;
+use crate::index::retention::KeepStates;
 use crate::index::{Applied, IndexError, Indexer, IndexerState, Unit};
 use crate::query;
 use crate::state::cells::{CellRows, Loader};
@@ -148,6 +149,7 @@ pub struct Pipeline {
     /// What the indexer keeps from one unit to the next.
     state: Arc<IndexerState>,
     feed: Option<CommitFeed>,
+    keep_states: KeepStates,
 }
 
 impl Pipeline {
@@ -156,6 +158,7 @@ impl Pipeline {
             view: IndexView { db },
             state: Arc::default(),
             feed: None,
+            keep_states: KeepStates::DEFAULT,
         }
     }
 
@@ -173,8 +176,18 @@ impl Pipeline {
         &self.view
     }
 
+    /// Keeps the states of so many masterchain blocks (`[index] keep_states`).
+    pub fn with_keep_states(self, keep_states: KeepStates) -> Self {
+        Self {
+            keep_states,
+            ..self
+        }
+    }
+
     fn indexer(&self) -> Indexer<'_> {
-        let indexer = Indexer::new(&self.view.db).with_state(Arc::clone(&self.state));
+        let indexer = Indexer::new(&self.view.db)
+            .with_state(Arc::clone(&self.state))
+            .with_keep_states(self.keep_states);
         match &self.feed {
             Some(feed) => indexer.with_feed(feed.clone()),
             None => indexer,

@@ -271,9 +271,16 @@ impl<'a> Loader<'a> {
     }
 }
 
+/// The representation hashes of the children a stored row names, in
+/// order (a child referenced twice is named twice).
+pub fn child_hashes(hash: &HashBytes, row: &[u8]) -> Result<Vec<HashBytes>, CellError> {
+    decode_row(hash, row).map(|r| r.refs)
+}
+
 /// Rows for every cell of the tree under `root`; shallow cells (which come
 /// from the store) are skipped with everything below them. Each cell once.
-pub fn new_rows(root: &DynCell) -> Vec<(HashBytes, Vec<u8>)> {
+#[cfg(test)]
+fn new_rows(root: &DynCell) -> Vec<(HashBytes, Vec<u8>)> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![root];

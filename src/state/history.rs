@@ -1,8 +1,9 @@
 //! Account states at earlier blocks, read from the cell store.
 //!
-//! Every state the index tracked is still in the content-addressed cell
-//! store (cells are not collected), so the state after any applied block is
-//! reachable from that block's state root hash. One account is found by
+//! The states the index keeps (`[index] keep_states`: those of the newest
+//! masterchain blocks, or all) are in the content-addressed cell store, so
+//! the state after such a block is reachable from its state root hash; a
+//! released state's root is missing ([`CellError::Missing`]). One account is found by
 //! walking the `ShardAccounts` dictionary down its key, loading only the
 //! cells on the path, then its `Account` subtree.
 //!
@@ -131,10 +132,10 @@ fn label_len_if_matches(
 
 /// The account state whose `Account` cell hash is `hash` (what a
 /// transaction's state update names), read from the cell store; `Ok(None)`
-/// when the store does not hold that cell. The states after each applied
-/// block are held, so the state after an account's last transaction in a
-/// block is, and the states between two of its transactions in one block
-/// are not. Code and data come back shallow (their hashes are known, their
+/// when the store does not hold that cell. The states after each kept
+/// block are held, so the state after an account's last transaction in
+/// such a block is, and the states between two of its transactions in one
+/// block are not. Code and data come back shallow (their hashes are known, their
 /// trees are not loaded); extra currencies are loaded whole.
 pub fn account_by_hash(
     rows: &dyn CellRows,

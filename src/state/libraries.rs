@@ -27,7 +27,7 @@ const MASTERCHAIN: ShardKey = ShardKey {
 
 impl CellRows for Reader<'_> {
     fn row(&self, hash: &HashBytes) -> Result<Option<Vec<u8>>, CellError> {
-        Ok(self.get::<Cells>(hash.as_array())?.map(|r| r.0))
+        Ok(self.get::<Cells>(hash.as_array())?.map(|r| r.bytes))
     }
 }
 

@@ -270,6 +270,83 @@ impl Value for RawBytes {
     }
 }
 
+/// A shared row with its reference count in front (`count u32 | bytes`),
+/// for tables whose rows many others point to and that are collected when
+/// none does (the cell store). A writer moves counts with merge operands
+/// ([`crate::Batch::add_refs`]) without reading the row; [`counted_merge`]
+/// folds them in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counted {
+    pub count: u32,
+    pub bytes: Vec<u8>,
+}
+
+impl Value for Counted {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 + self.bytes.len());
+        out.extend_from_slice(&self.count.to_be_bytes());
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let (count, rest) = bytes
+            .split_first_chunk::<4>()
+            .ok_or(Error::Corrupt("counted value"))?;
+        Ok(Counted {
+            count: u32::from_be_bytes(*count),
+            bytes: rest.to_vec(),
+        })
+    }
+}
+
+/// A merge operand of a [`Counted`] table: a signed change of the count
+/// (`i32` big-endian).
+pub(crate) fn count_delta(delta: i32) -> [u8; 4] {
+    delta.to_be_bytes()
+}
+
+fn sum_deltas(operands: &rocksdb::MergeOperands) -> i64 {
+    operands
+        .iter()
+        .filter_map(|op| op.try_into().ok().map(i32::from_be_bytes))
+        .map(i64::from)
+        .sum()
+}
+
+/// Full merge of a [`Counted`] row: the stored count plus every delta. A
+/// count moved below zero stays at zero. Deltas on a row that does not exist
+/// (a reference to a row already collected: a bug, never a user's input)
+/// give a row with no bytes, which its reader reports as corrupt, rather
+/// than a merge failure, which would stop RocksDB's compactions.
+pub(crate) fn counted_merge(
+    _key: &[u8],
+    existing: Option<&[u8]>,
+    operands: &rocksdb::MergeOperands,
+) -> Option<Vec<u8>> {
+    let (count, bytes) = match existing.and_then(|e| e.split_first_chunk::<4>()) {
+        Some((count, rest)) => (i64::from(u32::from_be_bytes(*count)), rest),
+        None => (0, &[][..]),
+    };
+    let count = (count + sum_deltas(operands)).clamp(0, i64::from(u32::MAX)) as u32;
+    Some(
+        Counted {
+            count,
+            bytes: bytes.to_vec(),
+        }
+        .encode(),
+    )
+}
+
+/// Partial merge: consecutive deltas summed into one.
+pub(crate) fn counted_partial_merge(
+    _key: &[u8],
+    _existing: Option<&[u8]>,
+    operands: &rocksdb::MergeOperands,
+) -> Option<Vec<u8>> {
+    let sum = sum_deltas(operands).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    Some(count_delta(sum).to_vec())
+}
+
 pub(crate) fn bincode_encode<T: Serialize>(v: &T) -> Vec<u8> {
     bincode::serde::encode_to_vec(v, bincode::config::standard())
         .expect("in-memory bincode encoding cannot fail")

@@ -812,6 +812,48 @@ impl Key for ShardKey {
     }
 }
 
+/// A shard key is also a value (of [`crate::tables::StateReleases`]).
+impl crate::codec::Value for ShardKey {
+    fn encode(&self) -> Vec<u8> {
+        Key::encode(self)
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        Key::decode(bytes)
+    }
+}
+
+/// `mc_seqno u32 | root [32]`: a state root released after a masterchain block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateReleaseKey {
+    pub mc_seqno: u32,
+    pub root: Hash,
+}
+
+impl StateReleaseKey {
+    /// Prefix of the releases after one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::default().u32(mc_seqno).finish()
+    }
+}
+
+impl Key for StateReleaseKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(36)
+            .u32(self.mc_seqno)
+            .hash(&self.root)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = StateReleaseKey {
+            mc_seqno: r.u32()?,
+            root: r.hash()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

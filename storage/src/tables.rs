@@ -21,7 +21,7 @@ use tonindex_model::{
     ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TraceRecord,
 };
 
-use crate::codec::{Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
+use crate::codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 use crate::rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, JettonBurnRecord, JettonMasterRecord,
     JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
@@ -102,12 +102,19 @@ fn blob_values(opts: &mut Options) {
     opts.set_block_based_table_factory(&block);
 }
 
-/// The cell store: point lookups (4 KiB blocks, bloom filters) with the
-/// blob tables' compression.
+/// The cell store: point lookups (4 KiB blocks, bloom filters on every
+/// level: a state's new cells are looked up before they are written, and
+/// nearly all of them are not there yet) with the blob tables'
+/// compression, and reference counts moved by merge operands.
 fn cell_values(opts: &mut Options) {
-    point_lookup(opts);
+    point_lookup_misses(opts);
     opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
     zstd_dictionary(opts);
+    opts.set_merge_operator(
+        "tonindex.counted",
+        crate::codec::counted_merge,
+        crate::codec::counted_partial_merge,
+    );
 }
 
 macro_rules! table {
@@ -299,14 +306,25 @@ table!(
 );
 
 table!(
-    /// The cells of every shard state the index tracks, content-addressed so
+    /// The cells of the shard states the index keeps, content-addressed so
     /// that consecutive states share what did not change (a Merkle update
-    /// writes only its new cells). key: representation hash `[32]` → a cell
-    /// row (descriptor, bit length, hashes and depths per level, data, child
-    /// representation hashes); the layout belongs to the main crate's
-    /// `state::cells`, which alone reads and writes it. Cells no newer state
-    /// references are not collected yet.
-    Cells, "cells", Hash => RawBytes, cell_values; importer_reads
+    /// writes only its new cells). key: representation hash `[32]` →
+    /// [`Counted`]: the number of references to the cell (from stored
+    /// cells, and one from each kept state whose root it is), then a cell
+    /// row (descriptor, bit length, hashes and depths per level, data,
+    /// child representation hashes); the row layout belongs to the main
+    /// crate's `state::cells`, which alone reads and writes this table. A
+    /// cell whose count falls to zero is deleted with its references.
+    Cells, "cells", Hash => Counted, cell_values; importer_reads
+);
+table!(
+    /// Shard states that a newer state replaced, by the masterchain block
+    /// from which on the newer one is in force: once that block is older
+    /// than the states the index keeps (`[index] keep_states`), the old
+    /// state's root is released from [`Cells`]. key: `mc_seqno u32 | root
+    /// [32]` → the shard ([`ShardKey`]) whose [`ShardStates`] row to drop
+    /// if it still names the root (a split parent's).
+    StateReleases, "state_releases", StateReleaseKey => ShardKey; importer_reads
 );
 table!(
     /// The newest full state held per shard: the root of its tree in
@@ -709,6 +727,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<MsgByCreatedAt>(),
         entry::<LatestAccounts>(),
         entry::<Cells>(),
+        entry::<StateReleases>(),
         entry::<ShardStates>(),
         entry::<AccountStates>(),
         entry::<AccountBalances>(),

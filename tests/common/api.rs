@@ -94,6 +94,7 @@ pub fn fixture() -> &'static Fixture {
                 traces: true,
                 trust_files: false,
                 group_bytes: tonindex::ingest::GROUP_BYTES,
+                keep_states: tonindex::index::retention::KeepStates::DEFAULT,
             };
             let accounts = tempfile::tempdir().unwrap();
             let mut all = state_paths(accounts.path());

@@ -185,7 +185,8 @@ fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<E
             501,
             format!(
                 "the state of workchain {} after masterchain block {seqno} is not held \
-                 (states are kept from the first imported shard state on)",
+                 (states are kept from the first imported shard state on, for the newest \
+                 masterchain blocks that [index] keep_states names)",
                 address.workchain
             ),
         )
@@ -194,7 +195,22 @@ fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<E
     let root = HashBytes(source.state_root_hash);
     let shard_account = match history::shard_account_at(r, &root, &address.id) {
         Ok(sa) => sa,
-        Err(CellError::Missing(h)) if h == root => return Err(not_held()),
+        // Released (or, on a follower, released while it was read): what a
+        // lite server proves, where this node follows one.
+        Err(CellError::Missing(_)) => match proven_after(ctx, address, &mc) {
+            Some(Ok(sa)) => sa,
+            Some(Err(refused)) => {
+                let held = not_held();
+                return Err(V2Error::new(
+                    held.code,
+                    format!(
+                        "{}; asking the lite server failed: {}",
+                        held.message, refused.message
+                    ),
+                ));
+            }
+            None => return Err(not_held()),
+        },
         Err(e) => return Err(V2Error::new(500, format!("internal error: {e}"))),
     };
     Ok(Earlier {
@@ -202,6 +218,27 @@ fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<E
         source,
         mc,
     })
+}
+
+/// The account's state after masterchain block `mc` as the lite servers
+/// of a followed chain prove it; `None` where no lite server is asked (the
+/// devnet, or a read that may not wait for one).
+fn proven_after(
+    ctx: &Ctx<'_>,
+    address: &Address,
+    mc: &BlockRecord,
+) -> Option<Result<Option<ShardAccount>, crate::chain::link::Refused>> {
+    let chain = ctx.chain?;
+    // A lite server is waited for on the read pool only, never on the
+    // async worker: the first, inline try gives up its budget here.
+    if ctx.reader.exhaust_budget() {
+        return None;
+    }
+    Some(
+        chain
+            .account_state(address, &mc.id)?
+            .map(|proven| proven.shard_account),
+    )
 }
 
 /// CPP-only `getShardAccountCell`: the account's `ShardAccount` as a cell

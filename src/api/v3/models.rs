@@ -253,13 +253,20 @@ impl AccountState {
     /// when it holds it.
     pub fn fill(&mut self, rows: &dyn crate::state::cells::CellRows) -> Result<(), V3Error> {
         let hash = tycho_types::cell::HashBytes(self.hash.0);
-        let held = crate::state::history::account_by_hash(rows, &hash).map_err(|e| match e {
-            crate::state::cells::CellError::Storage(e) => V3Error::from(e),
-            e => V3Error::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                format!("internal error: {e}"),
-            ),
-        })?;
+        use crate::state::cells::CellError;
+        let held = match crate::state::history::account_by_hash(rows, &hash) {
+            Ok(held) => held,
+            // Part of a state released while it was read (a follower
+            // catching up with its writer): not held, as a released one.
+            Err(CellError::Missing(_)) => None,
+            Err(CellError::Storage(e)) => return Err(V3Error::from(e)),
+            Err(e) => {
+                return Err(V3Error::new(
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("internal error: {e}"),
+                ))
+            }
+        };
         let Some(account) = held else {
             return Ok(());
         };
