@@ -110,6 +110,35 @@ fn account_in(r: &Reader<'_>, root: &HashBytes, a: &Address) -> Result<Option<St
     })
 }
 
+/// One v2 `getAddressInformation` through the API over `db`: status and JSON.
+fn address_information(db: Db, address: &Address, seqno: u32) -> (u16, serde_json::Value) {
+    use tower::ServiceExt;
+    let app = tonindex::api::router(tonindex::api::Api::new(
+        std::sync::Arc::new(db),
+        tonindex::api::ApiConfig::default(),
+    ));
+    let uri = format!(
+        "/api/v2/getAddressInformation?address={}:{}&seqno={seqno}",
+        address.workchain,
+        hex::encode(address.id)
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let req = axum::http::Request::get(uri)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let resp = app.oneshot(req).await.unwrap();
+        let status = resp.status().as_u16();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    })
+}
+
 /// A chain of 2 shards that split and merge, imported keeping every state
 /// and keeping 3 masterchain blocks': the kept states answer as the
 /// archive's do for every account, older ones are gone, every count is
@@ -179,4 +208,26 @@ fn kept_states_answer_as_an_archive_and_released_cells_are_gone() {
             assert!(account_in(&ra, &roots[0], &accounts[0]).is_ok());
         }
     }
+
+    // Through v2: a kept block answers as the archive does; an older one
+    // says the state is no longer held (a node without a lite server).
+    let wallet = accounts.iter().find(|a| a.workchain == 0).copied().unwrap();
+    let (kept_dir, all_dir) = (kept.path().to_path_buf(), all.path().to_path_buf());
+    drop((ra, rk));
+    drop((all, kept));
+    let open = |dir: &Path| Db::open(dir, &DbOptions::default()).unwrap();
+    let (status, kept_answer) = address_information(open(&kept_dir), &wallet, newest - 1);
+    assert_eq!(status, 200, "{kept_answer}");
+    let (_, all_answer) = address_information(open(&all_dir), &wallet, newest - 1);
+    assert_eq!(kept_answer["result"], all_answer["result"]);
+    assert!(kept_answer["result"]["balance"].as_str().unwrap() != "0");
+    let (status, old) = address_information(open(&kept_dir), &wallet, newest - 10);
+    assert_eq!(status, 501, "{old}");
+    assert_eq!(old["ok"], false);
+    assert!(
+        old["error"].as_str().unwrap().contains("keep_states"),
+        "{old}"
+    );
+    let (status, _) = address_information(open(&all_dir), &wallet, newest - 10);
+    assert_eq!(status, 200);
 }

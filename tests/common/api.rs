@@ -94,7 +94,10 @@ pub fn fixture() -> &'static Fixture {
                 traces: true,
                 trust_files: false,
                 group_bytes: tonindex::ingest::GROUP_BYTES,
-                keep_states: tonindex::index::retention::KeepStates::DEFAULT,
+                // The 2019 series' states are read at their own blocks,
+                // millions of masterchain blocks before the newest fixture
+                // block: an archive's retention.
+                keep_states: tonindex::index::retention::KeepStates::All,
             };
             let accounts = tempfile::tempdir().unwrap();
             let mut all = state_paths(accounts.path());
