@@ -27,6 +27,9 @@ mod shards;
 #[path = "devnet/snapshots.rs"]
 mod snapshots;
 
+#[path = "devnet/streaming.rs"]
+mod streaming;
+
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;

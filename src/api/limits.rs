@@ -1,7 +1,8 @@
 //! API keys and rate limits (`[serve.rate_limit]`, `[[serve.api_keys]]`).
 //!
-//! A key comes in the `X-API-Key` header (any case) or the `api_key` query
-//! parameter; an unknown key is a 401. A known key has its own rate
+//! A key comes in the `X-API-Key` header (any case), an `Authorization:
+//! Bearer` header, or the `api_key` or `token` query parameter; an unknown
+//! key is a 401. Streaming API v2 connections count as v3 calls. A known key has its own rate
 //! (`rps`, 0 = unlimited); a request without a key falls under its API's
 //! anonymous rate, per client address (`anonymous_v2_rps`,
 //! `anonymous_v3_rps`, 0 = unlimited — the default of a self-hosted node;
@@ -156,14 +157,24 @@ impl RateLimits {
     }
 }
 
-/// The key a request carries: the `X-API-Key` header, else `api_key`.
+/// The key a request carries: the `X-API-Key` header, else an
+/// `Authorization: Bearer` one (TonAPI's clients), else the `api_key`
+/// (toncenter) or `token` (TonAPI) query parameter.
 fn request_key(req: &Request) -> Option<String> {
     if let Some(v) = req.headers().get("x-api-key") {
         return v.to_str().ok().map(str::to_string);
     }
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(key) = bearer {
+        return Some(key.trim().to_string());
+    }
     let query = req.uri().query()?;
     form_urlencoded::parse(query.as_bytes())
-        .find(|(k, _)| k == "api_key")
+        .find(|(k, _)| k == "api_key" || k == "token")
         .map(|(_, v)| v.into_owned())
 }
 
@@ -181,10 +192,9 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
     let path = req.uri().path();
     let v2 = is_v2_path(path);
     // The API docs are not calls: no key or rate applies to them.
-    if limits.is_open()
-        || !(v2 || path.starts_with("/api/v3"))
-        || super::openapi::is_docs_path(path)
-    {
+    // A stream is one call when it opens.
+    let called = v2 || path.starts_with("/api/v3") || path.starts_with("/api/streaming/v2/");
+    if limits.is_open() || !called || super::openapi::is_docs_path(path) {
         return Ok(req);
     }
     let key = request_key(&req);
@@ -291,5 +301,29 @@ mod tests {
         );
         assert_eq!(calls_in(br#"{"method":"a"}"#), 1);
         assert_eq!(calls_in(b"not json"), 1);
+    }
+
+    /// toncenter's header and query parameter, TonAPI's Bearer and `token`.
+    #[test]
+    fn a_key_comes_in_any_of_the_clients_places() {
+        let key = |uri: &str, header: Option<(&str, &str)>| {
+            let mut b = Request::builder().uri(uri);
+            if let Some((name, value)) = header {
+                b = b.header(name, value);
+            }
+            request_key(&b.body(Body::empty()).unwrap())
+        };
+        let some = Some("k1".to_string());
+        assert_eq!(key("/api/v3/x", Some(("X-API-Key", "k1"))), some);
+        assert_eq!(
+            key("/api/streaming/v2/ws", Some(("authorization", "Bearer k1"))),
+            some
+        );
+        assert_eq!(key("/api/streaming/v2/ws?token=k1", None), some);
+        assert_eq!(key("/api/v2/x?api_key=k1", None), some);
+        assert_eq!(
+            key("/api/v2/x?other=k1", Some(("authorization", "Basic k1"))),
+            None
+        );
     }
 }

@@ -22,6 +22,7 @@ pub mod request_metrics;
 pub mod response;
 pub mod send;
 pub mod server;
+pub mod streaming;
 pub mod v2;
 pub mod v3;
 
@@ -187,6 +188,8 @@ pub struct Api {
     limits: Arc<limits::RateLimits>,
     /// Off-chain token content and its fetcher, where enabled.
     offchain: Option<Arc<crate::offchain::Offchain>>,
+    /// The clients of Streaming API v2.
+    streams: Arc<streaming::hub::Hub>,
 }
 
 /// Why a read produced no answer.
@@ -240,8 +243,16 @@ impl Api {
             });
             api.pending = Some(pending);
         }
+        let stream_commits = chain.commit_feed().map(|feed| feed.subscribe());
+        if stream_commits.is_some() {
+            api.streams = Arc::new(streaming::hub::Hub::new(true));
+        }
         api.chain = Some(chain);
-        Arc::new(api)
+        let api = Arc::new(api);
+        if let Some(commits) = stream_commits {
+            streaming::hub::spawn(Arc::downgrade(&api), commits);
+        }
+        api
     }
 
     fn build(db: Arc<Db>, cfg: ApiConfig, guards: bool) -> Arc<Self> {
@@ -271,7 +282,41 @@ impl Api {
             pending: None,
             limits,
             offchain,
+            streams: Arc::new(streaming::hub::Hub::new(false)),
         })
+    }
+
+    /// The clients of Streaming API v2.
+    pub fn streams(&self) -> &Arc<streaming::hub::Hub> {
+        &self.streams
+    }
+
+    /// Runs `f` on one reader on a blocking thread, without a deadline or
+    /// admission: the server's own work (the streams' notifications), not
+    /// a request's. `None` when `f` panicked (logged).
+    pub async fn read_background<T: Send + 'static>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&Ctx<'_>) -> T + Send + 'static,
+    ) -> Option<T> {
+        let api = Arc::clone(self);
+        let run = tokio::task::spawn_blocking(move || {
+            let ctx = Ctx {
+                reader: api.db.reader(),
+                cfg: &api.cfg,
+                tvm: &api.tvm,
+                chain: api.chain.as_deref(),
+                pending: api.pending.as_deref(),
+                offchain: api.offchain.as_deref(),
+            };
+            f(&ctx)
+        });
+        match run.await {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!(error = %e, "a background read panicked");
+                None
+            }
+        }
     }
 
     /// Runs `f` on one reader, within the request's time budget. First on
@@ -417,6 +462,7 @@ pub fn router(api: Arc<Api>) -> App {
         .route("/metrics", get(request_metrics::metrics))
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
+        .nest("/api/streaming", streaming::router())
         .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);

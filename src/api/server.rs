@@ -149,7 +149,11 @@ pub async fn serve(
 ) -> io::Result<()> {
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let refusing = Arc::new(Semaphore::new(limits.max_refusing));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    // Shutdown: every connection is told (`stop`), then the server waits
+    // for their tasks (each holds a `drained` sender) at most DRAIN_TIME.
+    // (hyper-util's GracefulShutdown does not take upgradeable connections.)
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (drained_tx, mut drained_rx) = tokio::sync::mpsc::channel::<()>(1);
     // hyper's own header timeout arms a timer for every request head (a
     // few per cent of a small request's cost); the watchdog below checks
     // each connection a few times per timeout instead.
@@ -205,10 +209,16 @@ pub async fn serve(
             activity: Arc::clone(&activity),
             peer,
         };
-        let conn = builder.serve_connection(io, TowerToHyperService::new(service));
-        let conn = graceful.watch(conn);
+        // With upgrades: Streaming API v2's WebSocket takes the socket over.
+        let conn = builder
+            .serve_connection(io, TowerToHyperService::new(service))
+            .with_upgrades();
+        let mut stop = stop_rx.clone();
+        let drained = drained_tx.clone();
         tokio::spawn(async move {
             let _permit = permit;
+            let _drained = drained;
+            let mut stopping = false;
             tokio::pin!(conn);
             let mut check =
                 tokio::time::interval((limits.header_timeout / 4).max(Duration::from_millis(1)));
@@ -227,12 +237,19 @@ pub async fn serve(
                             break;
                         }
                     }
+                    _ = stop.changed(), if !stopping => {
+                        // Finish the request in flight, then close.
+                        stopping = true;
+                        conn.as_mut().graceful_shutdown();
+                    }
                 }
             }
         });
     }
     drop(listener);
-    if tokio::time::timeout(DRAIN_TIME, graceful.shutdown())
+    let _ = stop_tx.send(true);
+    drop(drained_tx);
+    if tokio::time::timeout(DRAIN_TIME, drained_rx.recv())
         .await
         .is_err()
     {
@@ -264,6 +281,38 @@ impl Activity {
 
     fn touch(&self) {
         self.events.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The connection a request came on, for an answer that streams after its
+/// handler returned (server-sent events): while it holds an
+/// [`ActivityHold`], the watchdog does not take the connection for idle.
+#[derive(Clone)]
+pub struct StreamActivity(Arc<Activity>);
+
+impl StreamActivity {
+    /// Counts the stream as a request in flight until the hold is dropped.
+    pub fn hold(&self) -> ActivityHold {
+        self.0.in_flight.fetch_add(1, Ordering::Relaxed);
+        self.0.touch();
+        ActivityHold(Arc::clone(&self.0))
+    }
+}
+
+/// A streaming answer in flight on its connection (see [`StreamActivity`]).
+pub struct ActivityHold(Arc<Activity>);
+
+impl ActivityHold {
+    /// Something was sent.
+    pub fn touch(&self) {
+        self.0.touch();
+    }
+}
+
+impl Drop for ActivityHold {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -315,6 +364,8 @@ impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
     fn call(&mut self, mut req: Request<hyper::body::Incoming>) -> Self::Future {
         req.extensions_mut()
             .insert(axum::extract::ConnectInfo(self.peer));
+        req.extensions_mut()
+            .insert(StreamActivity(Arc::clone(&self.activity)));
         self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
         self.activity.touch();
         // hyper's adapter cloned this service for the request already.

@@ -175,6 +175,20 @@ pub(super) fn expand(name: &str, out: &mut HashSet<String>, depth: usize) {
     }
 }
 
+/// The action types of `names` (shortcuts expanded; `latest` when none),
+/// always with v1: a streaming subscription's supported set.
+pub fn supported_set(names: &[String]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        expand(n, &mut out, 0);
+    }
+    if out.is_empty() {
+        expand("latest", &mut out, 0);
+    }
+    expand("v1", &mut out, 0);
+    out
+}
+
 /// The action types a client understands: the shortcuts it named
 /// (`supported_action_types`, repeated or comma-separated; `latest` when
 /// absent), expanded, always with v1.

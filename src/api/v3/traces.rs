@@ -202,6 +202,26 @@ fn render(
     Ok(out)
 }
 
+/// A committed trace's tree and its transactions (hash → Transaction, their
+/// account states filled), as a streaming `trace` notification shows them.
+pub fn tree_and_transactions(
+    ctx: &Ctx<'_>,
+    t: &TraceRecord,
+) -> Result<(serde_json::Value, BTreeMap<String, Transaction>), V3Error> {
+    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
+    let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
+    let mut accounts = Vec::new();
+    let mut out = render(t, &txs, None, false, &mut accounts)?;
+    AccountState::fill_all(
+        out.transactions
+            .values_mut()
+            .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
+        &ctx.reader,
+    )?;
+    let tree = serde_json::to_value(&out.trace).unwrap_or(serde_json::Value::Null);
+    Ok((tree, out.transactions))
+}
+
 /// A transaction as v3 shows it; an emulated one is in no block yet. A
 /// stored one's account states are the caller's to fill
 /// ([`AccountState::fill_all`] over the whole answer).

@@ -1,0 +1,322 @@
+//! The notifications one commit makes for the subscribed clients, read
+//! from what the commit wrote (the feed names it; the index holds it).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{json, Value as Json};
+use tonindex_model::{Address, Hash, MsgKind, TraceRecord, TransactionRecord};
+use tonindex_storage::tables::{HashTxKey, JettonWallets, TxByOutMsg};
+
+use super::subscription::{Finality, Kind, Subscription};
+use crate::api::encoding::{b64, raw_upper, B64};
+use crate::api::params::Params;
+use crate::api::v3::models::{AccountState, Transaction};
+use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
+use crate::api::Ctx;
+use crate::index::feed::Committed;
+use crate::query;
+
+/// A client's notifications of one commit, as JSON texts in sending order.
+pub type Outbox = Vec<(u64, Vec<String>)>;
+
+/// Hops followed up a trace to find the message it starts with.
+const MAX_TRACE_DEPTH: usize = 512;
+
+/// Every notification `commit` makes for `clients`. All of them are
+/// `finalized`: the commit feed carries what masterchain blocks committed.
+pub fn notifications(
+    ctx: &Ctx<'_>,
+    commit: &Committed,
+    clients: &[(u64, Arc<Subscription>)],
+) -> Result<Outbox, V3Error> {
+    let mut out: HashMap<u64, Vec<String>> = HashMap::new();
+    let finality = Finality::Finalized;
+    let watched = |kind: Kind| -> HashSet<Address> {
+        clients
+            .iter()
+            .filter(|(_, s)| s.wants(kind, finality))
+            .flat_map(|(_, s)| s.addresses.iter().copied())
+            .collect()
+    };
+    let committed: Vec<_> = commit
+        .transactions
+        .iter()
+        .filter(|t| t.mc_seqno.is_some())
+        .collect();
+
+    // transactions
+    let tx_watch = watched(Kind::Transactions);
+    let hashes: Vec<Hash> = committed
+        .iter()
+        .filter(|t| tx_watch.contains(&t.account))
+        .map(|t| t.hash)
+        .collect();
+    if !hashes.is_empty() {
+        let groups = transactions_by_trace(ctx, &hashes)?;
+        for (id, sub) in clients {
+            if !sub.wants(Kind::Transactions, finality) {
+                continue;
+            }
+            for (key, txs) in &groups {
+                let mut mine: Vec<&(TransactionRecord, Json)> = txs
+                    .iter()
+                    .filter(|(r, _)| sub.addresses.contains(&r.account))
+                    .collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                mine.sort_by_key(|t| std::cmp::Reverse(t.0.lt));
+                let mut n = json!({
+                    "type": "transactions",
+                    "finality": finality.as_str(),
+                    "trace_external_hash_norm": key,
+                    "transactions": mine.iter().map(|(_, j)| j).collect::<Vec<_>>(),
+                });
+                let addresses = mine.iter().flat_map(|(r, _)| tx_addresses(ctx, r));
+                with_books(ctx, sub, &mut n, addresses.collect())?;
+                out.entry(*id).or_default().push(n.to_string());
+            }
+        }
+    }
+
+    // actions and traces, when a commit classifies a complete trace
+    for trace_id in &commit.classified_traces {
+        let Some(trace) = query::traces::trace(&ctx.reader, trace_id)? else {
+            continue;
+        };
+        let key = trace_key(&trace);
+        let records = query::traces::trace_actions(&ctx.reader, trace_id)?;
+        let mut tree = None;
+        for (id, sub) in clients {
+            let typed: Vec<_> = records
+                .iter()
+                .filter(|a| sub.action_types.is_empty() || sub.action_types.contains(&a.kind))
+                .filter(|a| action_types::visible(a, &sub.supported))
+                .collect();
+            if sub.wants(Kind::Actions, finality) {
+                let mut mine: Vec<_> = typed
+                    .iter()
+                    .filter(|a| a.accounts.iter().any(|x| sub.addresses.contains(x)))
+                    .collect();
+                mine.sort_by_key(|a| std::cmp::Reverse((a.end_lt, a.start_lt)));
+                if !mine.is_empty() {
+                    let addresses = mine
+                        .iter()
+                        .flat_map(|a| a.accounts.iter().copied())
+                        .collect();
+                    let mut n = json!({
+                        "type": "actions",
+                        "finality": finality.as_str(),
+                        "trace_external_hash_norm": key,
+                        "actions": mine.iter().map(|a| actions::action_json(a, &trace, true)).collect::<Vec<_>>(),
+                    });
+                    with_books(ctx, sub, &mut n, addresses)?;
+                    out.entry(*id).or_default().push(n.to_string());
+                }
+            }
+            if sub.wants(Kind::Trace, finality) && sub.trace_norms.contains(&key) {
+                if tree.is_none() {
+                    tree = Some(traces::tree_and_transactions(ctx, &trace)?);
+                }
+                let (node, txs) = tree.as_ref().expect("just built");
+                let addresses = txs.values().flat_map(|t| [t.account.0]).collect();
+                let mut n = json!({
+                    "type": "trace",
+                    "finality": finality.as_str(),
+                    "trace_external_hash_norm": key,
+                    "trace": node,
+                    "transactions": txs,
+                });
+                if !typed.is_empty() {
+                    n["actions"] = json!(typed
+                        .iter()
+                        .map(|a| actions::action_json(a, &trace, true))
+                        .collect::<Vec<_>>());
+                }
+                with_books(ctx, sub, &mut n, addresses)?;
+                out.entry(*id).or_default().push(n.to_string());
+            }
+        }
+    }
+
+    // account states and Jetton wallets the commit changed
+    let state_watch = watched(Kind::AccountStateChange);
+    let jetton_watch = clients
+        .iter()
+        .any(|(_, s)| s.wants(Kind::JettonsChange, finality));
+    let mut seen = HashSet::new();
+    for t in &committed {
+        if !seen.insert(t.account) {
+            continue;
+        }
+        if state_watch.contains(&t.account) {
+            if let Some(state) = account_state(ctx, &t.account)? {
+                let n = json!({
+                    "type": "account_state_change",
+                    "finality": finality.as_str(),
+                    "account": raw_upper(&t.account),
+                    "state": state,
+                })
+                .to_string();
+                for (id, sub) in clients {
+                    if sub.wants(Kind::AccountStateChange, finality)
+                        && sub.addresses.contains(&t.account)
+                    {
+                        out.entry(*id).or_default().push(n.clone());
+                    }
+                }
+            }
+        }
+        if jetton_watch {
+            if let Some(w) = ctx.reader.get::<JettonWallets>(&t.account)? {
+                let owner = w.owner;
+                let jetton = json!({
+                    "address": raw_upper(&t.account),
+                    "balance": w.balance.to_string(),
+                    "owner": raw_upper(&w.owner),
+                    "jetton": raw_upper(&w.jetton),
+                    "last_transaction_lt": w.last_tx_lt.to_string(),
+                    "code_hash": b64(&w.code_hash),
+                    "data_hash": b64(&w.data_hash),
+                });
+                for (id, sub) in clients {
+                    let matches =
+                        sub.addresses.contains(&t.account) || sub.addresses.contains(&owner);
+                    if sub.wants(Kind::JettonsChange, finality) && matches {
+                        let mut n = json!({
+                            "type": "jettons_change",
+                            "finality": finality.as_str(),
+                            "jetton": jetton,
+                        });
+                        with_books(ctx, sub, &mut n, vec![t.account, owner, w.jetton])?;
+                        out.entry(*id).or_default().push(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// Adds `address_book` and `metadata` of `addresses` where the client asked.
+fn with_books(
+    ctx: &Ctx<'_>,
+    sub: &Subscription,
+    n: &mut Json,
+    addresses: Vec<Address>,
+) -> Result<(), V3Error> {
+    let p = Params::default();
+    if sub.include_address_book {
+        n["address_book"] = json!(address_book::build(ctx, &p, addresses.iter().copied())?);
+    }
+    if sub.include_metadata {
+        n["metadata"] = json!(metadata::build(ctx, &p, addresses)?);
+    }
+    Ok(())
+}
+
+/// The account of a transaction and the other ends of its messages.
+fn tx_addresses(ctx: &Ctx<'_>, r: &TransactionRecord) -> Vec<Address> {
+    let mut out = vec![r.account];
+    let msgs: Vec<Hash> = r.in_msg.iter().chain(&r.out_msgs).copied().collect();
+    if let Ok(records) = query::messages::messages(&ctx.reader, &msgs) {
+        for m in records {
+            out.extend(m.source);
+            out.extend(m.destination);
+        }
+    }
+    out
+}
+
+/// The key clients name a trace by: the normalized hash of the external
+/// message it starts with; a trace that starts otherwise (a tick-tock, a
+/// message from outside the index) by its root transaction's hash.
+fn trace_key(t: &TraceRecord) -> String {
+    b64(t.external_hash_norm.as_ref().unwrap_or(&t.trace_id))
+}
+
+/// Transactions by hash as v3 shows them, grouped by their traces' keys
+/// (found by following each in-message to the transaction that sent it:
+/// the commit that holds a transaction assembles its trace only later).
+#[allow(clippy::type_complexity)]
+fn transactions_by_trace(
+    ctx: &Ctx<'_>,
+    hashes: &[Hash],
+) -> Result<BTreeMap<String, Vec<(TransactionRecord, Json)>>, V3Error> {
+    let r = &ctx.reader;
+    let mut ids = Vec::new();
+    for h in hashes {
+        ids.extend(query::transactions::tx_id_by_hash(r, h)?);
+    }
+    let full = query::transactions::full_txs(r, &ids)?;
+    let mut shown: Vec<Transaction> = full.iter().map(Transaction::from).collect();
+    AccountState::fill_all(
+        shown
+            .iter_mut()
+            .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
+        r,
+    )?;
+    let mut groups: BTreeMap<String, Vec<(TransactionRecord, Json)>> = BTreeMap::new();
+    for (f, t) in full.iter().zip(shown) {
+        let key = root_key(ctx, &f.tx)?;
+        let j = serde_json::to_value(&t).map_err(internal)?;
+        groups.entry(key).or_default().push((f.tx.clone(), j));
+    }
+    Ok(groups)
+}
+
+/// [`trace_key`] of a transaction's trace, walking up its in-messages.
+fn root_key(ctx: &Ctx<'_>, tx: &TransactionRecord) -> Result<String, V3Error> {
+    let r = &ctx.reader;
+    let mut cur = tx.clone();
+    for _ in 0..MAX_TRACE_DEPTH {
+        let Some(in_hash) = cur.in_msg else {
+            break;
+        };
+        let Some(msg) = query::messages::message(r, &in_hash)? else {
+            break;
+        };
+        if msg.kind == MsgKind::ExternalIn {
+            return Ok(b64(msg.hash_norm.as_ref().unwrap_or(&msg.hash)));
+        }
+        let sender = r
+            .prefix::<TxByOutMsg>(&HashTxKey::prefix(&in_hash), false)
+            .next()
+            .transpose()?;
+        let Some((key, ())) = sender else {
+            break;
+        };
+        cur = query::transactions::tx_record(r, key.tx_id)?;
+    }
+    Ok(b64(&cur.hash))
+}
+
+/// The newest state of `account` as `account_state_change` shows it.
+fn account_state(ctx: &Ctx<'_>, account: &Address) -> Result<Option<Json>, V3Error> {
+    use crate::state::account::{newest, Known};
+    let held = match newest(&ctx.reader, account)? {
+        Known::Held((_, sa)) => sa,
+        Known::Absent | Known::NotHeld(_) | Known::Stale(..) => return Ok(None),
+    };
+    let mut state = AccountState {
+        hash: B64(*held.account.inner().repr_hash().as_array()),
+        balance: None,
+        extra_currencies: None,
+        account_status: None,
+        frozen_hash: None,
+        data_hash: None,
+        code_hash: None,
+    };
+    state.fill(&ctx.reader)?;
+    let mut j = serde_json::to_value(&state).map_err(internal)?;
+    j["extra_currencies"] = Json::Null;
+    Ok(Some(j))
+}
+
+fn internal(e: serde_json::Error) -> V3Error {
+    V3Error::new(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        format!("internal error: {e}"),
+    )
+}

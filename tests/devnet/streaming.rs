@@ -1,0 +1,88 @@
+//! Streaming API v2 on the devnet: PyPI `toncenter`'s own SSE and
+//! WebSocket clients hear of each transfer, and refused subscriptions
+//! get toncenter's words in its error shape.
+
+use super::*;
+use serde_json::json;
+
+/// `tests/python/streaming_toncenter.py`: ToncenterSSE and
+/// ToncenterWebSocket (toncenter 0.4.0, unchanged) subscribe to genesis
+/// wallets; each faucet transfer reaches them once as `transactions`,
+/// `actions` and `account_state_change` at `finalized`; the WebSocket
+/// client pings, unsubscribes a wallet and hears no more of it.
+#[test]
+fn toncenters_streaming_clients_hear_each_transfer() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let v = python("streaming_toncenter.py", &[dev.url()]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// Subscriptions are checked in toncenter's order and answered in its
+/// shape (`{"id"?, "error"}`, 400); a WebSocket route without an upgrade
+/// is 426; the health of the streams names the newest block they saw.
+#[test]
+fn streaming_refusals_and_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let sse = |body: &str| json(dev.port, "POST", "/api/streaming/v2/sse", body);
+    let wallet = format!("0:{}", "12".repeat(32));
+    for (body, want) in [
+        (
+            r#"{"id":"a","types":[]}"#.to_string(),
+            json!({"id": "a", "error": "types are required for subscription"}),
+        ),
+        (
+            r#"{"types":["trace_invalidated"]}"#.into(),
+            json!({"error": "invalid event type: trace_invalidated"}),
+        ),
+        (
+            r#"{"types":["transactions"],"addresses":["x"]}"#.into(),
+            json!({"error": "invalid address: x"}),
+        ),
+        (
+            r#"{"types":["transactions"]}"#.into(),
+            json!({"error": "addresses are required for subscription"}),
+        ),
+        (
+            r#"{"types":["trace"]}"#.into(),
+            json!({"error": "trace_external_hash_norms are required for trace subscription"}),
+        ),
+        (
+            format!(
+                r#"{{"types":["actions"],"addresses":["{wallet}"],"trace_external_hash_norms":["q"]}}"#
+            ),
+            json!({"error": "trace_external_hash_norms requires type \"trace\""}),
+        ),
+        (
+            format!(r#"{{"types":["actions"],"addresses":["{wallet}"],"min_finality":"soon"}}"#),
+            json!({"error": "invalid subscription request: unknown finality state: soon"}),
+        ),
+    ] {
+        let (status, v) = sse(&body);
+        assert_eq!(status, 400, "{body}: {v}");
+        assert_eq!(v, want, "{body}");
+    }
+    let (status, v) = sse("{not json");
+    assert_eq!(status, 400);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid subscription request: "),
+        "{v}"
+    );
+    let (status, _) = http(dev.port, "GET", "/api/streaming/v2/ws", "");
+    assert_eq!(status, 426);
+    fund(&dev, &wallet, 1_000_000_000);
+    let (status, v) = json(dev.port, "GET", "/api/streaming/healthz", "");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["ok"], true);
+    assert!(
+        v["components"]["commit-feed"]["last_finalized_mc_block_time"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{v}"
+    );
+}

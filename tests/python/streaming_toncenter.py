@@ -1,0 +1,122 @@
+"""PyPI toncenter 0.4.0's streaming clients, unchanged, against `tonindex
+dev` (argv[1] = base URL): ToncenterSSE and ToncenterWebSocket subscribe to
+two genesis wallets, the faucet funds them (`/dev/fund`, one block each),
+and each transfer reaches the subscriber as `transactions`, `actions` and
+`account_state_change` at `finalized`, once, naming the faucet's
+transaction; the WebSocket client pings, unsubscribes one wallet and no
+longer hears of it. Prints one JSON line; a failed expectation raises."""
+import asyncio
+import json
+import sys
+import urllib.request
+
+from toncenter.streaming import (
+    AccountStateNotification,
+    ActionsNotification,
+    ToncenterSSE,
+    ToncenterWebSocket,
+    TransactionsNotification,
+)
+from toncenter.types import Network
+
+
+def must(cond, what):
+    if not cond:
+        raise AssertionError(f"expectation failed: {what}")
+
+
+def fund(base, address, amount):
+    body = json.dumps({"address": address, "amount": str(amount)}).encode()
+    req = urllib.request.Request(f"{base}/dev/fund", data=body, method="POST")
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+def raw_upper(address):
+    wc, hex_part = address.split(":")
+    return f"{wc}:{hex_part.upper()}"
+
+
+async def collect(client, out, stop, **kwargs):
+    async for n in client.subscribe(stop=stop, **kwargs):
+        out.append(n)
+
+
+async def wait_for(pred, what, seconds=20):
+    for _ in range(seconds * 20):
+        if pred():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def check_transfer(got, address, funded):
+    """The notifications of one funding of `address`: each kind once."""
+    txs = [n for n in got if isinstance(n, TransactionsNotification)]
+    mine = [t for n in txs for t in n.transactions if t["hash"] == funded["tx_hash"]]
+    must(len(mine) == 1, f"the funded transaction once in `transactions`: {len(mine)}")
+    must(all(n.finality == "finalized" for n in got), "every notification finalized")
+    must(all(n.trace_external_hash_norm for n in txs), "transactions name their trace")
+    must(raw_upper(mine[0]["account"]) == raw_upper(address), "the subscribed account's transaction")
+    actions = [a for n in got if isinstance(n, ActionsNotification) for a in n.actions]
+    must(
+        any(a["type"] == "ton_transfer" and funded["tx_hash"] in a["transactions"] for a in actions),
+        "a ton_transfer action with the funded transaction",
+    )
+    states = [n for n in got if isinstance(n, AccountStateNotification)]
+    must(
+        any(raw_upper(n.account) == raw_upper(address) for n in states),
+        "the account's new state",
+    )
+
+
+async def main(base):
+    with urllib.request.urlopen(f"{base}/dev/accounts") as r:
+        genesis = json.load(r)
+    a, b = genesis[1]["address"], genesis[2]["address"]
+    types = ["transactions", "actions", "account_state_change"]
+    loop = asyncio.get_running_loop()
+
+    # Server-sent events.
+    sse = ToncenterSSE("", Network.MAINNET, base_url=base)
+    await sse.create_session()
+    got, stop = [], asyncio.Event()
+    task = asyncio.create_task(collect(sse, got, stop, addresses=[a], types=types, include_address_book=True))
+    await sse.wait_subscribed(timeout=10)
+    funded = await loop.run_in_executor(None, fund, base, a, 1_000_000_000)
+    await wait_for(lambda: len(got) >= 3, "three SSE notifications")
+    await asyncio.sleep(0.5)
+    check_transfer(got, a, funded)
+    must(len(got) == 3, f"exactly three notifications, got {[type(n).__name__ for n in got]}")
+    must(got[0].address_book is not None, "the address book asked for")
+    stop.set()
+    task.cancel()
+    await sse.close_session()
+
+    # WebSocket: two wallets, a ping, then one unsubscribed.
+    ws = ToncenterWebSocket("", Network.MAINNET, base_url=base)
+    await ws.create_session()
+    got, stop = [], asyncio.Event()
+    task = asyncio.create_task(collect(ws, got, stop, addresses=[a, b], types=types))
+    await ws.wait_subscribed(timeout=10)
+    funded_b = await loop.run_in_executor(None, fund, base, b, 2_000_000_000)
+    await wait_for(lambda: len(got) >= 3, "three WebSocket notifications")
+    check_transfer(got, b, funded_b)
+    await ws.dynamic_unsubscribe(addresses=[b])
+    pong = await ws._send_and_wait(ws._require_ws(), {"operation": "ping", "id": "p1"}, "p1")
+    must(pong == {"id": "p1", "status": "pong"}, f"pong: {pong}")
+    got.clear()
+    await loop.run_in_executor(None, fund, base, b, 3_000_000_000)
+    funded_a = await loop.run_in_executor(None, fund, base, a, 4_000_000_000)
+    await wait_for(lambda: len(got) >= 3, "the still subscribed wallet's notifications")
+    await asyncio.sleep(0.5)
+    check_transfer(got, a, funded_a)
+    accounts = {raw_upper(t["account"]) for n in got if isinstance(n, TransactionsNotification) for t in n.transactions}
+    must(accounts == {raw_upper(a)}, f"nothing of the unsubscribed wallet: {accounts}")
+    stop.set()
+    task.cancel()
+    await ws.close_session()
+    print(json.dumps({"ok": True}))
+
+
+asyncio.run(main(sys.argv[1]))
