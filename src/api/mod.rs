@@ -244,6 +244,7 @@ impl Api {
             api.pending = Some(pending);
         }
         let stream_commits = chain.commit_feed().map(|feed| feed.subscribe());
+        let stream_pending = api.pending.as_ref().map(|p| p.subscribe_added());
         if stream_commits.is_some() {
             api.streams = Arc::new(streaming::hub::Hub::new(true));
         }
@@ -251,6 +252,9 @@ impl Api {
         let api = Arc::new(api);
         if let Some(commits) = stream_commits {
             streaming::hub::spawn(Arc::downgrade(&api), commits);
+            if let Some(added) = stream_pending {
+                streaming::hub::spawn_pending(Arc::downgrade(&api), added);
+            }
         }
         api
     }

@@ -47,6 +47,8 @@ impl PendingTrace {
 pub struct PendingTraces {
     traces: Mutex<Vec<Arc<PendingTrace>>>,
     ttl: Duration,
+    /// Each trace kept, as it is kept (the streams' `pending` level).
+    added: tokio::sync::broadcast::Sender<Arc<PendingTrace>>,
 }
 
 impl PendingTraces {
@@ -54,7 +56,13 @@ impl PendingTraces {
         Self {
             traces: Mutex::new(Vec::new()),
             ttl,
+            added: tokio::sync::broadcast::channel(1024).0,
         }
+    }
+
+    /// Follows every trace kept from now on.
+    pub fn subscribe_added(&self) -> tokio::sync::broadcast::Receiver<Arc<PendingTrace>> {
+        self.added.subscribe()
     }
 
     /// Builds a trace from emulated transaction cells (the external
@@ -67,10 +75,13 @@ impl PendingTraces {
         version: u32,
         interfaces: &dyn classify::Interfaces,
     ) -> Result<(), String> {
-        let trace = build(cells, hash_norm, version, interfaces)?;
+        let trace = Arc::new(build(cells, hash_norm, version, interfaces)?);
         let mut all = self.traces.lock().map_err(|_| "poisoned")?;
         all.retain(|t| t.trace.external_hash != trace.trace.external_hash);
-        all.push(Arc::new(trace));
+        all.push(Arc::clone(&trace));
+        drop(all);
+        // Nobody following is fine.
+        let _ = self.added.send(trace);
         Ok(())
     }
 

@@ -9,12 +9,28 @@ use serde_json::json;
 /// ToncenterWebSocket (toncenter 0.4.0, unchanged) subscribe to genesis
 /// wallets; each faucet transfer reaches them once as `transactions`,
 /// `actions` and `account_state_change` at `finalized`; the WebSocket
-/// client pings, unsubscribes a wallet and hears no more of it.
+/// client pings, unsubscribes a wallet and hears no more of it; a `trace`
+/// subscription by the normalized hash tonutils computes for its own
+/// wallet's transfer (TEP-467, an implementation not ours) gets that trace
+/// once, whole.
 #[test]
 fn toncenters_streaming_clients_hear_each_transfer() {
     let dir = tempfile::tempdir().unwrap();
     let dev = Dev::start(&dir.path().join("db"), &[]);
     let v = python("streaming_toncenter.py", &[dev.url()]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// `tests/python/streaming_pending.py`, on `tonindex dev --block-interval`:
+/// subscribed at `pending`, a tonutils wallet's transfer is heard as
+/// `transactions`, `actions` and `trace` when it is accepted and emulated,
+/// then when its block commits — each once per level, never going down,
+/// the emulation executing the message the chain then executed.
+#[test]
+fn a_pending_subscriber_hears_a_transfer_at_both_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &["--block-interval", "1500"]);
+    let v = python("streaming_pending.py", &[dev.url()]);
     assert_eq!(v["ok"], true, "{v}");
 }
 

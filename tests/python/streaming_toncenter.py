@@ -4,50 +4,33 @@ two genesis wallets, the faucet funds them (`/dev/fund`, one block each),
 and each transfer reaches the subscriber as `transactions`, `actions` and
 `account_state_change` at `finalized`, once, naming the faucet's
 transaction; the WebSocket client pings, unsubscribes one wallet and no
-longer hears of it. Prints one JSON line; a failed expectation raises."""
+longer hears of it. Then a tonutils wallet builds a transfer, and a `trace`
+subscription by its normalized hash (TEP-467, as tonutils computes it) gets
+the whole trace once it is final, named by that hash, as the wallet's
+`transactions` are. Prints one JSON line; a failed expectation raises."""
+
 import asyncio
 import json
 import sys
-import urllib.request
 
+from streaming_common import collect, fund, funded_transfer, genesis, must, wait_for
+from ton_core import NetworkGlobalID
 from toncenter.streaming import (
     AccountStateNotification,
     ActionsNotification,
     ToncenterSSE,
     ToncenterWebSocket,
+    TraceNotification,
     TransactionsNotification,
 )
 from toncenter.types import Network
-
-
-def must(cond, what):
-    if not cond:
-        raise AssertionError(f"expectation failed: {what}")
-
-
-def fund(base, address, amount):
-    body = json.dumps({"address": address, "amount": str(amount)}).encode()
-    req = urllib.request.Request(f"{base}/dev/fund", data=body, method="POST")
-    with urllib.request.urlopen(req) as r:
-        return json.load(r)
+from tonutils.clients import ToncenterClient
+from tonutils.contracts import WalletV4R2
 
 
 def raw_upper(address):
     wc, hex_part = address.split(":")
     return f"{wc}:{hex_part.upper()}"
-
-
-async def collect(client, out, stop, **kwargs):
-    async for n in client.subscribe(stop=stop, **kwargs):
-        out.append(n)
-
-
-async def wait_for(pred, what, seconds=20):
-    for _ in range(seconds * 20):
-        if pred():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def check_transfer(got, address, funded):
@@ -71,9 +54,8 @@ def check_transfer(got, address, funded):
 
 
 async def main(base):
-    with urllib.request.urlopen(f"{base}/dev/accounts") as r:
-        genesis = json.load(r)
-    a, b = genesis[1]["address"], genesis[2]["address"]
+    wallets = genesis(base)
+    a, b = wallets[1]["address"], wallets[2]["address"]
     types = ["transactions", "actions", "account_state_change"]
     loop = asyncio.get_running_loop()
 
@@ -116,6 +98,36 @@ async def main(base):
     stop.set()
     task.cancel()
     await ws.close_session()
+
+    # A trace by the normalized hash of the external message it starts with.
+    client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
+    async with client:
+        wallet, _, _, _ = WalletV4R2.create(client)
+        me = wallet.address.to_str(is_user_friendly=False)
+        message, norm = await funded_transfer(base, wallet, wallets[3]["address"], "traced")
+        sse = ToncenterSSE("", Network.MAINNET, base_url=base)
+        await sse.create_session()
+        got, stop = [], asyncio.Event()
+        task = asyncio.create_task(
+            collect(sse, got, stop, addresses=[me], types=["transactions", "trace"], trace_external_hash_norms=[norm])
+        )
+        await sse.wait_subscribed(timeout=10)
+        await client.send_message(message.as_hex)
+        await wait_for(lambda: any(isinstance(n, TraceNotification) for n in got), "the trace")
+        await asyncio.sleep(0.5)
+        traces = [n for n in got if isinstance(n, TraceNotification)]
+        must(len(traces) == 1, f"the trace once: {len(traces)}")
+        trace = traces[0]
+        must(trace.trace_external_hash_norm == norm, f"named by tonutils' normalized hash: {trace.trace_external_hash_norm} != {norm}")
+        must(len(trace.transactions) == 2, f"the wallet's and the receiver's transactions: {list(trace.transactions)}")
+        must(trace.trace["tx_hash"] in trace.transactions, "the tree's root among the transactions")
+        must(len(trace.trace["children"]) == 1, "one message sent")
+        must(any(a["type"] == "ton_transfer" for a in trace.actions or []), "its ton_transfer action")
+        mine = [n for n in got if isinstance(n, TransactionsNotification)]
+        must(len(mine) == 1 and mine[0].trace_external_hash_norm == norm, "the wallet's transactions, same trace")
+        stop.set()
+        task.cancel()
+        await sse.close_session()
     print(json.dumps({"ok": True}))
 
 

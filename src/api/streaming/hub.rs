@@ -12,6 +12,8 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::notify;
 use super::subscription::Subscription;
+use crate::api::pending::PendingTrace;
+use crate::api::v3::V3Error;
 use crate::api::Api;
 use crate::index::feed::Committed;
 
@@ -26,6 +28,8 @@ pub struct Hub {
     live: bool,
     /// `gen_utime` of the newest masterchain block a commit announced.
     newest_mc_time: AtomicU64,
+    /// The newest masterchain seqno a commit announced.
+    newest_mc: AtomicU64,
 }
 
 struct Slot {
@@ -76,6 +80,7 @@ impl Hub {
             next_id: AtomicU64::new(1),
             live,
             newest_mc_time: AtomicU64::new(0),
+            newest_mc: AtomicU64::new(0),
         }
     }
 
@@ -193,10 +198,11 @@ pub fn spawn(api: Weak<Api>, mut commits: broadcast::Receiver<Arc<Committed>>) {
                 Err(RecvError::Closed) => break,
             };
             let Some(api) = api.upgrade() else { break };
+            let hub = Arc::clone(api.streams());
             if let Some(mc) = commit.mc_seqno {
                 last_mc = mc;
+                hub.newest_mc.store(u64::from(mc), Ordering::Relaxed);
             }
-            let hub = Arc::clone(api.streams());
             if let Some(t) = commit_time(&api, &commit).await {
                 hub.newest_mc_time.store(t, Ordering::Relaxed);
             }
@@ -210,14 +216,56 @@ pub fn spawn(api: Weak<Api>, mut commits: broadcast::Receiver<Arc<Committed>>) {
                 api.read_background(move |ctx| notify::notifications(ctx, &commit, &clients))
                     .await
             };
-            match built {
-                Some(Ok(outbox)) => hub.deliver(outbox, mc),
-                Some(Err(e)) => {
-                    tracing::warn!(mc_seqno = mc, error = ?e, "stream notifications of a commit could not be built");
-                    hub.cut_all(mc);
+            hand_out(&hub, built, mc);
+        }
+    });
+}
+
+/// Queues what was built; when it could not be (logged), every client
+/// missed it and is cut off.
+fn hand_out(hub: &Hub, built: Option<Result<notify::Outbox, V3Error>>, mc: u32) {
+    match built {
+        Some(Ok(outbox)) => hub.deliver(outbox, mc),
+        Some(Err(e)) => {
+            tracing::warn!(mc_seqno = mc, error = ?e, "stream notifications could not be built");
+            hub.cut_all(mc);
+        }
+        None => hub.cut_all(mc),
+    }
+}
+
+/// Follows the traces emulated for accepted messages: the `pending` level.
+pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingTrace>>) {
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let received = added.recv().await;
+            let Some(api) = api.upgrade() else { break };
+            let hub = Arc::clone(api.streams());
+            // Before any block, a client that misses something misses it
+            // from the next masterchain block on.
+            let next_mc =
+                u32::try_from(hub.newest_mc.load(Ordering::Relaxed) + 1).unwrap_or(u32::MAX);
+            let trace = match received {
+                Ok(t) => t,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        missed_traces = n,
+                        "the streams fell behind the pending traces"
+                    );
+                    hub.cut_all(next_mc);
+                    continue;
                 }
-                None => hub.cut_all(mc),
+                Err(RecvError::Closed) => break,
+            };
+            let clients = hub.snapshot();
+            if clients.is_empty() {
+                continue;
             }
+            let built = api
+                .read_background(move |ctx| notify::pending_notifications(ctx, &trace, &clients))
+                .await;
+            hand_out(&hub, built, next_mc);
         }
     });
 }

@@ -6,9 +6,10 @@
 //! What is sent today: `transactions`, `actions`, `trace`,
 //! `account_state_change` and `jettons_change` at the `finalized` level,
 //! as each masterchain block's unit is committed (actions and traces when
-//! a complete trace is classified). The `pending` and `confirmed` levels
-//! are accepted in subscriptions but not sent yet, nor is
-//! `trace_invalidated` (nothing pending is sent to withdraw).
+//! a complete trace is classified), and `transactions`, `actions` and
+//! `trace` at `pending` when the node emulates an accepted message (the
+//! pending traces). The `confirmed` level is accepted in subscriptions but
+//! not sent yet, nor is `trace_invalidated`.
 
 pub mod hub;
 pub mod notify;

@@ -5,12 +5,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
-use tonindex_model::{Address, Hash, MsgKind, TraceRecord, TransactionRecord};
+use tonindex_model::{ActionRecord, Address, Hash, MsgKind, TraceRecord, TransactionRecord};
 use tonindex_storage::tables::{HashTxKey, JettonWallets, TxByOutMsg};
 
 use super::subscription::{Finality, Kind, Subscription};
-use crate::api::encoding::{b64, raw_upper, B64};
+use crate::api::encoding::{b64, raw_upper};
 use crate::api::params::Params;
+use crate::api::pending::PendingTrace;
 use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use crate::api::Ctx;
@@ -55,27 +56,10 @@ pub fn notifications(
     if !hashes.is_empty() {
         let groups = transactions_by_trace(ctx, &hashes)?;
         for (id, sub) in clients {
-            if !sub.wants(Kind::Transactions, finality) {
-                continue;
-            }
             for (key, txs) in &groups {
-                let mut mine: Vec<&(TransactionRecord, Json)> = txs
-                    .iter()
-                    .filter(|(r, _)| sub.addresses.contains(&r.account))
-                    .collect();
-                if mine.is_empty() {
-                    continue;
+                if let Some(n) = transactions_notification(ctx, sub, finality, key, txs)? {
+                    out.entry(*id).or_default().push(n);
                 }
-                mine.sort_by_key(|t| std::cmp::Reverse(t.0.lt));
-                let mut n = json!({
-                    "type": "transactions",
-                    "finality": finality.as_str(),
-                    "trace_external_hash_norm": key,
-                    "transactions": mine.iter().map(|(_, j)| j).collect::<Vec<_>>(),
-                });
-                let addresses = mine.iter().flat_map(|(r, _)| tx_addresses(ctx, r));
-                with_books(ctx, sub, &mut n, addresses.collect())?;
-                out.entry(*id).or_default().push(n.to_string());
             }
         }
     }
@@ -85,59 +69,14 @@ pub fn notifications(
         let Some(trace) = query::traces::trace(&ctx.reader, trace_id)? else {
             continue;
         };
-        let key = trace_key(&trace);
         let records = query::traces::trace_actions(&ctx.reader, trace_id)?;
-        let mut tree = None;
-        for (id, sub) in clients {
-            let typed: Vec<_> = records
-                .iter()
-                .filter(|a| sub.action_types.is_empty() || sub.action_types.contains(&a.kind))
-                .filter(|a| action_types::visible(a, &sub.supported))
-                .collect();
-            if sub.wants(Kind::Actions, finality) {
-                let mut mine: Vec<_> = typed
-                    .iter()
-                    .filter(|a| a.accounts.iter().any(|x| sub.addresses.contains(x)))
-                    .collect();
-                mine.sort_by_key(|a| std::cmp::Reverse((a.end_lt, a.start_lt)));
-                if !mine.is_empty() {
-                    let addresses = mine
-                        .iter()
-                        .flat_map(|a| a.accounts.iter().copied())
-                        .collect();
-                    let mut n = json!({
-                        "type": "actions",
-                        "finality": finality.as_str(),
-                        "trace_external_hash_norm": key,
-                        "actions": mine.iter().map(|a| actions::action_json(a, &trace, true)).collect::<Vec<_>>(),
-                    });
-                    with_books(ctx, sub, &mut n, addresses)?;
-                    out.entry(*id).or_default().push(n.to_string());
-                }
-            }
-            if sub.wants(Kind::Trace, finality) && sub.trace_norms.contains(&key) {
-                if tree.is_none() {
-                    tree = Some(traces::tree_and_transactions(ctx, &trace)?);
-                }
-                let (node, txs) = tree.as_ref().expect("just built");
-                let addresses = txs.values().flat_map(|t| [t.account.0]).collect();
-                let mut n = json!({
-                    "type": "trace",
-                    "finality": finality.as_str(),
-                    "trace_external_hash_norm": key,
-                    "trace": node,
-                    "transactions": txs,
-                });
-                if !typed.is_empty() {
-                    n["actions"] = json!(typed
-                        .iter()
-                        .map(|a| actions::action_json(a, &trace, true))
-                        .collect::<Vec<_>>());
-                }
-                with_books(ctx, sub, &mut n, addresses)?;
-                out.entry(*id).or_default().push(n.to_string());
-            }
-        }
+        let whole = || traces::tree_and_transactions(ctx, &trace);
+        let found = TraceFound {
+            trace: &trace,
+            actions: &records,
+            finality,
+        };
+        found.notify(ctx, clients, whole, &mut out)?;
     }
 
     // account states and Jetton wallets the commit changed
@@ -169,34 +108,201 @@ pub fn notifications(
             }
         }
         if jetton_watch {
-            if let Some(w) = ctx.reader.get::<JettonWallets>(&t.account)? {
-                let owner = w.owner;
-                let jetton = json!({
-                    "address": raw_upper(&t.account),
-                    "balance": w.balance.to_string(),
-                    "owner": raw_upper(&w.owner),
-                    "jetton": raw_upper(&w.jetton),
-                    "last_transaction_lt": w.last_tx_lt.to_string(),
-                    "code_hash": b64(&w.code_hash),
-                    "data_hash": b64(&w.data_hash),
-                });
-                for (id, sub) in clients {
-                    let matches =
-                        sub.addresses.contains(&t.account) || sub.addresses.contains(&owner);
-                    if sub.wants(Kind::JettonsChange, finality) && matches {
-                        let mut n = json!({
-                            "type": "jettons_change",
-                            "finality": finality.as_str(),
-                            "jetton": jetton,
-                        });
-                        with_books(ctx, sub, &mut n, vec![t.account, owner, w.jetton])?;
-                        out.entry(*id).or_default().push(n.to_string());
-                    }
-                }
-            }
+            jettons_change(ctx, clients, &t.account, finality, &mut out)?;
         }
     }
     Ok(out.into_iter().collect())
+}
+
+/// The notifications an emulated trace makes at `pending`: what a message
+/// just accepted will do, before any block holds it.
+pub fn pending_notifications(
+    ctx: &Ctx<'_>,
+    p: &PendingTrace,
+    clients: &[(u64, Arc<Subscription>)],
+) -> Result<Outbox, V3Error> {
+    let mut out: HashMap<u64, Vec<String>> = HashMap::new();
+    let finality = Finality::Pending;
+    let key = trace_key(&p.trace);
+    let shown = p
+        .txs
+        .iter()
+        .map(|f| {
+            let j = serde_json::to_value(traces::transaction_json(f, true)?).map_err(internal)?;
+            Ok((f.tx.clone(), j))
+        })
+        .collect::<Result<Vec<_>, V3Error>>()?;
+    for (id, sub) in clients {
+        if let Some(n) = transactions_notification(ctx, sub, finality, &key, &shown)? {
+            out.entry(*id).or_default().push(n);
+        }
+    }
+    let found = TraceFound {
+        trace: &p.trace,
+        actions: &p.actions,
+        finality,
+    };
+    found.notify(
+        ctx,
+        clients,
+        || traces::pending_tree_and_transactions(p),
+        &mut out,
+    )?;
+    Ok(out.into_iter().collect())
+}
+
+/// A client's `transactions` notification of one trace's transactions:
+/// its accounts' ones, lt descending; `None` when it has none or does not
+/// ask.
+fn transactions_notification(
+    ctx: &Ctx<'_>,
+    sub: &Subscription,
+    finality: Finality,
+    key: &str,
+    txs: &[(TransactionRecord, Json)],
+) -> Result<Option<String>, V3Error> {
+    if !sub.wants(Kind::Transactions, finality) {
+        return Ok(None);
+    }
+    let mut mine: Vec<&(TransactionRecord, Json)> = txs
+        .iter()
+        .filter(|(r, _)| sub.addresses.contains(&r.account))
+        .collect();
+    if mine.is_empty() {
+        return Ok(None);
+    }
+    mine.sort_by_key(|t| std::cmp::Reverse(t.0.lt));
+    let mut n = json!({
+        "type": "transactions",
+        "finality": finality.as_str(),
+        "trace_external_hash_norm": key,
+        "transactions": mine.iter().map(|(_, j)| j).collect::<Vec<_>>(),
+    });
+    let addresses = mine
+        .iter()
+        .flat_map(|(r, _)| tx_addresses(ctx, r))
+        .collect();
+    with_books(ctx, sub, &mut n, addresses)?;
+    Ok(Some(n.to_string()))
+}
+
+/// A classified trace (committed, or emulated) and its actions.
+struct TraceFound<'a> {
+    trace: &'a TraceRecord,
+    actions: &'a [ActionRecord],
+    finality: Finality,
+}
+
+/// A trace's tree and its transactions by hash.
+type Whole = (Json, BTreeMap<String, Transaction>);
+
+impl TraceFound<'_> {
+    /// Its `actions` notifications (by the actions' accounts) and `trace`
+    /// notifications (by its key), built once for every client.
+    fn notify(
+        &self,
+        ctx: &Ctx<'_>,
+        clients: &[(u64, Arc<Subscription>)],
+        whole: impl Fn() -> Result<Whole, V3Error>,
+        out: &mut HashMap<u64, Vec<String>>,
+    ) -> Result<(), V3Error> {
+        let key = trace_key(self.trace);
+        let finality = self.finality;
+        let shown = |a: &ActionRecord| {
+            let j = actions::action_json(a, self.trace, true);
+            match finality {
+                Finality::Finalized => j,
+                _ => j.pending(),
+            }
+        };
+        let mut tree: Option<Whole> = None;
+        for (id, sub) in clients {
+            let typed: Vec<&ActionRecord> = self
+                .actions
+                .iter()
+                .filter(|a| sub.action_types.is_empty() || sub.action_types.contains(&a.kind))
+                .filter(|a| action_types::visible(a, &sub.supported))
+                .collect();
+            if sub.wants(Kind::Actions, finality) {
+                let mut mine: Vec<&ActionRecord> = typed
+                    .iter()
+                    .copied()
+                    .filter(|a| a.accounts.iter().any(|x| sub.addresses.contains(x)))
+                    .collect();
+                mine.sort_by_key(|a| std::cmp::Reverse((a.end_lt, a.start_lt)));
+                if !mine.is_empty() {
+                    let addresses = mine
+                        .iter()
+                        .flat_map(|a| a.accounts.iter().copied())
+                        .collect();
+                    let mut n = json!({
+                        "type": "actions",
+                        "finality": finality.as_str(),
+                        "trace_external_hash_norm": key,
+                        "actions": mine.iter().map(|a| shown(a)).collect::<Vec<_>>(),
+                    });
+                    with_books(ctx, sub, &mut n, addresses)?;
+                    out.entry(*id).or_default().push(n.to_string());
+                }
+            }
+            if sub.wants(Kind::Trace, finality) && sub.trace_norms.contains(&key) {
+                if tree.is_none() {
+                    tree = Some(whole()?);
+                }
+                let (node, txs) = tree.as_ref().expect("just built");
+                let addresses = txs.values().map(|t| t.account.0).collect();
+                let mut n = json!({
+                    "type": "trace",
+                    "finality": finality.as_str(),
+                    "trace_external_hash_norm": key,
+                    "trace": node,
+                    "transactions": txs,
+                });
+                if !typed.is_empty() {
+                    n["actions"] = json!(typed.iter().map(|a| shown(a)).collect::<Vec<_>>());
+                }
+                with_books(ctx, sub, &mut n, addresses)?;
+                out.entry(*id).or_default().push(n.to_string());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `jettons_change` of `wallet`, if it is a Jetton wallet, for the clients
+/// subscribed to it or to its owner.
+fn jettons_change(
+    ctx: &Ctx<'_>,
+    clients: &[(u64, Arc<Subscription>)],
+    wallet: &Address,
+    finality: Finality,
+    out: &mut HashMap<u64, Vec<String>>,
+) -> Result<(), V3Error> {
+    let Some(w) = ctx.reader.get::<JettonWallets>(wallet)? else {
+        return Ok(());
+    };
+    let jetton = json!({
+        "address": raw_upper(wallet),
+        "balance": w.balance.to_string(),
+        "owner": raw_upper(&w.owner),
+        "jetton": raw_upper(&w.jetton),
+        "last_transaction_lt": w.last_tx_lt.to_string(),
+        "code_hash": b64(&w.code_hash),
+        "data_hash": b64(&w.data_hash),
+    });
+    for (id, sub) in clients {
+        let matches = sub.addresses.contains(wallet) || sub.addresses.contains(&w.owner);
+        if sub.wants(Kind::JettonsChange, finality) && matches {
+            let mut n = json!({
+                "type": "jettons_change",
+                "finality": finality.as_str(),
+                "jetton": jetton,
+            });
+            with_books(ctx, sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
+            out.entry(*id).or_default().push(n.to_string());
+        }
+    }
+    Ok(())
 }
 
 /// Adds `address_book` and `metadata` of `addresses` where the client asked.
@@ -299,15 +405,7 @@ fn account_state(ctx: &Ctx<'_>, account: &Address) -> Result<Option<Json>, V3Err
         Known::Held((_, sa)) => sa,
         Known::Absent | Known::NotHeld(_) | Known::Stale(..) => return Ok(None),
     };
-    let mut state = AccountState {
-        hash: B64(*held.account.inner().repr_hash().as_array()),
-        balance: None,
-        extra_currencies: None,
-        account_status: None,
-        frozen_hash: None,
-        data_hash: None,
-        code_hash: None,
-    };
+    let mut state = AccountState::hash_only(*held.account.inner().repr_hash().as_array());
     state.fill(&ctx.reader)?;
     let mut j = serde_json::to_value(&state).map_err(internal)?;
     j["extra_currencies"] = Json::Null;

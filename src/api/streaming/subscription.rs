@@ -9,6 +9,10 @@ use tonindex_model::Address;
 
 use crate::api::encoding::parse_address;
 
+/// Addresses one subscription may name: a client cannot make every commit
+/// cost the server more than this many lookups on its behalf.
+pub const MAX_ADDRESSES: usize = 10_000;
+
 /// How final a notification is; a client asks for a lowest level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Finality {
@@ -131,6 +135,12 @@ impl Subscription {
             types.insert(Kind::parse(name).ok_or_else(|| format!("invalid event type: {name}"))?);
         }
         let addresses = parse_addresses(req.addresses.as_deref().unwrap_or_default())?;
+        if addresses.len() > MAX_ADDRESSES {
+            return Err(format!(
+                "too many addresses: {} > max {MAX_ADDRESSES}",
+                addresses.len()
+            ));
+        }
         let trace_norms =
             trace_norms(req.trace_external_hash_norms.as_deref().unwrap_or_default())?;
         let traced = types.contains(&Kind::Trace);
@@ -257,6 +267,14 @@ mod tests {
             check(serde_json::json!({"types": ["transactions"], "addresses": [wallet], "min_finality": "soon"}))
                 .unwrap_err(),
             "invalid subscription request: unknown finality state: soon"
+        );
+        let many: Vec<String> = (0..=MAX_ADDRESSES).map(|i| format!("0:{i:064x}")).collect();
+        assert_eq!(
+            check(serde_json::json!({"types": ["transactions"], "addresses": many})).unwrap_err(),
+            format!(
+                "too many addresses: {} > max {MAX_ADDRESSES}",
+                MAX_ADDRESSES + 1
+            )
         );
         let s = check(serde_json::json!({
             "types": ["transactions", "trace"],

@@ -321,7 +321,8 @@ impl AccountState {
         Ok(())
     }
 
-    fn hash_only(hash: [u8; 32]) -> Self {
+    /// A state known by its hash alone, to be filled ([`AccountState::fill`]).
+    pub fn hash_only(hash: [u8; 32]) -> Self {
         Self {
             hash: B64(hash),
             balance: None,

@@ -222,6 +222,17 @@ pub fn tree_and_transactions(
     Ok((tree, out.transactions))
 }
 
+/// An emulated trace's tree and its transactions (marked emulated), as a
+/// streaming `trace` notification at `pending` shows them.
+pub fn pending_tree_and_transactions(
+    p: &crate::api::pending::PendingTrace,
+) -> Result<(serde_json::Value, BTreeMap<String, Transaction>), V3Error> {
+    let mut accounts = Vec::new();
+    let out = render(&p.trace, &p.txs, None, true, &mut accounts)?;
+    let tree = serde_json::to_value(&out.trace).unwrap_or(serde_json::Value::Null);
+    Ok((tree, out.transactions))
+}
+
 /// A transaction as v3 shows it; an emulated one is in no block yet. A
 /// stored one's account states are the caller's to fill
 /// ([`AccountState::fill_all`] over the whole answer).

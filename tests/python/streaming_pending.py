@@ -1,0 +1,73 @@
+"""PyPI toncenter 0.4.0's ToncenterSSE, unchanged, against `tonindex dev
+--block-interval` (argv[1] = base URL), subscribed at `pending`: a tonutils
+wallet's transfer is heard as `transactions`, `actions` and `trace` when the
+node accepts and emulates it (`pending`, the transactions marked emulated),
+then again when its block is committed (`finalized`) — each kind at each
+level once, never going down, all named by tonutils' normalized hash of the
+external message, the emulation executing the message the chain executes. Prints one JSON line; a failed expectation raises."""
+
+import asyncio
+import json
+import sys
+
+from streaming_common import collect, funded_transfer, genesis, must, wait_for
+from ton_core import NetworkGlobalID
+from toncenter.streaming import ToncenterSSE
+from toncenter.types import Network
+from tonutils.clients import ToncenterClient
+from tonutils.contracts import WalletV4R2
+
+
+async def main(base):
+    accounts = genesis(base)
+    client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
+    async with client:
+        wallet, _, _, _ = WalletV4R2.create(client)
+        me = wallet.address.to_str(is_user_friendly=False)
+        message, norm = await funded_transfer(base, wallet, accounts[3]["address"], "pending")
+        sse = ToncenterSSE("", Network.MAINNET, base_url=base)
+        await sse.create_session()
+        got, stop = [], asyncio.Event()
+        task = asyncio.create_task(
+            collect(
+                sse,
+                got,
+                stop,
+                addresses=[me],
+                types=["transactions", "actions", "trace"],
+                trace_external_hash_norms=[norm],
+                min_finality="pending",
+            )
+        )
+        await sse.wait_subscribed(timeout=10)
+        await client.send_message(message.as_hex)
+        done = lambda: {(n.type, n.finality) for n in got} >= {
+            (k, f) for k in ("transactions", "actions", "trace") for f in ("pending", "finalized")
+        }
+        await wait_for(done, "every kind at pending and finalized")
+        await asyncio.sleep(1)
+        stop.set()
+        task.cancel()
+        await sse.close_session()
+    seen = [(n.type, n.finality) for n in got]
+    must(len(seen) == 6 and len(set(seen)) == 6, f"each kind at each level once: {seen}")
+    rank = {"pending": 0, "confirmed": 1, "finalized": 2}
+    for kind in ("transactions", "actions", "trace"):
+        levels = [rank[f] for k, f in seen if k == kind]
+        must(levels == sorted(levels), f"{kind} never goes down: {levels}")
+    must(all(n.trace_external_hash_norm == norm for n in got), "named by the normalized hash")
+    pending_txs = [t for n in got if n.type == "transactions" and n.finality == "pending" for t in n.transactions]
+    final_txs = [t for n in got if n.type == "transactions" and n.finality == "finalized" for t in n.transactions]
+    must(all(t["emulated"] for t in pending_txs), "pending transactions are emulated")
+    must(not any(t["emulated"] for t in final_txs), "finalized ones are not")
+    # Emulated at another time than the block's, the transaction differs in
+    # its hash; the account and the message it executes are the same.
+    must(
+        [(t["account"], t["in_msg"]["hash"]) for t in pending_txs]
+        == [(t["account"], t["in_msg"]["hash"]) for t in final_txs],
+        "the emulation executed the message the chain then executed",
+    )
+    print(json.dumps({"ok": True, "seen": seen}))
+
+
+asyncio.run(main(sys.argv[1]))
