@@ -6,7 +6,7 @@ import base64
 import json
 import urllib.request
 
-from tonutils.contracts import TONTransferBuilder
+from tonutils.contracts import TONTransferBuilder, WalletV4R2
 
 
 def must(cond, what):
@@ -39,13 +39,36 @@ async def wait_for(pred, what, seconds=30):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def funded_transfer(base, wallet, to, comment):
-    """Funds `wallet` from the faucet, then builds (does not send) its
-    transfer to `to`: the message, and its normalized hash in base64 as
-    tonutils computes it (TEP-467)."""
+class Listening:
+    """A streaming client, subscribed, its notifications collected as they come."""
+
+    def __init__(self, client):
+        self.client = client
+        self.got = []
+        self.stop = asyncio.Event()
+        self.task = None
+
+    async def start(self, **subscription):
+        await self.client.create_session()
+        self.task = asyncio.create_task(collect(self.client, self.got, self.stop, **subscription))
+        await self.client.wait_subscribed(timeout=10)
+        return self.got
+
+    async def close(self):
+        self.stop.set()
+        self.task.cancel()
+        await self.client.close_session()
+
+
+async def funded_transfer(base, client, to, comment):
+    """A new tonutils wallet v4r2 on `client`, funded from the faucet, and
+    its transfer to `to` built (not sent): the wallet's raw address, the
+    message, and its normalized hash in base64 as tonutils computes it
+    (TEP-467)."""
+    wallet, _, _, _ = WalletV4R2.create(client)
     me = wallet.address.to_str(is_user_friendly=False)
     await asyncio.get_running_loop().run_in_executor(None, fund, base, me, 3_000_000_000)
     message = await wallet.build_external_message(
         [TONTransferBuilder(destination=to, amount=500_000_000, body=comment)]
     )
-    return message, base64.b64encode(bytes.fromhex(message.normalized_hash)).decode()
+    return me, message, base64.b64encode(bytes.fromhex(message.normalized_hash)).decode()

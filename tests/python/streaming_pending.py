@@ -10,45 +10,32 @@ import asyncio
 import json
 import sys
 
-from streaming_common import collect, funded_transfer, genesis, must, wait_for
+from streaming_common import Listening, funded_transfer, genesis, must, wait_for
 from ton_core import NetworkGlobalID
 from toncenter.streaming import ToncenterSSE
 from toncenter.types import Network
 from tonutils.clients import ToncenterClient
-from tonutils.contracts import WalletV4R2
 
 
 async def main(base):
     accounts = genesis(base)
     client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
     async with client:
-        wallet, _, _, _ = WalletV4R2.create(client)
-        me = wallet.address.to_str(is_user_friendly=False)
-        message, norm = await funded_transfer(base, wallet, accounts[3]["address"], "pending")
-        sse = ToncenterSSE("", Network.MAINNET, base_url=base)
-        await sse.create_session()
-        got, stop = [], asyncio.Event()
-        task = asyncio.create_task(
-            collect(
-                sse,
-                got,
-                stop,
-                addresses=[me],
-                types=["transactions", "actions", "trace"],
-                trace_external_hash_norms=[norm],
-                min_finality="pending",
-            )
+        me, message, norm = await funded_transfer(base, client, accounts[3]["address"], "pending")
+        sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=base))
+        got = await sse.start(
+            addresses=[me],
+            types=["transactions", "actions", "trace"],
+            trace_external_hash_norms=[norm],
+            min_finality="pending",
         )
-        await sse.wait_subscribed(timeout=10)
         await client.send_message(message.as_hex)
         done = lambda: {(n.type, n.finality) for n in got} >= {
             (k, f) for k in ("transactions", "actions", "trace") for f in ("pending", "finalized")
         }
         await wait_for(done, "every kind at pending and finalized")
         await asyncio.sleep(1)
-        stop.set()
-        task.cancel()
-        await sse.close_session()
+        await sse.close()
     seen = [(n.type, n.finality) for n in got]
     must(len(seen) == 6 and len(set(seen)) == 6, f"each kind at each level once: {seen}")
     rank = {"pending": 0, "confirmed": 1, "finalized": 2}

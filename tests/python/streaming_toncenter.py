@@ -13,7 +13,7 @@ import asyncio
 import json
 import sys
 
-from streaming_common import collect, fund, funded_transfer, genesis, must, wait_for
+from streaming_common import Listening, fund, funded_transfer, genesis, must, wait_for
 from ton_core import NetworkGlobalID
 from toncenter.streaming import (
     AccountStateNotification,
@@ -25,7 +25,6 @@ from toncenter.streaming import (
 )
 from toncenter.types import Network
 from tonutils.clients import ToncenterClient
-from tonutils.contracts import WalletV4R2
 
 
 def raw_upper(address):
@@ -60,27 +59,20 @@ async def main(base):
     loop = asyncio.get_running_loop()
 
     # Server-sent events.
-    sse = ToncenterSSE("", Network.MAINNET, base_url=base)
-    await sse.create_session()
-    got, stop = [], asyncio.Event()
-    task = asyncio.create_task(collect(sse, got, stop, addresses=[a], types=types, include_address_book=True))
-    await sse.wait_subscribed(timeout=10)
+    sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=base))
+    got = await sse.start(addresses=[a], types=types, include_address_book=True)
     funded = await loop.run_in_executor(None, fund, base, a, 1_000_000_000)
     await wait_for(lambda: len(got) >= 3, "three SSE notifications")
     await asyncio.sleep(0.5)
     check_transfer(got, a, funded)
     must(len(got) == 3, f"exactly three notifications, got {[type(n).__name__ for n in got]}")
     must(got[0].address_book is not None, "the address book asked for")
-    stop.set()
-    task.cancel()
-    await sse.close_session()
+    await sse.close()
 
     # WebSocket: two wallets, a ping, then one unsubscribed.
-    ws = ToncenterWebSocket("", Network.MAINNET, base_url=base)
-    await ws.create_session()
-    got, stop = [], asyncio.Event()
-    task = asyncio.create_task(collect(ws, got, stop, addresses=[a, b], types=types))
-    await ws.wait_subscribed(timeout=10)
+    listening = Listening(ToncenterWebSocket("", Network.MAINNET, base_url=base))
+    ws = listening.client
+    got = await listening.start(addresses=[a, b], types=types)
     funded_b = await loop.run_in_executor(None, fund, base, b, 2_000_000_000)
     await wait_for(lambda: len(got) >= 3, "three WebSocket notifications")
     check_transfer(got, b, funded_b)
@@ -95,23 +87,14 @@ async def main(base):
     check_transfer(got, a, funded_a)
     accounts = {raw_upper(t["account"]) for n in got if isinstance(n, TransactionsNotification) for t in n.transactions}
     must(accounts == {raw_upper(a)}, f"nothing of the unsubscribed wallet: {accounts}")
-    stop.set()
-    task.cancel()
-    await ws.close_session()
+    await listening.close()
 
     # A trace by the normalized hash of the external message it starts with.
     client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
     async with client:
-        wallet, _, _, _ = WalletV4R2.create(client)
-        me = wallet.address.to_str(is_user_friendly=False)
-        message, norm = await funded_transfer(base, wallet, wallets[3]["address"], "traced")
-        sse = ToncenterSSE("", Network.MAINNET, base_url=base)
-        await sse.create_session()
-        got, stop = [], asyncio.Event()
-        task = asyncio.create_task(
-            collect(sse, got, stop, addresses=[me], types=["transactions", "trace"], trace_external_hash_norms=[norm])
-        )
-        await sse.wait_subscribed(timeout=10)
+        me, message, norm = await funded_transfer(base, client, wallets[3]["address"], "traced")
+        sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=base))
+        got = await sse.start(addresses=[me], types=["transactions", "trace"], trace_external_hash_norms=[norm])
         await client.send_message(message.as_hex)
         await wait_for(lambda: any(isinstance(n, TraceNotification) for n in got), "the trace")
         await asyncio.sleep(0.5)
@@ -125,9 +108,7 @@ async def main(base):
         must(any(a["type"] == "ton_transfer" for a in trace.actions or []), "its ton_transfer action")
         mine = [n for n in got if isinstance(n, TransactionsNotification)]
         must(len(mine) == 1 and mine[0].trace_external_hash_norm == norm, "the wallet's transactions, same trace")
-        stop.set()
-        task.cancel()
-        await sse.close_session()
+        await sse.close()
     print(json.dumps({"ok": True}))
 
 
