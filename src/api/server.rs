@@ -204,10 +204,16 @@ pub async fn serve(
         };
         let io = TokioIo::new(ShapedErrors::new(stream));
         let activity = Arc::new(Activity::new());
+        // Shared with a WebSocket the connection is upgraded to: the slot
+        // is free only once both are gone.
+        let permit = ConnSlot {
+            _held: Arc::new(permit),
+        };
         let service = Tracked {
             app: app.clone(),
             activity: Arc::clone(&activity),
             peer,
+            slot: permit.clone(),
         };
         // With upgrades: Streaming API v2's WebSocket takes the socket over.
         let conn = builder
@@ -350,6 +356,15 @@ struct Tracked {
     activity: Arc<Activity>,
     /// The client's address, for per-address rate limits.
     peer: std::net::SocketAddr,
+    slot: ConnSlot,
+}
+
+/// A connection's place under `serve.max_connections`: a WebSocket that
+/// takes the connection over keeps it (a flood of streams is capped as a
+/// flood of requests is).
+#[derive(Clone)]
+pub struct ConnSlot {
+    _held: Arc<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
@@ -366,6 +381,7 @@ impl tower_service::Service<Request<hyper::body::Incoming>> for Tracked {
             .insert(axum::extract::ConnectInfo(self.peer));
         req.extensions_mut()
             .insert(StreamActivity(Arc::clone(&self.activity)));
+        req.extensions_mut().insert(self.slot.clone());
         self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
         self.activity.touch();
         // hyper's adapter cloned this service for the request already.

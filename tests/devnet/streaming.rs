@@ -102,3 +102,49 @@ fn streaming_refusals_and_health() {
         "{v}"
     );
 }
+
+/// A WebSocket keeps its connection's place under `serve.max_connections`
+/// after the upgrade: with a cap of 2, two open streams leave a third
+/// client the cap's 503, and closing one frees a place.
+#[test]
+fn websocket_streams_count_against_the_connection_cap() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start_env(
+        &dir.path().join("db"),
+        &[],
+        &[("TONINDEX_SERVE__MAX_CONNECTIONS", "2")],
+    );
+    let open_ws = || {
+        let mut s = TcpStream::connect(("127.0.0.1", dev.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET /api/streaming/v2/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+             Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(s.try_clone().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("HTTP/1.1 101"), "{line}");
+        s
+    };
+    let first = open_ws();
+    let _second = open_ws();
+    // Give the server a moment to finish both upgrades.
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, _) = http(dev.port, "GET", "/api/v3/masterchainInfo", "");
+    assert_eq!(status, 503, "a third connection over the cap of two");
+    drop(first);
+    let mut freed = false;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        if http(dev.port, "GET", "/api/v3/masterchainInfo", "").0 == 200 {
+            freed = true;
+            break;
+        }
+    }
+    assert!(freed, "closing a stream frees its place");
+}

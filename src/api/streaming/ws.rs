@@ -18,6 +18,7 @@ use crate::api::Api;
 
 pub async fn ws(
     State(api): State<Arc<Api>>,
+    slot: Option<axum::Extension<crate::api::server::ConnSlot>>,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -28,7 +29,11 @@ pub async fn ws(
         return not_live();
     }
     let version = actions_version(&headers);
-    upgrade.on_upgrade(move |socket| session(api, socket, version))
+    upgrade.on_upgrade(move |socket| async move {
+        // The connection's slot stays taken while the session lasts.
+        let _slot = slot;
+        session(api, socket, version).await
+    })
 }
 
 /// The session's subscription and its place among the hub's clients.
