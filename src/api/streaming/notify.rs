@@ -178,11 +178,14 @@ fn transactions_notification(
         "trace_external_hash_norm": key,
         "transactions": mine.iter().map(|(_, j)| j).collect::<Vec<_>>(),
     });
-    let addresses = mine
-        .iter()
-        .flat_map(|(r, _)| tx_addresses(ctx, r))
-        .collect();
-    with_books(ctx, sub, &mut n, addresses)?;
+    // The messages' other ends are read only for a client that asked for books.
+    if sub.include_address_book || sub.include_metadata {
+        let mut addresses = Vec::new();
+        for (r, _) in &mine {
+            addresses.extend(tx_addresses(ctx, r)?);
+        }
+        with_books(ctx, sub, &mut n, addresses)?;
+    }
     Ok(Some(n.to_string()))
 }
 
@@ -323,16 +326,14 @@ fn with_books(
 }
 
 /// The account of a transaction and the other ends of its messages.
-fn tx_addresses(ctx: &Ctx<'_>, r: &TransactionRecord) -> Vec<Address> {
+fn tx_addresses(ctx: &Ctx<'_>, r: &TransactionRecord) -> Result<Vec<Address>, V3Error> {
     let mut out = vec![r.account];
     let msgs: Vec<Hash> = r.in_msg.iter().chain(&r.out_msgs).copied().collect();
-    if let Ok(records) = query::messages::messages(&ctx.reader, &msgs) {
-        for m in records {
-            out.extend(m.source);
-            out.extend(m.destination);
-        }
+    for m in query::messages::messages(&ctx.reader, &msgs)? {
+        out.extend(m.source);
+        out.extend(m.destination);
     }
-    out
+    Ok(out)
 }
 
 /// The key clients name a trace by: the normalized hash of the external
