@@ -91,16 +91,27 @@ fn streaming_refusals_and_health() {
     let (status, _) = http(dev.port, "GET", "/api/streaming/v2/ws", "");
     assert_eq!(status, 426);
     fund(&dev, &wallet, 1_000_000_000);
-    let (status, v) = json(dev.port, "GET", "/api/streaming/healthz", "");
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(v["ok"], true);
-    assert!(
-        v["components"]["commit-feed"]["last_finalized_mc_block_time"]
-            .as_u64()
-            .unwrap()
-            > 0,
-        "{v}"
-    );
+    // The streams hear a commit from the feed, a moment after the API can
+    // read it: the health names the block once the hub has taken it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (status, v) = json(dev.port, "GET", "/api/streaming/healthz", "");
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["ok"], true);
+        let t = v["components"]["commit-feed"]["last_finalized_mc_block_time"].as_u64();
+        if t.unwrap() > 0 {
+            assert!(
+                v["components"]["commit-feed"]["finalized_age_seconds"].is_u64(),
+                "{v}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no block reached the streams: {v}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// A WebSocket keeps its connection's place under `serve.max_connections`
