@@ -216,6 +216,18 @@ impl Api {
         Self::build(db, cfg, false)
     }
 
+    /// The API of `serve` over a database another process writes: the
+    /// streams hear each masterchain block the catch-up (every `every`)
+    /// finds complete.
+    pub fn following(db: Arc<Db>, cfg: ApiConfig, every: Duration) -> Arc<Self> {
+        let api = Self::build(db, cfg, true);
+        let mut api = Arc::try_unwrap(api).unwrap_or_else(|_| unreachable!("just built"));
+        api.streams = Arc::new(streaming::hub::Hub::new(true));
+        let api = Arc::new(api);
+        streaming::hub::spawn_catching_up(Arc::downgrade(&api), every);
+        api
+    }
+
     /// The chain this process runs, if any.
     pub fn chain(&self) -> Option<&dyn ChainLink> {
         self.chain.as_deref()
@@ -694,8 +706,10 @@ pub async fn serve_api(
         });
     }
     let limits = server::connection_limits(&cfg, db.path());
+    let every = Duration::from_millis(cfg.catch_up_interval_ms.max(10));
     let api = match chain {
         Some(chain) => Api::with_chain(db, cfg, chain),
+        None if follow => Api::following(db, cfg, every),
         None => Api::new(db, cfg),
     };
     if let Some(reload) = reload {

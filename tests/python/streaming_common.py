@@ -4,6 +4,11 @@ sent) with the normalized hash of its external message."""
 import asyncio
 import base64
 import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 from tonutils.contracts import TONTransferBuilder, WalletV4R2
@@ -72,3 +77,93 @@ async def funded_transfer(base, client, to, comment):
         [TONTransferBuilder(destination=to, amount=500_000_000, body=comment)]
     )
     return me, message, base64.b64encode(bytes.fromhex(message.normalized_hash)).decode()
+
+
+def post_json(base, path, body):
+    """POSTs JSON; (status, the JSON answer), errors included."""
+    req = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def get_json(base, path):
+    with urllib.request.urlopen(base + path, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def open_sse(base, sub, rcvbuf=None):
+    """A raw SSE subscription (for what no client library sends: `since`)."""
+    url = urllib.parse.urlsplit(base)
+    s = socket.socket()
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.connect((url.hostname, url.port))
+    body = json.dumps(sub).encode()
+    s.sendall(
+        b"POST /api/streaming/v2/sse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body) + body
+    )
+    return s
+
+
+def events(raw):
+    """The `data` of each `event: event` frame of a chunked SSE response
+    (a chunk cut short at the end is left out)."""
+    head, done, rest = raw.partition(b"\r\n\r\n")
+    if not done:
+        return []  # the answer's head is still to come
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    body = b""
+    while rest:
+        size_line, sep, rest = rest.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(size_line, 16)
+        if size == 0 or len(rest) < size + 2:
+            break
+        body += rest[:size]
+        rest = rest[size + 2 :]
+    out = []
+    for frame in body.decode().split("\n\n"):
+        lines = frame.split("\n")
+        if lines[0] == "event: event":
+            out.append(lines[1].removeprefix("data: "))
+    return out
+
+
+class Reader(threading.Thread):
+    """Reads a stream as fast as it comes."""
+
+    def __init__(self, sock):
+        super().__init__(daemon=True)
+        self.sock, self.raw, self.lock = sock, b"", threading.Lock()
+
+    def run(self):
+        while True:
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self.lock:
+                self.raw += chunk
+
+    def events(self):
+        with self.lock:
+            return events(self.raw)
+
+
+def wait_until(what, check, seconds=60):
+    """Waits (blocking) until `check()` holds."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

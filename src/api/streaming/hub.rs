@@ -1,12 +1,17 @@
-//! The clients of the streams and what reaches them: one task follows the
-//! commit feed, builds each commit's notifications for the subscriptions
-//! in force, and queues them per client. A client whose queue is full is
-//! not given less without a word: its stream ends with a notification
-//! naming the first masterchain block it missed.
+//! The clients of the streams and what reaches them. Notifications are
+//! built per masterchain block from the index once the block and its
+//! traces are written — told by the commit feed (`dev`, `run`) or found
+//! by catching up with another process's writes (`serve`) — and queued
+//! per client. A client that names a block to start from (`since`)
+//! replays the blocks before its registration from the index, then
+//! continues live: nothing lost, nothing twice. A client whose queue is
+//! full is not given less without a word: its stream ends with a
+//! notification naming the first masterchain block it missed.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
 
 use tokio::sync::{broadcast, mpsc};
 
@@ -17,34 +22,66 @@ use crate::api::v3::V3Error;
 use crate::api::Api;
 use crate::index::feed::Committed;
 
-/// Notifications a client may have waiting before it is cut off.
+/// Blocks (or emulated traces) whose notifications a client may have
+/// waiting before it is cut off. A block's notifications are queued
+/// whole or not at all, so that a client cut off resumes from a block
+/// boundary.
 pub const QUEUE: usize = 256;
+
+/// One block's (or emulated trace's) notifications for one client.
+type Batch = Vec<Arc<str>>;
+
+/// Masterchain blocks one `since` may ask to replay (about 11 hours of
+/// mainnet): a client further behind resynchronizes through API v3.
+pub const MAX_REPLAY: u32 = 100_000;
 
 /// Every client of the streams of one server.
 pub struct Hub {
-    clients: Mutex<HashMap<u64, Slot>>,
+    clients: Mutex<Clients>,
     next_id: AtomicU64,
-    /// Whether commits reach this process (it writes the index).
+    /// Whether new masterchain blocks reach this process.
     live: bool,
-    /// `gen_utime` of the newest masterchain block a commit announced.
+    /// `gen_utime` of the newest masterchain block built.
     newest_mc_time: AtomicU64,
-    /// The newest masterchain seqno a commit announced.
-    newest_mc: AtomicU64,
+}
+
+#[derive(Default)]
+struct Clients {
+    slots: HashMap<u64, Slot>,
+    /// The newest masterchain block whose notifications are built (for
+    /// the clients registered then): a client registered later hears
+    /// every later block live, and replays this one and older ones.
+    built: Option<u32>,
 }
 
 struct Slot {
     sub: Arc<Subscription>,
-    tx: mpsc::Sender<Arc<str>>,
-    cut: Arc<AtomicU64>,
+    tx: mpsc::Sender<Batch>,
+    cut: Arc<Mutex<Option<Cut>>>,
+}
+
+/// Why a client's stream ended early, and from where it can resume.
+#[derive(Debug, Clone)]
+struct Cut {
+    /// The first masterchain block whose notifications it did not get.
+    missed_from: u32,
+    kind: &'static str,
+    why: String,
 }
 
 /// One client's end: its notifications, and why they stopped.
 pub struct Client {
     pub id: u64,
-    pub rx: mpsc::Receiver<Arc<str>>,
-    /// Set (to the first masterchain seqno it missed, plus one) when the
-    /// client was cut off for not keeping up.
-    cut: Arc<AtomicU64>,
+    /// Live notifications, from the block after [`Client::built`].
+    rx: mpsc::Receiver<Batch>,
+    /// Replayed notifications, sent before the live ones while present.
+    replay: Option<mpsc::Receiver<Batch>>,
+    /// What is left of the batch being sent.
+    ready: std::collections::VecDeque<Arc<str>>,
+    /// The newest block built when the client registered (none yet: the
+    /// hub has not started).
+    pub built: Option<u32>,
+    cut: Arc<Mutex<Option<Cut>>>,
     hub: Arc<Hub>,
 }
 
@@ -55,32 +92,130 @@ impl Drop for Client {
 }
 
 impl Client {
+    /// The next notification: replayed ones first, then live ones; `None`
+    /// when the stream ended (see [`Client::closing_notification`]).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Arc<str>>> {
+        loop {
+            if let Some(text) = self.ready.pop_front() {
+                return Poll::Ready(Some(text));
+            }
+            let batch = match &mut self.replay {
+                Some(replay) => match replay.poll_recv(cx) {
+                    Poll::Ready(Some(batch)) => batch,
+                    Poll::Ready(None) => {
+                        self.replay = None;
+                        continue;
+                    }
+                    Poll::Pending => return Poll::Pending,
+                },
+                None => match self.rx.poll_recv(cx) {
+                    Poll::Ready(Some(batch)) => batch,
+                    Poll::Ready(None) => return Poll::Ready(None),
+                    Poll::Pending => return Poll::Pending,
+                },
+            };
+            self.ready.extend(batch);
+        }
+    }
+
+    /// [`Client::poll_recv`] as a future.
+    pub async fn recv(&mut self) -> Option<Arc<str>> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
     /// The last notification of a stream that was cut off, if it was.
     pub fn closing_notification(&self) -> Option<String> {
-        let missed = self.cut.load(Ordering::Relaxed).checked_sub(1)?;
+        let cut = lock(&self.cut).clone()?;
         Some(
             serde_json::json!({
-                "type": "stream_overflow",
-                "error": format!(
-                    "the client did not keep up ({QUEUE} notifications waiting): its stream ends \
-                     here; what masterchain block {missed} and later committed was not sent"
-                ),
-                "missed_from_mc_seqno": missed,
+                "type": cut.kind,
+                "error": cut.why,
+                "missed_from_mc_seqno": cut.missed_from,
             })
             .to_string(),
         )
     }
+
+    /// Replays masterchain blocks `since..=built` from the index for this
+    /// client (with `sub`), ahead of its live notifications. Refused when
+    /// the index does not hold `since` or it is too far back.
+    pub fn replay(&mut self, api: &Arc<Api>, sub: Subscription, since: u32) -> Result<(), String> {
+        let Some(built) = self.built else {
+            return Err("since: the streams have not started yet; subscribe without since".into());
+        };
+        if since > built.saturating_add(1) {
+            return Err(format!(
+                "since: masterchain block {since} is not committed yet (the newest is {built})"
+            ));
+        }
+        if built.saturating_add(1) - since > MAX_REPLAY {
+            return Err(format!(
+                "since: masterchain block {since} is more than {MAX_REPLAY} blocks back; \
+                 resynchronize through API v3"
+            ));
+        }
+        let oldest = crate::query::blocks::mc_block_range(&api.db.reader())
+            .map_err(|e| format!("internal error: {e}"))?
+            .map(|(first, _)| first.id.id.seqno);
+        if oldest.is_none_or(|first| since < first) {
+            return Err(format!(
+                "since: masterchain block {since} is older than what the index holds (from {})",
+                oldest.map_or("none".into(), |f| f.to_string())
+            ));
+        }
+        let (tx, rx) = mpsc::channel(QUEUE);
+        self.replay = Some(rx);
+        let (api, id, cut, hub) = (
+            Arc::downgrade(api),
+            self.id,
+            Arc::clone(&self.cut),
+            Arc::clone(&self.hub),
+        );
+        let sub = Arc::new(sub);
+        tokio::spawn(async move {
+            for mc in since..=built {
+                let Some(api) = api.upgrade() else { return };
+                let clients = vec![(id, Arc::clone(&sub))];
+                let built = api
+                    .read_background(move |ctx| notify::finalized(ctx, mc, &clients))
+                    .await;
+                let texts = match built {
+                    Some(Ok(outbox)) => outbox.into_iter().flat_map(|(_, t)| t).map(Arc::from),
+                    failed => {
+                        if let Some(Err(e)) = failed {
+                            tracing::warn!(mc_seqno = mc, client = id, error = ?e, "a replayed block's notifications could not be built");
+                        }
+                        hub.end(id, &cut, Cut {
+                            missed_from: mc,
+                            kind: "stream_error",
+                            why: format!("masterchain block {mc} could not be replayed: its stream ends here"),
+                        });
+                        return;
+                    }
+                };
+                let batch: Batch = texts.collect();
+                // The client reads at its own pace; it is gone when this fails.
+                if !batch.is_empty() && tx.send(batch).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Hub {
-    /// A hub; `live` when this process sees commits as they happen.
+    /// A hub; `live` when new masterchain blocks reach this process.
     pub fn new(live: bool) -> Self {
         Self {
-            clients: Mutex::new(HashMap::new()),
+            clients: Mutex::new(Clients::default()),
             next_id: AtomicU64::new(1),
             live,
             newest_mc_time: AtomicU64::new(0),
-            newest_mc: AtomicU64::new(0),
         }
     }
 
@@ -93,16 +228,17 @@ impl Hub {
         self.newest_mc_time.load(Ordering::Relaxed)
     }
 
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Slot>> {
-        self.clients.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> std::sync::MutexGuard<'_, Clients> {
+        lock(&self.clients)
     }
 
     /// Adds a client with its subscription.
     pub fn register(self: &Arc<Self>, sub: Subscription) -> Client {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel(QUEUE);
-        let cut = Arc::new(AtomicU64::new(0));
-        self.slots().insert(
+        let cut = Arc::new(Mutex::new(None));
+        let mut state = self.state();
+        state.slots.insert(
             id,
             Slot {
                 sub: Arc::new(sub),
@@ -113,6 +249,9 @@ impl Hub {
         Client {
             id,
             rx,
+            replay: None,
+            ready: Default::default(),
+            built: state.built,
             cut,
             hub: Arc::clone(self),
         }
@@ -120,69 +259,156 @@ impl Hub {
 
     /// Replaces a client's subscription.
     pub fn update(&self, id: u64, sub: Subscription) {
-        if let Some(slot) = self.slots().get_mut(&id) {
+        if let Some(slot) = self.state().slots.get_mut(&id) {
             slot.sub = Arc::new(sub);
         }
     }
 
     fn remove(&self, id: u64) {
-        self.slots().remove(&id);
+        self.state().slots.remove(&id);
     }
 
     /// Clients now subscribed.
     pub fn clients(&self) -> usize {
-        self.slots().len()
+        self.state().slots.len()
     }
 
-    fn snapshot(&self) -> Vec<(u64, Arc<Subscription>)> {
-        self.slots()
+    /// The clients to build masterchain block `mc` for; from now on a
+    /// client that registers replays `mc` rather than hearing it live.
+    fn snapshot_for(&self, mc: u32) -> Vec<(u64, Arc<Subscription>)> {
+        let mut state = self.state();
+        state.built = Some(state.built.map_or(mc, |b| b.max(mc)));
+        state
+            .slots
             .iter()
             .map(|(id, s)| (*id, Arc::clone(&s.sub)))
             .collect()
     }
 
-    /// Queues a commit's notifications; a client whose queue is full is cut off.
+    /// The clients to send an emulated trace to.
+    fn snapshot(&self) -> Vec<(u64, Arc<Subscription>)> {
+        self.state()
+            .slots
+            .iter()
+            .map(|(id, s)| (*id, Arc::clone(&s.sub)))
+            .collect()
+    }
+
+    /// Queues a block's notifications; a client whose queue is full is cut off.
     fn deliver(&self, outbox: notify::Outbox, mc_seqno: u32) {
-        let mut slots = self.slots();
+        let mut state = self.state();
         for (id, texts) in outbox {
-            let Some(slot) = slots.get(&id) else {
+            let Some(slot) = state.slots.get(&id) else {
                 continue;
             };
-            let full = texts
-                .into_iter()
-                .any(|t| slot.tx.try_send(Arc::from(t)).is_err());
-            if full {
-                self.cut_off(&mut slots, id, mc_seqno);
+            if texts.is_empty() {
+                continue;
+            }
+            let batch: Batch = texts.into_iter().map(Arc::from).collect();
+            if slot.tx.try_send(batch).is_err() {
+                cut_off(&mut state.slots, id, overflow(mc_seqno));
             }
         }
     }
 
-    fn cut_off(&self, slots: &mut HashMap<u64, Slot>, id: u64, mc_seqno: u32) {
-        if let Some(slot) = slots.remove(&id) {
-            slot.cut.store(u64::from(mc_seqno) + 1, Ordering::Relaxed);
-            tracing::warn!(
-                client = id,
-                mc_seqno,
-                "a streaming client did not keep up and was cut off"
-            );
-        }
+    /// Ends one client's stream with `cut`.
+    fn end(&self, id: u64, cut: &Mutex<Option<Cut>>, why: Cut) {
+        lock(cut).get_or_insert(why);
+        self.state().slots.remove(&id);
     }
 
-    /// Cuts off every client: the hub itself missed commits.
+    /// Cuts off every client: the hub itself missed blocks.
     fn cut_all(&self, mc_seqno: u32) {
-        let mut slots = self.slots();
-        let ids: Vec<u64> = slots.keys().copied().collect();
+        let mut state = self.state();
+        let ids: Vec<u64> = state.slots.keys().copied().collect();
         for id in ids {
-            self.cut_off(&mut slots, id, mc_seqno);
+            cut_off(&mut state.slots, id, overflow(mc_seqno));
         }
     }
 }
 
-/// Follows `commits` for `api`'s hub until the feed closes or the API is gone.
+fn overflow(mc_seqno: u32) -> Cut {
+    Cut {
+        missed_from: mc_seqno,
+        kind: "stream_overflow",
+        why: format!(
+            "the client did not keep up ({QUEUE} blocks' notifications waiting): its stream ends \
+             here; what masterchain block {mc_seqno} and later committed was not sent \
+             (subscribe again with \"since\": {mc_seqno} to replay it)"
+        ),
+    }
+}
+
+fn cut_off(slots: &mut HashMap<u64, Slot>, id: u64, cut: Cut) {
+    if let Some(slot) = slots.remove(&id) {
+        tracing::warn!(
+            client = id,
+            mc_seqno = cut.missed_from,
+            "a streaming client did not keep up and was cut off"
+        );
+        lock(&slot.cut).get_or_insert(cut);
+    }
+}
+
+/// Builds and hands out the notifications of masterchain blocks in order.
+struct Builder {
+    api: Weak<Api>,
+    /// The newest block built.
+    last: Option<u32>,
+}
+
+impl Builder {
+    /// Starts after the newest masterchain block the index holds now.
+    async fn start(api: Weak<Api>) -> Self {
+        let mut last = None;
+        if let Some(a) = api.upgrade() {
+            last = a
+                .read_background(|ctx| newest_mc(&ctx.reader))
+                .await
+                .flatten();
+            if let Some(mc) = last {
+                a.streams().snapshot_for(mc);
+            }
+        }
+        Self { api, last }
+    }
+
+    /// Builds every block after the last one built, through `through`.
+    /// `false` once the API is gone.
+    async fn build_through(&mut self, through: u32) -> bool {
+        let first = self.last.map_or(through, |l| l.saturating_add(1));
+        for mc in first..=through {
+            let Some(api) = self.api.upgrade() else {
+                return false;
+            };
+            let hub = Arc::clone(api.streams());
+            if let Some(t) = commit_time(&api, mc).await {
+                hub.newest_mc_time.fetch_max(t, Ordering::Relaxed);
+            }
+            let clients = hub.snapshot_for(mc);
+            self.last = Some(mc);
+            if clients.is_empty() {
+                continue;
+            }
+            let built = api
+                .read_background(move |ctx| notify::finalized(ctx, mc, &clients))
+                .await;
+            hand_out(&hub, built, mc);
+        }
+        true
+    }
+}
+
+/// Follows `commits` for `api`'s hub until the feed closes or the API is
+/// gone. A masterchain block is built once its traces are written (the
+/// commit after its unit's, which carries them) or, without
+/// transactions, at once.
 pub fn spawn(api: Weak<Api>, mut commits: broadcast::Receiver<Arc<Committed>>) {
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
-        let mut last_mc = 0u32;
+        let mut builder = Builder::start(api.clone()).await;
+        // A block committed whose traces are still to come.
+        let mut waiting: Option<u32> = None;
         loop {
             let commit = match commits.recv().await {
                 Ok(c) => c,
@@ -192,33 +418,81 @@ pub fn spawn(api: Weak<Api>, mut commits: broadcast::Receiver<Arc<Committed>>) {
                         missed_commits = n,
                         "the streams fell behind the commit feed"
                     );
-                    api.streams().cut_all(last_mc + 1);
+                    let next = builder.last.map_or(0, |l| l.saturating_add(1));
+                    api.streams().cut_all(next);
                     continue;
                 }
                 Err(RecvError::Closed) => break,
             };
-            let Some(api) = api.upgrade() else { break };
-            let hub = Arc::clone(api.streams());
-            if let Some(mc) = commit.mc_seqno {
-                last_mc = mc;
-                hub.newest_mc.store(u64::from(mc), Ordering::Relaxed);
+            let mut ready = None;
+            match commit.mc_seqno {
+                Some(mc) => {
+                    ready = waiting.take();
+                    if commit.transactions.is_empty() {
+                        ready = Some(mc);
+                    } else {
+                        waiting = Some(mc);
+                    }
+                }
+                // A unit's traces; shard blocks stored ahead of their
+                // masterchain block carry blocks and wait for it.
+                None if commit.blocks.is_empty() => ready = waiting.take(),
+                None => {}
             }
-            if let Some(t) = commit_time(&api, &commit).await {
-                hub.newest_mc_time.store(t, Ordering::Relaxed);
-            }
-            let clients = hub.snapshot();
-            if clients.is_empty() {
+            let Some(through) = ready else { continue };
+            if builder.last.is_some_and(|l| l >= through) {
                 continue;
             }
-            let mc = commit.mc_seqno.unwrap_or(last_mc);
-            let built = {
-                let commit = Arc::clone(&commit);
-                api.read_background(move |ctx| notify::notifications(ctx, &commit, &clients))
-                    .await
-            };
-            hand_out(&hub, built, mc);
+            if !builder.build_through(through).await {
+                break;
+            }
         }
     });
+}
+
+/// For `serve`: builds each masterchain block whose traces the writer
+/// (another process) has written, as the database catches up with it.
+pub fn spawn_catching_up(api: Weak<Api>, every: std::time::Duration) {
+    tokio::spawn(async move {
+        let mut builder = Builder::start(api.clone()).await;
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            let Some(a) = api.upgrade() else { break };
+            let ready = a
+                .read_background(|ctx| complete_through(&ctx.reader))
+                .await
+                .flatten();
+            drop(a);
+            let Some(through) = ready else { continue };
+            if builder.last.is_some_and(|l| l >= through) {
+                continue;
+            }
+            if !builder.build_through(through).await {
+                break;
+            }
+        }
+    });
+}
+
+/// The newest masterchain block whose traces are written too: the newest
+/// one, unless the writer's last unit still waits for its traces.
+fn complete_through(r: &tonindex_storage::Reader<'_>) -> Option<u32> {
+    let newest = newest_mc(r)?;
+    let settled = r.unassembled().ok()?.is_none() && r.unclassified().ok()?.is_empty();
+    if settled {
+        Some(newest)
+    } else {
+        newest.checked_sub(1)
+    }
+}
+
+/// The newest masterchain block the index holds.
+fn newest_mc(r: &tonindex_storage::Reader<'_>) -> Option<u32> {
+    crate::query::blocks::mc_block_range(r)
+        .ok()
+        .flatten()
+        .map(|(_, last)| last.id.id.seqno)
 }
 
 /// Queues what was built; when it could not be (logged), every client
@@ -242,10 +516,9 @@ pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingT
             let received = added.recv().await;
             let Some(api) = api.upgrade() else { break };
             let hub = Arc::clone(api.streams());
-            // Before any block, a client that misses something misses it
-            // from the next masterchain block on.
-            let next_mc =
-                u32::try_from(hub.newest_mc.load(Ordering::Relaxed) + 1).unwrap_or(u32::MAX);
+            // A client that misses an emulated trace resumes from the
+            // next masterchain block (pending data is not replayed).
+            let next_mc = hub.state().built.map_or(0, |b| b.saturating_add(1));
             let trace = match received {
                 Ok(t) => t,
                 Err(RecvError::Lagged(n)) => {
@@ -270,9 +543,8 @@ pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingT
     });
 }
 
-/// The `gen_utime` of a commit's masterchain block.
-async fn commit_time(api: &Arc<Api>, commit: &Committed) -> Option<u64> {
-    let seqno = commit.mc_seqno?;
+/// The `gen_utime` of masterchain block `seqno`.
+async fn commit_time(api: &Arc<Api>, seqno: u32) -> Option<u64> {
     api.read_background(move |ctx| {
         crate::query::blocks::mc_block(&ctx.reader, seqno)
             .ok()

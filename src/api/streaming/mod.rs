@@ -49,9 +49,9 @@ fn not_live() -> Response {
     error(
         StatusCode::NOT_IMPLEMENTED,
         None,
-        "streaming is served by the process that writes the index (`tonindex dev` or \
-         `tonindex run`); `tonindex serve` reads a database another process writes and does not \
-         see its commits as they happen",
+        "streaming is served where new blocks arrive (`tonindex dev`, `tonindex run`, or \
+         `tonindex serve` over a database another process writes); this server reads a \
+         database that does not change",
     )
 }
 

@@ -1,12 +1,13 @@
-//! The notifications one commit makes for the subscribed clients, read
-//! from what the commit wrote (the feed names it; the index holds it).
+//! The notifications one masterchain block makes for the subscribed
+//! clients, read from what the index holds of it, and those an emulated
+//! trace makes at `pending`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
 use tonindex_model::{ActionRecord, Address, Hash, MsgKind, TraceRecord, TransactionRecord};
-use tonindex_storage::tables::{HashTxKey, JettonWallets, TxByOutMsg};
+use tonindex_storage::tables::{HashTxKey, JettonWallets, TraceOfTx, TxByOutMsg};
 
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
@@ -15,7 +16,6 @@ use crate::api::pending::PendingTrace;
 use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use crate::api::Ctx;
-use crate::index::feed::Committed;
 use crate::query;
 
 /// A client's notifications of one commit, as JSON texts in sending order.
@@ -24,15 +24,19 @@ pub type Outbox = Vec<(u64, Vec<String>)>;
 /// Hops followed up a trace to find the message it starts with.
 const MAX_TRACE_DEPTH: usize = 512;
 
-/// Every notification `commit` makes for `clients`. All of them are
-/// `finalized`: the commit feed carries what masterchain blocks committed.
-pub fn notifications(
+/// Every notification masterchain block `mc_seqno` makes for `clients`,
+/// read from the index once the block and its traces are written: the
+/// same for a client that hears the block live and one that replays it
+/// later (`since`). All of them are `finalized`.
+pub fn finalized(
     ctx: &Ctx<'_>,
-    commit: &Committed,
+    mc_seqno: u32,
     clients: &[(u64, Arc<Subscription>)],
 ) -> Result<Outbox, V3Error> {
+    let r = &ctx.reader;
     let mut out: HashMap<u64, Vec<String>> = HashMap::new();
     let finality = Finality::Finalized;
+    let wants = |kind: Kind| clients.iter().any(|(_, s)| s.wants(kind, finality));
     let watched = |kind: Kind| -> HashSet<Address> {
         clients
             .iter()
@@ -40,21 +44,19 @@ pub fn notifications(
             .flat_map(|(_, s)| s.addresses.iter().copied())
             .collect()
     };
-    let committed: Vec<_> = commit
-        .transactions
-        .iter()
-        .filter(|t| t.mc_seqno.is_some())
-        .collect();
+    let ids = query::transactions::mc_block_tx_ids(r, mc_seqno)?;
+    let records = query::transactions::tx_records(r, &ids)?;
 
     // transactions
     let tx_watch = watched(Kind::Transactions);
-    let hashes: Vec<Hash> = committed
+    let mine: Vec<u64> = ids
         .iter()
-        .filter(|t| tx_watch.contains(&t.account))
-        .map(|t| t.hash)
+        .zip(&records)
+        .filter(|(_, t)| tx_watch.contains(&t.account))
+        .map(|(id, _)| *id)
         .collect();
-    if !hashes.is_empty() {
-        let groups = transactions_by_trace(ctx, &hashes)?;
+    if !mine.is_empty() {
+        let groups = transactions_by_trace(ctx, &mine)?;
         for (id, sub) in clients {
             for (key, txs) in &groups {
                 if let Some(n) = transactions_notification(ctx, sub, finality, key, txs)? {
@@ -64,43 +66,47 @@ pub fn notifications(
         }
     }
 
-    // actions and traces, when a commit classifies a complete trace
-    for trace_id in &commit.classified_traces {
-        let Some(trace) = query::traces::trace(&ctx.reader, trace_id)? else {
-            continue;
-        };
-        let records = query::traces::trace_actions(&ctx.reader, trace_id)?;
-        let whole = || traces::tree_and_transactions(ctx, &trace);
-        let found = TraceFound {
-            trace: &trace,
-            actions: &records,
-            finality,
-        };
-        found.notify(ctx, clients, whole, &mut out)?;
+    // actions and traces the block completed
+    if wants(Kind::Actions) || wants(Kind::Trace) {
+        for (_, trace_id) in query::traces::completed_in_mc_block(r, mc_seqno, false)? {
+            let Some(trace) = query::traces::trace(r, &trace_id)? else {
+                continue;
+            };
+            let records = query::traces::trace_actions(r, &trace_id)?;
+            let whole = || traces::tree_and_transactions(ctx, &trace);
+            let found = TraceFound {
+                trace: &trace,
+                actions: &records,
+                finality,
+            };
+            found.notify(ctx, clients, whole, &mut out)?;
+        }
     }
 
-    // account states and Jetton wallets the commit changed
+    // account states and Jetton wallets: each account as its last
+    // transaction in the block left it
     let state_watch = watched(Kind::AccountStateChange);
-    let jetton_watch = clients
-        .iter()
-        .any(|(_, s)| s.wants(Kind::JettonsChange, finality));
-    let mut seen = HashSet::new();
-    for t in &committed {
-        if !seen.insert(t.account) {
-            continue;
+    let jetton_watch = wants(Kind::JettonsChange);
+    let mut last: BTreeMap<Address, &TransactionRecord> = BTreeMap::new();
+    for t in &records {
+        let slot = last.entry(t.account).or_insert(t);
+        if t.lt > slot.lt {
+            *slot = t;
         }
-        if state_watch.contains(&t.account) {
-            if let Some(state) = account_state(ctx, &t.account)? {
+    }
+    for (account, t) in last {
+        if state_watch.contains(&account) {
+            if let Some(state) = account_state(ctx, &t.account_state_hash_after)? {
                 let n = json!({
                     "type": "account_state_change",
                     "finality": finality.as_str(),
-                    "account": raw_upper(&t.account),
+                    "account": raw_upper(&account),
                     "state": state,
                 })
                 .to_string();
                 for (id, sub) in clients {
                     if sub.wants(Kind::AccountStateChange, finality)
-                        && sub.addresses.contains(&t.account)
+                        && sub.addresses.contains(&account)
                     {
                         out.entry(*id).or_default().push(n.clone());
                     }
@@ -108,7 +114,7 @@ pub fn notifications(
             }
         }
         if jetton_watch {
-            jettons_change(ctx, clients, &t.account, finality, &mut out)?;
+            jettons_change(ctx, clients, &account, t.lt, finality, &mut out)?;
         }
     }
     Ok(out.into_iter().collect())
@@ -272,18 +278,25 @@ impl TraceFound<'_> {
     }
 }
 
-/// `jettons_change` of `wallet`, if it is a Jetton wallet, for the clients
-/// subscribed to it or to its owner.
+/// `jettons_change` of `wallet`, if it is a Jetton wallet as its
+/// transaction at `lt` left it, for the clients subscribed to it or to
+/// its owner.
 fn jettons_change(
     ctx: &Ctx<'_>,
     clients: &[(u64, Arc<Subscription>)],
     wallet: &Address,
+    lt: u64,
     finality: Finality,
     out: &mut HashMap<u64, Vec<String>>,
 ) -> Result<(), V3Error> {
     let Some(w) = ctx.reader.get::<JettonWallets>(wallet)? else {
         return Ok(());
     };
+    // The index keeps a wallet's newest row only: a later transaction
+    // changed it again, and that block's notification carries it.
+    if w.last_tx_lt != lt {
+        return Ok(());
+    }
     let jetton = json!({
         "address": raw_upper(wallet),
         "balance": w.balance.to_string(),
@@ -343,20 +356,17 @@ fn trace_key(t: &TraceRecord) -> String {
     b64(t.external_hash_norm.as_ref().unwrap_or(&t.trace_id))
 }
 
-/// Transactions by hash as v3 shows them, grouped by their traces' keys
-/// (found by following each in-message to the transaction that sent it:
-/// the commit that holds a transaction assembles its trace only later).
+/// Transactions by id as v3 shows them, grouped by their traces' keys
+/// (the trace assembled for each; one not assembled is found by following
+/// in-messages to the transaction that sent them).
 #[allow(clippy::type_complexity)]
 fn transactions_by_trace(
     ctx: &Ctx<'_>,
-    hashes: &[Hash],
+    ids: &[u64],
 ) -> Result<BTreeMap<String, Vec<(TransactionRecord, Json)>>, V3Error> {
     let r = &ctx.reader;
-    let mut ids = Vec::new();
-    for h in hashes {
-        ids.extend(query::transactions::tx_id_by_hash(r, h)?);
-    }
-    let full = query::transactions::full_txs(r, &ids)?;
+    let full = query::transactions::full_txs(r, ids)?;
+    let trace_ids = r.multi_get::<TraceOfTx>(ids)?;
     let mut shown: Vec<Transaction> = full.iter().map(Transaction::from).collect();
     AccountState::fill_all(
         shown
@@ -364,9 +374,23 @@ fn transactions_by_trace(
             .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
         r,
     )?;
+    let mut keys: HashMap<Hash, String> = HashMap::new();
     let mut groups: BTreeMap<String, Vec<(TransactionRecord, Json)>> = BTreeMap::new();
-    for (f, t) in full.iter().zip(shown) {
-        let key = root_key(ctx, &f.tx)?;
+    for ((f, t), trace_id) in full.iter().zip(shown).zip(trace_ids) {
+        let key = match trace_id {
+            Some(id) => match keys.get(&id) {
+                Some(k) => k.clone(),
+                None => {
+                    let k = match query::traces::trace(r, &id)? {
+                        Some(trace) => trace_key(&trace),
+                        None => root_key(ctx, &f.tx)?,
+                    };
+                    keys.insert(id, k.clone());
+                    k
+                }
+            },
+            None => root_key(ctx, &f.tx)?,
+        };
         let j = serde_json::to_value(&t).map_err(internal)?;
         groups.entry(key).or_default().push((f.tx.clone(), j));
     }
@@ -399,15 +423,14 @@ fn root_key(ctx: &Ctx<'_>, tx: &TransactionRecord) -> Result<String, V3Error> {
     Ok(b64(&cur.hash))
 }
 
-/// The newest state of `account` as `account_state_change` shows it.
-fn account_state(ctx: &Ctx<'_>, account: &Address) -> Result<Option<Json>, V3Error> {
-    use crate::state::account::{newest, Known};
-    let held = match newest(&ctx.reader, account)? {
-        Known::Held((_, sa)) => sa,
-        Known::Absent | Known::NotHeld(_) | Known::Stale(..) => return Ok(None),
-    };
-    let mut state = AccountState::hash_only(*held.account.inner().repr_hash().as_array());
+/// The account state with `hash` as `account_state_change` shows it;
+/// `None` for an account that does not exist after its transaction.
+fn account_state(ctx: &Ctx<'_>, hash: &Hash) -> Result<Option<Json>, V3Error> {
+    let mut state = AccountState::hash_only(*hash);
     state.fill(&ctx.reader)?;
+    if state.account_status.as_deref() == Some("nonexist") {
+        return Ok(None);
+    }
     let mut j = serde_json::to_value(&state).map_err(internal)?;
     j["extra_currencies"] = Json::Null;
     Ok(Some(j))

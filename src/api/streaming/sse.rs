@@ -45,7 +45,12 @@ pub async fn sse(
         Ok(s) => s,
         Err(e) => return error(StatusCode::BAD_REQUEST, req.id.as_deref(), &e),
     };
-    let client = api.streams().register(sub);
+    let mut client = api.streams().register(sub.clone());
+    if let Some(since) = req.since {
+        if let Err(e) = client.replay(&api, sub, since) {
+            return error(StatusCode::BAD_REQUEST, req.id.as_deref(), &e);
+        }
+    }
     let mut connected = serde_json::json!({"status": "subscribed"});
     if let Some(id) = &req.id {
         connected["id"] = id.clone().into();
@@ -95,7 +100,7 @@ impl http_body::Body for SseBody {
         if this.ended {
             return Poll::Ready(None);
         }
-        match this.client.rx.poll_recv(cx) {
+        match this.client.poll_recv(cx) {
             Poll::Ready(Some(event)) => {
                 if let Some(a) = &this.activity {
                     a.touch();

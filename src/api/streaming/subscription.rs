@@ -80,6 +80,10 @@ pub struct Request {
     pub supported_action_types: Option<Vec<String>>,
     pub include_address_book: Option<bool>,
     pub include_metadata: Option<bool>,
+    /// tonindex's own: the masterchain block to replay from (the
+    /// `missed_from_mc_seqno` of a stream that was cut off), before the
+    /// live notifications. toncenter ignores it.
+    pub since: Option<u32>,
 }
 
 /// A checked subscription.

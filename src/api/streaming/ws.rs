@@ -87,7 +87,7 @@ async fn session(api: Arc<Api>, mut socket: WebSocket, version: Vec<String>) {
 /// The client's next notification; never, before a subscription.
 async fn next(client: &mut Option<Client>) -> Option<Arc<str>> {
     match client {
-        Some(c) => c.rx.recv().await,
+        Some(c) => c.recv().await,
         None => std::future::pending().await,
     }
 }
@@ -160,7 +160,16 @@ impl Session {
                 sub.supported = old.supported.clone();
             }
         }
-        self.install(sub);
+        match req.since {
+            // Starts the stream over from that block.
+            Some(since) => {
+                let mut client = self.api.streams().register(sub.clone());
+                client.replay(&self.api, sub.clone(), since)?;
+                self.client = Some(client);
+                self.sub = Some(sub);
+            }
+            None => self.install(sub),
+        }
         Ok(())
     }
 
