@@ -46,6 +46,7 @@ const ENV_KEYS: &[&str] = &[
     "serve__cors__enabled",
     "serve__rate_limit__anonymous_v2_rps",
     "serve__rate_limit__anonymous_v3_rps",
+    "serve__rate_limit__anonymous_streams",
     "serve__cors__max_age_secs",
     "serve__offchain_metadata__enabled",
     "serve__offchain_metadata__timeout_ms",

@@ -78,10 +78,13 @@ async fn unknown_keys_and_rates_in_each_apis_shape() {
         RateLimitConfig {
             anonymous_v2_rps: 1,
             anonymous_v3_rps: 0,
+            anonymous_streams: 0,
         },
         vec![ApiKey {
             key: "k3".into(),
             rps: 3,
+            streams: 0,
+            stream_addresses: 0,
         }],
     );
     let v2 = "/api/v2/detectAddress?address=0:0000000000000000000000000000000000000000000000000000000000000000";
@@ -128,6 +131,8 @@ async fn a_json_rpc_batch_counts_each_call() {
         vec![ApiKey {
             key: "k2".into(),
             rps: 2,
+            streams: 0,
+            stream_addresses: 0,
         }],
     );
     // Three calls in one batch are more than two a second.

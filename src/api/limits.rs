@@ -11,11 +11,19 @@
 //! JSON-RPC batch counts. The keys and rates are swapped on SIGHUP without
 //! touching open connections. Rates are token buckets of `governor`: a
 //! burst of up to one second's worth, refilled evenly.
+//!
+//! Streams have their own caps, as toncenter's streaming server has:
+//! parallel streams a key may hold (`streams`, 0 = unlimited) and the
+//! addresses one of its subscriptions may name (`stream_addresses`, 0 =
+//! the server's 10,000), and parallel streams a client address without
+//! a key may hold (`anonymous_streams`, 0 = unlimited). Past them: 429
+//! `connection limit reached: N active connections` (a WebSocket: that
+//! error frame, then the close) and 400 `too many addresses: N > max M`.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroU32;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -35,6 +43,9 @@ use super::server::{api_error, is_v2_path};
 pub struct RateLimitConfig {
     pub anonymous_v2_rps: u32,
     pub anonymous_v3_rps: u32,
+    /// Parallel streams (Streaming API v2) per client address without a
+    /// key; 0 = unlimited.
+    pub anonymous_streams: u32,
 }
 
 /// One `[[serve.api_keys]]` entry.
@@ -45,6 +56,13 @@ pub struct ApiKey {
     /// Requests per second; 0 = unlimited.
     #[serde(default)]
     pub rps: u32,
+    /// Parallel streams the key may hold; 0 = unlimited.
+    #[serde(default)]
+    pub streams: u32,
+    /// Addresses one of its stream subscriptions may name; 0 = the
+    /// server's cap (10,000).
+    #[serde(default)]
+    pub stream_addresses: u32,
 }
 
 /// The limiters in force, swapped whole on reload.
@@ -54,6 +72,9 @@ struct Limits {
     anonymous_v3: Option<DefaultKeyedRateLimiter<IpAddr>>,
     /// Key → its limiter (`None`: unlimited).
     keys: HashMap<String, Option<DefaultDirectRateLimiter>>,
+    /// Key → (parallel streams, addresses a subscription), 0 = no cap.
+    stream_caps: HashMap<String, (u32, u32)>,
+    anonymous_streams: u32,
 }
 
 fn quota(rps: u32) -> Option<Quota> {
@@ -69,11 +90,19 @@ impl Limits {
                 .iter()
                 .map(|k| (k.key.clone(), quota(k.rps).map(RateLimiter::direct)))
                 .collect(),
+            stream_caps: keys
+                .iter()
+                .map(|k| (k.key.clone(), (k.streams, k.stream_addresses)))
+                .collect(),
+            anonymous_streams: rates.anonymous_streams,
         }
     }
 
     fn is_open(&self) -> bool {
-        self.anonymous_v2.is_none() && self.anonymous_v3.is_none() && self.keys.is_empty()
+        self.anonymous_v2.is_none()
+            && self.anonymous_v3.is_none()
+            && self.keys.is_empty()
+            && self.anonymous_streams == 0
     }
 }
 
@@ -86,9 +115,44 @@ pub enum Decision {
     Limited(Duration),
 }
 
+/// Who holds streams: a key, or a client address without one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Holder {
+    Key(String),
+    Peer(IpAddr),
+}
+
+/// Who opens a stream, as [`admit`] found it (a request extension on the
+/// streaming routes while keys or caps are in force).
+#[derive(Debug, Clone)]
+pub struct StreamCaller {
+    key: Option<String>,
+    peer: IpAddr,
+}
+
+/// A stream's place under its holder's cap, given back when dropped.
+pub struct StreamSlot {
+    open: Arc<Mutex<HashMap<Holder, u32>>>,
+    holder: Holder,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.holder) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.holder);
+            }
+        }
+    }
+}
+
 /// The keys and rates of a running server.
 pub struct RateLimits {
     limits: RwLock<Arc<Limits>>,
+    /// Streams open per holder.
+    streams: Arc<Mutex<HashMap<Holder, u32>>>,
     /// No keys and no rates: every request passes without a look inside.
     open: std::sync::atomic::AtomicBool,
 }
@@ -99,7 +163,39 @@ impl RateLimits {
         Self {
             open: std::sync::atomic::AtomicBool::new(limits.is_open()),
             limits: RwLock::new(Arc::new(limits)),
+            streams: Arc::default(),
         }
+    }
+
+    /// A place for one more stream of `caller`, or toncenter's refusal.
+    pub fn open_stream(&self, caller: &StreamCaller) -> Result<StreamSlot, String> {
+        let limits = self.current();
+        let (holder, cap) = match &caller.key {
+            Some(k) => (
+                Holder::Key(k.clone()),
+                limits.stream_caps.get(k).map_or(0, |c| c.0),
+            ),
+            None => (Holder::Peer(caller.peer), limits.anonymous_streams),
+        };
+        let mut open = self.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(holder.clone()).or_default();
+        if cap != 0 && *n >= cap {
+            return Err(format!(
+                "connection limit reached: {cap} active connections"
+            ));
+        }
+        *n += 1;
+        Ok(StreamSlot {
+            open: Arc::clone(&self.streams),
+            holder,
+        })
+    }
+
+    /// The addresses one subscription of `caller` may name, if its key caps them.
+    pub fn stream_addresses(&self, caller: &StreamCaller) -> Option<usize> {
+        let key = caller.key.as_ref()?;
+        let cap = self.current().stream_caps.get(key)?.1;
+        (cap != 0).then_some(cap as usize)
     }
 
     /// Puts new keys and rates in force (their buckets start full).
@@ -197,6 +293,7 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
     if limits.is_open() || !called || super::openapi::is_docs_path(path) {
         return Ok(req);
     }
+    let streaming = path.starts_with("/api/streaming/");
     let key = request_key(&req);
     let peer = req
         .extensions()
@@ -214,6 +311,11 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
         (req, 1)
     };
     match limits.check(v2, key.as_deref(), peer, cost) {
+        Decision::Allow if streaming => {
+            let mut req = req;
+            req.extensions_mut().insert(StreamCaller { key, peer });
+            Ok(req)
+        }
         Decision::Allow => Ok(req),
         Decision::UnknownKey => Err(api_error(
             v2,
@@ -241,15 +343,20 @@ mod tests {
             &RateLimitConfig {
                 anonymous_v2_rps: 1,
                 anonymous_v3_rps: 0,
+                anonymous_streams: 0,
             },
             &[
                 ApiKey {
                     key: "ten".into(),
                     rps: 10,
+                    streams: 0,
+                    stream_addresses: 0,
                 },
                 ApiKey {
                     key: "free".into(),
                     rps: 0,
+                    streams: 0,
+                    stream_addresses: 0,
                 },
             ],
         );
@@ -286,11 +393,49 @@ mod tests {
             &[ApiKey {
                 key: "new".into(),
                 rps: 0,
+                streams: 0,
+                stream_addresses: 0,
             }],
         );
         assert_eq!(limits.check(true, Some("ten"), a, 1), Decision::UnknownKey);
         assert_eq!(limits.check(true, Some("new"), a, 1), Decision::Allow);
         assert_eq!(limits.check(true, None, a, 1), Decision::Allow);
+    }
+
+    #[test]
+    fn streams_are_capped_per_key_and_per_anonymous_client() {
+        let limits = RateLimits::new(
+            &RateLimitConfig {
+                anonymous_streams: 1,
+                ..RateLimitConfig::default()
+            },
+            &[ApiKey {
+                key: "two".into(),
+                rps: 0,
+                streams: 2,
+                stream_addresses: 3,
+            }],
+        );
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let b = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+        let keyed = |peer| StreamCaller {
+            key: Some("two".into()),
+            peer,
+        };
+        let anonymous = |peer| StreamCaller { key: None, peer };
+        let first = limits.open_stream(&keyed(a)).unwrap();
+        let _second = limits.open_stream(&keyed(b)).unwrap();
+        assert_eq!(
+            limits.open_stream(&keyed(a)).err().unwrap(),
+            "connection limit reached: 2 active connections"
+        );
+        drop(first);
+        let _third = limits.open_stream(&keyed(a)).unwrap();
+        let _one = limits.open_stream(&anonymous(a)).unwrap();
+        assert!(limits.open_stream(&anonymous(a)).is_err());
+        let _other = limits.open_stream(&anonymous(b)).unwrap();
+        assert_eq!(limits.stream_addresses(&keyed(a)), Some(3));
+        assert_eq!(limits.stream_addresses(&anonymous(a)), None);
     }
 
     #[test]

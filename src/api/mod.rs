@@ -242,21 +242,29 @@ impl Api {
             let pending = Arc::new(pending::PendingTraces::new(pending::PENDING_TTL));
             let store = Arc::clone(&pending);
             let mut commits = feed.subscribe();
-            // Pending traces give way to the real ones as the index commits them.
+            // Pending traces give way to the real ones as the index commits
+            // them; those whose time is up are dropped even when nobody asks.
             tokio::spawn(async move {
                 use tokio::sync::broadcast::error::RecvError;
+                let mut sweep = tokio::time::interval(pending::SWEEP);
                 loop {
-                    match commits.recv().await {
-                        Ok(c) => store.evict(&c),
-                        Err(RecvError::Lagged(_)) => {}
-                        Err(RecvError::Closed) => break,
+                    tokio::select! {
+                        c = commits.recv() => match c {
+                            Ok(c) => store.evict(&c),
+                            Err(RecvError::Lagged(_)) => {}
+                            Err(RecvError::Closed) => break,
+                        },
+                        _ = sweep.tick() => store.expire(),
                     }
                 }
             });
             api.pending = Some(pending);
         }
         let stream_commits = chain.commit_feed().map(|feed| feed.subscribe());
-        let stream_pending = api.pending.as_ref().map(|p| p.subscribe_added());
+        let stream_pending = api
+            .pending
+            .as_ref()
+            .map(|p| (p.subscribe_added(), p.subscribe_invalidated()));
         if stream_commits.is_some() {
             api.streams = Arc::new(streaming::hub::Hub::new(true));
         }
@@ -264,8 +272,9 @@ impl Api {
         let api = Arc::new(api);
         if let Some(commits) = stream_commits {
             streaming::hub::spawn(Arc::downgrade(&api), commits);
-            if let Some(added) = stream_pending {
+            if let Some((added, invalidated)) = stream_pending {
                 streaming::hub::spawn_pending(Arc::downgrade(&api), added);
+                streaming::hub::spawn_invalidated(Arc::downgrade(&api), invalidated);
             }
         }
         api

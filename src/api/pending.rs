@@ -1,7 +1,9 @@
 //! Pending traces: what an accepted external message will do, emulated on
 //! the current state when it is sent (the chain's executor, the index's
 //! assembler and classifier), held in memory until its real trace is
-//! committed (the commit feed says so) or its time is up. This is what
+//! committed (the commit feed says so), its message is refused (the
+//! devnet says so) or its time is up — the last two announced as
+//! invalidated (the streams' `trace_invalidated`). This is what
 //! toncenter's trace emulator and Redis do for `/pendingTraces`,
 //! `/pendingActions` and `/pendingTransactions`.
 
@@ -24,6 +26,9 @@ use crate::tvm::emulate::message_destination;
 
 /// How long an emulated trace is shown when its real one never comes.
 pub const PENDING_TTL: Duration = Duration::from_secs(120);
+
+/// How often traces whose time is up are looked for.
+pub const SWEEP: Duration = Duration::from_secs(5);
 
 /// One emulated trace.
 pub struct PendingTrace {
@@ -49,6 +54,8 @@ pub struct PendingTraces {
     ttl: Duration,
     /// Each trace kept, as it is kept (the streams' `pending` level).
     added: tokio::sync::broadcast::Sender<Arc<PendingTrace>>,
+    /// Each trace dropped without its real one committed.
+    invalidated: tokio::sync::broadcast::Sender<Arc<PendingTrace>>,
 }
 
 impl PendingTraces {
@@ -57,7 +64,48 @@ impl PendingTraces {
             traces: Mutex::new(Vec::new()),
             ttl,
             added: tokio::sync::broadcast::channel(1024).0,
+            invalidated: tokio::sync::broadcast::channel(1024).0,
         }
+    }
+
+    /// Follows every trace dropped without its real one committed.
+    pub fn subscribe_invalidated(&self) -> tokio::sync::broadcast::Receiver<Arc<PendingTrace>> {
+        self.invalidated.subscribe()
+    }
+
+    /// Removes the traces `gone` selects; announces those `invalid` says
+    /// did not come true.
+    fn drop_where(
+        &self,
+        gone: impl Fn(&PendingTrace) -> bool,
+        invalid: impl Fn(&PendingTrace) -> bool,
+    ) {
+        let Ok(mut all) = self.traces.lock() else {
+            return;
+        };
+        let mut dropped = Vec::new();
+        all.retain(|t| {
+            let keep = !gone(t);
+            if !keep && invalid(t) {
+                dropped.push(Arc::clone(t));
+            }
+            keep
+        });
+        drop(all);
+        for t in dropped {
+            tracing::debug!(
+                external = %crate::api::encoding::b64(&t.trace.external_hash.unwrap_or_default()),
+                "an emulated trace did not come true"
+            );
+            // Nobody following is fine.
+            let _ = self.invalidated.send(t);
+        }
+    }
+
+    /// Drops (and announces) the traces whose time is up.
+    pub fn expire(&self) {
+        let ttl = self.ttl;
+        self.drop_where(|t| t.created.elapsed() >= ttl, |_| true);
     }
 
     /// Follows every trace kept from now on.
@@ -86,21 +134,22 @@ impl PendingTraces {
     }
 
     /// Drops the traces whose external message's real trace a commit
-    /// wrote.
+    /// wrote, and (announced) those whose message was refused.
     pub fn evict(&self, committed: &Committed) {
         let landed: HashSet<Hash> = committed.traced_in_msgs.iter().copied().collect();
-        if let Ok(mut all) = self.traces.lock() {
-            all.retain(|t| t.trace.external_hash.is_none_or(|h| !landed.contains(&h)));
-        }
+        let refused: HashSet<Hash> = committed.dropped_externals.iter().copied().collect();
+        let of = |t: &PendingTrace, set: &HashSet<Hash>| {
+            t.trace.external_hash.is_some_and(|h| set.contains(&h))
+        };
+        self.drop_where(|t| of(t, &landed) || of(t, &refused), |t| !of(t, &landed));
     }
 
     /// The live traces that `keep` selects.
     pub fn select(&self, keep: impl Fn(&PendingTrace) -> bool) -> Vec<Arc<PendingTrace>> {
-        let Ok(mut all) = self.traces.lock() else {
+        self.expire();
+        let Ok(all) = self.traces.lock() else {
             return Vec::new();
         };
-        let ttl = self.ttl;
-        all.retain(|t| t.created.elapsed() < ttl);
         all.iter().filter(|t| keep(t)).cloned().collect()
     }
 }

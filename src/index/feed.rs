@@ -40,6 +40,10 @@ pub struct Committed {
     /// the unit's and before the next unit's): what emulated traces give
     /// way to.
     pub traced_in_msgs: Vec<Hash>,
+    /// External messages a block producer refused (the devnet knows; a
+    /// follower does not): their emulated traces never come true. Sent
+    /// alone, after the commits of the round that refused them.
+    pub dropped_externals: Vec<Hash>,
 }
 
 /// The sending side, held by whoever indexes; clone it to subscribe.

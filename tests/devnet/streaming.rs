@@ -34,6 +34,20 @@ fn a_pending_subscriber_hears_a_transfer_at_both_levels() {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// `tests/python/streaming_invalidated.py`, on `tonindex dev
+/// --block-interval`: of two transfers signed with the same seqno, both
+/// emulated at `pending`, the block executes one and refuses the other,
+/// which PyPI toncenter's ToncenterSSE then hears withdrawn with
+/// `trace_invalidated` (once, never after `finalized`; the executed one
+/// never is).
+#[test]
+fn a_refused_pending_trace_is_invalidated() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &["--block-interval", "1500"]);
+    let v = python("streaming_invalidated.py", &[dev.url()]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
 /// `tests/python/streaming_resume.py`: a subscriber that stops reading is
 /// cut off with `stream_overflow` naming the first masterchain block it
 /// missed; subscribing again with `since` = that block, its notifications
@@ -154,6 +168,123 @@ fn streaming_refusals_and_health() {
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// Stream caps, as toncenter's: a key holds at most its `streams` at once
+/// (SSE past it: 429 with toncenter's words; a WebSocket: that error frame,
+/// then the close), closing one frees a place; its subscriptions name at
+/// most `stream_addresses`; a client without a key holds at most
+/// `anonymous_streams`.
+#[test]
+fn streams_are_capped_per_key_and_per_anonymous_client() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tonindex.toml");
+    std::fs::write(
+        &config,
+        "[serve.rate_limit]\nanonymous_streams = 1\n\
+         [[serve.api_keys]]\nkey = \"two\"\nstreams = 2\nstream_addresses = 2\n",
+    )
+    .unwrap();
+    let port = common::free_port();
+    let mut child = Command::new(common::tonindex_bin())
+        .arg("--config")
+        .arg(&config)
+        .args(["dev", "--db"])
+        .arg(dir.path().join("db"))
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_listening(port);
+    let wallets: Vec<String> = (1..=3)
+        .map(|i| format!("0:{}", hex::encode([i; 32])))
+        .collect();
+    // Opens an SSE stream; its status and, when refused, the error.
+    let open = |key: Option<&str>, addresses: &[String]| {
+        let body = json!({"types": ["transactions"], "addresses": addresses}).to_string();
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let key = key.map_or(String::new(), |k| format!("X-API-Key: {k}\r\n"));
+        write!(
+            s,
+            "POST /api/streaming/v2/sse HTTP/1.1\r\nHost: x\r\n{key}Content-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reader = BufReader::new(s.try_clone().unwrap());
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let status: u16 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let mut error = None;
+        if status != 200 {
+            let mut rest = String::new();
+            let _ = reader.read_to_string(&mut rest);
+            let body = &rest[rest.find('{').unwrap()..=rest.rfind('}').unwrap()];
+            error = serde_json::from_str::<Value>(body).unwrap()["error"]
+                .as_str()
+                .map(str::to_string);
+        }
+        (status, error, s)
+    };
+    let one = &wallets[..1];
+    let (status, _, first) = open(Some("two"), one);
+    assert_eq!(status, 200);
+    let (status, _, second) = open(Some("two"), one);
+    assert_eq!(status, 200);
+    let (status, error, _) = open(Some("two"), one);
+    assert_eq!(status, 429);
+    assert_eq!(
+        error.as_deref(),
+        Some("connection limit reached: 2 active connections")
+    );
+    // Over the WebSocket: the error frame, then the close.
+    let mut ws = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    ws.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        ws,
+        "GET /api/streaming/v2/ws HTTP/1.1\r\nHost: x\r\nX-API-Key: two\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = ws.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.starts_with("HTTP/1.1 101"), "{text}");
+    assert!(
+        text.contains(r#"{"error":"connection limit reached: 2 active connections"}"#),
+        "{text}"
+    );
+    drop(first);
+    let mut freed = false;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        if open(Some("two"), one).0 == 200 {
+            freed = true;
+            break;
+        }
+    }
+    assert!(
+        freed,
+        "closing a stream frees its place under the key's cap"
+    );
+    drop(second);
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, error, _) = open(Some("two"), &wallets);
+    assert_eq!(status, 400);
+    assert_eq!(error.as_deref(), Some("too many addresses: 3 > max 2"));
+    let (status, _, _anonymous) = open(None, &wallets);
+    assert_eq!(status, 200);
+    let (status, error, _) = open(None, one);
+    assert_eq!(status, 429);
+    assert_eq!(
+        error.as_deref(),
+        Some("connection limit reached: 1 active connections")
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 /// A WebSocket keeps its connection's place under `serve.max_connections`

@@ -70,13 +70,24 @@ async def funded_transfer(base, client, to, comment):
     its transfer to `to` built (not sent): the wallet's raw address, the
     message, and its normalized hash in base64 as tonutils computes it
     (TEP-467)."""
+    me, [(message, norm)] = await funded_transfers(base, client, to, [comment])
+    return me, message, norm
+
+
+async def funded_transfers(base, client, to, comments):
+    """As `funded_transfer`, one transfer built per comment, all with the
+    wallet's first seqno (so that the chain executes only the first sent):
+    the wallet's raw address and each (message, normalized hash)."""
     wallet, _, _, _ = WalletV4R2.create(client)
     me = wallet.address.to_str(is_user_friendly=False)
     await asyncio.get_running_loop().run_in_executor(None, fund, base, me, 3_000_000_000)
-    message = await wallet.build_external_message(
-        [TONTransferBuilder(destination=to, amount=500_000_000, body=comment)]
-    )
-    return me, message, base64.b64encode(bytes.fromhex(message.normalized_hash)).decode()
+    built = []
+    for comment in comments:
+        message = await wallet.build_external_message(
+            [TONTransferBuilder(destination=to, amount=500_000_000, body=comment)]
+        )
+        built.append((message, base64.b64encode(bytes.fromhex(message.normalized_hash)).decode()))
+    return me, built
 
 
 def post_json(base, path, body):

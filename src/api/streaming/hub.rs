@@ -52,6 +52,9 @@ struct Clients {
     /// the clients registered then): a client registered later hears
     /// every later block live, and replays this one and older ones.
     built: Option<u32>,
+    /// Clients that got an emulated trace's notifications, by its key:
+    /// those told when it is invalidated.
+    pending_sent: HashMap<String, (std::time::Instant, Vec<u64>)>,
 }
 
 struct Slot {
@@ -311,6 +314,50 @@ impl Hub {
         }
     }
 
+    /// Queues an emulated trace's notifications and notes who got them.
+    fn deliver_pending(&self, outbox: notify::Outbox, next_mc: u32, key: String) {
+        let ids: Vec<u64> = outbox
+            .iter()
+            .filter(|(_, texts)| !texts.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        self.deliver(outbox, next_mc);
+        let mut state = self.state();
+        // Kept past the pending store's own time, then forgotten.
+        let horizon = 2 * crate::api::pending::PENDING_TTL;
+        state
+            .pending_sent
+            .retain(|_, (at, _)| at.elapsed() < horizon);
+        if !ids.is_empty() {
+            let entry = state
+                .pending_sent
+                .entry(key)
+                .or_insert_with(|| (std::time::Instant::now(), Vec::new()));
+            entry.1.extend(ids);
+        }
+    }
+
+    /// Tells the clients that got an emulated trace that it did not come
+    /// true (`trace_invalidated`); a client whose queue is full is cut off.
+    fn invalidate(&self, key: &str, next_mc: u32) {
+        let mut state = self.state();
+        let Some((_, ids)) = state.pending_sent.remove(key) else {
+            return;
+        };
+        let text: Arc<str> = Arc::from(
+            serde_json::json!({"type": "trace_invalidated", "trace_external_hash_norm": key})
+                .to_string(),
+        );
+        for id in ids {
+            let Some(slot) = state.slots.get(&id) else {
+                continue;
+            };
+            if slot.tx.try_send(vec![Arc::clone(&text)]).is_err() {
+                cut_off(&mut state.slots, id, overflow(next_mc));
+            }
+        }
+    }
+
     /// Ends one client's stream with `cut`.
     fn end(&self, id: u64, cut: &Mutex<Option<Cut>>, why: Cut) {
         lock(cut).get_or_insert(why);
@@ -435,8 +482,11 @@ pub fn spawn(api: Weak<Api>, mut commits: broadcast::Receiver<Arc<Committed>>) {
                     }
                 }
                 // A unit's traces; shard blocks stored ahead of their
-                // masterchain block carry blocks and wait for it.
-                None if commit.blocks.is_empty() => ready = waiting.take(),
+                // masterchain block carry blocks and wait for it; refused
+                // messages are the pending traces' business.
+                None if commit.blocks.is_empty() && commit.dropped_externals.is_empty() => {
+                    ready = waiting.take()
+                }
                 None => {}
             }
             let Some(through) = ready else { continue };
@@ -535,10 +585,40 @@ pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingT
             if clients.is_empty() {
                 continue;
             }
+            let key = notify::trace_key(&trace.trace);
             let built = api
                 .read_background(move |ctx| notify::pending_notifications(ctx, &trace, &clients))
                 .await;
-            hand_out(&hub, built, next_mc);
+            match built {
+                Some(Ok(outbox)) => hub.deliver_pending(outbox, next_mc, key),
+                other => hand_out(&hub, other, next_mc),
+            }
+        }
+    });
+}
+
+/// Follows the emulated traces that did not come true: each client that
+/// heard one at `pending` hears `trace_invalidated` (never after
+/// `finalized`: a trace whose real one was committed is not invalidated).
+pub fn spawn_invalidated(api: Weak<Api>, mut gone: broadcast::Receiver<Arc<PendingTrace>>) {
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let received = gone.recv().await;
+            let Some(api) = api.upgrade() else { break };
+            let hub = Arc::clone(api.streams());
+            let next_mc = hub.state().built.map_or(0, |b| b.saturating_add(1));
+            match received {
+                Ok(trace) => hub.invalidate(&notify::trace_key(&trace.trace), next_mc),
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        missed_invalidations = n,
+                        "the streams fell behind the invalidated traces"
+                    );
+                    hub.cut_all(next_mc);
+                }
+                Err(RecvError::Closed) => break,
+            }
         }
     });
 }

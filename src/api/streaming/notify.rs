@@ -352,7 +352,7 @@ fn tx_addresses(ctx: &Ctx<'_>, r: &TransactionRecord) -> Result<Vec<Address>, V3
 /// The key clients name a trace by: the normalized hash of the external
 /// message it starts with; a trace that starts otherwise (a tick-tock, a
 /// message from outside the index) by its root transaction's hash.
-fn trace_key(t: &TraceRecord) -> String {
+pub(super) fn trace_key(t: &TraceRecord) -> String {
     b64(t.external_hash_norm.as_ref().unwrap_or(&t.trace_id))
 }
 

@@ -16,6 +16,7 @@ use http_body::Frame;
 use super::hub::Client;
 use super::subscription::{Request, Subscription, Transport};
 use super::{actions_version, error, not_live};
+use crate::api::limits::{StreamCaller, StreamSlot};
 use crate::api::server::StreamActivity;
 use crate::api::Api;
 
@@ -25,6 +26,7 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 pub async fn sse(
     State(api): State<Arc<Api>>,
     activity: Option<axum::Extension<StreamActivity>>,
+    caller: Option<axum::Extension<StreamCaller>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -45,6 +47,18 @@ pub async fn sse(
         Ok(s) => s,
         Err(e) => return error(StatusCode::BAD_REQUEST, req.id.as_deref(), &e),
     };
+    // toncenter's order: the connection cap, then the key's address cap.
+    let slot = match &caller {
+        Some(c) => match api.limits.open_stream(c) {
+            Ok(slot) => Some(slot),
+            Err(e) => return error(StatusCode::TOO_MANY_REQUESTS, req.id.as_deref(), &e),
+        },
+        None => None,
+    };
+    let cap = caller.and_then(|c| api.limits.stream_addresses(&c));
+    if let Err(e) = sub.within(cap) {
+        return error(StatusCode::BAD_REQUEST, req.id.as_deref(), &e);
+    }
     let mut client = api.streams().register(sub.clone());
     if let Some(since) = req.since {
         if let Err(e) = client.replay(&api, sub, since) {
@@ -63,6 +77,7 @@ pub async fn sse(
         keepalive: tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE),
         ended: false,
         activity: activity.map(|a| a.0.hold()),
+        _slot: slot,
     };
     (
         [
@@ -82,6 +97,8 @@ struct SseBody {
     ended: bool,
     /// Keeps the connection from counting as idle while it streams.
     activity: Option<crate::api::server::ActivityHold>,
+    /// The stream's place under its key's (or address's) cap.
+    _slot: Option<StreamSlot>,
 }
 
 impl http_body::Body for SseBody {

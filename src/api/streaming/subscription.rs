@@ -178,6 +178,17 @@ impl Subscription {
         })
     }
 
+    /// Checks the addresses against a key's own cap (`stream_addresses`).
+    pub fn within(&self, cap: Option<usize>) -> Result<(), String> {
+        match cap {
+            Some(max) if self.addresses.len() > max => Err(format!(
+                "too many addresses: {} > max {max}",
+                self.addresses.len()
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the client wants notifications of `kind` at `finality`.
     pub fn wants(&self, kind: Kind, finality: Finality) -> bool {
         self.types.contains(&kind) && finality >= self.min_finality

@@ -14,11 +14,13 @@ use serde_json::{json, Value as Json};
 use super::hub::Client;
 use super::subscription::{parse_addresses, trace_norms, Request, Subscription, Transport};
 use super::{actions_version, not_live};
+use crate::api::limits::StreamCaller;
 use crate::api::Api;
 
 pub async fn ws(
     State(api): State<Arc<Api>>,
     slot: Option<axum::Extension<crate::api::server::ConnSlot>>,
+    caller: Option<axum::Extension<StreamCaller>>,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -29,10 +31,27 @@ pub async fn ws(
         return not_live();
     }
     let version = actions_version(&headers);
-    upgrade.on_upgrade(move |socket| async move {
+    let stream = match &caller {
+        Some(c) => api.limits.open_stream(c).map(Some),
+        None => Ok(None),
+    };
+    let cap = caller.and_then(|c| api.limits.stream_addresses(&c));
+    upgrade.on_upgrade(move |mut socket| async move {
         // The connection's slot stays taken while the session lasts.
         let _slot = slot;
-        session(api, socket, version).await
+        match stream {
+            Ok(stream) => {
+                let _stream = stream;
+                session(api, socket, version, cap).await
+            }
+            // As toncenter: the refusal as an error frame, then the close.
+            Err(e) => {
+                let _ = socket
+                    .send(Message::Text(json!({ "error": e }).to_string().into()))
+                    .await;
+                let _ = socket.send(Message::Close(None)).await;
+            }
+        }
     })
 }
 
@@ -42,14 +61,17 @@ struct Session {
     version: Vec<String>,
     sub: Option<Subscription>,
     client: Option<Client>,
+    /// The key's own cap on addresses, if it has one.
+    cap: Option<usize>,
 }
 
-async fn session(api: Arc<Api>, mut socket: WebSocket, version: Vec<String>) {
+async fn session(api: Arc<Api>, mut socket: WebSocket, version: Vec<String>, cap: Option<usize>) {
     let mut s = Session {
         api,
         version,
         sub: None,
         client: None,
+        cap,
     };
     loop {
         tokio::select! {
@@ -160,6 +182,7 @@ impl Session {
                 sub.supported = old.supported.clone();
             }
         }
+        sub.within(self.cap)?;
         match req.since {
             // Starts the stream over from that block.
             Some(since) => {

@@ -502,8 +502,16 @@ impl Devnet {
     pub fn produce(&mut self, externals: Vec<Cell>) -> anyhow::Result<RoundOutcome> {
         let before = (self.chain.master.clone(), self.chain.shards.clone());
         let result = self.produce_inner(externals);
-        if result.is_err() {
-            (self.chain.master, self.chain.shards) = before;
+        match &result {
+            Err(_) => (self.chain.master, self.chain.shards) = before,
+            // Emulated traces of refused messages give way at once.
+            Ok(outcome) if !outcome.dropped.is_empty() => {
+                self.feed.publish(crate::index::feed::Committed {
+                    dropped_externals: outcome.dropped.iter().map(|h| h.0).collect(),
+                    ..Default::default()
+                });
+            }
+            Ok(_) => {}
         }
         result
     }
