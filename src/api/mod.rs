@@ -228,6 +228,22 @@ impl Api {
         api
     }
 
+    /// The API over a database whose writer in this process announces its
+    /// commits on `feed`, without a chain to send to: the streams follow
+    /// the feed (`bench-dev --subscribers`).
+    pub fn with_commit_feed(
+        db: Arc<Db>,
+        cfg: ApiConfig,
+        feed: &crate::ingest::CommitFeed,
+    ) -> Arc<Self> {
+        let api = Self::build(db, cfg, true);
+        let mut api = Arc::try_unwrap(api).unwrap_or_else(|_| unreachable!("just built"));
+        api.streams = Arc::new(streaming::hub::Hub::new(true));
+        let api = Arc::new(api);
+        streaming::hub::spawn(Arc::downgrade(&api), feed.subscribe());
+        api
+    }
+
     /// The chain this process runs, if any.
     pub fn chain(&self) -> Option<&dyn ChainLink> {
         self.chain.as_deref()

@@ -71,6 +71,11 @@ pub struct BenchDevArgs {
     /// across a real network would.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub rtt_ms: u64,
+    /// Serve Streaming API v2 over the rounds to N SSE subscribers, one
+    /// sending wallet each, and report commit-to-client latency and memory
+    /// per idle subscriber instead of the chain's rate.
+    #[arg(long, value_name = "N")]
+    pub subscribers: Option<usize>,
 }
 
 /// The traffic `bench-dev` makes (see [`BenchDevArgs::profile`]).
@@ -235,6 +240,10 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     devnet.produce(rounds.next().unwrap_or_default())?;
     let first_measured = devnet.mc_seqno() + 1;
 
+    if let Some(n) = args.subscribers {
+        let wallets: Vec<StdAddr> = senders.iter().map(|w| w.address.clone()).collect();
+        return super::bench_streams::measure(&mut devnet, db, &wallets, rounds, n);
+    }
     let (cpu0, wall0) = (cpu_time(), Instant::now());
     let mut transactions = 0usize;
     for msgs in rounds {

@@ -8,6 +8,7 @@ mod bench_battery;
 mod bench_contracts;
 pub mod bench_dev;
 pub mod bench_serve;
+mod bench_streams;
 pub mod bench_sync;
 mod bench_writer;
 pub mod compact;

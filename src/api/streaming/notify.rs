@@ -55,12 +55,14 @@ pub fn finalized(
         .filter(|(_, t)| tx_watch.contains(&t.account))
         .map(|(id, _)| *id)
         .collect();
+    let interest = Interest::new(clients);
     if !mine.is_empty() {
         let groups = transactions_by_trace(ctx, &mine)?;
-        for (id, sub) in clients {
-            for (key, txs) in &groups {
-                if let Some(n) = transactions_notification(ctx, sub, finality, key, txs)? {
-                    out.entry(*id).or_default().push(n);
+        for (key, txs) in &groups {
+            let accounts = txs.iter().map(|(r, _)| &r.account);
+            for (id, sub) in interest.of(clients, accounts, None) {
+                if let Some(n) = transactions_notification(ctx, &sub, finality, key, txs)? {
+                    out.entry(id).or_default().push(n);
                 }
             }
         }
@@ -79,7 +81,10 @@ pub fn finalized(
                 actions: &records,
                 finality,
             };
-            found.notify(ctx, clients, whole, &mut out)?;
+            let accounts = records.iter().flat_map(|a| &a.accounts);
+            let key = trace_key(&trace);
+            let near = interest.of(clients, accounts, Some(&key));
+            found.notify(ctx, &near, whole, &mut out)?;
         }
     }
 
@@ -104,17 +109,15 @@ pub fn finalized(
                     "state": state,
                 })
                 .to_string();
-                for (id, sub) in clients {
-                    if sub.wants(Kind::AccountStateChange, finality)
-                        && sub.addresses.contains(&account)
-                    {
-                        out.entry(*id).or_default().push(n.clone());
+                for (id, sub) in interest.of(clients, [&account].into_iter(), None) {
+                    if sub.wants(Kind::AccountStateChange, finality) {
+                        out.entry(id).or_default().push(n.clone());
                     }
                 }
             }
         }
         if jetton_watch {
-            jettons_change(ctx, clients, &account, t.lt, finality, &mut out)?;
+            jettons_change(ctx, clients, &interest, &account, t.lt, finality, &mut out)?;
         }
     }
     Ok(out.into_iter().collect())
@@ -134,7 +137,7 @@ pub fn pending_notifications(
         .txs
         .iter()
         .map(|f| {
-            let j = serde_json::to_value(traces::transaction_json(f, true)?).map_err(internal)?;
+            let j = serde_json::to_string(&traces::transaction_json(f, true)?).map_err(internal)?;
             Ok((f.tx.clone(), j))
         })
         .collect::<Result<Vec<_>, V3Error>>()?;
@@ -165,12 +168,12 @@ fn transactions_notification(
     sub: &Subscription,
     finality: Finality,
     key: &str,
-    txs: &[(TransactionRecord, Json)],
+    txs: &[(TransactionRecord, String)],
 ) -> Result<Option<String>, V3Error> {
     if !sub.wants(Kind::Transactions, finality) {
         return Ok(None);
     }
-    let mut mine: Vec<&(TransactionRecord, Json)> = txs
+    let mut mine: Vec<&(TransactionRecord, String)> = txs
         .iter()
         .filter(|(r, _)| sub.addresses.contains(&r.account))
         .collect();
@@ -178,21 +181,34 @@ fn transactions_notification(
         return Ok(None);
     }
     mine.sort_by_key(|t| std::cmp::Reverse(t.0.lt));
-    let mut n = json!({
-        "type": "transactions",
-        "finality": finality.as_str(),
-        "trace_external_hash_norm": key,
-        "transactions": mine.iter().map(|(_, j)| j).collect::<Vec<_>>(),
-    });
+    // Written around the transactions' own JSON (serialized once for
+    // every client), not through a JSON tree per client.
+    let mut text = format!(
+        r#"{{"type":"transactions","finality":"{}","trace_external_hash_norm":{},"transactions":["#,
+        finality.as_str(),
+        Json::from(key),
+    );
+    for (i, (_, j)) in mine.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(j);
+    }
+    text.push(']');
     // The messages' other ends are read only for a client that asked for books.
     if sub.include_address_book || sub.include_metadata {
         let mut addresses = Vec::new();
         for (r, _) in &mine {
             addresses.extend(tx_addresses(ctx, r)?);
         }
-        with_books(ctx, sub, &mut n, addresses)?;
+        let mut books = json!({});
+        with_books(ctx, sub, &mut books, addresses)?;
+        for (k, v) in books.as_object().into_iter().flatten() {
+            text.push_str(&format!(",{}:{v}", Json::from(k.as_str())));
+        }
     }
-    Ok(Some(n.to_string()))
+    text.push('}');
+    Ok(Some(text))
 }
 
 /// A classified trace (committed, or emulated) and its actions.
@@ -284,6 +300,7 @@ impl TraceFound<'_> {
 fn jettons_change(
     ctx: &Ctx<'_>,
     clients: &[(u64, Arc<Subscription>)],
+    interest: &Interest,
     wallet: &Address,
     lt: u64,
     finality: Finality,
@@ -306,19 +323,67 @@ fn jettons_change(
         "code_hash": b64(&w.code_hash),
         "data_hash": b64(&w.data_hash),
     });
-    for (id, sub) in clients {
-        let matches = sub.addresses.contains(wallet) || sub.addresses.contains(&w.owner);
-        if sub.wants(Kind::JettonsChange, finality) && matches {
+    for (id, sub) in interest.of(clients, [wallet, &w.owner].into_iter(), None) {
+        if sub.wants(Kind::JettonsChange, finality) {
             let mut n = json!({
                 "type": "jettons_change",
                 "finality": finality.as_str(),
                 "jetton": jetton,
             });
-            with_books(ctx, sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
-            out.entry(*id).or_default().push(n.to_string());
+            with_books(ctx, &sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
+            out.entry(id).or_default().push(n.to_string());
         }
     }
     Ok(())
+}
+
+/// The clients by the addresses and trace keys they name: a block's
+/// notifications go to the clients that name what they touch, found per
+/// address rather than by asking every client about every trace.
+struct Interest {
+    by_address: HashMap<Address, Vec<usize>>,
+    by_norm: HashMap<String, Vec<usize>>,
+}
+
+impl Interest {
+    fn new(clients: &[(u64, Arc<Subscription>)]) -> Self {
+        let mut by_address: HashMap<Address, Vec<usize>> = HashMap::new();
+        let mut by_norm: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (_, sub)) in clients.iter().enumerate() {
+            for a in &sub.addresses {
+                by_address.entry(*a).or_default().push(i);
+            }
+            for n in &sub.trace_norms {
+                by_norm.entry(n.clone()).or_default().push(i);
+            }
+        }
+        Self {
+            by_address,
+            by_norm,
+        }
+    }
+
+    /// The clients naming any of `addresses` (or the trace key `norm`),
+    /// each once, in the order of `clients`.
+    fn of<'a>(
+        &self,
+        clients: &[(u64, Arc<Subscription>)],
+        addresses: impl Iterator<Item = &'a Address>,
+        norm: Option<&str>,
+    ) -> Vec<(u64, Arc<Subscription>)> {
+        let mut picked: Vec<usize> = addresses
+            .filter_map(|a| self.by_address.get(a))
+            .chain(norm.and_then(|n| self.by_norm.get(n)))
+            .flatten()
+            .copied()
+            .collect();
+        picked.sort_unstable();
+        picked.dedup();
+        picked
+            .into_iter()
+            .map(|i| (clients[i].0, Arc::clone(&clients[i].1)))
+            .collect()
+    }
 }
 
 /// Adds `address_book` and `metadata` of `addresses` where the client asked.
@@ -363,7 +428,7 @@ pub(super) fn trace_key(t: &TraceRecord) -> String {
 fn transactions_by_trace(
     ctx: &Ctx<'_>,
     ids: &[u64],
-) -> Result<BTreeMap<String, Vec<(TransactionRecord, Json)>>, V3Error> {
+) -> Result<BTreeMap<String, Vec<(TransactionRecord, String)>>, V3Error> {
     let r = &ctx.reader;
     let full = query::transactions::full_txs(r, ids)?;
     let trace_ids = r.multi_get::<TraceOfTx>(ids)?;
@@ -375,7 +440,7 @@ fn transactions_by_trace(
         r,
     )?;
     let mut keys: HashMap<Hash, String> = HashMap::new();
-    let mut groups: BTreeMap<String, Vec<(TransactionRecord, Json)>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<(TransactionRecord, String)>> = BTreeMap::new();
     for ((f, t), trace_id) in full.iter().zip(shown).zip(trace_ids) {
         let key = match trace_id {
             Some(id) => match keys.get(&id) {
@@ -391,7 +456,7 @@ fn transactions_by_trace(
             },
             None => root_key(ctx, &f.tx)?,
         };
-        let j = serde_json::to_value(&t).map_err(internal)?;
+        let j = serde_json::to_string(&t).map_err(internal)?;
         groups.entry(key).or_default().push((f.tx.clone(), j));
     }
     Ok(groups)

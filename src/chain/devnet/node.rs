@@ -388,6 +388,11 @@ impl Devnet {
     }
 
     /// The newest masterchain seqno.
+    /// The feed announcing what the devnet's rounds commit.
+    pub fn feed(&self) -> &CommitFeed {
+        &self.feed
+    }
+
     pub fn mc_seqno(&self) -> u32 {
         self.chain.master.last.seqno
     }
