@@ -62,6 +62,7 @@ const ENV_KEYS: &[&str] = &[
     "dev__wallet_balance",
     "dev__global_id",
     "dev__block_interval_ms",
+    "dev__confirm_gap_ms",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +104,11 @@ pub struct DevConfig {
     /// 0 = automine (a block pair per sent message); else a block pair
     /// every so many milliseconds, sent messages waiting for it.
     pub block_interval_ms: u64,
+    /// With a block interval: how long before its masterchain block is
+    /// indexed a round's shard-block traces are announced (`confirmed`);
+    /// 0 = not announced.
+    #[serde(default)]
+    pub confirm_gap_ms: u64,
     /// More genesis accounts.
     pub accounts: Vec<DevAccount>,
 }
@@ -129,6 +135,7 @@ impl Default for DevConfig {
             wallet_balance: (1_000_000u128 * 1_000_000_000).to_string(),
             global_id: -239,
             block_interval_ms: 0,
+            confirm_gap_ms: 0,
             accounts: Vec::new(),
         }
     }

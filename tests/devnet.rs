@@ -145,6 +145,16 @@ impl Drop for Dev {
     }
 }
 
+/// A child process killed when the test ends, however it ends.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn node(script: &str, args: &[&str]) -> Value {
     let out = Command::new("node")
         .arg(script)

@@ -274,6 +274,11 @@ impl Api {
                     }
                 }
             });
+            // Where the chain announces shard-block traces before their
+            // commit, they are kept at `confirmed` in place of emulated ones.
+            if let Some(confirmed) = chain.confirmed_feed() {
+                pending::spawn_confirmed(Arc::clone(&api.db), Arc::clone(&pending), confirmed);
+            }
             api.pending = Some(pending);
         }
         let stream_commits = chain.commit_feed().map(|feed| feed.subscribe());

@@ -30,9 +30,29 @@ pub const PENDING_TTL: Duration = Duration::from_secs(120);
 /// How often traces whose time is up are looked for.
 pub const SWEEP: Duration = Duration::from_secs(5);
 
-/// One emulated trace.
+/// How far a trace not yet committed has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Emulated from a message the node accepted: no block holds it yet.
+    Emulated,
+    /// In shard blocks no masterchain block has committed yet.
+    Confirmed,
+}
+
+impl Level {
+    /// v3's `finality` of what is at this level.
+    pub fn finality(self) -> &'static str {
+        match self {
+            Level::Emulated => "pending",
+            Level::Confirmed => "confirmed",
+        }
+    }
+}
+
+/// One trace not committed yet: emulated, or confirmed.
 pub struct PendingTrace {
     pub created: Instant,
+    pub level: Level,
     pub trace: TraceRecord,
     /// Its transactions in execution order, as the index would hold them.
     pub txs: Vec<FullTx>,
@@ -123,7 +143,34 @@ impl PendingTraces {
         version: u32,
         interfaces: &dyn classify::Interfaces,
     ) -> Result<(), String> {
-        let trace = Arc::new(build(cells, hash_norm, version, interfaces)?);
+        let txs: Vec<(&Cell, Option<BlockId>)> = cells.iter().map(|c| (c, None)).collect();
+        let trace = build(&txs, hash_norm, version, interfaces, Level::Emulated)?;
+        self.keep(trace)
+    }
+
+    /// Builds a confirmed trace (its transactions in shard blocks no
+    /// masterchain block commits yet) and keeps it in place of the
+    /// emulated one of its message.
+    pub fn add_confirmed(
+        &self,
+        confirmed: &crate::chain::link::ConfirmedTrace,
+        version: u32,
+        interfaces: &dyn classify::Interfaces,
+    ) -> Result<(), String> {
+        let txs: Vec<(&Cell, Option<BlockId>)> =
+            confirmed.txs.iter().map(|(c, b)| (c, Some(*b))).collect();
+        let trace = build(
+            &txs,
+            confirmed.external_hash_norm,
+            version,
+            interfaces,
+            Level::Confirmed,
+        )?;
+        self.keep(trace)
+    }
+
+    fn keep(&self, trace: PendingTrace) -> Result<(), String> {
+        let trace = Arc::new(trace);
         let mut all = self.traces.lock().map_err(|_| "poisoned")?;
         all.retain(|t| t.trace.external_hash != trace.trace.external_hash);
         all.push(Arc::clone(&trace));
@@ -154,16 +201,60 @@ impl PendingTraces {
     }
 }
 
-/// Emulated transactions → records, trace and actions.
+/// Keeps each trace `confirmed` announces in `store`, built against what
+/// `db` holds (the global version, the token tables' contract roles).
+pub fn spawn_confirmed(
+    db: Arc<tonindex_storage::Db>,
+    store: Arc<PendingTraces>,
+    mut confirmed: tokio::sync::broadcast::Receiver<crate::chain::link::ConfirmedRound>,
+) {
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let round = match confirmed.recv().await {
+                Ok(r) => r,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(rounds = n, "confirmed traces were missed (not shown)");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            let (db, store) = (Arc::clone(&db), Arc::clone(&store));
+            let kept = tokio::task::spawn_blocking(move || {
+                let reader = db.reader();
+                let version = crate::query::blocks::mc_block_range(&reader)
+                    .ok()
+                    .flatten()
+                    .map_or(0, |(_, last)| last.gen_software_version);
+                let interfaces = crate::query::tokens::StoredInterfaces(&reader);
+                for t in round.iter() {
+                    if let Err(e) = store.add_confirmed(t, version, &interfaces) {
+                        tracing::warn!(
+                            external = %crate::api::encoding::b64(&t.external_hash_norm),
+                            "a confirmed trace could not be kept: {e}"
+                        );
+                    }
+                }
+            })
+            .await;
+            if let Err(e) = kept {
+                tracing::error!(error = %e, "keeping confirmed traces panicked");
+            }
+        }
+    });
+}
+
+/// Transactions (emulated, or from shard blocks) → records, trace and actions.
 fn build(
-    cells: &[Cell],
+    cells: &[(&Cell, Option<BlockId>)],
     hash_norm: Hash,
     version: u32,
     interfaces: &dyn classify::Interfaces,
+    level: Level,
 ) -> Result<PendingTrace, String> {
     let mut txs = Vec::new();
     let mut trace_txs = Vec::new();
-    for cell in cells {
+    for &(cell, in_block) in cells {
         let tx: tycho_types::models::Transaction = cell.parse().map_err(|e| e.to_string())?;
         let in_msg = tx
             .in_msg
@@ -171,12 +262,12 @@ fn build(
             .ok_or("an emulated transaction without a message")?;
         let (dst, _) = message_destination(in_msg).map_err(|e| e.to_string())?;
         let workchain = i32::from(dst.workchain);
-        // Not in any block yet: the block is the workchain's, seqno unknown (0).
-        let block = BlockId {
+        // Emulated: in no block yet (the workchain's, seqno unknown: 0).
+        let block = in_block.unwrap_or(BlockId {
             workchain,
             shard: 0x8000_0000_0000_0000,
             seqno: 0,
-        };
+        });
         let d =
             decode_transaction(cell, workchain, block, None, version).map_err(|e| e.to_string())?;
         let mut t = trace_tx(&d.record, d.in_msg.as_ref(), &d.out_msgs, None);
@@ -231,6 +322,7 @@ fn build(
     let accounts = txs.iter().map(|t| t.tx.account).collect();
     Ok(PendingTrace {
         created: Instant::now(),
+        level,
         trace,
         txs,
         actions,

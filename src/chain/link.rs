@@ -76,6 +76,19 @@ pub const EXT_MSG_QUEUE_SIZE_LIMIT: u32 = 8000;
 /// A block's signatures as `(node_id_short, signature)`.
 pub type Signatures = Vec<(HashBytes, [u8; 64])>;
 
+/// One trace of shard blocks no masterchain block has committed yet (the
+/// streams' `confirmed` level): its transactions with their blocks, in lt
+/// order, the external message's first.
+#[derive(Debug, Clone)]
+pub struct ConfirmedTrace {
+    pub txs: Vec<(Cell, tonindex_model::BlockId)>,
+    /// TEP-467 normalized hash of its external message.
+    pub external_hash_norm: tonindex_model::Hash,
+}
+
+/// A round's confirmed traces, as a chain announces them.
+pub type ConfirmedRound = std::sync::Arc<Vec<ConfirmedTrace>>;
+
 /// A chain the API may hand messages to.
 pub trait ChainLink: Send + Sync {
     /// Checks `msg` (an external-in message the API has parsed) against
@@ -101,6 +114,12 @@ pub trait ChainLink: Send + Sync {
     /// The feed of what the index this chain writes commits, for pending
     /// traces to give way to real ones; `None` where it has none here.
     fn commit_feed(&self) -> Option<crate::ingest::CommitFeed> {
+        None
+    }
+    /// The traces of shard blocks made before the masterchain block that
+    /// commits them, as they are made; `None` where this chain announces
+    /// none (then there is no `confirmed` level).
+    fn confirmed_feed(&self) -> Option<tokio::sync::broadcast::Receiver<ConfirmedRound>> {
         None
     }
     /// The signatures of a masterchain block this chain produced, as

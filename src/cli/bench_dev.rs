@@ -180,6 +180,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         accounts: Vec::new(),
         libraries: Vec::new(),
         block_interval: None,
+        confirm_gap: None,
         export_dir: Some(export.clone()),
         export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,

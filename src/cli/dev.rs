@@ -37,6 +37,11 @@ pub struct DevArgs {
     /// Produce a block pair every MS milliseconds instead of on every send.
     #[arg(long, value_name = "MS")]
     pub block_interval: Option<u64>,
+    /// With --block-interval: announce each round's shard-block traces
+    /// (the streams' `confirmed` level) MS milliseconds before its
+    /// masterchain block is indexed (overrides `dev.confirm_gap_ms`; 0: not).
+    #[arg(long, value_name = "MS")]
+    pub confirm_gap: Option<u64>,
     /// Write every produced block (and the zerostates) to DIR, one BoC each.
     #[arg(long, value_name = "DIR")]
     pub export_blocks: Option<PathBuf>,
@@ -151,6 +156,13 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         accounts.push(parse_account_flag(spec)?);
     }
     let interval = args.block_interval.unwrap_or(d.block_interval_ms);
+    let gap = args.confirm_gap.unwrap_or(d.confirm_gap_ms);
+    if gap > 0 && interval == 0 {
+        return Err(anyhow!(
+            "--confirm-gap (dev.confirm_gap_ms) needs --block-interval (dev.block_interval_ms): \
+             with automine a block is committed as it is made"
+        ));
+    }
     let libraries = args
         .libraries
         .iter()
@@ -171,6 +183,7 @@ fn options(cfg: &Config, args: &DevArgs) -> anyhow::Result<DevnetOptions> {
         accounts,
         libraries,
         block_interval: (interval > 0).then(|| Duration::from_millis(interval)),
+        confirm_gap: (gap > 0).then(|| Duration::from_millis(gap)),
         export_dir: args.export_blocks.clone(),
         export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,

@@ -34,6 +34,22 @@ fn a_pending_subscriber_hears_a_transfer_at_both_levels() {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// `tests/python/streaming_pending.py confirmed`, on `tonindex dev
+/// --block-interval --confirm-gap`: the transfer is heard at `pending`,
+/// then at `confirmed` when its shard block is made (the block's own
+/// transactions), then at `finalized` when the masterchain block is
+/// indexed a gap later — each kind once per level, never going down.
+#[test]
+fn a_subscriber_hears_a_transfer_at_all_three_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--block-interval", "1500", "--confirm-gap", "700"],
+    );
+    let v = python("streaming_pending.py", &[dev.url(), "confirmed".into()]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
 /// `tests/python/streaming_invalidated.py`, on `tonindex dev
 /// --block-interval`: of two transfers signed with the same seqno, both
 /// emulated at `pending`, the block executes one and refuses the other,
@@ -71,22 +87,22 @@ fn serve_streams_what_the_writer_commits() {
     let db = dir.path().join("db");
     let dev = Dev::start(&db, &[]);
     let port = common::free_port();
-    let mut serve = Command::new(common::tonindex_bin())
-        .args(["serve", "--db"])
-        .arg(&db)
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .env("TONINDEX_SERVE__CATCH_UP_INTERVAL_MS", "100")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let _serve = KillOnDrop(
+        Command::new(common::tonindex_bin())
+            .args(["serve", "--db"])
+            .arg(&db)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env("TONINDEX_SERVE__CATCH_UP_INTERVAL_MS", "100")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     common::wait_listening(port);
     let v = python(
         "streaming_follower.py",
         &[dev.url(), format!("http://127.0.0.1:{port}")],
     );
-    serve.kill().unwrap();
-    serve.wait().unwrap();
     assert_eq!(v["ok"], true, "{v}");
 }
 
@@ -187,16 +203,18 @@ fn streams_are_capped_per_key_and_per_anonymous_client() {
     )
     .unwrap();
     let port = common::free_port();
-    let mut child = Command::new(common::tonindex_bin())
-        .arg("--config")
-        .arg(&config)
-        .args(["dev", "--db"])
-        .arg(dir.path().join("db"))
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let _dev = KillOnDrop(
+        Command::new(common::tonindex_bin())
+            .arg("--config")
+            .arg(&config)
+            .args(["dev", "--db"])
+            .arg(dir.path().join("db"))
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     common::wait_listening(port);
     let wallets: Vec<String> = (1..=3)
         .map(|i| format!("0:{}", hex::encode([i; 32])))
@@ -283,8 +301,6 @@ fn streams_are_capped_per_key_and_per_anonymous_client() {
         error.as_deref(),
         Some("connection limit reached: 1 active connections")
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 /// A WebSocket keeps its connection's place under `serve.max_connections`

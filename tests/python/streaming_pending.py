@@ -4,7 +4,11 @@ wallet's transfer is heard as `transactions`, `actions` and `trace` when the
 node accepts and emulates it (`pending`, the transactions marked emulated),
 then again when its block is committed (`finalized`) — each kind at each
 level once, never going down, all named by tonutils' normalized hash of the
-external message, the emulation executing the message the chain executes. Prints one JSON line; a failed expectation raises."""
+external message, the emulation executing the message the chain executes.
+With argv[2] = "confirmed" (the devnet run with --confirm-gap) it is heard at
+`confirmed` in between: the shard block's own transactions (not emulated,
+the hashes the committed ones then have). Prints one JSON line; a failed
+expectation raises."""
 
 import asyncio
 import json
@@ -17,7 +21,7 @@ from toncenter.types import Network
 from tonutils.clients import ToncenterClient
 
 
-async def main(base):
+async def main(base, levels):
     accounts = genesis(base)
     client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
     async with client:
@@ -31,13 +35,14 @@ async def main(base):
         )
         await client.send_message(message.as_hex)
         done = lambda: {(n.type, n.finality) for n in got} >= {
-            (k, f) for k in ("transactions", "actions", "trace") for f in ("pending", "finalized")
+            (k, f) for k in ("transactions", "actions", "trace") for f in levels
         }
-        await wait_for(done, "every kind at pending and finalized")
+        await wait_for(done, f"every kind at {levels}")
         await asyncio.sleep(1)
         await sse.close()
     seen = [(n.type, n.finality) for n in got]
-    must(len(seen) == 6 and len(set(seen)) == 6, f"each kind at each level once: {seen}")
+    want = 3 * len(levels)
+    must(len(seen) == want and len(set(seen)) == want, f"each kind at each level once: {seen}")
     rank = {"pending": 0, "confirmed": 1, "finalized": 2}
     for kind in ("transactions", "actions", "trace"):
         levels = [rank[f] for k, f in seen if k == kind]
@@ -54,7 +59,18 @@ async def main(base):
         == [(t["account"], t["in_msg"]["hash"]) for t in final_txs],
         "the emulation executed the message the chain then executed",
     )
+    if "confirmed" in levels:
+        confirmed_txs = [
+            t for n in got if n.type == "transactions" and n.finality == "confirmed" for t in n.transactions
+        ]
+        must(not any(t["emulated"] for t in confirmed_txs), "confirmed transactions are not emulated")
+        must(all(t["block_ref"] for t in confirmed_txs), "confirmed transactions name their shard block")
+        must(
+            [t["hash"] for t in confirmed_txs] == [t["hash"] for t in final_txs],
+            "the confirmed transactions are the ones the masterchain block then commits",
+        )
     print(json.dumps({"ok": True, "seen": seen}))
 
 
-asyncio.run(main(sys.argv[1]))
+LEVELS = ("pending", "confirmed", "finalized") if sys.argv[2:] == ["confirmed"] else ("pending", "finalized")
+asyncio.run(main(sys.argv[1], LEVELS))

@@ -12,7 +12,7 @@ use tonindex_storage::tables::{HashTxKey, JettonWallets, TraceOfTx, TxByOutMsg};
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
 use crate::api::params::Params;
-use crate::api::pending::PendingTrace;
+use crate::api::pending::{Level, PendingTrace};
 use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use crate::api::Ctx;
@@ -123,21 +123,27 @@ pub fn finalized(
     Ok(out.into_iter().collect())
 }
 
-/// The notifications an emulated trace makes at `pending`: what a message
-/// just accepted will do, before any block holds it.
+/// The notifications a trace not committed yet makes: at `pending` an
+/// emulated one (what a message just accepted will do, before any block
+/// holds it), at `confirmed` one in shard blocks no masterchain block
+/// commits yet.
 pub fn pending_notifications(
     ctx: &Ctx<'_>,
     p: &PendingTrace,
     clients: &[(u64, Arc<Subscription>)],
 ) -> Result<Outbox, V3Error> {
     let mut out: HashMap<u64, Vec<String>> = HashMap::new();
-    let finality = Finality::Pending;
+    let finality = match p.level {
+        Level::Emulated => Finality::Pending,
+        Level::Confirmed => Finality::Confirmed,
+    };
     let key = trace_key(&p.trace);
     let shown = p
         .txs
         .iter()
         .map(|f| {
-            let j = serde_json::to_string(&traces::transaction_json(f, true)?).map_err(internal)?;
+            let j = serde_json::to_string(&traces::transaction_json(f, Some(p.level))?)
+                .map_err(internal)?;
             Ok((f.tx.clone(), j))
         })
         .collect::<Result<Vec<_>, V3Error>>()?;
@@ -237,7 +243,8 @@ impl TraceFound<'_> {
             let j = actions::action_json(a, self.trace, true);
             match finality {
                 Finality::Finalized => j,
-                _ => j.pending(),
+                Finality::Confirmed => j.at(Level::Confirmed),
+                Finality::Pending => j.at(Level::Emulated),
             }
         };
         let mut tree: Option<Whole> = None;

@@ -866,10 +866,10 @@ fn details(r: &ActionRecord) -> Value {
 }
 
 impl ActionJson {
-    /// The action of an emulated trace: not final.
-    pub fn pending(self) -> Self {
+    /// The action of a trace not committed yet, at its level.
+    pub fn at(self, level: crate::api::pending::Level) -> Self {
         Self {
-            finality: "pending",
+            finality: level.finality(),
             ..self
         }
     }
@@ -1175,13 +1175,13 @@ pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
                 continue;
             }
             addresses.extend(act.accounts.iter().copied());
-            let mut j = action_json(act, &t.trace, false).pending();
+            let mut j = action_json(act, &t.trace, false).at(t.level);
             if include_txs {
                 let full = t
                     .txs
                     .iter()
                     .filter(|f| act.tx_hashes.contains(&f.tx.hash))
-                    .map(|f| super::traces::transaction_json(f, true))
+                    .map(|f| super::traces::transaction_json(f, Some(t.level)))
                     .collect::<Result<Vec<_>, _>>()?;
                 j.transactions_full = Some(full);
             }

@@ -12,6 +12,7 @@ use super::models::{AccountState, Transaction};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash};
 use crate::api::params::Params;
+use crate::api::pending::Level;
 use crate::api::Ctx;
 use crate::query;
 use crate::query::traces::TraceOrder;
@@ -106,11 +107,11 @@ fn trace_json(
     let actions = match supported {
         Some(supported) => {
             let acts = query::traces::trace_actions(&ctx.reader, &t.trace_id)?;
-            Some(shown_actions(&acts, t, supported, false))
+            Some(shown_actions(&acts, t, supported, None))
         }
         None => None,
     };
-    render(t, &txs, actions, false, accounts)
+    render(t, &txs, actions, None, accounts)
 }
 
 /// A trace's actions a client with `supported` sees, as v3 shows them.
@@ -118,7 +119,7 @@ fn shown_actions(
     acts: &[tonindex_model::ActionRecord],
     t: &TraceRecord,
     supported: &std::collections::HashSet<String>,
-    emulated: bool,
+    level: Option<Level>,
 ) -> Vec<ActionJson> {
     let mut acts: Vec<_> = acts
         .iter()
@@ -128,10 +129,9 @@ fn shown_actions(
     acts.iter()
         .map(|a| {
             let j = actions::action_json(a, t, false);
-            if emulated {
-                j.pending()
-            } else {
-                j
+            match level {
+                Some(level) => j.at(level),
+                None => j,
             }
         })
         .collect()
@@ -170,7 +170,7 @@ fn render(
     t: &TraceRecord,
     txs: &[query::transactions::FullTx],
     actions: Option<Vec<ActionJson>>,
-    emulated: bool,
+    level: Option<Level>,
     accounts: &mut Vec<tonindex_model::Address>,
 ) -> Result<TraceJson, V3Error> {
     let mut out = shell(t);
@@ -196,7 +196,7 @@ fn render(
     for f in txs {
         accounts.push(f.tx.account);
         out.transactions
-            .insert(b64(&f.tx.hash), transaction_json(f, emulated)?);
+            .insert(b64(&f.tx.hash), transaction_json(f, level)?);
     }
     out.actions = actions;
     Ok(out)
@@ -211,7 +211,7 @@ pub fn tree_and_transactions(
     let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
     let txs = query::transactions::full_txs(&ctx.reader, &ids)?;
     let mut accounts = Vec::new();
-    let mut out = render(t, &txs, None, false, &mut accounts)?;
+    let mut out = render(t, &txs, None, None, &mut accounts)?;
     AccountState::fill_all(
         out.transactions
             .values_mut()
@@ -228,24 +228,27 @@ pub fn pending_tree_and_transactions(
     p: &crate::api::pending::PendingTrace,
 ) -> Result<(serde_json::Value, BTreeMap<String, Transaction>), V3Error> {
     let mut accounts = Vec::new();
-    let out = render(&p.trace, &p.txs, None, true, &mut accounts)?;
+    let out = render(&p.trace, &p.txs, None, Some(p.level), &mut accounts)?;
     let tree = serde_json::to_value(&out.trace).unwrap_or(serde_json::Value::Null);
     Ok((tree, out.transactions))
 }
 
-/// A transaction as v3 shows it; an emulated one is in no block yet. A
-/// stored one's account states are the caller's to fill
-/// ([`AccountState::fill_all`] over the whole answer).
+/// A transaction as v3 shows it: stored (`None`), or not committed yet —
+/// an emulated one is in no block yet, a confirmed one in a shard block
+/// no masterchain block commits yet. A stored one's account states are
+/// the caller's to fill ([`AccountState::fill_all`] over the whole answer).
 pub fn transaction_json(
     f: &query::transactions::FullTx,
-    emulated: bool,
+    level: Option<Level>,
 ) -> Result<Transaction, V3Error> {
     let mut j = Transaction::from(f);
-    if emulated {
-        j.emulated = true;
-        j.finality = "pending";
-        j.block_ref = None;
+    if let Some(level) = level {
+        j.emulated = level == Level::Emulated;
+        j.finality = level.finality();
         j.mc_block_seqno = None;
+        if level == Level::Emulated {
+            j.block_ref = None;
+        }
     }
     Ok(j)
 }
@@ -470,8 +473,14 @@ pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let mut accounts = Vec::new();
     let mut traces = Vec::new();
     for t in &selected {
-        let acts = shown_actions(&t.actions, &t.trace, &supported, true);
-        traces.push(render(&t.trace, &t.txs, Some(acts), true, &mut accounts)?);
+        let acts = shown_actions(&t.actions, &t.trace, &supported, Some(t.level));
+        traces.push(render(
+            &t.trace,
+            &t.txs,
+            Some(acts),
+            Some(t.level),
+            &mut accounts,
+        )?);
     }
     let address_book = address_book::build(ctx, p, accounts)?;
     to_json(&PendingTracesResponse {
@@ -507,7 +516,7 @@ pub fn pending_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             for f in t.txs.iter().filter(|f| accounts.contains(&f.tx.account)) {
                 if !seen.contains(&f.tx.hash) {
                     seen.push(f.tx.hash);
-                    out.push(transaction_json(f, true)?);
+                    out.push(transaction_json(f, Some(t.level))?);
                 }
             }
         }

@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod collator;
 pub mod config;
+pub mod confirm;
 pub mod genesis;
 pub mod layout;
 mod merkle;

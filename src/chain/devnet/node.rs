@@ -62,6 +62,9 @@ pub struct DevnetOptions {
     pub libraries: Vec<tycho_types::cell::Cell>,
     /// Produce blocks on a timer instead of on every send.
     pub block_interval: Option<Duration>,
+    /// With a block interval: announce each round's shard-block traces
+    /// (`confirmed`) this long before its masterchain block is indexed.
+    pub confirm_gap: Option<Duration>,
     /// Write every produced block there, one BoC file each.
     pub export_dir: Option<PathBuf>,
     /// Write every produced block there as archive packages, as a node
@@ -107,6 +110,10 @@ pub struct Devnet {
     export_packages: Option<PathBuf>,
     /// Where the index announces each commit of the devnet's blocks.
     feed: CommitFeed,
+    /// Where each round's shard-block traces are announced, and how long
+    /// before its masterchain block is indexed (none: not announced).
+    confirmed: tokio::sync::broadcast::Sender<crate::chain::link::ConfirmedRound>,
+    confirm_gap: Option<Duration>,
     /// Blocks produced by this process.
     pub produced: u64,
 }
@@ -360,6 +367,8 @@ impl Devnet {
             export_dir: opts.export_dir.clone(),
             export_packages: opts.export_packages.clone(),
             feed,
+            confirmed: tokio::sync::broadcast::channel(64).0,
+            confirm_gap: opts.confirm_gap,
             produced: 0,
         })
     }
@@ -534,6 +543,16 @@ impl Devnet {
             .collect::<Result<Vec<_>, _>>()?;
         // The block files first: whatever the index holds has its file.
         export(&blocks_dir(self.pipeline.view().path()), &blocks)?;
+        if let Some(gap) = self.confirm_gap {
+            // The shard blocks are made: their traces are confirmed, and
+            // final once the masterchain block is indexed, a gap later.
+            let traces = super::confirm::confirmed_traces(&decoded);
+            if !traces.is_empty() {
+                // Nobody following is fine.
+                let _ = self.confirmed.send(std::sync::Arc::new(traces));
+            }
+            std::thread::sleep(gap);
+        }
         let mut commits = self.feed.subscribe();
         self.pipeline.apply(SourceUnit {
             blocks: decoded,
@@ -733,6 +752,8 @@ pub struct DevnetHandle {
     /// The index's commit feed: a send in automine answers once its
     /// transaction is committed.
     feed: CommitFeed,
+    /// Where shard-block traces are announced, when they are.
+    confirmed: Option<tokio::sync::broadcast::Sender<crate::chain::link::ConfirmedRound>>,
     automine: bool,
     /// What the index holds (the cells the proofs walk), and where.
     index: IndexView,
@@ -783,6 +804,11 @@ impl ChainLink for DevnetHandle {
     }
     fn commit_feed(&self) -> Option<CommitFeed> {
         Some(self.feed.clone())
+    }
+    fn confirmed_feed(
+        &self,
+    ) -> Option<tokio::sync::broadcast::Receiver<crate::chain::link::ConfirmedRound>> {
+        self.confirmed.as_ref().map(|c| c.subscribe())
     }
     fn emulate_trace(&self, msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
         // With automine the real trace is indexed before the send answers.
@@ -941,6 +967,10 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
         commands: std::sync::Mutex::new(tx),
         validator: devnet.chain.validator.clone(),
         feed: devnet.feed.clone(),
+        confirmed: devnet
+            .confirm_gap
+            .is_some()
+            .then(|| devnet.confirmed.clone()),
         automine: interval.is_none(),
         index: devnet.pipeline.view().clone(),
         accounts: accounts_json(&devnet),
