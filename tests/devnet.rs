@@ -30,6 +30,10 @@ mod snapshots;
 #[path = "devnet/streaming.rs"]
 mod streaming;
 
+/// Emulate API v1.
+#[path = "devnet/emulate.rs"]
+mod emulate;
+
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -2,7 +2,8 @@
 //!
 //! A key comes in the `X-API-Key` header (any case), an `Authorization:
 //! Bearer` header, or the `api_key` or `token` query parameter; an unknown
-//! key is a 401. Streaming API v2 connections count as v3 calls. A known key has its own rate
+//! key is a 401. Streaming API v2 connections and Emulate API v1 calls
+//! count as v3 calls. A known key has its own rate
 //! (`rps`, 0 = unlimited); a request without a key falls under its API's
 //! anonymous rate, per client address (`anonymous_v2_rps`,
 //! `anonymous_v3_rps`, 0 = unlimited — the default of a self-hosted node;
@@ -289,7 +290,10 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
     let v2 = is_v2_path(path);
     // The API docs are not calls: no key or rate applies to them.
     // A stream is one call when it opens.
-    let called = v2 || path.starts_with("/api/v3") || path.starts_with("/api/streaming/v2/");
+    let called = v2
+        || path.starts_with("/api/v3")
+        || path.starts_with("/api/streaming/v2/")
+        || path.starts_with("/api/emulate/");
     if limits.is_open() || !called || super::openapi::is_docs_path(path) {
         return Ok(req);
     }

@@ -9,6 +9,7 @@ pub mod admission;
 
 pub mod cors;
 pub mod dev;
+pub mod emulate_v1;
 pub mod encoding;
 pub mod fees;
 pub mod getmethod;
@@ -509,6 +510,7 @@ pub fn router(api: Arc<Api>) -> App {
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
         .nest("/api/streaming", streaming::router())
+        .nest("/api/emulate", emulate_v1::router())
         .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);

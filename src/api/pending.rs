@@ -244,6 +244,18 @@ pub fn spawn_confirmed(
     });
 }
 
+/// An emulated trace (its transaction cells, the external message's
+/// first) as the pending store would keep it, for Emulate API v1.
+pub fn build_emulated(
+    cells: &[Cell],
+    hash_norm: Hash,
+    version: u32,
+    interfaces: &dyn classify::Interfaces,
+) -> Result<PendingTrace, String> {
+    let txs: Vec<(&Cell, Option<BlockId>)> = cells.iter().map(|c| (c, None)).collect();
+    build(&txs, hash_norm, version, interfaces, Level::Emulated)
+}
+
 /// Transactions (emulated, or from shard blocks) → records, trace and actions.
 fn build(
     cells: &[(&Cell, Option<BlockId>)],

@@ -80,6 +80,28 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
 /// cannot be had ends the emulation (no pending trace is better than a
 /// made-up one).
 fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Cell>, Refused> {
+    let known = emulate_known(ctx, &msg.cell, false, HashBytes::ZERO)?;
+    Ok(known.trace.txs)
+}
+
+/// A trace emulated on the newest state this node knows.
+pub struct KnownEmulation {
+    pub trace: crate::tvm::emulate::EmulatedTrace,
+    /// The newest indexed masterchain block: the state it ran on.
+    pub mc_seqno: u32,
+    /// The global version in force there (how records read).
+    pub version: u32,
+}
+
+/// [`emulate_on_known_state`]'s emulation, with the account states it
+/// met and left; `ignore_chksig` makes every signature check succeed. A
+/// message its account does not accept is a 422.
+pub fn emulate_known(
+    ctx: &Ctx<'_>,
+    msg: &Cell,
+    ignore_chksig: bool,
+    rand_seed: HashBytes,
+) -> Result<KnownEmulation, Refused> {
     use crate::state::account::Known;
     use crate::tvm::emulate::{self, BlockContext, ExecConfig};
     let internal = |e: String| Refused::new(500, e);
@@ -100,9 +122,9 @@ fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Ce
         now,
         block_lt: last.end_lt + 1,
         min_lt: last.end_lt + 1,
-        rand_seed: HashBytes::ZERO,
+        rand_seed,
         libraries: held.clone(),
-        ignore_chksig: false,
+        ignore_chksig,
     };
     let state_of = |dst: &StdAddr| {
         let address = tonindex_model::Address {
@@ -130,8 +152,16 @@ fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Ce
         }
         Ok((account, libraries))
     };
-    emulate::emulate_trace(&config, block, msg.cell.clone(), MAX_EMULATED_TXS, state_of)
-        .map_err(|e| internal(e.to_string()))
+    let trace = emulate::emulate_trace(&config, block, msg.clone(), MAX_EMULATED_TXS, state_of)
+        .map_err(|e| match e {
+            emulate::TraceError::First(e) => Refused::new(422, e.to_string()),
+            e => internal(e.to_string()),
+        })?;
+    Ok(KnownEmulation {
+        trace,
+        mc_seqno: last.id.id.seqno,
+        version: last.gen_software_version,
+    })
 }
 
 /// The most transactions a pending trace is emulated to.
@@ -172,7 +202,8 @@ pub fn check_external_bytes(boc: &[u8]) -> Result<ExternalMessage, String> {
     check_external_cell(cell)
 }
 
-fn check_external_cell(cell: Cell) -> Result<ExternalMessage, String> {
+/// [`check_external`] for a message cell.
+pub fn check_external_cell(cell: Cell) -> Result<ExternalMessage, String> {
     let size = Boc::encode(cell.as_ref()).len();
     if size > MAX_EXTERNAL_BYTES {
         return Err(format!(

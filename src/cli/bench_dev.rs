@@ -100,6 +100,7 @@ fn mainnet_mix(
         amount: 1_000_000,
         bounce: false,
         body: None,
+        init: None,
     };
     let pick = |draw: &mut Draw| receivers[draw.below(receivers.len())].clone();
     Ok(match draw.below(100) {
@@ -119,6 +120,7 @@ fn mainnet_mix(
                 amount: 50_000_000,
                 bounce: true,
                 body: None,
+                init: None,
             }]
         }
         40..50 => vec![
@@ -126,6 +128,7 @@ fn mainnet_mix(
             plain(&pick(draw)),
             Outgoing {
                 body: Some(comment_body("batch")?),
+                init: None,
                 ..plain(&pick(draw))
             },
         ],
@@ -226,6 +229,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
                             amount: 1_000_000,
                             bounce: false,
                             body: None,
+                            init: None,
                         }],
                         Profile::Mainnet => mainnet_mix(&mut draw, &receivers, &hot, seqno)?,
                     };

@@ -194,13 +194,16 @@ pub fn emulate_trace(
     msg: Cell,
     max_txs: usize,
     mut state_of: impl FnMut(&StdAddr) -> Result<(ShardAccount, Vec<Cell>), String>,
-) -> Result<Vec<Cell>, TraceError> {
+) -> Result<EmulatedTrace, TraceError> {
     let internal = |e: EmulateError| TraceError::Internal(e.to_string());
     let mut states: std::collections::HashMap<StdAddr, ShardAccount> = Default::default();
     let mut queue = std::collections::VecDeque::from([msg]);
     let mut out = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    let mut incomplete = false;
     while let Some(m) = queue.pop_front() {
         if out.len() >= max_txs {
+            incomplete = true;
             break;
         }
         let (dst, _) = message_destination(&m).map_err(internal)?;
@@ -239,10 +242,29 @@ pub fn emulate_trace(
         let next = tx.lt + 1 + u64::from(tx.out_msg_count.into_inner());
         block.block_lt = block.block_lt.max(next);
         block.min_lt = block.min_lt.max(next);
+        for a in [&account, &emulation.account] {
+            let cell = a.account.inner();
+            seen.insert(*cell.repr_hash(), cell.clone());
+        }
         states.insert(dst, emulation.account);
         out.push(emulation.transaction);
     }
-    Ok(out)
+    Ok(EmulatedTrace {
+        txs: out,
+        states: seen,
+        incomplete,
+    })
+}
+
+/// An emulated trace: its transactions and the account states around them.
+pub struct EmulatedTrace {
+    /// Transaction cells in execution order.
+    pub txs: Vec<Cell>,
+    /// Every account state before or after one of them (`Account` cells by
+    /// their hashes: the transactions' `account_state_hash_before/after`).
+    pub states: std::collections::HashMap<HashBytes, Cell>,
+    /// Whether `max_txs` cut it short (messages left unexecuted).
+    pub incomplete: bool,
 }
 
 /// Executes `msg` on `account` (`ShardAccount`; an `account_none` one for

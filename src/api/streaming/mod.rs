@@ -56,7 +56,7 @@ fn not_live() -> Response {
 }
 
 /// The `X-Actions-Version` header's values, comma-separated or repeated.
-fn actions_version(headers: &HeaderMap) -> Vec<String> {
+pub(crate) fn actions_version(headers: &HeaderMap) -> Vec<String> {
     headers
         .get_all("x-actions-version")
         .iter()

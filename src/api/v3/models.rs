@@ -270,7 +270,16 @@ impl AccountState {
         let Some(account) = held else {
             return Ok(());
         };
-        let Some(a) = account.0 else {
+        self.fill_from(&account)
+    }
+
+    /// Fills the fields from the account the state is (an emulated one,
+    /// or one read from the cell store).
+    pub fn fill_from(
+        &mut self,
+        account: &tycho_types::models::OptionalAccount,
+    ) -> Result<(), V3Error> {
+        let Some(a) = account.0.clone() else {
             self.account_status = Some("nonexist".into());
             self.balance = Some("0".into());
             self.extra_currencies = Some(BTreeMap::new());

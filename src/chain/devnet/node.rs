@@ -504,6 +504,7 @@ impl Devnet {
                 .map(|a| (a, Vec::new()))
                 .map_err(|r| r.message)
         })
+        .map(|t| t.txs)
         .map_err(|e| match e {
             emulate::TraceError::First(e) => Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")),
             e => Refused::new(500, e.to_string()),

@@ -131,6 +131,8 @@ pub struct Outgoing {
     pub amount: u128,
     pub bounce: bool,
     pub body: Option<Cell>,
+    /// A state init to deploy the destination with.
+    pub init: Option<StateInit>,
 }
 
 /// A text comment body (`0x00000000` then the text, TEP-74's form; the
@@ -160,7 +162,7 @@ impl Outgoing {
                 value: Tokens::new(self.amount).into(),
                 ..Default::default()
             }),
-            init: None,
+            init: self.init.clone(),
             body: body.as_slice()?,
             layout: None,
         };
@@ -171,20 +173,33 @@ impl Outgoing {
 impl Wallet {
     /// The external-in message carrying a signed `body` to this wallet.
     fn external(&self, body: Cell) -> Result<Cell, tycho_types::error::Error> {
-        let msg = OwnedMessage {
-            info: MsgInfo::ExtIn(ExtInMsgInfo {
-                src: None,
-                dst: IntAddr::Std(self.address()),
-                import_fee: Tokens::ZERO,
-            }),
-            init: None,
-            body: CellSliceParts::from(body),
-            layout: Some(MessageLayout {
+        external_to(
+            &self.address(),
+            body,
+            Some(MessageLayout {
                 init_to_cell: false,
                 body_to_cell: true,
             }),
-        };
-        CellBuilder::build_from(msg)
+        )
+    }
+
+    /// A transfer of this wallet's version to the wallet deployed at
+    /// `address` (whose data need not be the initial one), signed with
+    /// `keys`: for emulations that skip signature checks, any keys do.
+    pub fn transfers_at(
+        &self,
+        address: &StdAddr,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+    ) -> Result<Cell, tycho_types::error::Error> {
+        let signed = self.transfers(keys, seqno, valid_until, outgoing)?;
+        let msg: OwnedMessage = signed.parse()?;
+        // The body is a reference of its own there (`body_to_cell`); sent
+        // from a wallet app it is inline where it fits, as client
+        // libraries lay messages out (the import fee counts the cells).
+        external_to(address, msg.body.1, None)
     }
 
     /// A signed external message of a v4r2 wallet sending `amount`
@@ -203,6 +218,7 @@ impl Wallet {
             amount,
             bounce,
             body: None,
+            init: None,
         };
         self.v4r2_transfers(keys, seqno, valid_until, &[out])
     }
@@ -284,6 +300,26 @@ impl Wallet {
             Version::V5R1 => self.v5r1_transfers(keys, seqno, valid_until, outgoing),
         }
     }
+}
+
+/// The external-in message carrying `body` to `dst`, laid out as
+/// `layout` says (`None`: inline where it fits).
+fn external_to(
+    dst: &StdAddr,
+    body: Cell,
+    layout: Option<MessageLayout>,
+) -> Result<Cell, tycho_types::error::Error> {
+    let msg = OwnedMessage {
+        info: MsgInfo::ExtIn(ExtInMsgInfo {
+            src: None,
+            dst: IntAddr::Std(dst.clone()),
+            import_fee: Tokens::ZERO,
+        }),
+        init: None,
+        body: CellSliceParts::from(body),
+        layout,
+    };
+    CellBuilder::build_from(msg)
 }
 
 #[cfg(test)]
