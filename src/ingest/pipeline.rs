@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use tycho_types::cell::{Cell, HashBytes};
 
-use tonindex_model::{Address, BlockId, BlockRecord};
+use tonindex_model::{Address, BlockId, BlockRecord, Hash};
 use tonindex_storage::tables::{ShardKey, ShardStates};
 use tonindex_storage::Db;
 
@@ -168,6 +168,17 @@ impl Pipeline {
         Self {
             feed: Some(feed),
             ..self
+        }
+    }
+
+    /// Announces on the feed the external messages a source's block
+    /// producer refused: emulated traces of them never come true.
+    pub fn announce_refused(&self, externals: Vec<Hash>) {
+        if let (Some(feed), false) = (&self.feed, externals.is_empty()) {
+            feed.publish(crate::index::feed::Committed {
+                dropped_externals: externals,
+                ..Default::default()
+            });
         }
     }
 

@@ -520,13 +520,9 @@ impl Devnet {
         match &result {
             Err(_) => (self.chain.master, self.chain.shards) = before,
             // Emulated traces of refused messages give way at once.
-            Ok(outcome) if !outcome.dropped.is_empty() => {
-                self.feed.publish(crate::index::feed::Committed {
-                    dropped_externals: outcome.dropped.iter().map(|h| h.0).collect(),
-                    ..Default::default()
-                });
-            }
-            Ok(_) => {}
+            Ok(outcome) => self
+                .pipeline
+                .announce_refused(outcome.dropped.iter().map(|h| h.0).collect()),
         }
         result
     }
