@@ -5,7 +5,8 @@
 // other, the other burns; then a fake Jetton wallet that claims the real
 // minter is deployed. The v3 Jetton endpoints must show exactly what these
 // steps imply — balances, owners, total supply, content — and never the
-// fake. Expected addresses come from @ton/core (contractAddress of the
+// fake; a Streaming API v2 subscriber to the two owners hears each change
+// of their Jetton wallets once (jettons_change). Expected addresses come from @ton/core (contractAddress of the
 // wallet's state init), expected amounts from the steps themselves.
 // Prints one JSON summary; any failed expectation throws.
 import { readFileSync } from "node:fs";
@@ -24,6 +25,34 @@ const alice = await newWallet();
 const bob = await newWallet();
 await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: false })]);
 await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
+
+// Streaming API v2 (raw SSE: @ton/ton 16 ships no streaming client): the
+// owners' Jetton wallets, as each block changes them.
+const heard = [];
+const listening = new AbortController();
+const stream = await fetch(`${base}/api/streaming/v2/sse`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    types: ["jettons_change"],
+    addresses: [alice.address.toString(), bob.address.toRawString()],
+  }),
+  signal: listening.signal,
+});
+must(stream.status === 200, `the jettons_change subscription: ${stream.status}`);
+(async () => {
+  const decoder = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream.body) {
+    buf += decoder.decode(chunk, { stream: true });
+    for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
+      const frame = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const data = "event: event\ndata: ";
+      if (frame.startsWith(data)) heard.push(JSON.parse(frame.slice(data.length)));
+    }
+  }
+})().catch(() => {});
 
 // On-chain TEP-64 content: attribute sha256 → ^(0x00 + snake text).
 const content = (() => {
@@ -141,6 +170,20 @@ must(!afterFake[raw(fake)], "the fake wallet is not listed");
 must(Object.keys(afterFake).length === 2, "still two wallets");
 const fakeByAddr = await getJson(`/api/v3/jetton/wallets?address=${encodeURIComponent(fake.toRawString())}`);
 must(fakeByAddr.jetton_wallets.length === 0, "the fake wallet is unknown by address too");
+
+// 5b. The streams told each change of the two real wallets once, in
+// order, finalized, and nothing of the fake.
+const streamed = (jw) => heard.filter((n) => n.jetton.address === raw(jw)).map((n) => n.jetton.balance);
+for (let i = 0; i < 100 && !(streamed(aliceJw).length >= 2 && streamed(bobJw).length >= 3); i++) await sleep(100);
+must(heard.every((n) => n.type === "jettons_change" && n.finality === "finalized"), `kinds ${JSON.stringify(heard)}`);
+must(JSON.stringify(streamed(aliceJw)) === JSON.stringify(["1000", "900"]), `Alice's changes ${streamed(aliceJw)}`);
+must(JSON.stringify(streamed(bobJw)) === JSON.stringify(["500", "600", "550"]), `Bob's changes ${streamed(bobJw)}`);
+must(
+  heard.every((n) => n.jetton.jetton === raw(minter) && [raw(alice.address), raw(bob.address)].includes(n.jetton.owner)),
+  "every change names the minter and an owner",
+);
+must(heard.length === 5, `nothing else, the fake neither: ${JSON.stringify(heard)}`);
+listening.abort();
 
 // 6. Filters: owner, several masters for one owner, zero balances, sort.
 const bobs = await getJson(`/api/v3/jetton/wallets?owner_address=${encodeURIComponent(bob.address.toString())}`);

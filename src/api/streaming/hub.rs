@@ -405,12 +405,13 @@ struct Builder {
 }
 
 impl Builder {
-    /// Starts after the newest masterchain block the index holds now.
+    /// Starts after the newest masterchain block whose traces the index
+    /// holds now (a later one is built as the first live block).
     async fn start(api: Weak<Api>) -> Self {
         let mut last = None;
         if let Some(a) = api.upgrade() {
             last = a
-                .read_background(|ctx| newest_mc(&ctx.reader))
+                .read_background(|ctx| complete_through(&ctx.reader))
                 .await
                 .flatten();
             if let Some(mc) = last {
