@@ -52,6 +52,25 @@ fn clients_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
 }
 
+/// A chunked body's data (a chunk cut short ends it).
+fn dechunk(body: &str) -> String {
+    let mut rest = body.as_bytes();
+    let mut out = Vec::new();
+    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&rest[..eol]).unwrap_or("").trim();
+        let Ok(n) = usize::from_str_radix(size, 16) else {
+            break;
+        };
+        let data = &rest[eol + 2..];
+        if n == 0 || data.len() < n {
+            break;
+        }
+        out.extend_from_slice(&data[..n]);
+        rest = data[n..].strip_prefix(b"\r\n").unwrap_or(&data[n..]);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// A plain HTTP/1.1 request; returns (status, body).
 fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -66,8 +85,16 @@ fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
     let mut buf = String::new();
     let _ = s.read_to_string(&mut buf);
     let status = buf.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = buf.split_once("\r\n\r\n").unwrap().1.to_string();
-    // Bodies may come chunked; the JSON is the part between the braces.
+    let (head, body) = buf.split_once("\r\n\r\n").unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    // The JSON is the part between the braces.
     let json = match (body.find(['{', '[']), body.rfind(['}', ']'])) {
         (Some(a), Some(b)) if a <= b => body[a..=b].to_string(),
         _ => body,

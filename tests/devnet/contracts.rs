@@ -38,7 +38,9 @@ fn offchain_content_and_mintless_claims_are_fetched() {
 /// Jettons on the devnet, driven by @ton/ton (tests/clients/devnet_jettons.mjs):
 /// a TEP-74 minter deployed, minting to two wallets, a transfer and a burn
 /// show in `/jetton/masters` and `/jetton/wallets` exactly as the steps
-/// imply, and a fake wallet claiming the real minter never does.
+/// imply, and a fake wallet claiming the real minter never does (it is
+/// counted in `/metrics` as left out); a Streaming API v2 subscriber hears
+/// each change of the real wallets once (`jettons_change`).
 #[test]
 fn jettons_follow_every_step_and_fakes_are_left_out() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
@@ -50,6 +52,17 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
         &[&dev.url(), fixtures.to_str().unwrap()],
     );
     assert_eq!(out["ok"], true, "{out}");
+    // The fake wallet, left out, is counted as such (its master does not
+    // derive it), so that an operator can tell "not a token" from "broken".
+    // (`http` keeps a body from its first brace: the label, unique to
+    // tonindex_token_contracts_left_out_total, is what is looked for.)
+    let (status, metrics) = http(dev.port, "GET", "/metrics", "");
+    assert_eq!(status, 200);
+    let left_out = metrics
+        .lines()
+        .find(|l| l.contains(r#"{reason="jetton_wallet_not_confirmed_by_master"}"#))
+        .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok());
+    assert!(left_out.is_some_and(|n| n >= 1.0), "{metrics}");
     dev.stop(false);
 
     // One more transfer, sent while blocks wait: emulated at once and

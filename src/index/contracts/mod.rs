@@ -494,6 +494,10 @@ pub(crate) fn index_contracts(
             done.getmethod_runs += 1;
             if !confirmed(db, ctx, &newest, &w, &acc.contract.address)? {
                 done.unconfirmed_wallets += 1;
+                left_out(
+                    &acc.contract.address,
+                    "jetton_wallet_not_confirmed_by_master",
+                );
                 continue;
             }
         }
@@ -740,6 +744,7 @@ fn index_item(
         Some(coll) => {
             let Some(collection) = parent(db, unit, &model_addr(coll))? else {
                 done.unconfirmed_items += 1;
+                left_out(&acc.contract.address, "nft_item_collection_not_held");
                 return Ok(());
             };
             done.getmethod_runs += 2;
@@ -752,6 +757,10 @@ fn index_item(
                 &acc.contract.address,
             ) {
                 done.unconfirmed_items += 1;
+                left_out(
+                    &acc.contract.address,
+                    "nft_item_not_confirmed_by_collection",
+                );
                 return Ok(());
             }
             run(
@@ -822,7 +831,38 @@ fn run(
     method: &str,
     stack: Vec<tycho_vm::RcStackValue>,
 ) -> Option<RunOutput> {
-    getmethod::run(contract, ctx, &Method::Name(method.into()), stack).ok()
+    match getmethod::run(contract, ctx, &Method::Name(method.into()), stack) {
+        Ok(out) => {
+            // 0 and 1 are success; anything else is the contract throwing.
+            if !matches!(out.exit_code, 0 | 1) {
+                getter_failed(
+                    &contract.address,
+                    method,
+                    &format!("exit code {}", out.exit_code),
+                );
+            }
+            Some(out)
+        }
+        Err(e) => {
+            getter_failed(&contract.address, method, &e.to_string());
+            None
+        }
+    }
+}
+
+/// A getter the token tables rely on failed on `account`: told (debug)
+/// and counted, so that an operator can tell "not a token" from "broken".
+fn getter_failed(account: &StdAddr, getter: &str, why: &str) {
+    tracing::debug!(%account, getter, why, "a contract's getter failed: left out of the token tables");
+    metrics::counter!("tonindex_token_getter_failures_total", "getter" => getter.to_string())
+        .increment(1);
+}
+
+/// A contract that looks like a token but is left out: its master or
+/// collection does not vouch for it (or is not held).
+fn left_out(account: &StdAddr, reason: &'static str) {
+    tracing::debug!(%account, reason, "a token contract was left out of the token tables");
+    metrics::counter!("tonindex_token_contracts_left_out_total", "reason" => reason).increment(1);
 }
 
 fn put_master(
