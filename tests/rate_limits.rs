@@ -8,7 +8,6 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -180,14 +179,7 @@ fn sighup_reloads_keys_without_dropping_connections() {
     };
     write_keys(&["first"]);
     let port = common::free_port();
-    let mut child = Command::new(common::tonindex_bin())
-        .arg("--config")
-        .arg(&config)
-        .args(["dev", "--db"])
-        .arg(dir.path().join("db"))
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+    let mut child = common::dev_command_configured(Some(&config), &dir.path().join("db"), port)
         .spawn()
         .unwrap();
     common::wait_listening(port);

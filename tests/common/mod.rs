@@ -111,7 +111,20 @@ pub fn fat_block_active_accounts() -> Vec<FatBlockAccount> {
 /// `tonindex dev` on the database `db`, listening on `port` (output to
 /// null; set env, extra args or pipes on the returned command).
 pub fn dev_command(db: &std::path::Path, port: u16) -> std::process::Command {
+    dev_command_configured(None, db, port)
+}
+
+/// [`dev_command`] reading the config file `config` (given before the
+/// subcommand, as the CLI takes it).
+pub fn dev_command_configured(
+    config: Option<&std::path::Path>,
+    db: &std::path::Path,
+    port: u16,
+) -> std::process::Command {
     let mut c = std::process::Command::new(tonindex_bin());
+    if let Some(config) = config {
+        c.arg("--config").arg(config);
+    }
     c.args(["dev", "--db"])
         .arg(db)
         .args(["--listen", &format!("127.0.0.1:{port}")])

@@ -204,14 +204,7 @@ fn streams_are_capped_per_key_and_per_anonymous_client() {
     .unwrap();
     let port = common::free_port();
     let _dev = KillOnDrop(
-        Command::new(common::tonindex_bin())
-            .arg("--config")
-            .arg(&config)
-            .args(["dev", "--db"])
-            .arg(dir.path().join("db"))
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        common::dev_command_configured(Some(&config), &dir.path().join("db"), port)
             .spawn()
             .unwrap(),
     );
