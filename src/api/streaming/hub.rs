@@ -271,6 +271,12 @@ impl Hub {
         self.state().slots.remove(&id);
     }
 
+    /// Where a client that misses something now resumes: the block after
+    /// the newest built (pending data is not replayed).
+    fn next_block(&self) -> u32 {
+        self.state().built.map_or(0, |b| b.saturating_add(1))
+    }
+
     /// Clients now subscribed.
     pub fn clients(&self) -> usize {
         self.state().slots.len()
@@ -567,9 +573,7 @@ pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingT
             let received = added.recv().await;
             let Some(api) = api.upgrade() else { break };
             let hub = Arc::clone(api.streams());
-            // A client that misses an emulated trace resumes from the
-            // next masterchain block (pending data is not replayed).
-            let next_mc = hub.state().built.map_or(0, |b| b.saturating_add(1));
+            let next_mc = hub.next_block();
             let trace = match received {
                 Ok(t) => t,
                 Err(RecvError::Lagged(n)) => {
@@ -608,7 +612,7 @@ pub fn spawn_invalidated(api: Weak<Api>, mut gone: broadcast::Receiver<Arc<Pendi
             let received = gone.recv().await;
             let Some(api) = api.upgrade() else { break };
             let hub = Arc::clone(api.streams());
-            let next_mc = hub.state().built.map_or(0, |b| b.saturating_add(1));
+            let next_mc = hub.next_block();
             match received {
                 Ok(trace) => hub.invalidate(&notify::trace_key(&trace.trace), next_mc),
                 Err(RecvError::Lagged(n)) => {
