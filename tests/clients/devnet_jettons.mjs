@@ -109,7 +109,9 @@ let seen = await waitBalances({ [raw(aliceJw)]: "1000", [raw(bobJw)]: "500" }, "
 must(seen[raw(aliceJw)].owner === raw(alice.address) && seen[raw(aliceJw)].jetton === raw(minter), "Alice's wallet row");
 must(seen[raw(bobJw)].owner === raw(bob.address), "Bob's wallet row");
 
-// 2. Alice sends 100 to Bob: transfer#0f8a7ea5 to her own Jetton wallet.
+// 2. Alice sends 100 to Bob: transfer#0f8a7ea5 to her own Jetton wallet,
+// a text comment as the forward payload (in a reference, as wallets send it).
+const forwardComment = beginCell().storeUint(0, 32).storeStringTail("for Bob").endCell();
 const transfer = beginCell()
   .storeUint(0x0f8a7ea5, 32)
   .storeUint(7, 64)
@@ -118,7 +120,8 @@ const transfer = beginCell()
   .storeAddress(alice.address)
   .storeBit(0)
   .storeCoins(toNano("0.01"))
-  .storeBit(0)
+  .storeBit(1)
+  .storeRef(forwardComment)
   .endCell();
 await send(alice, [internal({ to: aliceJw, value: toNano("0.2"), body: transfer })]);
 await waitBalances({ [raw(aliceJw)]: "900", [raw(bobJw)]: "600" }, "after the transfer");
@@ -220,6 +223,13 @@ must(t.source === raw(alice.address) && t.destination === raw(bob.address), "tra
 must(t.source_wallet === raw(aliceJw) && t.jetton_master === raw(minter), "transfer wallet and master");
 must(t.response_destination === raw(alice.address) && t.forward_ton_amount === toNano("0.01").toString(), "transfer fields");
 must(t.transaction_aborted === false && typeof t.trace_id === "string", "transfer transaction");
+// The payloads, decoded as message bodies are (toncenter's DecodedContent).
+must(Cell.fromBase64(t.forward_payload).hash().equals(forwardComment.hash()), `forward payload ${t.forward_payload}`);
+must(
+  t.decoded_forward_payload && t.decoded_forward_payload.type === "text_comment" && t.decoded_forward_payload.comment === "for Bob",
+  `decoded_forward_payload ${JSON.stringify(t.decoded_forward_payload)}`,
+);
+must(t.custom_payload === null && t.decoded_custom_payload === null, "no custom payload, none decoded");
 const aliceTxs = await client.getTransactions(aliceJw, { limit: 10 });
 const transferTx = aliceTxs.find((x) => x.inMessage?.body.beginParse().loadUint(32) === 0x0f8a7ea5);
 must(transferTx && t.transaction_hash === transferTx.hash().toString("base64"), "the transfer's transaction");
@@ -256,7 +266,23 @@ must(Object.keys(changes.changes).length === Object.keys(moved).length, `no othe
 must(JSON.stringify(changes.jettons) === JSON.stringify({ [raw(alice.address)]: { [raw(minter)]: "-100" }, [raw(bob.address)]: { [raw(minter)]: "100" } })
   || JSON.stringify(changes.jettons) === JSON.stringify({ [raw(bob.address)]: { [raw(minter)]: "100" }, [raw(alice.address)]: { [raw(minter)]: "-100" } }),
   `jetton changes ${JSON.stringify(changes.jettons)}`);
-const transferAction = (await getJson(`/api/v3/actions?trace_id=${encodeURIComponent(t.trace_id)}`)).actions.find((a) => a.type === "jetton_transfer");
+const actionsOfTrace = await getJson(`/api/v3/actions?trace_id=${encodeURIComponent(t.trace_id)}`);
+const transferAction = actionsOfTrace.actions.find((a) => a.type === "jetton_transfer");
+// metadata (spec v3 §1.8) on every list that names token contracts: the
+// Jetton wallets in the answer, and their master with its content.
+const tokenMeta = (r, what) => {
+  must(r.metadata[raw(minter)]?.token_info?.[0]?.symbol === "DVD", `${what}: the master's metadata ${JSON.stringify(r.metadata)}`);
+  must(r.metadata[raw(aliceJw)]?.token_info?.[0]?.type === "jetton_wallets", `${what}: Alice's Jetton wallet's metadata`);
+  must(!r.metadata[raw(alice.address)], `${what}: no metadata for a plain wallet`);
+};
+tokenMeta(actionsOfTrace, "/actions");
+tokenMeta(await getJson(`/api/v3/traces?trace_id=${encodeURIComponent(t.trace_id)}`), "/traces");
+tokenMeta(await getJson(`/api/v3/events?trace_id=${encodeURIComponent(t.trace_id)}`), "/events");
+tokenMeta(await getJson(`/api/v3/messages?destination=${encodeURIComponent(aliceJw.toRawString())}`), "/messages");
+const statesMeta = await getJson(`/api/v3/accountStates?address=${encodeURIComponent(minter.toString())}`);
+must(statesMeta.metadata[raw(minter)]?.token_info?.[0]?.symbol === "DVD", `/accountStates metadata ${JSON.stringify(statesMeta.metadata)}`);
+const noMetadata = await getJson(`/api/v3/actions?trace_id=${encodeURIComponent(t.trace_id)}`, { headers: { "X-No-Metadata": "true" } });
+must(JSON.stringify(noMetadata.metadata) === "{}", `X-No-Metadata ${JSON.stringify(noMetadata.metadata)}`);
 const ofAction = await getJson(`/api/v3/balanceChanges?action_id=${encodeURIComponent(transferAction.action_id)}`);
 must(JSON.stringify(ofAction.jettons) === JSON.stringify(changes.jettons), `the action's jetton changes ${JSON.stringify(ofAction)}`);
 must(BigInt(ofAction.changes[raw(aliceJw)]) === moved[raw(aliceJw)].after - moved[raw(aliceJw)].before, "the action moves Alice's jetton wallet's nanotons");

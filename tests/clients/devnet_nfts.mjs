@@ -51,15 +51,18 @@ must(c.collection_content.uri === "https://example.org/collection.json", "collec
 const one = await getJson(`/api/v3/nft/items?collection_address=${q(collection)}&index=1`);
 must(one.nft_items.length === 1 && one.nft_items[0].address === raw(item1), "item by index");
 
-// Alice transfers item 0 to Bob.
+// Alice transfers item 0 to Bob, with a custom payload (the standard item
+// ignores it) and a text comment forwarded in a reference.
+const comment = (text) => beginCell().storeUint(0, 32).storeStringTail(text).endCell();
 const transfer = beginCell()
   .storeUint(0x5fcc3d14, 32)
   .storeUint(9, 64)
   .storeAddress(bob.address)
   .storeAddress(alice.address)
-  .storeBit(0)
+  .storeMaybeRef(comment("custom note"))
   .storeCoins(toNano("0.01"))
-  .storeBit(0)
+  .storeBit(1)
+  .storeRef(comment("yours now"))
   .endCell();
 await send(alice, [internal({ to: item0, value: toNano("0.1"), body: transfer })]);
 await waitFor(
@@ -75,6 +78,13 @@ const t = tr.nft_transfers[0];
 must(t.nft_address === raw(item0) && t.nft_collection === raw(collection) && t.query_id === "9", `transfer ${JSON.stringify(t)}`);
 must(t.old_owner === raw(alice.address) && t.new_owner === raw(bob.address), "transfer owners");
 must(t.transaction_aborted === false && typeof t.trace_id === "string", "transfer transaction");
+// Both payloads decoded as message bodies are (toncenter's DecodedContent).
+must(t.decoded_custom_payload?.type === "text_comment" && t.decoded_custom_payload.comment === "custom note", `decoded_custom_payload ${JSON.stringify(t)}`);
+must(t.decoded_forward_payload?.type === "text_comment" && t.decoded_forward_payload.comment === "yours now", `decoded_forward_payload ${JSON.stringify(t)}`);
+// metadata: the item and its collection, as tokens.
+must(tr.metadata[raw(item0)]?.token_info?.[0]?.type === "nft_items", `item metadata ${JSON.stringify(tr.metadata)}`);
+const itemActions = await getJson(`/api/v3/actions?trace_id=${encodeURIComponent(t.trace_id)}`);
+must(itemActions.metadata[raw(item0)]?.token_info?.[0]?.nft_index === "0", `/actions metadata ${JSON.stringify(itemActions.metadata)}`);
 const outBob = await getJson(`/api/v3/nft/transfers?owner_address=${q(bob.address)}&direction=out`);
 must(outBob.nft_transfers.length === 0, "Bob sent none");
 const byItem = await getJson(`/api/v3/nft/transfers?item_address=${q(item0)}`);

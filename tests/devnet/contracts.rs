@@ -94,9 +94,29 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
         transfer["details"]["sender_jetton_wallet"]
             .as_str()
             .map(str::to_uppercase),
-        Some(wallet),
+        Some(wallet.clone()),
         "{transfer}"
     );
+    // The pending answers carry the metadata of the token contracts they
+    // name: the Jetton wallet and its master, with its content.
+    let minter = out["minter"].as_str().unwrap().to_uppercase();
+    let symbol = |v: &serde_json::Value| v["metadata"][&minter]["token_info"][0]["symbol"].clone();
+    assert_eq!(symbol(&v), "DVD", "{v}");
+    assert_eq!(
+        v["metadata"][&wallet]["token_info"][0]["type"], "jetton_wallets",
+        "{v}"
+    );
+    let owner: String =
+        form_urlencoded::byte_serialize(transfer["details"]["sender"].as_str().unwrap().as_bytes())
+            .collect();
+    let (status, v) = json(
+        dev.port,
+        "GET",
+        &format!("/api/v3/pendingActions?account={owner}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(symbol(&v), "DVD", "{v}");
     dev.stop(false);
 }
 

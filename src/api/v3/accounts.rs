@@ -9,6 +9,7 @@ use serde_json::Value as Json;
 use tycho_types::cell::Cell;
 
 use super::address_book::{self, AddressBook};
+use super::metadata::{self, Metadata};
 use super::{to_json, V3Error, V3Result};
 use crate::api::encoding::{b64, raw_upper, Dec, WalletFields, B64};
 use crate::api::fees::{self, FeeRequest};
@@ -119,7 +120,7 @@ fn extra(a: &AccountView) -> BTreeMap<String, String> {
 struct AccountStatesResponse {
     accounts: Vec<AccountStateFull>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, Json>,
+    metadata: Metadata,
 }
 
 pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
@@ -154,7 +155,7 @@ pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     to_json(&AccountStatesResponse {
         accounts,
         address_book: book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
     })
 }
 
@@ -177,7 +178,7 @@ struct WalletState {
 struct WalletStatesResponse {
     wallets: Vec<WalletState>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, Json>,
+    metadata: Metadata,
 }
 
 pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
@@ -203,7 +204,7 @@ pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     to_json(&WalletStatesResponse {
         wallets,
         address_book: book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
     })
 }
 

@@ -2,13 +2,14 @@
 //! per-type `details` (§4.5) — shared with `/traces?include_actions=true`.
 //! The action-type sets clients ask for (§4.4) are in `action_types`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 
 use super::address_book::{self, AddressBook};
+use super::metadata::{self, Metadata};
 use super::models::{AccountState, Transaction};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash, raw_upper};
@@ -903,7 +904,7 @@ pub fn action_json(r: &ActionRecord, trace: &TraceRecord, accounts: bool) -> Act
 struct ActionsResponse {
     actions: Vec<ActionJson>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, ()>,
+    metadata: Metadata,
 }
 
 /// The traces whose actions a request looks at: those it names (a list,
@@ -1136,11 +1137,11 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
         out.push(j);
     }
-    let address_book = address_book::build(ctx, p, addresses)?;
+    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
     to_json(&ActionsResponse {
         actions: out,
         address_book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, addresses)?,
     })
 }
 
@@ -1188,11 +1189,11 @@ pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             out.push(j);
         }
     }
-    let address_book = address_book::build(ctx, p, addresses)?;
+    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
     to_json(&ActionsResponse {
         actions: out,
         address_book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, addresses)?,
     })
 }
 

@@ -8,12 +8,14 @@ use tonindex_model::Address;
 
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
+use super::models::decoded_payload;
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, raw_lower, raw_upper, Dec, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
 use crate::offchain::{self, Lookup};
 use crate::query::jettons::{self, EventFilter, MasterFilter, WalletFilter};
+use serde_json::Value as Json;
 use tonindex_storage::rows::JettonWalletRecord;
 use tonindex_storage::tables::JettonRole;
 
@@ -255,11 +257,10 @@ struct JettonTransfer {
     transaction_aborted: bool,
     response_destination: Option<String>,
     custom_payload: Option<String>,
-    /// Payload decoding is not done yet: null, as the spec allows.
-    decoded_custom_payload: Option<()>,
+    decoded_custom_payload: Option<Json>,
     forward_ton_amount: Option<Dec<u128>>,
     forward_payload: Option<String>,
-    decoded_forward_payload: Option<()>,
+    decoded_forward_payload: Option<Json>,
     trace_id: Option<B64>,
 }
 
@@ -318,10 +319,10 @@ pub fn jetton_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             transaction_aborted: t.tx_aborted,
             response_destination: t.response_destination.as_ref().map(raw_upper),
             custom_payload: boc_b64(&t.custom_payload),
-            decoded_custom_payload: None,
+            decoded_custom_payload: decoded_payload(t.custom_payload.as_deref()),
             forward_ton_amount: Some(Dec(t.forward_ton_amount)),
             forward_payload: boc_b64(&t.forward_payload),
-            decoded_forward_payload: None,
+            decoded_forward_payload: decoded_payload(t.forward_payload.as_deref()),
             trace_id: trace.map(B64),
         })
         .collect();
@@ -345,7 +346,7 @@ struct JettonBurn {
     amount: Dec<u128>,
     response_destination: Option<String>,
     custom_payload: Option<String>,
-    decoded_custom_payload: Option<()>,
+    decoded_custom_payload: Option<Json>,
     trace_id: Option<B64>,
 }
 
@@ -390,7 +391,7 @@ pub fn jetton_burns(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             amount: Dec(b.amount),
             response_destination: b.response_destination.as_ref().map(raw_upper),
             custom_payload: boc_b64(&b.custom_payload),
-            decoded_custom_payload: None,
+            decoded_custom_payload: decoded_payload(b.custom_payload.as_deref()),
             trace_id: trace.map(B64),
         })
         .collect();

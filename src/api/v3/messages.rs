@@ -1,12 +1,12 @@
 //! `/messages` (spec v3 §2.9).
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 use tonindex_model::{Address, Hash, MessageRecord};
 
 use super::address_book::{self, AddressBook};
+use super::metadata::{self, Metadata};
 use super::models::Message;
 use super::{parse_direction, parse_opcode, parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{parse_hash, B64};
@@ -21,7 +21,7 @@ use crate::query::{
 struct MessagesResponse {
     messages: Vec<Message>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, ()>,
+    metadata: Metadata,
 }
 
 /// An address filter that may ask for "no address" (`null`: external messages).
@@ -351,10 +351,10 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             ..Message::from(&query::messages::message_with_contents(r, m, holder)?)
         });
     }
-    let address_book = address_book::build(ctx, p, addresses)?;
+    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
     to_json(&MessagesResponse {
         messages: out,
         address_book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, addresses)?,
     })
 }

@@ -234,6 +234,14 @@ impl From<&query::messages::Message> for Message {
     }
 }
 
+/// A payload kept as a BoC (a Jetton or NFT transfer's forward or custom
+/// payload) decoded as message bodies are (`message_content.decoded`):
+/// null when absent or when the scheme has no constructor for it.
+pub fn decoded_payload(boc: Option<&[u8]>) -> Option<serde_json::Value> {
+    let cell = tycho_types::boc::Boc::decode(boc?).ok()?;
+    crate::decode::body::decode(&cell).ok()
+}
+
 /// Account state around a transaction: from the cell store when it holds
 /// that state, else the hash alone with the other fields null (spec: a
 /// missing state row).

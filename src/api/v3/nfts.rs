@@ -12,11 +12,13 @@ use tonindex_storage::{NftCollectionRecord, NftItemRecord, SaleDetail, SaleKind}
 use super::address_book::{self, AddressBook};
 use super::jettons::{addresses, event_filter};
 use super::metadata::{self, Metadata};
+use super::models::decoded_payload;
 use super::{to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, raw_upper, Dec, B64};
 use crate::api::params::Params;
 use crate::api::Ctx;
 use crate::query::nfts::{self, CollectionFilter, ItemFilter};
+use serde_json::Value as Json;
 
 #[derive(Serialize)]
 pub(super) struct NftCollection {
@@ -292,10 +294,10 @@ struct NftTransfer {
     new_owner: Option<String>,
     response_destination: Option<String>,
     custom_payload: Option<String>,
-    decoded_custom_payload: Option<()>,
+    decoded_custom_payload: Option<Json>,
     forward_amount: Option<Dec<u128>>,
     forward_payload: Option<String>,
-    decoded_forward_payload: Option<()>,
+    decoded_forward_payload: Option<Json>,
     trace_id: Option<B64>,
 }
 
@@ -365,10 +367,10 @@ pub fn nft_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             new_owner: t.new_owner.as_ref().map(raw_upper),
             response_destination: t.response_destination.as_ref().map(raw_upper),
             custom_payload: t.custom_payload.as_deref().map(b64),
-            decoded_custom_payload: None,
+            decoded_custom_payload: decoded_payload(t.custom_payload.as_deref()),
             forward_amount: Some(Dec(t.forward_amount)),
             forward_payload: t.forward_payload.as_deref().map(b64),
-            decoded_forward_payload: None,
+            decoded_forward_payload: decoded_payload(t.forward_payload.as_deref()),
             trace_id: trace.map(B64),
         })
         .collect();

@@ -8,6 +8,7 @@ use tonindex_model::{ClassificationState, Hash, TraceRecord, TraceState};
 
 use super::actions::{self, ActionJson};
 use super::address_book::{self, AddressBook};
+use super::metadata::{self, Metadata};
 use super::models::{AccountState, Transaction};
 use super::{parse_utime, to_json, Paging, V3Error, V3Result};
 use crate::api::encoding::{b64, parse_address, parse_hash};
@@ -257,14 +258,14 @@ pub fn transaction_json(
 struct TracesResponse {
     traces: Vec<TraceJson>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, ()>,
+    metadata: Metadata,
 }
 
 #[derive(Serialize)]
 struct EventsResponse {
     events: Vec<TraceJson>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, ()>,
+    metadata: Metadata,
 }
 
 /// The traces a request names, in answer order (before paging).
@@ -370,7 +371,7 @@ fn respond(
     ctx: &Ctx<'_>,
     p: &Params,
     with_actions: bool,
-) -> Result<(Vec<TraceJson>, AddressBook), V3Error> {
+) -> Result<(Vec<TraceJson>, AddressBook, Metadata), V3Error> {
     let paging = Paging::from_params(ctx, p)?;
     let include_actions = p.bool("include_actions")?.unwrap_or(false) || with_actions;
     let supported = actions::supported_types(p)?;
@@ -393,28 +394,28 @@ fn respond(
             .flat_map(|tx| [&mut tx.account_state_before, &mut tx.account_state_after]),
         &ctx.reader,
     )?;
-    let book = address_book::build(ctx, p, accounts)?;
-    Ok((out, book))
+    let book = address_book::build(ctx, p, accounts.iter().copied())?;
+    Ok((out, book, metadata::build(ctx, p, accounts)?))
 }
 
 /// `GET /api/v3/traces`.
 pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (traces, address_book) = respond(ctx, p, false)?;
+    let (traces, address_book, metadata) = respond(ctx, p, false)?;
     to_json(&TracesResponse {
         traces,
         address_book,
-        metadata: BTreeMap::new(),
+        metadata,
     })
 }
 
 /// `GET /api/v3/events`: `/traces` with `include_actions` forced on (as
 /// toncenter serves it), under the key `events`.
 pub fn events(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (events, address_book) = respond(ctx, p, true)?;
+    let (events, address_book, metadata) = respond(ctx, p, true)?;
     to_json(&EventsResponse {
         events,
         address_book,
-        metadata: BTreeMap::new(),
+        metadata,
     })
 }
 
@@ -462,7 +463,7 @@ pub fn pending_selected(
 struct PendingTracesResponse {
     traces: Option<Vec<TraceJson>>,
     address_book: AddressBook,
-    metadata: BTreeMap<String, ()>,
+    metadata: Metadata,
 }
 
 /// `GET /api/v3/pendingTraces`: emulated traces of messages sent and not
@@ -482,11 +483,11 @@ pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             &mut accounts,
         )?);
     }
-    let address_book = address_book::build(ctx, p, accounts)?;
+    let address_book = address_book::build(ctx, p, accounts.iter().copied())?;
     to_json(&PendingTracesResponse {
         traces: (!traces.is_empty()).then_some(traces),
         address_book,
-        metadata: BTreeMap::new(),
+        metadata: metadata::build(ctx, p, accounts)?,
     })
 }
 
