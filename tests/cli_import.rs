@@ -514,4 +514,108 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
         &counts[..3],
         msgs.len()
     );
+    codes_without_states(dir.path(), &blocks);
+}
+
+/// An index of blocks alone (no zero state: no account state held) still
+/// knows each changed account's code from its block's state update: every
+/// sender of the mainnet profile is a v4r2 or v5r1 wallet (their public code
+/// hashes), so v3's address book shows it non-bounceable (`UQ…`, as
+/// toncenter does) with its wallet interface.
+fn codes_without_states(dir: &Path, exported: &Path) {
+    use tonindex::api::{router, Api, ApiConfig};
+    use tonindex_model::AccountStatus;
+    use tonindex_storage::tables::{AccountStates, LatestAccounts};
+    use tower::ServiceExt;
+    const V4R2: &str = "feb5ff6820e2ff0d9483e7e0d62c817d846789fb4ae580c878866d959dabd5c0";
+    const V5R1: &str = "20834b7b72b112147e1b2fb457b84e74d1a30f04f737d4f62a668e9552d2b72f";
+    // The blocks without the zero states they start from.
+    let blocks = dir.join("blocks-only");
+    std::fs::create_dir(&blocks).unwrap();
+    for f in std::fs::read_dir(exported).unwrap() {
+        let f = f.unwrap();
+        if !f.file_name().to_string_lossy().starts_with("zerostate") {
+            std::fs::copy(f.path(), blocks.join(f.file_name())).unwrap();
+        }
+    }
+    let db = dir.join("db-blocks-only");
+    let o = tonindex(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        blocks.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let db = std::sync::Arc::new(
+        tonindex_storage::Db::open(&db, &tonindex_storage::DbOptions::default()).unwrap(),
+    );
+    let r = db.reader();
+    assert_eq!(
+        r.prefix::<AccountStates>(&[], false).count(),
+        0,
+        "no state is held"
+    );
+    let latest: Vec<_> = r
+        .prefix::<LatestAccounts>(&[], false)
+        .map(|x| x.unwrap())
+        .collect();
+    let mut wallets = Vec::new();
+    let mut inactive = Vec::new();
+    for (account, l) in &latest {
+        match (l.status, l.code_hash.map(hex::encode)) {
+            (AccountStatus::Active, Some(h)) if h == V4R2 || h == V5R1 => {
+                wallets.push((*account, h))
+            }
+            (AccountStatus::Active, code) => panic!("{account:?}: active, code {code:?}"),
+            (_, code) => {
+                assert_eq!(code, None, "{account:?}: {l:?}");
+                inactive.push(*account);
+            }
+        }
+    }
+    assert!(
+        wallets.len() >= 40,
+        "{} wallets of {}",
+        wallets.len(),
+        latest.len()
+    );
+    assert!(wallets.iter().any(|(_, h)| h == V4R2) && wallets.iter().any(|(_, h)| h == V5R1));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let _entered = rt.enter();
+    let app = router(Api::new(db.clone(), ApiConfig::default()));
+    let book = |account: &tonindex_model::Address| {
+        let raw = tonindex::api::encoding::raw_upper(account);
+        let req = axum::http::Request::get(format!("/api/v3/addressBook?address={raw}"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let body = rt.block_on(async {
+            let resp = app.clone().oneshot(req).await.unwrap();
+            axum::body::to_bytes(resp.into_body(), usize::MAX)
+                .await
+                .unwrap()
+        });
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        v[&raw].clone()
+    };
+    for (account, code) in wallets.iter().take(6) {
+        let row = book(account);
+        let friendly = row["user_friendly"].as_str().unwrap();
+        assert!(friendly.starts_with("UQ"), "{row}");
+        let want = if code == V4R2 {
+            "wallet_v4r2"
+        } else {
+            "wallet_v5r1"
+        };
+        assert_eq!(row["interfaces"], serde_json::json!([want]), "{row}");
+    }
+    // The bounces' nonexistent targets: no code, non-bounceable too.
+    assert!(!inactive.is_empty());
+    for account in inactive.iter().take(3) {
+        let row = book(account);
+        assert!(
+            row["user_friendly"].as_str().unwrap().starts_with("UQ"),
+            "{row}"
+        );
+        assert_eq!(row["interfaces"], serde_json::json!([]), "{row}");
+    }
 }

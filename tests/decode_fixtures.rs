@@ -307,3 +307,70 @@ fn external_in_normalized_hash_matches_toncenter() {
     }
     assert!(checked >= 10, "only {checked} external-in messages checked");
 }
+
+/// The code of each account a block changed, read from the pruned new side
+/// of its state update, is the code the full state at the end of the
+/// series holds (the 2019 mainnet series' masterchain state, read whole
+/// and independently of the blocks): each account's code after
+/// its last block in the series, and `None` exactly where that state has
+/// no active code.
+#[test]
+fn codes_read_from_state_updates_match_the_full_state() {
+    use tonindex::decode::state::{decode_state_file, StateFile};
+    use tycho_types::models::{AccountState, ShardAccount};
+    use tycho_types::prelude::Load;
+    let dir = "blocks/ever-block-mainnet-2019";
+    // (The series' shard blocks carry no transactions.)
+    for (sub, seqnos, state) in [("mc", 2660..=2690, "state_2690.boc")] {
+        let mut last: BTreeMap<tonindex_model::Address, Option<[u8; 32]>> = BTreeMap::new();
+        let mut changed = 0;
+        for n in seqnos {
+            let boc = read_boc_file(&common::fixture(&format!("{dir}/{sub}/{n}.boc"))).unwrap();
+            let b = decode_block(&boc).unwrap();
+            // Each account's status after its last transaction of the block.
+            let after: BTreeMap<_, _> = b
+                .transactions
+                .iter()
+                .map(|t| (t.record.account, t.record.end_status))
+                .collect();
+            for (a, status) in after {
+                // Every account a transaction left existing is shown by the
+                // update; one left nonexistent is not in the dictionary.
+                let code = match b.code_after(&a) {
+                    Some(code) => code,
+                    None if status == AccountStatus::Nonexist => None,
+                    None => panic!("{sub} {n}: {a:?} ({status:?}) not shown"),
+                };
+                last.insert(a, code);
+                changed += 1;
+            }
+        }
+        let root = tycho_types::boc::Boc::decode(
+            read_boc_file(&common::fixture(&format!(
+                "accounts/ever-block-mainnet-2019/{state}"
+            )))
+            .unwrap(),
+        )
+        .unwrap();
+        let StateFile::State(full) = decode_state_file(&root).unwrap() else {
+            panic!("{state}: not a state");
+        };
+        let held: BTreeMap<_, _> = full.accounts.into_iter().collect();
+        let mut with_code = 0;
+        for (a, code) in &last {
+            let want = held.get(a).and_then(|cell| {
+                let sa = ShardAccount::load_from(&mut cell.as_slice().unwrap()).unwrap();
+                match sa.load_account().unwrap()?.state {
+                    AccountState::Active(init) => init.code.map(|c| *c.repr_hash().as_array()),
+                    _ => None,
+                }
+            });
+            assert_eq!(*code, want, "{sub}: {a:?}");
+            with_code += usize::from(want.is_some());
+        }
+        assert!(
+            with_code >= 2 && changed > 30,
+            "{sub}: {with_code} codes, {changed} changes"
+        );
+    }
+}

@@ -8,8 +8,9 @@
 //! anonymous rate, per client address (`anonymous_v2_rps`,
 //! `anonymous_v3_rps`, 0 = unlimited — the default of a self-hosted node;
 //! toncenter's hosted scheme is `anonymous_v2_rps = 1`). Past a rate the
-//! answer is 429 in the API's error shape with `Retry-After`. Each call of a
-//! JSON-RPC batch counts. The keys and rates are swapped on SIGHUP without
+//! answer is 429 in the API's error shape with `Retry-After`. Each request
+//! takes one token (a JSON-RPC batch is refused, as toncenter refuses it,
+//! and costs what any refused request does). The keys and rates are swapped on SIGHUP without
 //! touching open connections. Rates are token buckets of `governor`: a
 //! burst of up to one second's worth, refilled evenly.
 //!
@@ -27,7 +28,6 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -275,14 +275,6 @@ fn request_key(req: &Request) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
-/// Calls in a v2 JSON-RPC body: the length of a batch, else one.
-fn calls_in(body: &[u8]) -> u32 {
-    match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(serde_json::Value::Array(calls)) => calls.len().clamp(1, u32::MAX as usize) as u32,
-        _ => 1,
-    }
-}
-
 /// Keys and rates of `/api/v2/*` and `/api/v3/*`: the request back when it
 /// may run, else the answer (401, 429). Bodies must already be read whole.
 pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Response> {
@@ -303,18 +295,10 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-    // Bodies are already read whole (and bounded) by the body guard.
-    let (req, cost) = if v2 && path.ends_with("/jsonRPC") {
-        let (parts, body) = req.into_parts();
-        let bytes = axum::body::to_bytes(body, usize::MAX)
-            .await
-            .unwrap_or_default();
-        let cost = calls_in(&bytes);
-        (Request::from_parts(parts, Body::from(bytes)), cost)
-    } else {
-        (req, 1)
-    };
-    match limits.check(v2, key.as_deref(), peer, cost) {
+    // One request, one token: the JSON-RPC endpoint takes one call a
+    // request (toncenter refuses batches, and so do we, with a 422), so a
+    // refused batch costs what any refused request does.
+    match limits.check(v2, key.as_deref(), peer, 1) {
         Decision::Allow if streaming => {
             let mut req = req;
             req.extensions_mut().insert(StreamCaller { key, peer });
@@ -340,6 +324,7 @@ pub async fn admit(limits: &RateLimits, req: Request) -> Result<Request, Respons
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Body;
 
     #[test]
     fn keys_rates_and_batches() {
@@ -377,7 +362,7 @@ mod tests {
         for _ in 0..100 {
             assert_eq!(limits.check(false, None, a, 1), Decision::Allow);
         }
-        // A key: ten a second, a batch counting per call.
+        // A key: ten a second (a check may take several tokens at once).
         assert_eq!(limits.check(true, Some("ten"), a, 8), Decision::Allow);
         assert_eq!(limits.check(true, Some("ten"), a, 2), Decision::Allow);
         assert!(matches!(
@@ -440,16 +425,6 @@ mod tests {
         let _other = limits.open_stream(&anonymous(b)).unwrap();
         assert_eq!(limits.stream_addresses(&keyed(a)), Some(3));
         assert_eq!(limits.stream_addresses(&anonymous(a)), None);
-    }
-
-    #[test]
-    fn batch_calls_are_counted() {
-        assert_eq!(
-            calls_in(br#"[{"method":"a"},{"method":"b"},{"method":"c"}]"#),
-            3
-        );
-        assert_eq!(calls_in(br#"{"method":"a"}"#), 1);
-        assert_eq!(calls_in(b"not json"), 1);
     }
 
     /// toncenter's header and query parameter, TonAPI's Bearer and `token`.

@@ -3,6 +3,7 @@
 //! Parallel with rayon across the transactions of a busy block; callers
 //! decode many blocks in parallel with [`decode_block`] from a rayon pool.
 
+pub mod account_codes;
 mod block;
 pub mod body;
 pub mod message;
@@ -16,7 +17,7 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::merkle::MerkleUpdate;
 use tycho_types::models::{Block, BlockExtra, CurrencyCollection};
 
-use tonindex_model::{BlockRecord, Coins, Hash, ShardDescrRecord};
+use tonindex_model::{Address, BlockRecord, Coins, Hash, ShardDescrRecord};
 
 pub use block::block_record;
 pub use msg_descr::{DescrEntry, DescrKind};
@@ -72,8 +73,23 @@ pub struct DecodedBlock {
     pub out_msg_descr: Vec<DescrEntry>,
     /// The state update (old state → new state), for shards whose state is held.
     pub state_update: StateUpdate,
+    /// The code hash of each account the block changed, after the block
+    /// (`None`: not active, or no code), by account: read from the state
+    /// update whether or not the shard's state is held.
+    pub account_codes: Vec<(Address, Option<Hash>)>,
     /// Optional structures that could not be read; the block is indexed regardless.
     pub warnings: Vec<String>,
+}
+
+impl DecodedBlock {
+    /// `account`'s code hash after the block, where the state update shows it.
+    pub fn code_after(&self, account: &Address) -> Option<Option<Hash>> {
+        let i = self
+            .account_codes
+            .binary_search_by(|(a, _)| a.cmp(account))
+            .ok()?;
+        Some(self.account_codes[i].1)
+    }
 }
 
 /// A block's state update, as far as the decode kept it.
@@ -217,16 +233,27 @@ pub fn decode_block_cell(
     attach_metadata(&mut transactions, &in_msg_descr, &out_msg_descr);
 
     let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
-    let state_update = if keep_state_update {
-        match block.load_state_update() {
-            Ok(update) => StateUpdate::Kept(update),
-            Err(e) => {
-                warnings.push(format!("state update unreadable: {e}"));
-                StateUpdate::Unreadable
-            }
+    let (state_update, account_codes) = match block.load_state_update() {
+        Ok(update) => {
+            let mut changed: Vec<Address> = transactions.iter().map(|t| t.record.account).collect();
+            changed.dedup();
+            let codes = account_codes::changed_codes(&update.new, &changed);
+            let kept = if keep_state_update {
+                StateUpdate::Kept(update)
+            } else {
+                StateUpdate::Skipped
+            };
+            (kept, codes)
         }
-    } else {
-        StateUpdate::Skipped
+        Err(e) => {
+            warnings.push(format!("state update unreadable: {e}"));
+            let kept = if keep_state_update {
+                StateUpdate::Unreadable
+            } else {
+                StateUpdate::Skipped
+            };
+            (kept, Vec::new())
+        }
     };
     Ok(DecodedBlock {
         record,
@@ -236,6 +263,7 @@ pub fn decode_block_cell(
         in_msg_descr,
         out_msg_descr,
         state_update,
+        account_codes,
         warnings,
     })
 }

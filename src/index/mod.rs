@@ -1039,6 +1039,7 @@ fn tx_rows_one(
         status: rec.end_status,
         timestamp: rec.now,
         state_hash: rec.account_state_hash_after,
+        code_hash: b.block.code_after(&account).flatten(),
     };
     let place = TxPlace {
         block: rec.block,

@@ -14,7 +14,8 @@ use crate::contracts::interfaces;
 /// Whether an account has code, as far as the index knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CodeSeen {
-    /// From its exact state: the code hash, if any.
+    /// From its exact state, or from the state update of the block of its
+    /// newest transaction: the code hash, if any.
     State(Option<Hash>),
     /// No exact state held: whether its newest transaction left it active.
     Transactions { active: bool },
@@ -37,12 +38,7 @@ pub fn codes_seen(r: &Reader<'_>, accounts: &[Address]) -> Result<Vec<CodeSeen>,
         .map(|state| {
             Ok(match state {
                 Some(state) => CodeSeen::State(state.code_hash),
-                None => match latest.next().flatten() {
-                    Some(l) => CodeSeen::Transactions {
-                        active: l.status == AccountStatus::Active,
-                    },
-                    None => CodeSeen::Unknown,
-                },
+                None => from_latest(latest.next().flatten()),
             })
         })
         .collect()
@@ -53,12 +49,21 @@ pub fn code_seen(r: &Reader<'_>, account: &Address) -> Result<CodeSeen, Error> {
     if let Some(state) = r.get::<AccountStates>(account)? {
         return Ok(CodeSeen::State(state.code_hash));
     }
-    Ok(match r.get::<LatestAccounts>(account)? {
+    Ok(from_latest(r.get::<LatestAccounts>(account)?))
+}
+
+/// What the newest transaction's row tells of the code: the hash its
+/// block's state update showed, else whether it left the account active.
+fn from_latest(latest: Option<tonindex_storage::LatestAccount>) -> CodeSeen {
+    match latest {
+        Some(l) if l.status == AccountStatus::Active && l.code_hash.is_some() => {
+            CodeSeen::State(l.code_hash)
+        }
         Some(l) => CodeSeen::Transactions {
             active: l.status == AccountStatus::Active,
         },
         None => CodeSeen::Unknown,
-    })
+    }
 }
 
 /// What the index read from one contract code (spec v3 §3.3).

@@ -19,6 +19,11 @@ pub struct LatestAccount {
     /// `now` of the last transaction.
     pub timestamp: u32,
     pub state_hash: Hash,
+    /// The code hash of its state after the block of its last transaction,
+    /// as that block's state update shows it (`None`: not active, no code,
+    /// or not shown) — what the index knows of its code where it holds no
+    /// state.
+    pub code_hash: Option<Hash>,
 }
 
 /// An account's place in the balance order (see `tables::AccountBalances`).

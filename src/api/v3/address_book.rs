@@ -24,8 +24,9 @@ pub type AddressBook = BTreeMap<String, AddressBookRow>;
 
 /// The user-friendly form toncenter shows for an address: bounceable
 /// unless the account has no code or is one of the standard wallets. With
-/// no exact state held for the account, "has code" falls back to "last
-/// seen active" from its transactions.
+/// no state held for the account, the code is the one the state update of
+/// its newest transaction's block showed, else "has code" falls back to
+/// "last seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
     let seen = query::accounts::code_seen(&ctx.reader, a)?;
     row_from(ctx, a, seen, &mut HashMap::new())
