@@ -155,28 +155,32 @@ fn answer(
                 "no masterchain block is indexed yet: nothing to emulate on",
             )
         })?;
-    if let Some(seqno) = req.mc_block_seqno {
-        if seqno != newest.id.id.seqno {
-            return Err(V3Error::new(
-                StatusCode::NOT_IMPLEMENTED,
-                format!(
-                    "emulating on an older masterchain block's state is not built: omit \
-                     mc_block_seqno to emulate on the newest ({})",
-                    newest.id.id.seqno
-                ),
-            ));
+    // The state it runs on: the newest, or the one after the block named.
+    let base = match req.mc_block_seqno {
+        None => newest,
+        Some(seqno) if seqno > newest.id.id.seqno => {
+            return Err(invalid(format!(
+                "mc_block_seqno {seqno} is ahead of the newest indexed block ({})",
+                newest.id.id.seqno
+            )))
         }
-    }
+        Some(seqno) => crate::query::blocks::mc_block(&ctx.reader, seqno)?.ok_or_else(|| {
+            V3Error::new(
+                StatusCode::NOT_FOUND,
+                format!("masterchain block {seqno} is not indexed"),
+            )
+        })?,
+    };
     // The block's seed, as a collator draws one: here from the state's
     // block and the message, so that the same request runs the same way.
     let rand_seed = HashBytes(
         Sha256::new()
-            .chain_update(newest.id.root_hash)
+            .chain_update(base.id.root_hash)
             .chain_update(msg.repr_hash().as_array())
             .finalize()
             .into(),
     );
-    let known = super::send::emulate_known(ctx, msg, ignore_chksig, rand_seed)
+    let known = super::send::emulate_known(ctx, msg, ignore_chksig, rand_seed, req.mc_block_seqno)
         .map_err(|r| V3Error::new(status_of(r.status), r.message))?;
     let interfaces = crate::query::tokens::StoredInterfaces(&ctx.reader);
     let trace = pending::build_emulated(&known.trace.txs, hash_norm.0, known.version, &interfaces)
@@ -227,7 +231,7 @@ fn answer(
         .then(|| metadata::build(ctx, &p, addresses.iter().copied()))
         .transpose()?;
     super::v3::to_json(&EmulateTraceResponse {
-        mc_block_seqno: newest.id.id.seqno,
+        mc_block_seqno: known.mc_seqno,
         trace: tree,
         transactions,
         actions,
@@ -378,19 +382,28 @@ fn wallet_message(
     let from = super::encoding::parse_address(&req.from)
         .ok_or_else(|| invalid(format!("invalid from address: {}", req.from)))?;
     let unprocessable = |why: String| V3Error::new(StatusCode::UNPROCESSABLE_ENTITY, why);
-    let state = match super::account_state::newest(ctx, &from.address)
-        .map_err(|e| V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-    {
-        Known::Held(s) => s.shard_account,
-        Known::Absent => {
-            return Err(unprocessable(format!(
-                "the wallet {} does not exist: nothing can send from it",
-                req.from
-            )))
-        }
-        Known::NotHeld(why) | Known::Stale(_, why) => {
-            return Err(V3Error::new(StatusCode::SERVICE_UNAVAILABLE, why))
-        }
+    let absent = || {
+        unprocessable(format!(
+            "the wallet {} does not exist: nothing can send from it",
+            req.from
+        ))
+    };
+    // The wallet as it was where the emulation runs: after the block
+    // named, else its newest state.
+    let state = match req.flags.mc_block_seqno {
+        Some(seqno) => super::account_state::after_mc_block(ctx, &from.address, seqno)
+            .map_err(|e| V3Error::new(status_of(e.status), e.message))?
+            .shard_account
+            .ok_or_else(absent)?,
+        None => match super::account_state::newest(ctx, &from.address)
+            .map_err(|e| V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        {
+            Known::Held(s) => s.shard_account,
+            Known::Absent => return Err(absent()),
+            Known::NotHeld(why) | Known::Stale(_, why) => {
+                return Err(V3Error::new(StatusCode::SERVICE_UNAVAILABLE, why))
+            }
+        },
     };
     let account = state
         .load_account()

@@ -197,6 +197,33 @@ pub fn masterchain_libraries(ctx: &Ctx<'_>) -> Result<Dict<HashBytes, LibDescr>,
     })
 }
 
+/// The public libraries of the masterchain state after block `mc` (kept by
+/// `[index] keep_states`); `TvmError::NotHeld` when that state is not.
+pub fn masterchain_libraries_after(
+    ctx: &Ctx<'_>,
+    mc: &tonindex_model::BlockRecord,
+) -> Result<Dict<HashBytes, LibDescr>, TvmError> {
+    let seqno = mc.id.id.seqno;
+    let not_held = || {
+        TvmError::NotHeld(format!(
+            "the masterchain state after block {seqno} is not held (states are kept for \
+             the newest masterchain blocks that [index] keep_states names)"
+        ))
+    };
+    let root = match libraries::root_hash_in(&ctx.reader, &HashBytes(mc.state_root_hash)) {
+        Ok(Some(root)) => root,
+        Ok(None) => return Ok(Dict::new()),
+        Err(crate::state::cells::CellError::Missing(_)) => return Err(not_held()),
+        Err(e) => return Err(TvmError::Internal(e.to_string())),
+    };
+    ctx.tvm.libraries.get_or_load(root, || {
+        libraries::load(&ctx.reader, &root).map_err(|e| match e {
+            crate::state::cells::CellError::Missing(_) => not_held(),
+            e => TvmError::Internal(e.to_string()),
+        })
+    })
+}
+
 /// How many libraries one get-method run may fetch from the chain.
 const MAX_LIBRARY_FETCHES: usize = 4;
 /// How many fetched library cells are kept.

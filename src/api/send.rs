@@ -80,14 +80,15 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
 /// cannot be had ends the emulation (no pending trace is better than a
 /// made-up one).
 fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Cell>, Refused> {
-    let known = emulate_known(ctx, &msg.cell, false, HashBytes::ZERO)?;
+    let known = emulate_known(ctx, &msg.cell, false, HashBytes::ZERO, None)?;
     Ok(known.trace.txs)
 }
 
-/// A trace emulated on the newest state this node knows.
+/// A trace emulated on a state this node knows.
 pub struct KnownEmulation {
     pub trace: crate::tvm::emulate::EmulatedTrace,
-    /// The newest indexed masterchain block: the state it ran on.
+    /// The masterchain block whose state it ran on (the newest indexed,
+    /// unless one was named).
     pub mc_seqno: u32,
     /// The global version in force there (how records read).
     pub version: u32,
@@ -96,28 +97,57 @@ pub struct KnownEmulation {
 /// [`emulate_on_known_state`]'s emulation, with the account states it
 /// met and left; `ignore_chksig` makes every signature check succeed. A
 /// message its account does not accept is a 422.
+///
+/// `at`: emulate on the state after that masterchain block instead — its
+/// accounts, config, public libraries and time, as kept by `[index]
+/// keep_states` (or proven by a followed chain's lite servers); a state
+/// not held is a 501 that says so, a block not indexed a 404.
 pub fn emulate_known(
     ctx: &Ctx<'_>,
     msg: &Cell,
     ignore_chksig: bool,
     rand_seed: HashBytes,
+    at: Option<u32>,
 ) -> Result<KnownEmulation, Refused> {
     use crate::state::account::Known;
     use crate::tvm::emulate::{self, BlockContext, ExecConfig};
     let internal = |e: String| Refused::new(500, e);
     let tvm = |e: crate::api::getmethod::TvmError| internal(format!("{e:?}"));
-    let (_, last) = crate::query::blocks::mc_block_range(&ctx.reader)
+    let (_, newest) = crate::query::blocks::mc_block_range(&ctx.reader)
         .map_err(|e| internal(e.to_string()))?
         .ok_or_else(|| internal("no masterchain block is indexed yet".into()))?;
-    let now = u32::try_from(crate::api::unix_now())
-        .unwrap_or(u32::MAX)
-        .max(last.gen_utime);
+    let at = at.filter(|seqno| *seqno != newest.id.id.seqno);
+    let (last, now, held) = match at {
+        // The newest state, at the time now.
+        None => {
+            let now = u32::try_from(crate::api::unix_now())
+                .unwrap_or(u32::MAX)
+                .max(newest.gen_utime);
+            let held = crate::api::getmethod::masterchain_libraries(ctx).map_err(tvm)?;
+            (newest, now, held)
+        }
+        // An earlier state, at that block's time.
+        Some(seqno) => {
+            let mc = crate::query::blocks::mc_block(&ctx.reader, seqno)
+                .map_err(|e| internal(e.to_string()))?
+                .ok_or_else(|| {
+                    Refused::new(404, format!("masterchain block {seqno} is not indexed"))
+                })?;
+            let held = crate::api::getmethod::masterchain_libraries_after(ctx, &mc).map_err(
+                |e| match e {
+                    crate::api::getmethod::TvmError::NotHeld(why) => Refused::new(501, why),
+                    e => tvm(e),
+                },
+            )?;
+            let now = mc.gen_utime;
+            (mc, now, held)
+        }
+    };
     let config = ExecConfig::new(
-        crate::api::getmethod::blockchain_config(ctx, None).map_err(tvm)?,
+        crate::api::getmethod::blockchain_config(ctx, at).map_err(tvm)?,
         now,
     )
     .map_err(|e| internal(e.to_string()))?;
-    let held = crate::api::getmethod::masterchain_libraries(ctx).map_err(tvm)?;
     let block = BlockContext {
         now,
         block_lt: last.end_lt + 1,
@@ -126,24 +156,38 @@ pub fn emulate_known(
         libraries: held.clone(),
         ignore_chksig,
     };
+    // The status of the reason `state_of` gives up, if it does.
+    let refused_with = std::cell::Cell::new(500u16);
     let state_of = |dst: &StdAddr| {
         let address = tonindex_model::Address {
             workchain: i32::from(dst.workchain),
             id: dst.address.0,
         };
-        let account =
-            match crate::api::account_state::newest(ctx, &address).map_err(|e| e.to_string())? {
+        let refuse = |status: u16, why: String| {
+            refused_with.set(status);
+            why
+        };
+        let account = match at {
+            None => match crate::api::account_state::newest(ctx, &address)
+                .map_err(|e| refuse(500, e.to_string()))?
+            {
                 Known::Held(s) => s.shard_account,
                 Known::Absent => emulate::no_account(),
-                Known::NotHeld(why) | Known::Stale(_, why) => return Err(why),
-            };
+                Known::NotHeld(why) | Known::Stale(_, why) => return Err(refuse(501, why)),
+            },
+            Some(seqno) => crate::api::account_state::after_mc_block(ctx, &address, seqno)
+                .map_err(|e| refuse(e.status, e.message))?
+                .shard_account
+                .unwrap_or_else(emulate::no_account),
+        };
         // Code that is a library the node does not hold: from the chain.
         let mut libraries = Vec::new();
         if let Some(hash) = emulate::code_library(&account) {
             let mut with = held.clone();
             if !crate::api::getmethod::fetch_libraries(ctx, &mut with, &[hash]) {
-                return Err(format!(
-                    "library {hash} is not held and could not be fetched"
+                return Err(refuse(
+                    501,
+                    format!("library {hash} is not held and could not be fetched"),
                 ));
             }
             if let Ok(Some(d)) = with.get(hash) {
@@ -155,6 +199,9 @@ pub fn emulate_known(
     let trace = emulate::emulate_trace(&config, block, msg.clone(), MAX_EMULATED_TXS, state_of)
         .map_err(|e| match e {
             emulate::TraceError::First(e) => Refused::new(422, e.to_string()),
+            // An account state (or library) this node cannot have: 501
+            // (404 for a block not indexed), not a server fault.
+            emulate::TraceError::State(why) => Refused::new(refused_with.get(), why),
             e => internal(e.to_string()),
         })?;
     Ok(KnownEmulation {

@@ -45,11 +45,21 @@ pub fn root_hash(r: &Reader<'_>) -> Result<Option<HashBytes>, CellError> {
     let Some(state) = r.get::<ShardStates>(&MASTERCHAIN)? else {
         return Ok(None);
     };
+    root_hash_in(r, &HashBytes(state.root_hash))
+}
+
+/// The root hash of the library dictionary of the masterchain state whose
+/// root is `state_root` (an earlier state the cell store keeps):
+/// `CellError::Missing` when that state is not held.
+pub fn root_hash_in(
+    r: &Reader<'_>,
+    state_root: &HashBytes,
+) -> Result<Option<HashBytes>, CellError> {
     let loader = Loader::new(r);
-    let root = loader.shallow(&HashBytes(state.root_hash))?;
-    let corrupt = |_| CellError::Corrupt(HashBytes(state.root_hash));
+    let root = loader.shallow(state_root)?;
+    let corrupt = |_| CellError::Corrupt(*state_root);
     let Some(extra_hash) = root.as_ref().reference_repr_hash(2) else {
-        return Err(CellError::Corrupt(HashBytes(state.root_hash)));
+        return Err(CellError::Corrupt(*state_root));
     };
     let extra = loader.shallow(&extra_hash)?;
     let mut cs = extra.as_slice_allow_exotic();

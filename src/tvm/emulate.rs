@@ -89,10 +89,18 @@ pub enum EmulateError {
     #[error("invalid blockchain config: {0}")]
     Config(String),
     /// An external message the account did not accept: a node drops it.
-    #[error("external message was not accepted (exit code {exit_code:?})")]
+    #[error("external message was not accepted ({})", not_accepted_why(.exit_code))]
     NotAccepted { exit_code: Option<i32> },
     #[error("execution failed: {0}")]
     Fatal(String),
+}
+
+/// Why an external message was not accepted, in words.
+fn not_accepted_why(exit_code: &Option<i32>) -> String {
+    match exit_code {
+        Some(code) => format!("exit code {code}"),
+        None => "no code ran: the account has no code or cannot pay for the run".into(),
+    }
 }
 
 /// The destination of an inbound message, and whether it is external.

@@ -5,7 +5,8 @@ sent; the trace the chain makes must be the one emulated: the same
 accounts executing the same messages in the same tree, the same outcomes,
 the same balances after each transaction (less the storage fee, which
 depends on the second each ran in), the same actions. Bad requests get
-toncenter's words; a message its wallet no longer takes is a 422. Prints one JSON line; a failed expectation raises."""
+toncenter's words; a message its wallet no longer takes is a 422, and runs
+again on the state of an earlier block named by `mc_block_seqno`. Prints one JSON line; a failed expectation raises."""
 
 import asyncio
 import base64
@@ -88,6 +89,17 @@ async def main(base):
     # seqno moved on): the client's mistake, 422 with the executor's reason.
     status, again = post_json(base, EMULATE, {"boc": boc})
     must(status == 422 and "not accepted" in again["error"], f"a stale message: {status} {again}")
+    # On the state of the block it was first emulated on (kept by [index]
+    # keep_states), the same message runs as it did then: mc_block_seqno
+    # names the state, its accounts, config and time.
+    status, earlier = post_json(base, EMULATE, {"boc": boc, "with_actions": True, "mc_block_seqno": emu["mc_block_seqno"]})
+    must(status == 200, f"emulating on block {emu['mc_block_seqno']}: {status} {earlier}")
+    must(earlier["mc_block_seqno"] == emu["mc_block_seqno"], f"the block it ran on: {earlier['mc_block_seqno']}")
+    must(sorted(shape(t) for t in earlier["transactions"].values()) == chain, "on the earlier state, the chain's transactions")
+    must(kinds(earlier["actions"]) == kinds(real["actions"]), "and its actions")
+    # Before the wallet was funded (block 1), it cannot pay for its message.
+    status, unfunded = post_json(base, EMULATE, {"boc": boc, "mc_block_seqno": 1})
+    must(status == 422, f"on block 1, before the wallet had a coin: {status} {unfunded}")
     print(json.dumps({"ok": True, "transactions": len(ours), "actions": kinds(emu["actions"])}))
 
 

@@ -3,12 +3,13 @@
 
 use serde::Serialize;
 use serde_json::{json, Value as Json};
-use tonindex_model::{Address, BlockIdExt, BlockRecord};
+use tonindex_model::{Address, BlockIdExt};
 use tycho_types::cell::{CellBuilder, HashBytes, Lazy};
 use tycho_types::models::{OptionalAccount, ShardAccount};
 
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
 use super::{positive_seqno, required, to_json, V2Error, V2Result};
+use crate::api::account_state::{self, Earlier};
 use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
 use crate::api::fees::{self, FeeRequest};
 use crate::api::getmethod::{self, At, TvmError};
@@ -16,8 +17,6 @@ use crate::api::params::Params;
 use crate::api::Ctx;
 use crate::query;
 use crate::state::account::{self, AccountView, Status};
-use crate::state::cells::CellError;
-use crate::state::history;
 use crate::state::wallet;
 use crate::tvm::getmethod::Method;
 use crate::tvm::stack;
@@ -152,93 +151,10 @@ pub(super) fn locate_at(
     })
 }
 
-/// An account after an earlier masterchain block.
-struct Earlier {
-    /// `None`: the state has no such account.
-    shard_account: Option<ShardAccount>,
-    /// The block whose state holds it.
-    source: BlockRecord,
-    mc: BlockRecord,
-}
-
-/// The account of `address` in the state after masterchain block `seqno`:
-/// for the masterchain that block's own state, otherwise the state of the
-/// top block of the account's shard it fixes, read from the cell store.
-/// A state from before the index began tracking the shard is not held.
+/// [`account_state::after_mc_block`] in v2's error shape.
 fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<Earlier, V2Error> {
-    let r = &ctx.reader;
-    let mc = query::blocks::mc_block(r, seqno)?
-        .ok_or_else(|| V2Error::new(404, format!("masterchain block {seqno} is not indexed")))?;
-    let source = if address.workchain == -1 {
-        Some(mc.clone())
-    } else {
-        let top = query::blocks::shard_state(r, seqno)?.into_iter().find(|d| {
-            d.block.id.workchain == address.workchain && address.in_shard(d.block.id.shard)
-        });
-        match top {
-            Some(d) => query::blocks::block(r, &d.block.id)?,
-            None => None,
-        }
-    };
-    let not_held = || {
-        V2Error::new(
-            501,
-            format!(
-                "the state of workchain {} after masterchain block {seqno} is not held \
-                 (states are kept from the first imported shard state on, for the newest \
-                 masterchain blocks that [index] keep_states names)",
-                address.workchain
-            ),
-        )
-    };
-    let source = source.ok_or_else(not_held)?;
-    let root = HashBytes(source.state_root_hash);
-    let shard_account = match history::shard_account_at(r, &root, &address.id) {
-        Ok(sa) => sa,
-        // Released (or, on a follower, released while it was read): what a
-        // lite server proves, where this node follows one.
-        Err(CellError::Missing(_)) => match proven_after(ctx, address, &mc) {
-            Some(Ok(sa)) => sa,
-            Some(Err(refused)) => {
-                let held = not_held();
-                return Err(V2Error::new(
-                    held.code,
-                    format!(
-                        "{}; asking the lite server failed: {}",
-                        held.message, refused.message
-                    ),
-                ));
-            }
-            None => return Err(not_held()),
-        },
-        Err(e) => return Err(V2Error::new(500, format!("internal error: {e}"))),
-    };
-    Ok(Earlier {
-        shard_account,
-        source,
-        mc,
-    })
-}
-
-/// The account's state after masterchain block `mc` as the lite servers
-/// of a followed chain prove it; `None` where no lite server is asked (the
-/// devnet, or a read that may not wait for one).
-fn proven_after(
-    ctx: &Ctx<'_>,
-    address: &Address,
-    mc: &BlockRecord,
-) -> Option<Result<Option<ShardAccount>, crate::chain::link::Refused>> {
-    let chain = ctx.chain?;
-    // A lite server is waited for on the read pool only, never on the
-    // async worker: the first, inline try gives up its budget here.
-    if ctx.reader.exhaust_budget() {
-        return None;
-    }
-    Some(
-        chain
-            .account_state(address, &mc.id)?
-            .map(|proven| proven.shard_account),
-    )
+    account_state::after_mc_block(ctx, address, seqno)
+        .map_err(|e| V2Error::new(e.status, e.message))
 }
 
 /// CPP-only `getShardAccountCell`: the account's `ShardAccount` as a cell
