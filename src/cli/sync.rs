@@ -109,6 +109,25 @@ fn follow_options(
     Ok((servers, options))
 }
 
+/// The serving config for the network followed: `init` is its zero state
+/// (testnet's on testnet, not the config file's default, mainnet's), and
+/// on testnet — named or given by its global config — friendly addresses
+/// carry the testnet flag, as toncenter's testnet answers write them
+/// (`kQ…`/`0Q…`).
+fn serving_network(
+    serve: &crate::api::ApiConfig,
+    followed: Option<&tonindex_model::BlockIdExt>,
+) -> anyhow::Result<crate::api::ApiConfig> {
+    let mut serve = serve.clone();
+    if let Some(zs) = followed {
+        serve.zerostate.root_hash = hex::encode(zs.root_hash);
+        serve.zerostate.file_hash = hex::encode(zs.file_hash);
+        let testnet = zero_state(&embedded_config("testnet")?)?;
+        serve.testnet |= testnet.root_hash == zs.root_hash;
+    }
+    Ok(serve)
+}
+
 /// What the follower says of its progress in the log: while catching up,
 /// a bar with the rates and the time left (at most once a second); at the
 /// tip, the newest block with how far it is behind the clock (at most
@@ -220,12 +239,8 @@ pub fn run_and_serve(
     let (servers, mut opts) = follow_options(&args.sync)?;
     // `init` is the zero state of the network followed (testnet's on
     // testnet), not the config file's default (mainnet's).
-    let mut serve = cfg.serve.clone();
+    let serve = serving_network(&cfg.serve, opts.zero_state.as_ref())?;
     let keep_states = cfg.index.keep_states;
-    if let Some(zs) = &opts.zero_state {
-        serve.zerostate.root_hash = hex::encode(zs.root_hash);
-        serve.zerostate.file_hash = hex::encode(zs.file_hash);
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("tonindex-http")
@@ -384,5 +399,31 @@ mod tests {
         assert_eq!(format_duration(12.4), "12s");
         assert_eq!(format_duration(185.0), "3m05s");
         assert_eq!(format_duration(3720.0), "1h02m");
+    }
+
+    /// `run` on testnet (named, or by a global config with its zero state)
+    /// reports testnet's zero state as `init` and writes friendly addresses
+    /// with the testnet flag; on mainnet neither changes.
+    #[test]
+    fn the_followed_network_sets_init_and_the_testnet_flag() {
+        let default = crate::api::ApiConfig::default();
+        assert!(!default.testnet);
+        let testnet = zero_state(&embedded_config("testnet").unwrap()).unwrap();
+        let on_testnet = serving_network(&default, Some(&testnet)).unwrap();
+        assert!(on_testnet.testnet);
+        assert_eq!(
+            on_testnet.zerostate.root_hash,
+            hex::encode(testnet.root_hash)
+        );
+        let mainnet = zero_state(&embedded_config("mainnet").unwrap()).unwrap();
+        let on_mainnet = serving_network(&default, Some(&mainnet)).unwrap();
+        assert!(!on_mainnet.testnet);
+        assert_eq!(
+            on_mainnet.zerostate.root_hash,
+            hex::encode(mainnet.root_hash)
+        );
+        assert_ne!(mainnet.root_hash, testnet.root_hash);
+        // The devnet's own zero state: as configured.
+        assert!(!serving_network(&default, None).unwrap().testnet);
     }
 }
