@@ -31,9 +31,10 @@ use tonindex_storage::tables::{
     AccountLtHashKey, AccountLtKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks, GroupOrderKey,
     HashMsgKey, HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
     McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
-    MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime, MsgByHashNorm,
-    MsgByOpcode, MsgBySource, NullableOrderKey, TimeBlockKey, TimeLtAccountKey, Transactions,
-    TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt, TxByMcBlock, TxByNow, TxByOutMsg,
+    MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TimeBlockKey,
+    TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt,
+    TxByMcBlock, TxByNow, TxByOutMsg,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
@@ -1081,13 +1082,21 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
         value: m.created_lt,
         hash: m.hash,
     };
-    let grouped = |group: MessageGroupKey<'_>, order: NullableOrderKey| GroupOrderKey {
+    let grouped = |group: &MessageGroupKey<'_>, order: NullableOrderKey| GroupOrderKey {
         group: group.encode(),
         order,
     };
-    rows.put::<MsgByBodyHash>(&grouped(MessageGroupKey::Hash(&m.body_hash), by_lt), &());
+    let by_at = NullableOrderKey {
+        value: m.created_at.map(u64::from),
+        hash: m.hash,
+    };
+    let body = MessageGroupKey::Hash(&m.body_hash);
+    rows.put::<MsgByBodyHash>(&grouped(&body, by_lt), &());
+    rows.put::<MsgByBodyHashUtime>(&grouped(&body, by_at), &());
     if let Some(opcode) = m.opcode {
-        rows.put::<MsgByOpcode>(&grouped(MessageGroupKey::Opcode(opcode), by_lt), &());
+        let group = MessageGroupKey::Opcode(opcode);
+        rows.put::<MsgByOpcode>(&grouped(&group, by_lt), &());
+        rows.put::<MsgByOpcodeUtime>(&grouped(&group, by_at), &());
     }
     if let Some(source) = m.source {
         // Every message with a source has a created_lt; the importing
@@ -1101,13 +1110,8 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     }
     if let Some(destination) = m.destination {
         let group = MessageGroupKey::Account(&destination);
-        rows.put::<MsgByDestination>(&grouped(group, by_lt), &());
-        let by_at = NullableOrderKey {
-            value: m.created_at.map(u64::from),
-            hash: m.hash,
-        };
-        let group = MessageGroupKey::Account(&destination);
-        rows.put::<MsgByDestinationUtime>(&grouped(group, by_at), &());
+        rows.put::<MsgByDestination>(&grouped(&group, by_lt), &());
+        rows.put::<MsgByDestinationUtime>(&grouped(&group, by_at), &());
     }
 }
 

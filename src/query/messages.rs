@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
     AccountLtHashKey, GroupOrderKey, HashTxKey, MessageGroupKey, Messages, MsgByBodyHash,
-    MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime, MsgByHashNorm,
-    MsgByOpcode, MsgBySource, NullableOrderKey, TxBocs, TxByInMsg, TxByOutMsg,
+    MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TxBocs, TxByInMsg,
+    TxByOutMsg,
 };
 use tonindex_storage::{prefix_successor, Error, Reader};
 use tycho_types::cell::Cell;
@@ -73,7 +74,6 @@ fn group_hashes(r: &Reader<'_>, group: &MessageGroup) -> Result<Vec<Hash>, Error
         true,
         false,
     )
-    .ok_or(Error::Corrupt("a message group without an lt index"))?
     .collect()
 }
 
@@ -161,9 +161,7 @@ pub enum MessageGroup {
 /// Message hashes in one order, of every message or of one `group`: those
 /// whose ordering value is in `lo..=hi` (when `with_value`), then those
 /// without one (external-in messages have no `created_lt`/`created_at`;
-/// when `without_value`), ascending, or the reverse when `desc`. `None`
-/// when no index holds the group in that order (body hashes and opcodes
-/// are indexed by `created_lt` only).
+/// when `without_value`), ascending, or the reverse when `desc`.
 pub fn hashes_in_order<'a>(
     r: &Reader<'a>,
     order: MessageOrder,
@@ -172,7 +170,7 @@ pub fn hashes_in_order<'a>(
     with_value: bool,
     without_value: bool,
     desc: bool,
-) -> Option<impl Iterator<Item = Result<Hash, Error>> + 'a> {
+) -> impl Iterator<Item = Result<Hash, Error>> + 'a {
     type Walk<'a> = Box<dyn Iterator<Item = Result<Hash, Error>> + 'a>;
     fn walk<'a, T>(
         r: &Reader<'a>,
@@ -213,8 +211,8 @@ pub fn hashes_in_order<'a>(
     if desc {
         segments.reverse();
     }
-    let walk_one = |bounds| -> Option<Walk<'a>> {
-        Some(match (order, group) {
+    let walk_one = |bounds| -> Walk<'a> {
+        match (order, group) {
             (MessageOrder::CreatedAt, None) => walk::<MsgByCreatedAt>(r, bounds, desc),
             (MessageOrder::CreatedLt, None) => walk::<MsgByCreatedLt>(r, bounds, desc),
             (MessageOrder::CreatedLt, Some(MessageGroup::Destination(_))) => {
@@ -229,12 +227,17 @@ pub fn hashes_in_order<'a>(
             (MessageOrder::CreatedLt, Some(MessageGroup::Opcode(_))) => {
                 walk::<MsgByOpcode>(r, bounds, desc)
             }
-            (MessageOrder::CreatedAt, Some(_)) => return None,
-        })
+            (MessageOrder::CreatedAt, Some(MessageGroup::BodyHash(_))) => {
+                walk::<MsgByBodyHashUtime>(r, bounds, desc)
+            }
+            (MessageOrder::CreatedAt, Some(MessageGroup::Opcode(_))) => {
+                walk::<MsgByOpcodeUtime>(r, bounds, desc)
+            }
+        }
     };
     // The iterators read nothing until walked.
-    let walks: Vec<Walk<'a>> = segments.into_iter().map(walk_one).collect::<Option<_>>()?;
-    Some(walks.into_iter().flatten())
+    let walks: Vec<Walk<'a>> = segments.into_iter().map(walk_one).collect();
+    walks.into_iter().flatten()
 }
 
 /// Keys that end in a message hash.

@@ -234,14 +234,25 @@ pub fn account_lt_range_in_time(
     lt_range_in_time(|lt| first_tx_from(r, account, lt), lts, window)
 }
 
-/// Every account's transaction ids with `lo <= lt <= hi`, by lt (then
+/// A transaction as a list index keys it: what filters and orders a page
+/// of every account's transactions without reading the transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedTx {
+    /// Its time, where the index is by time.
+    pub now: Option<u32>,
+    pub lt: u64,
+    pub account: Address,
+    pub id: u64,
+}
+
+/// Every account's transactions with `lo <= lt <= hi`, by lt (then
 /// account), oldest or newest first.
-pub fn lt_tx_ids_iter<'a>(
+pub fn lt_txs_iter<'a>(
     r: &Reader<'a>,
     lo: u64,
     hi: u64,
     desc: bool,
-) -> impl Iterator<Item = Result<u64, Error>> + 'a {
+) -> impl Iterator<Item = Result<IndexedTx, Error>> + 'a {
     let key = |lt| {
         LtAccountKey {
             lt,
@@ -253,18 +264,24 @@ pub fn lt_tx_ids_iter<'a>(
         .encode()
     };
     let upper = hi.checked_add(1).map(key);
-    r.range::<TxByLt>(&key(lo), upper, desc)
-        .map(|x| x.map(|(_, id)| id))
+    r.range::<TxByLt>(&key(lo), upper, desc).map(|x| {
+        x.map(|(k, id)| IndexedTx {
+            now: None,
+            lt: k.lt,
+            account: k.account,
+            id,
+        })
+    })
 }
 
-/// Every account's transaction ids with `lo <= now <= hi`, by time (then
+/// Every account's transactions with `lo <= now <= hi`, by time (then
 /// lt, then account), oldest or newest first: v3's order with a time filter.
-pub fn now_tx_ids_iter<'a>(
+pub fn now_txs_iter<'a>(
     r: &Reader<'a>,
     lo: u64,
     hi: u64,
     desc: bool,
-) -> Box<dyn Iterator<Item = Result<u64, Error>> + 'a> {
+) -> Box<dyn Iterator<Item = Result<IndexedTx, Error>> + 'a> {
     let key = |now: u32| {
         TimeLtAccountKey {
             now,
@@ -280,10 +297,14 @@ pub fn now_tx_ids_iter<'a>(
         return Box::new(std::iter::empty());
     };
     let upper = past.map(key);
-    Box::new(
-        r.range::<TxByNow>(&key(lo), upper, desc)
-            .map(|x| x.map(|(_, id)| id)),
-    )
+    Box::new(r.range::<TxByNow>(&key(lo), upper, desc).map(|x| {
+        x.map(|(k, id)| IndexedTx {
+            now: Some(k.now),
+            lt: k.lt,
+            account: k.account,
+            id,
+        })
+    }))
 }
 
 /// Ids of the transactions of one masterchain block and the shard blocks

@@ -293,6 +293,18 @@ table!(
     MsgByOpcode, "msg_by_opcode", GroupOrderKey => ()
 );
 table!(
+    /// As [`MsgByBodyHash`], by `created_at` (the order of `/messages`
+    /// with a time window): a body's messages come from every shard, whose
+    /// lts do not follow time, so a time window is no lt range of them.
+    /// key: `body_hash [32] | null flag u8 | created_at u64 | msg hash [32]` → ().
+    MsgByBodyHashUtime, "msg_by_body_hash_utime", GroupOrderKey => ()
+);
+table!(
+    /// As [`MsgByOpcode`], by `created_at` (see [`MsgByBodyHashUtime`]).
+    /// key: `opcode u32 | null flag u8 | created_at u64 | msg hash [32]` → ().
+    MsgByOpcodeUtime, "msg_by_opcode_utime", GroupOrderKey => ()
+);
+table!(
     /// Every message in `created_lt` order, for v3 `/messages` with no
     /// narrower filter (Postgres' `(created_lt, msg_hash)` index).
     /// External-in messages have no created_lt and sort after the rest.
@@ -727,6 +739,8 @@ pub fn all() -> Vec<TableSpec> {
         entry::<MsgByHashNorm>(),
         entry::<MsgByBodyHash>(),
         entry::<MsgByOpcode>(),
+        entry::<MsgByBodyHashUtime>(),
+        entry::<MsgByOpcodeUtime>(),
         entry::<MsgByCreatedLt>(),
         entry::<MsgByCreatedAt>(),
         entry::<LatestAccounts>(),

@@ -312,7 +312,7 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
     let mut utimes: Vec<u32> = blocks.iter().map(|b| b.gen_utime).collect();
     utimes.sort_unstable();
     let mut rng = Rng(0x0bad_cafe_1234_5678);
-    let mut nonempty = (0, 0);
+    let mut nonempty = (0, 0, 0);
     for _ in 0..200 {
         let desc = rng.chance(50);
         let (limit, offset) = (
@@ -368,6 +368,42 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
         assert_eq!(ids(&reply.json, "transactions", "hash"), expected, "{uri}");
         nonempty.0 += usize::from(!expected.is_empty());
 
+        // Every account's transactions in an lt window alone (`lt <s>,
+        // account asc`), maybe of one workchain (read from the index's
+        // keys) or naming a shard without a whole block (read from the
+        // records).
+        let (a, b) = (*rng.pick(&lts), *rng.pick(&lts));
+        let (l, h) = (a.min(b), a.max(b));
+        let workchain = rng.chance(40).then(|| *rng.pick(&[-1, 0]));
+        let shard = rng.chance(20).then(|| rng.pick(&txs).block.shard);
+        let mut rows: Vec<&TransactionRecord> = txs
+            .iter()
+            .filter(|t| (l..=h).contains(&t.lt))
+            .filter(|t| workchain.is_none_or(|w| w == t.account.workchain))
+            .filter(|t| shard.is_none_or(|s| s == t.block.shard))
+            .collect();
+        rows.sort_by(|x, y| {
+            let o = x.lt.cmp(&y.lt);
+            let o = if desc { o.reverse() } else { o };
+            o.then_with(|| x.account.cmp(&y.account))
+        });
+        let mut expected: Vec<String> = rows.iter().map(|t| b64(&t.hash)).collect();
+        if desc {
+            expected.reverse();
+        }
+        let expected = page(expected);
+        let mut uri = format!("/api/v3/transactions?start_lt={l}&end_lt={h}&{paging}");
+        if let Some(w) = workchain {
+            uri.push_str(&format!("&workchain={w}"));
+        }
+        if let Some(s) = shard {
+            uri.push_str(&format!("&shard={s:016x}"));
+        }
+        let reply = get(&uri);
+        assert_eq!(reply.status, 200, "{uri}: {}", reply.json);
+        assert_eq!(ids(&reply.json, "transactions", "hash"), expected, "{uri}");
+        nonempty.2 += usize::from(!expected.is_empty());
+
         // Blocks, sorted by time (ties by id), in a time window or none,
         // of one workchain or all.
         let window = rng.chance(60).then(|| {
@@ -394,7 +430,10 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
         assert_eq!(ids(&reply.json, "blocks", "root_hash"), expected, "{uri}");
         nonempty.1 += usize::from(!expected.is_empty());
     }
-    assert!(nonempty.0 > 60 && nonempty.1 > 100, "{nonempty:?}");
+    assert!(
+        nonempty.0 > 60 && nonempty.1 > 100 && nonempty.2 > 100,
+        "{nonempty:?}"
+    );
 }
 
 /// Asks `uri` and checks its messages are `rows[offset..][..limit]`, in

@@ -124,13 +124,13 @@ impl MessageFilter {
 /// Messages read in response order from the `created_lt` or `created_at`
 /// index of every message or of one `group` (a destination, body hash or
 /// opcode): stops once the page is full instead of reading every
-/// candidate. `None` when no index holds the group in the order asked.
+/// candidate.
 fn in_index_order(
     ctx: &Ctx<'_>,
     filter: &MessageFilter,
     group: Option<&MessageGroup>,
     paging: &Paging,
-) -> Result<Option<Vec<MessageRecord>>, V3Error> {
+) -> Result<Vec<MessageRecord>, V3Error> {
     let (lo, hi) = if filter.by_utime {
         filter.utime
     } else {
@@ -139,7 +139,7 @@ fn in_index_order(
     let bounded = lo.is_some() || hi.is_some();
     let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(u64::MAX));
     if lo > hi {
-        return Ok(Some(Vec::new()));
+        return Ok(Vec::new());
     }
     let (mut skip, want) = (paging.offset, paging.limit);
     let mut page = Vec::with_capacity(want.min(256));
@@ -152,7 +152,7 @@ fn in_index_order(
     };
     // Messages without the value (external ones) are ruled out by a bound
     // or by `exclude_externals`.
-    let Some(mut keys) = query::messages::hashes_in_order(
+    let mut keys = query::messages::hashes_in_order(
         &ctx.reader,
         order,
         group,
@@ -160,14 +160,12 @@ fn in_index_order(
         !filter.only_externals,
         !filter.exclude_externals && !bounded,
         paging.desc,
-    ) else {
-        return Ok(None);
-    };
+    );
     if filter.decided_by_index(group) {
         // Every key is a match: the offset skips keys, never messages.
         for _ in 0..std::mem::take(&mut skip) {
             if keys.next().transpose()?.is_none() {
-                return Ok(Some(Vec::new()));
+                return Ok(Vec::new());
             }
         }
     }
@@ -186,11 +184,11 @@ fn in_index_order(
             }
             page.push(m);
             if page.len() == want {
-                return Ok(Some(page));
+                return Ok(page);
             }
         }
     }
-    Ok(Some(page))
+    Ok(page)
 }
 
 /// The messages `source` sent, in response order, read from its index
@@ -310,17 +308,8 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         sorted_page(ctx, &filter, &paging, found)?
     } else if let AddrFilter::Is(source) = filter.source {
         sent_by(ctx, &source, &filter, &paging)?
-    } else if let Some(page) = in_index_order(ctx, &filter, group.as_ref(), &paging)? {
-        page
     } else {
-        // A body hash or opcode with a time window: their indexes are in
-        // lt order; every match is read, then sorted by time.
-        let all = match group {
-            Some(MessageGroup::BodyHash(h)) => query::messages::msg_hashes_by_body(r, &h)?,
-            Some(MessageGroup::Opcode(op)) => query::messages::msg_hashes_by_opcode(r, op)?,
-            _ => Vec::new(),
-        };
-        sorted_page(ctx, &filter, &paging, query::messages::messages(r, &all)?)?
+        in_index_order(ctx, &filter, group.as_ref(), &paging)?
     };
     let addresses: Vec<Address> = page
         .iter()

@@ -17,7 +17,7 @@ use crate::api::Ctx;
 use crate::query::{
     self,
     messages::Side,
-    transactions::{FullTx, LoadedTx},
+    transactions::{FullTx, IndexedTx, LoadedTx},
 };
 
 #[derive(Serialize)]
@@ -129,18 +129,16 @@ fn order_by_lt(a: &TransactionRecord, b: &TransactionRecord, desc: bool, by_now:
     primary.then_with(|| x.account.cmp(&y.account))
 }
 
-/// Walks ids in index order, keeping rows that pass the filter, until
-/// `needed` are kept and the last kept row's ties (same lt, or same time
-/// and lt when `by_now`) are all in: ties are ordered by account, in
-/// either direction.
+/// Walks one account's ids in lt order, keeping rows that pass the
+/// filter, until `needed` are kept and the last kept row's lt ties are all
+/// in.
 fn collect_ordered(
     ctx: &Ctx<'_>,
     f: &TxFilter,
     needed: usize,
-    by_now: bool,
     ids: impl Iterator<Item = Result<u64, tonindex_storage::Error>>,
 ) -> Result<Vec<LoadedTx>, V3Error> {
-    let tie = |t: &TransactionRecord| (if by_now { t.now } else { 0 }, t.lt);
+    let tie = |t: &TransactionRecord| t.lt;
     let mut kept: Vec<LoadedTx> = Vec::new();
     for id in ids {
         let id = id?;
@@ -235,7 +233,7 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
                 }
                 return respond(ctx, p, query::transactions::load_txs(r, &page)?);
             }
-            rows.extend(collect_ordered(ctx, &f, needed, false, ids)?);
+            rows.extend(collect_ordered(ctx, &f, needed, ids)?);
         }
         if f.accounts.len() == 1 {
             // `account, lt <s>`: one account's history is already in order.
@@ -259,21 +257,78 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
         rows
     } else {
-        // With a time filter, v3 orders by `now` first: its window is a key
-        // range of the time index; otherwise the lt window one of the lt
-        // index. The other window is checked on the records.
-        let ids: Box<dyn Iterator<Item = _>> = if by_now {
-            let (start, end) = (f.start_utime.unwrap_or(0), f.end_utime.unwrap_or(u64::MAX));
-            query::transactions::now_tx_ids_iter(r, start, end, paging.desc)
-        } else {
-            Box::new(query::transactions::lt_tx_ids_iter(r, lo, hi, paging.desc))
-        };
-        let mut rows = collect_ordered(ctx, &f, needed, by_now, ids)?;
-        rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
-        rows
+        return every_account(ctx, p, &f, &paging);
     };
     rows = paging.page(rows);
     respond(ctx, p, rows)
+}
+
+/// Every account's transactions in a time or lt window (v3 orders by
+/// `now, lt, account` with a time filter, else `lt, account`): the window
+/// is a key range of the time or the lt index and the other window and the
+/// workchain are read from its keys, so only keys are walked — up to the
+/// page's end and the ties there — and only the page's transactions read.
+/// A shard or seqno without a whole block is checked on the records.
+fn every_account(ctx: &Ctx<'_>, p: &Params, f: &TxFilter, paging: &Paging) -> V3Result {
+    let r = &ctx.reader;
+    let (lo, hi) = f.lt_range();
+    let by_now = f.has_utime();
+    let keys: Box<dyn Iterator<Item = _>> = if by_now {
+        let (start, end) = (f.start_utime.unwrap_or(0), f.end_utime.unwrap_or(u64::MAX));
+        query::transactions::now_txs_iter(r, start, end, paging.desc)
+    } else {
+        Box::new(query::transactions::lt_txs_iter(r, lo, hi, paging.desc))
+    };
+    let workchain = f.block.0;
+    let keyed = |k: &IndexedTx| {
+        k.lt >= lo && k.lt <= hi && workchain.is_none_or(|w| w == k.account.workchain)
+    };
+    let on_records = f.block.1.is_some() || f.block.2.is_some();
+    let tie = |k: &IndexedTx| (k.now, k.lt);
+    let needed = paging.needed();
+    let mut kept: Vec<IndexedTx> = Vec::new();
+    let mut loaded: Vec<LoadedTx> = Vec::new();
+    for k in keys {
+        let k = k?;
+        if !keyed(&k) {
+            continue;
+        }
+        if kept.len() >= needed && kept.last().is_some_and(|l| tie(l) != tie(&k)) {
+            break;
+        }
+        if on_records {
+            let row = query::transactions::load_tx(r, k.id)?;
+            if !f.matches(&row.record) {
+                continue;
+            }
+            loaded.push(row);
+        }
+        kept.push(k);
+    }
+    // Ties (same time and lt) are by account ascending in either direction.
+    let order = |a: &IndexedTx, b: &IndexedTx| {
+        let primary = (a.now, a.lt).cmp(&(b.now, b.lt));
+        let primary = if paging.desc {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| a.account.cmp(&b.account))
+    };
+    if on_records {
+        let mut rows: Vec<(IndexedTx, LoadedTx)> = kept.into_iter().zip(loaded).collect();
+        rows.sort_by(|a, b| order(&a.0, &b.0));
+        let rows = paging.page(rows.into_iter().map(|(_, row)| row).collect::<Vec<_>>());
+        return respond(ctx, p, rows);
+    }
+    kept.sort_by(order);
+    let page: Vec<u64> = kept
+        .into_iter()
+        .skip(paging.offset)
+        .take(paging.limit)
+        .map(|k| k.id)
+        .collect();
+    respond(ctx, p, query::transactions::load_txs(r, &page)?)
 }
 
 pub fn transactions_by_masterchain_block(ctx: &Ctx<'_>, p: &Params) -> V3Result {
