@@ -1,8 +1,11 @@
 //! `tonindex bench-dev`: the devnet's throughput. A load generator makes
 //! `--wallets` genesis v4r2 wallets each send one transfer to the next per
-//! block pair, for `--blocks` block pairs: every transaction is executed,
-//! built into real blocks and indexed, as `tonindex dev` does. Reported per
-//! CPU second of this process (all its threads: executor, index, RocksDB).
+//! block pair (or, with `--profile mainnet`, a mix shaped like mainnet's),
+//! for `--blocks` block pairs or until `--transactions` N: every
+//! transaction is executed, built into real blocks and indexed, as
+//! `tonindex dev` does. Reported per CPU second of this process while it
+//! produces the blocks (all its threads: executor, index, RocksDB); the
+//! clients' signing is left out.
 //! With `--emulator DIR` the same transactions are re-run on the official
 //! emulator (`DIR/devnet_replay.mjs`, @ton/sandbox) and its rate per CPU
 //! second is printed beside ours.
@@ -19,9 +22,10 @@ use tonindex_storage::{Db, DbOptions};
 use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::StdAddr;
 
+use crate::chain::devnet::jetton::{self, Jetton};
 use crate::chain::devnet::layout::Layout;
-use crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC;
-use crate::chain::devnet::node::{Devnet, DevnetOptions};
+use crate::chain::devnet::mnemonic::{Keys, DEFAULT_MNEMONIC};
+use crate::chain::devnet::node::{Devnet, DevnetOptions, GenesisWallet};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::wallets::{comment_body, Outgoing, Version};
 
@@ -33,6 +37,10 @@ pub struct BenchDevArgs {
     /// Block pairs to produce under measurement.
     #[arg(long, default_value_t = 20)]
     pub blocks: u32,
+    /// Produce block pairs until at least N transactions are measured
+    /// (instead of --blocks): a corpus of a given size.
+    #[arg(long, value_name = "N", conflicts_with = "blocks")]
+    pub transactions: Option<u64>,
     /// Re-run the same transactions on the official emulator: the directory
     /// of `devnet_replay.mjs` with @ton/sandbox installed (tests/emulator).
     #[arg(long, value_name = "DIR")]
@@ -56,10 +64,11 @@ pub struct BenchDevArgs {
     #[arg(long, value_name = "K")]
     pub split_merge_every: Option<u32>,
     /// What the senders send: `uniform` (one plain transfer each to the
-    /// next sender) or `mainnet` (a mix shaped like mainnet's wallet
-    /// traffic: v4r2 and v5r1 senders, a hot exchange wallet in ~20 % of
+    /// next sender) or `mainnet` (a mix shaped like mainnet's traffic:
+    /// v4r2 and v5r1 senders, a hot exchange wallet in ~20 % of
     /// transfers, comments, bounces from nonexistent accounts,
-    /// three-message batches).
+    /// three-message batches, and Jetton transfers of a TEP-74 Jetton that
+    /// every fourth sender holds, to wallets deployed as they first receive).
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
     /// Then index the same blocks twice more, into fresh databases: imported
@@ -85,15 +94,64 @@ pub enum Profile {
     Mainnet,
 }
 
+/// The Jetton wallet of each sender that holds the mainnet profile's
+/// Jetton (every fourth), by sender index.
+type Holders = std::collections::HashMap<usize, StdAddr>;
+
+/// Units minted to each holder.
+const MINTED: u128 = 1_000_000_000;
+
+/// Deploys a TEP-74 minter administered by `admin` (with the first mint)
+/// and mints [`MINTED`] to every fourth sender, 200 mints an admin
+/// message, before the measured rounds.
+fn mint_to_holders(
+    devnet: &mut Devnet,
+    keys: &Keys,
+    admin: &GenesisWallet,
+    senders: &[GenesisWallet],
+    valid_until: u32,
+) -> anyhow::Result<Holders> {
+    let jetton = Jetton::new(&admin.address)?;
+    let holders: Vec<usize> = (0..senders.len()).step_by(4).collect();
+    let mut wallets = std::collections::HashMap::new();
+    for (seqno, chunk) in holders.chunks(200).enumerate() {
+        let out = chunk
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                Ok(Outgoing {
+                    to: jetton.minter.clone(),
+                    amount: 100_000_000,
+                    bounce: false,
+                    body: Some(jetton.mint_body(&senders[i].address, MINTED, &admin.address)?),
+                    init: (seqno == 0 && k == 0).then(|| jetton.minter_init.clone()),
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let seqno = u32::try_from(seqno)?;
+        let ext = admin.wallet.transfers(keys, seqno, valid_until, &out)?;
+        let outcome = devnet.produce_settled(vec![ext])?;
+        if !outcome.dropped.is_empty() {
+            return Err(anyhow!("the Jetton admin's mints were not accepted"));
+        }
+        for &i in chunk {
+            wallets.insert(i, jetton.wallet_of(&senders[i].address)?);
+        }
+    }
+    Ok(wallets)
+}
+
 /// One sender's messages of one round in the mainnet profile: 20 % to the
 /// hot wallet, 15 % with a comment, 5 % bouncing from a nonexistent
 /// account (enough value for the bounce), 10 % three messages at once,
+/// 15 % of a holder's a Jetton transfer (a third with a comment forwarded),
 /// the rest one plain transfer to a random wallet.
 fn mainnet_mix(
     draw: &mut Draw,
     receivers: &[StdAddr],
     hot: &StdAddr,
     round: u32,
+    own: Option<(&StdAddr, &StdAddr)>,
 ) -> anyhow::Result<Vec<Outgoing>> {
     let plain = |to: &StdAddr| Outgoing {
         to: to.clone(),
@@ -132,6 +190,27 @@ fn mainnet_mix(
                 ..plain(&pick(draw))
             },
         ],
+        50..65 if own.is_some() => {
+            let (me, my_jetton_wallet) = own.expect("a holder");
+            let forward = (draw.below(3) == 0)
+                .then(|| comment_body(&format!("order {round}")))
+                .transpose()?;
+            let body = jetton::transfer_body(
+                u64::from(round),
+                1 + draw.below(100) as u128,
+                &pick(draw),
+                me,
+                1,
+                forward,
+            )?;
+            vec![Outgoing {
+                to: my_jetton_wallet.clone(),
+                amount: 50_000_000,
+                bounce: true,
+                body: Some(body),
+                init: None,
+            }]
+        }
         _ => vec![plain(&pick(draw))],
     })
 }
@@ -208,64 +287,106 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     };
     let keys = devnet.keys().clone();
     let valid_until = u32::try_from(crate::clock::unix_now())? + 24 * 3600;
-    // Every round's messages are signed before the clock starts: signing is
-    // the clients' work, not the chain's.
     let receivers: Vec<StdAddr> = devnet.wallets().iter().map(|w| w.address.clone()).collect();
     let hot = devnet
         .wallets()
         .iter()
         .find(|w| w.wallet.version == Version::V5R1)
         .map_or_else(|| receivers[0].clone(), |w| w.address.clone());
-    let mut draw = Draw(0x6d61_696e_6e65_7421);
-    let rounds: Vec<Vec<Cell>> = (0..=args.blocks)
-        .map(|seqno| {
-            senders
+    // The mainnet profile's Jetton, minted before the measured rounds by a
+    // v5r1 wallet that is not a sender.
+    let holders = match args.profile {
+        Profile::Uniform => None,
+        Profile::Mainnet => {
+            let admin = devnet
+                .wallets()
                 .iter()
-                .enumerate()
-                .map(|(i, w)| {
-                    let out = match args.profile {
-                        Profile::Uniform => vec![Outgoing {
-                            to: senders[(i + 1) % senders.len()].address.clone(),
-                            amount: 1_000_000,
-                            bounce: false,
-                            body: None,
-                            init: None,
-                        }],
-                        Profile::Mainnet => mainnet_mix(&mut draw, &receivers, &hot, seqno)?,
-                    };
-                    w.wallet
-                        .transfers(&keys, seqno, valid_until, &out)
-                        .map_err(anyhow::Error::from)
-                })
-                .collect::<anyhow::Result<Vec<_>>>()
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let mut rounds = rounds.into_iter();
+                .skip(senders.len())
+                .find(|w| w.wallet.version == Version::V5R1 && w.address != hot)
+                .cloned()
+                .ok_or_else(|| anyhow!("no spare v5r1 wallet to administer the Jetton"))?;
+            Some(mint_to_holders(
+                &mut devnet,
+                &keys,
+                &admin,
+                &senders,
+                valid_until,
+            )?)
+        }
+    };
+    // Each round's messages are signed before its block pair is timed:
+    // signing is the clients' work, not the chain's.
+    let mut draw = Draw(0x6d61_696e_6e65_7421);
+    let mut sign_round = |seqno: u32| -> anyhow::Result<Vec<Cell>> {
+        senders
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let out = match args.profile {
+                    Profile::Uniform => vec![Outgoing {
+                        to: senders[(i + 1) % senders.len()].address.clone(),
+                        amount: 1_000_000,
+                        bounce: false,
+                        body: None,
+                        init: None,
+                    }],
+                    Profile::Mainnet => {
+                        let own = holders
+                            .as_ref()
+                            .and_then(|h| h.get(&i))
+                            .map(|jw| (&w.address, jw));
+                        mainnet_mix(&mut draw, &receivers, &hot, seqno, own)?
+                    }
+                };
+                w.wallet
+                    .transfers(&keys, seqno, valid_until, &out)
+                    .map_err(anyhow::Error::from)
+            })
+            .collect()
+    };
     // A warm-up round (first transactions of every wallet, caches).
-    devnet.produce(rounds.next().unwrap_or_default())?;
+    devnet.produce(sign_round(0)?)?;
     let first_measured = devnet.mc_seqno() + 1;
 
     if let Some(n) = args.subscribers {
         let wallets: Vec<StdAddr> = senders.iter().map(|w| w.address.clone()).collect();
-        return super::bench_streams::measure(&mut devnet, db, &wallets, rounds, n);
+        let rounds = (1..=args.blocks)
+            .map(&mut sign_round)
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        return super::bench_streams::measure(&mut devnet, db, &wallets, rounds.into_iter(), n);
     }
-    let (cpu0, wall0) = (cpu_time(), Instant::now());
+    let (mut cpu, wall0) = (Duration::ZERO, Instant::now());
+    let mut signing = Duration::ZERO;
     let mut transactions = 0usize;
-    for msgs in rounds {
+    let mut rounds = 0u32;
+    loop {
+        let done = match args.transactions {
+            Some(n) => transactions as u64 >= n,
+            None => rounds >= args.blocks,
+        };
+        if done {
+            break;
+        }
+        rounds += 1;
+        let signed = Instant::now();
+        let msgs = sign_round(rounds)?;
+        signing += signed.elapsed();
+        let cpu0 = cpu_time();
         let out = devnet.produce(msgs)?;
+        cpu += cpu_time() - cpu0;
         if !out.dropped.is_empty() {
             return Err(anyhow!("{} transfers were not accepted", out.dropped.len()));
         }
         transactions += out.executed.len();
     }
-    let (cpu, wall) = (cpu_time() - cpu0, wall0.elapsed());
+    let wall = wall0.elapsed() - signing;
     let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
     println!(
         "devnet: {transactions} transactions ({} wallets x {} block pairs, {:?} profile) \
          executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: {:.0} tx/s, {:.0} \
          tx per CPU second",
         senders.len(),
-        args.blocks,
+        rounds,
         args.profile,
         wall.as_secs_f64(),
         cpu.as_secs_f64(),

@@ -7,6 +7,7 @@ pub mod collator;
 pub mod config;
 pub mod confirm;
 pub mod genesis;
+pub mod jetton;
 pub mod layout;
 mod merkle;
 pub mod mnemonic;
