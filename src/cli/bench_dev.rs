@@ -22,10 +22,10 @@ use tonindex_storage::{Db, DbOptions};
 use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::StdAddr;
 
-use crate::chain::devnet::jetton::{self, Jetton};
 use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::mnemonic::{Keys, DEFAULT_MNEMONIC};
 use crate::chain::devnet::node::{Devnet, DevnetOptions, GenesisWallet};
+use crate::chain::devnet::reference_jetton::{self, Jetton};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::wallets::{comment_body, Outgoing, Version};
 
@@ -195,7 +195,7 @@ fn mainnet_mix(
             let forward = (draw.below(3) == 0)
                 .then(|| comment_body(&format!("order {round}")))
                 .transpose()?;
-            let body = jetton::transfer_body(
+            let body = reference_jetton::transfer_body(
                 u64::from(round),
                 1 + draw.below(100) as u128,
                 &pick(draw),
