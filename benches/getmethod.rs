@@ -14,7 +14,7 @@ use std::time::Instant;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Value};
-use tonindex::tvm::config;
+use tonindex::tvm::blockchain_config as config;
 use tonindex::tvm::getmethod::{self, Context, Contract, Method};
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, HashBytes};

@@ -38,7 +38,7 @@ fn item() -> (Contract, Value) {
 
 fn ctx() -> Context {
     Context {
-        config: tonindex::tvm::config::builtin(),
+        config: tonindex::tvm::blockchain_config::builtin(),
         libraries: Default::default(),
         now: 1_700_000_000,
         lt: 0,

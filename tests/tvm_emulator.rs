@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Value};
-use tonindex::tvm::config;
+use tonindex::tvm::blockchain_config as config;
 use tonindex::tvm::getmethod::{self, Context, Contract, Method, RunOutput};
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes, Load};

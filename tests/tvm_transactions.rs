@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::Value;
-use tonindex::tvm::config;
+use tonindex::tvm::blockchain_config as config;
 use tonindex::tvm::emulate::{self, BlockContext, ExecConfig};
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, HashBytes};

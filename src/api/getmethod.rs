@@ -14,7 +14,7 @@ use crate::api::Ctx;
 use crate::query;
 use crate::state::account::{AccountView, Status};
 use crate::state::libraries;
-use crate::tvm::config;
+use crate::tvm::blockchain_config as config;
 use crate::tvm::getmethod::{
     self, Context, Contract, Method, RunError, RunOutput, DEFAULT_GAS_LIMIT,
 };
@@ -175,7 +175,7 @@ pub fn blockchain_config(
     ctx: &Ctx<'_>,
     mc_seqno: Option<u32>,
 ) -> Result<BlockchainConfigParams, TvmError> {
-    let Some((seqno, boc)) = query::config::config_at(&ctx.reader, mc_seqno)? else {
+    let Some((seqno, boc)) = query::config_in_force::config_at(&ctx.reader, mc_seqno)? else {
         CONFIG_USED.with(|c| c.set(Some(ConfigUsed::BuiltIn)));
         return Ok(config::builtin());
     };

@@ -11,7 +11,7 @@ use tycho_types::models::{CurrencyCollection, StdAddr};
 
 use crate::chain::files::{boc_from_bytes, read_boc_file};
 use crate::tvm::getmethod::{self, Context, Contract, Method, DEFAULT_GAS_LIMIT};
-use crate::tvm::{config, stack};
+use crate::tvm::{blockchain_config as config, stack};
 
 #[derive(Debug, Args)]
 pub struct TvmArgs {

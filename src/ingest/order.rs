@@ -395,7 +395,7 @@ fn initial_validators(
         .iter()
         .filter(|s| s.seqno <= before)
         .max_by_key(|s| s.seqno);
-    let held = crate::query::config::config_at(&db.reader(), Some(before))
+    let held = crate::query::config_in_force::config_at(&db.reader(), Some(before))
         .map_err(crate::index::IndexError::from)?;
     // The newer of the two puts the validators in force.
     let (seqno, set) = match (from_input, held) {

@@ -132,7 +132,7 @@ impl IndexView {
     /// Whether the index holds a config in force at masterchain block
     /// `seqno` (the zero state's, or a key block's at or below it).
     pub fn has_config_at(&self, seqno: u32) -> Result<bool, IndexError> {
-        Ok(query::config::config_at(&self.db.reader(), Some(seqno))?.is_some())
+        Ok(query::config_in_force::config_at(&self.db.reader(), Some(seqno))?.is_some())
     }
 
     /// Runs `f` on the index's cell store (for proofs over held states).

@@ -17,7 +17,7 @@
 pub mod accounts;
 pub mod balances;
 pub mod blocks;
-pub mod config;
+pub mod config_in_force;
 pub mod dns;
 pub mod jettons;
 pub mod messages;

@@ -17,7 +17,7 @@ use tycho_types::num::Tokens;
 use tycho_types::prelude::*;
 
 use crate::state::storage_dict;
-use crate::tvm::{config, ordinary};
+use crate::tvm::{blockchain_config as config, ordinary};
 
 /// A blockchain config ready for execution (prices parsed once).
 pub struct ExecConfig(ParsedConfig);

@@ -342,7 +342,7 @@ mod tests {
         let mut param = CellBuilder::new();
         param.store_u8(0xc0).unwrap();
         list.store_into(&mut param, Cell::empty_context()).unwrap();
-        let mut config = crate::tvm::config::builtin();
+        let mut config = crate::tvm::blockchain_config::builtin();
         config.set_raw(45, param.build().unwrap()).unwrap();
 
         let ctx = Context {

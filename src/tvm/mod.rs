@@ -2,7 +2,7 @@
 //! transactions on tycho-executor, the v2 stack codecs and blockchain
 //! configs for the runs. No liteserver involved.
 
-pub mod config;
+pub mod blockchain_config;
 pub mod emulate;
 pub mod getmethod;
 pub mod ordinary;

@@ -186,7 +186,7 @@ fn genesis_packages_apply_every_block_and_agree_with_pytoniq() {
         newest[&(-1, 0x8000_0000_0000_0000)]
     );
     // The config in force at genesis is the zero state's.
-    let config = tonindex::query::config::config_at(&reader, Some(50)).unwrap();
+    let config = tonindex::query::config_in_force::config_at(&reader, Some(50)).unwrap();
     assert_eq!(config.map(|(seqno, _)| seqno), Some(0));
     drop(reader);
     drop(index);

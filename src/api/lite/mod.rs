@@ -16,7 +16,7 @@
 //! and `getShardBlockProof` (`block_proof.rs`),
 //! `runSmcMethod` (on the in-process TVM, `smc.rs`), `getTransactions`,
 //! `getOneTransaction` and `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
-//! `getConfigParams` (`config.rs`), `getLibraries` (`libraries.rs`),
+//! `getConfigParams` (`config_params.rs`), `getLibraries` (`libraries.rs`),
 //! `getOutMsgQueueSizes`, `sendMessage`, each with
 //! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
 //! tonindex does not answer it yet.
@@ -40,7 +40,7 @@ use tycho_types::boc::Boc;
 use tycho_types::cell::HashBytes;
 
 mod block_proof;
-mod config;
+mod config_params;
 mod libraries;
 mod smc;
 mod transactions;

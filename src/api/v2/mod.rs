@@ -5,7 +5,7 @@
 
 pub mod accounts;
 pub mod blocks;
-pub mod config;
+pub mod config_params;
 pub mod dns;
 pub mod models;
 pub mod send;
@@ -160,9 +160,9 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("detectHash", utils::detect_hash),
     ("packAddress", utils::pack_address),
     ("unpackAddress", utils::unpack_address),
-    ("getConfigParam", config::get_config_param),
-    ("getConfigAll", config::get_config_all),
-    ("getLibraries", config::get_libraries),
+    ("getConfigParam", config_params::get_config_param),
+    ("getConfigAll", config_params::get_config_all),
+    ("getLibraries", config_params::get_libraries),
 ];
 
 fn handler_for(method: &str) -> Option<Handler> {

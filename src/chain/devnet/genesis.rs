@@ -15,7 +15,7 @@ use tycho_types::models::{
 };
 use tycho_types::num::{Tokens, VarUint56};
 
-use super::config::{self, ConfigInputs};
+use super::genesis_config::{self as config, ConfigInputs};
 use crate::state::storage_dict;
 
 /// An account present at genesis.

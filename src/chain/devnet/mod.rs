@@ -4,9 +4,9 @@
 
 pub mod archive;
 pub mod collator;
-pub mod config;
 pub mod confirm;
 pub mod genesis;
+pub mod genesis_config;
 pub mod layout;
 mod merkle;
 pub mod mnemonic;

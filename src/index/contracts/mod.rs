@@ -17,8 +17,8 @@
 //!   Telemint items (code that declares `get_telemint_token_name`) the
 //!   same way, keyed by the item, which is also read as an NFT item.
 
-mod dns;
-mod multisig;
+mod dns_rows;
+mod multisig_rows;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -184,7 +184,7 @@ impl TvmEnv {
 
     fn context(&self, db: &Db, mc_seqno: Option<u32>, now: u32) -> Context {
         let reader = db.reader();
-        let found = crate::query::config::config_at(&reader, mc_seqno)
+        let found = crate::query::config_in_force::config_at(&reader, mc_seqno)
             .ok()
             .flatten();
         let key = found.as_ref().map(|(s, _)| *s);
@@ -194,8 +194,8 @@ impl TvmEnv {
                 Some((k, c)) if *k == key => c.clone(),
                 _ => {
                     let c = found
-                        .and_then(|(_, boc)| crate::tvm::config::from_boc(&boc).ok())
-                        .unwrap_or_else(crate::tvm::config::builtin);
+                        .and_then(|(_, boc)| crate::tvm::blockchain_config::from_boc(&boc).ok())
+                        .unwrap_or_else(crate::tvm::blockchain_config::builtin);
                     *cached = Some((key, c.clone()));
                     c
                 }
@@ -403,7 +403,7 @@ pub(crate) fn index_contracts(
             if let Some(v) = run(&acc.contract, ctx, "get_vesting_data", vec![])
                 .and_then(|o| crate::contracts::multisig::vesting_data(&o))
             {
-                multisig::put_vesting(db, batch, address, &acc, &v)?;
+                multisig_rows::put_vesting(db, batch, address, &acc, &v)?;
                 done.vestings += 1;
             }
             continue;
@@ -413,7 +413,7 @@ pub(crate) fn index_contracts(
             if let Some(m) = run(&acc.contract, ctx, "get_multisig_data", vec![])
                 .and_then(|o| crate::contracts::multisig::multisig_data(&o))
             {
-                multisig::put_multisig(db, batch, address, &acc, &m)?;
+                multisig_rows::put_multisig(db, batch, address, &acc, &m)?;
                 done.multisigs += 1;
                 continue;
             }
@@ -445,7 +445,8 @@ pub(crate) fn index_contracts(
     // Then what a master, collection or multisig of the unit confirms.
     for (address, acc, maybe_wallet, maybe_item, maybe_order) in wallets {
         let Some(ctx) = context.as_ref() else { break };
-        if maybe_order && multisig::index_order(db, batch, ctx, &newest, address, &acc, &mut done)?
+        if maybe_order
+            && multisig_rows::index_order(db, batch, ctx, &newest, address, &acc, &mut done)?
         {
             continue;
         }
@@ -791,7 +792,7 @@ fn index_item(
         .as_ref()
         .is_some_and(crate::contracts::dns::is_dns_collection)
     {
-        dns::index_entry(db, batch, ctx, address, acc, &mut record, done)?;
+        dns_rows::index_entry(db, batch, ctx, address, acc, &mut record, done)?;
     }
     let old = db.get::<NftItems>(address)?;
     repoint::<NftItemsByOwner>(

@@ -26,6 +26,7 @@ mod dedust_liquidity;
 mod dns;
 mod elections;
 mod evaa;
+mod ghost_actions;
 mod graph;
 pub(crate) mod jetton;
 mod jvault;
@@ -36,11 +37,10 @@ mod multisig;
 pub(crate) mod nft;
 mod staking;
 mod stonfi_liquidity;
-mod subscription;
 mod swap;
 mod tgbtc;
 mod vesting;
-mod wallet;
+mod wallet_plugins;
 
 use std::collections::{HashMap, HashSet};
 
@@ -170,7 +170,7 @@ pub fn reads_body(kind: MsgKind, opcode: Option<u32>) -> bool {
                 dns::BODY_OPS,
                 vesting::BODY_OPS,
                 multisig::BODY_OPS,
-                subscription::BODY_OPS,
+                wallet_plugins::BODY_OPS,
                 jvault::BODY_OPS,
                 layerzero::BODY_OPS,
                 tgbtc::BODY_OPS,
@@ -484,8 +484,8 @@ const MATCHERS: &[Matcher] = &[
     nft::discovery,
     elections::deposit,
     elections::recover,
-    subscription::subscribe,
-    subscription::unsubscribe,
+    wallet_plugins::subscribe,
+    wallet_plugins::unsubscribe,
     auction::bid,
     auction::outbid,
     nft::cancel_sale,
@@ -590,7 +590,7 @@ pub fn classify(
         actions = run(&tree, trace, interfaces, &[]);
     }
     if actions.is_empty() {
-        actions = wallet::from_external(&tree, trace, interfaces);
+        actions = ghost_actions::from_external(&tree, trace, interfaces);
     }
     if actions.is_empty() {
         actions.push(unknown(trace, txs));

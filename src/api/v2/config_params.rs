@@ -22,7 +22,7 @@ fn config_info(boc: &[u8]) -> V2Result {
 /// The config dictionary in force at `seqno` (the newest when absent).
 fn config_root(ctx: &Ctx<'_>, p: &Params) -> Result<Cell, V2Error> {
     let seqno = positive_seqno(p, "seqno")?;
-    let Some((_, boc)) = query::config::config_at(&ctx.reader, seqno)? else {
+    let Some((_, boc)) = query::config_in_force::config_at(&ctx.reader, seqno)? else {
         return Err(V2Error::not_found(
             "no key block with a config at or below this seqno is in the index",
         ));

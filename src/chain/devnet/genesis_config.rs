@@ -22,7 +22,7 @@ use tycho_types::models::{
 };
 use tycho_types::num::Tokens;
 
-use crate::tvm::config as tvm_config;
+use crate::tvm::blockchain_config as tvm_config;
 
 /// Mainnet's config contract address (param 0).
 pub const CONFIG_ADDRESS: HashBytes = HashBytes([0x55; 32]);
