@@ -130,7 +130,7 @@ pub struct DevAccount {
 impl Default for DevConfig {
     fn default() -> Self {
         Self {
-            mnemonic: crate::chain::devnet::mnemonic::DEFAULT_MNEMONIC.into(),
+            mnemonic: crate::chain::devnet::DEFAULT_MNEMONIC.into(),
             wallets: 10,
             wallet_balance: (1_000_000u128 * 1_000_000_000).to_string(),
             global_id: -239,

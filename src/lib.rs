@@ -22,3 +22,4 @@ pub mod state;
 pub mod telemetry;
 pub mod trace;
 pub mod tvm;
+pub mod wallet_client;

@@ -812,7 +812,7 @@ fn genesis_accounts_from_flags_and_hashes_of_sent_messages() {
     // Three more genesis accounts from --account: uninit with coins (one of
     // them in the masterchain), and an active one with wallet v4r2's code and
     // data of seqno 41 at an address of our choosing.
-    let code = tonindex::chain::devnet::wallets::Version::V4R2.code();
+    let code = tonindex::wallet_client::standard::Version::V4R2.code();
     let mut data = CellBuilder::new();
     data.store_u32(41).unwrap();
     data.store_u32(698_983_191).unwrap();

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use tonindex::chain::devnet::mnemonic::{self, DEFAULT_MNEMONIC};
-use tonindex::chain::devnet::wallets::{Version, Wallet};
+use tonindex::chain::devnet::DEFAULT_MNEMONIC;
+use tonindex::wallet_client::mnemonic;
+use tonindex::wallet_client::standard::{Version, Wallet};
 
 #[test]
 fn keys_and_addresses_match_ton_crypto_and_ton_ton() {

@@ -24,8 +24,8 @@ use sha2::{Digest, Sha256};
 use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{OptionalAccount, StateInit, StdAddr};
 
-use crate::chain::devnet::mnemonic::Keys;
-use crate::chain::devnet::wallets::{Outgoing, Version, Wallet};
+use crate::wallet_client::mnemonic::Keys;
+use crate::wallet_client::standard::{Outgoing, Version, Wallet};
 
 use super::encoding::b64;
 use super::params::Params;

@@ -23,11 +23,12 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::StdAddr;
 
 use crate::chain::devnet::layout::Layout;
-use crate::chain::devnet::mnemonic::{Keys, DEFAULT_MNEMONIC};
 use crate::chain::devnet::node::{Devnet, DevnetOptions, GenesisWallet};
 use crate::chain::devnet::reference_jetton::{self, Jetton};
 use crate::chain::devnet::replay::emulator_input;
-use crate::chain::devnet::wallets::{comment_body, Outgoing, Version};
+use crate::chain::devnet::DEFAULT_MNEMONIC;
+use crate::wallet_client::mnemonic::Keys;
+use crate::wallet_client::standard::{comment_body, Outgoing, Version};
 
 #[derive(Debug, Args)]
 pub struct BenchDevArgs {

@@ -18,9 +18,9 @@ use tycho_types::models::{
 use tonindex_model::{BlockId, BlockIdExt};
 
 use super::collator::Produced;
-use super::mnemonic::Keys;
 use crate::chain::liteserver::trust::node_id_short;
 use crate::chain::package::{append_entries, EntryKind, EntryName};
+use crate::wallet_client::mnemonic::Keys;
 
 /// A node files every basechain block in the package of the whole
 /// workchain's shard, whatever shard made it.

@@ -29,11 +29,11 @@ use tycho_types::num::Tokens;
 use super::genesis::sha256;
 use super::layout::{After, Announce, Layout};
 use super::merkle;
-use super::mnemonic::Keys;
 use super::queue::QueueInfo;
 use super::shard_work::{add, QueueWork, ShardWork};
 use crate::chain::liteserver::trust;
 use crate::tvm::emulate::{self, BlockContext, ExecConfig};
+use crate::wallet_client::mnemonic::Keys;
 
 pub use super::layout::Tip;
 

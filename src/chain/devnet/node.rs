@@ -23,13 +23,13 @@ use tonindex_model::BlockId;
 use super::collator::{self, Chain, Produced, Tip};
 use super::genesis::{self, GenesisAccount};
 use super::layout::{self, Layout};
-use super::mnemonic::{self, Keys};
 use super::proof;
-use super::wallets::{Version, Wallet};
 use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
 use crate::ingest::{CommitFeed, IndexView, Pipeline, SourceUnit};
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
+use crate::wallet_client::mnemonic::{self, Keys};
+use crate::wallet_client::standard::{Version, Wallet};
 
 /// The shard of a one-shard workchain.
 const FULL_SHARD: u64 = 0x8000_0000_0000_0000;
