@@ -466,7 +466,8 @@ fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
 /// that receives far more than any other — counted in the imported chain;
 /// and Jetton transfers of a TEP-74 Jetton minted to every fourth sender:
 /// the contracts' own getters (run by the index) account for every unit
-/// minted, spread over more wallets than were minted to.
+/// minted, spread over more wallets than were minted to; and NFT transfers
+/// of a collection's items, each item owned by its last transfer's new owner.
 #[test]
 fn bench_dev_mainnet_profile_makes_its_mix() {
     use std::collections::HashMap;
@@ -544,6 +545,36 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
         .sum();
     assert_eq!(held, minted, "every unit minted is held");
     assert!(wallets.len() > 10, "{} wallets", wallets.len());
+    // The NFT collection: two items for every fourth sender (10 owners),
+    // and each item's owner (the item's own getter) is the new owner of its
+    // last transfer (read from the messages), where it was transferred.
+    let collections = api_get(&rt, &db, "/api/v3/nft/collections");
+    let collections = collections["nft_collections"].as_array().unwrap();
+    assert_eq!(collections.len(), 1, "{collections:?}");
+    assert_eq!(collections[0]["next_item_index"], "20");
+    let collection = collections[0]["address"].as_str().unwrap();
+    let items = api_get(
+        &rt,
+        &db,
+        &format!("/api/v3/nft/items?collection_address={collection}&limit=1000"),
+    );
+    let items = items["nft_items"].as_array().unwrap();
+    assert_eq!(items.len(), 20);
+    let transfers = api_get(
+        &rt,
+        &db,
+        &format!("/api/v3/nft/transfers?collection_address={collection}&sort=asc&limit=1000"),
+    );
+    let transfers = transfers["nft_transfers"].as_array().unwrap();
+    assert!(!transfers.is_empty(), "no NFT transfer in the mix");
+    for item in items {
+        let last = transfers
+            .iter()
+            .rfind(|t| t["nft_address"] == item["address"]);
+        if let Some(t) = last {
+            assert_eq!(t["new_owner"], item["owner_address"], "{item} {t}");
+        }
+    }
     drop(db);
     codes_without_states(dir.path(), &blocks);
 }
@@ -575,7 +606,7 @@ fn api_get(
 /// knows each changed account's code from its block's state update: every
 /// sender of the mainnet profile is a v4r2 or v5r1 wallet (their public code
 /// hashes), so v3's address book shows it non-bounceable (`UQ…`, as
-/// toncenter does) with its wallet interface; the Jetton's contracts
+/// toncenter does) with its wallet interface; the token contracts
 /// bounceable (`EQ…`).
 fn codes_without_states(dir: &Path, exported: &Path) {
     use tonindex_model::AccountStatus;
@@ -617,6 +648,7 @@ fn codes_without_states(dir: &Path, exported: &Path) {
         "13f5d7a316c6d76e1053e88ac59b5de65a072a388451371dc5c5becbba13f50e",
         "beb0683ebeb8927fe9fc8ec0a18bc7dd17899689825a121eab46c5a3a860d0ce",
     ];
+    let mut jetton_contracts = 0;
     let mut wallets = Vec::new();
     let mut contracts = Vec::new();
     let mut inactive = Vec::new();
@@ -625,10 +657,12 @@ fn codes_without_states(dir: &Path, exported: &Path) {
             (AccountStatus::Active, Some(h)) if h == V4R2 || h == V5R1 => {
                 wallets.push((*account, h))
             }
-            (AccountStatus::Active, Some(h)) if JETTON.contains(&h.as_str()) => {
+            // The Jetton's and the NFT collection's contracts.
+            (AccountStatus::Active, Some(h)) => {
+                jetton_contracts += usize::from(JETTON.contains(&h.as_str()));
                 contracts.push(*account)
             }
-            (AccountStatus::Active, code) => panic!("{account:?}: active, code {code:?}"),
+            (AccountStatus::Active, None) => panic!("{account:?}: active, code not read"),
             (_, code) => {
                 assert_eq!(code, None, "{account:?}: {l:?}");
                 inactive.push(*account);
@@ -658,8 +692,8 @@ fn codes_without_states(dir: &Path, exported: &Path) {
         };
         assert_eq!(row["interfaces"], serde_json::json!([want]), "{row}");
     }
-    // The Jetton's contracts: bounceable.
-    assert!(contracts.len() > 10, "{} Jetton contracts", contracts.len());
+    // The token contracts: bounceable.
+    assert!(jetton_contracts > 10, "{jetton_contracts} Jetton contracts");
     for account in contracts.iter().take(3) {
         let row = book(account);
         assert!(

@@ -25,6 +25,7 @@ use tycho_types::models::StdAddr;
 use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::node::{Devnet, DevnetOptions, GenesisWallet};
 use crate::chain::devnet::reference_jetton::{self, Jetton};
+use crate::chain::devnet::reference_nft::{self, Collection};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::DEFAULT_MNEMONIC;
 use crate::wallet_client::mnemonic::Keys;
@@ -95,125 +96,203 @@ pub enum Profile {
     Mainnet,
 }
 
-/// The Jetton wallet of each sender that holds the mainnet profile's
-/// Jetton (every fourth), by sender index.
-type Holders = std::collections::HashMap<usize, StdAddr>;
-
-/// Units minted to each holder.
+/// Units of the Jetton minted to each holder.
 const MINTED: u128 = 1_000_000_000;
+/// Messages in one external of the token admin (a v5r1 wallet sends up to 255).
+const ADMIN_BATCH: usize = 200;
 
-/// Deploys a TEP-74 minter administered by `admin` (with the first mint)
-/// and mints [`MINTED`] to every fourth sender, 200 mints an admin
-/// message, before the measured rounds.
-fn mint_to_holders(
-    devnet: &mut Devnet,
-    keys: &Keys,
-    admin: &GenesisWallet,
-    senders: &[GenesisWallet],
-    valid_until: u32,
-) -> anyhow::Result<Holders> {
-    let jetton = Jetton::new(&admin.address)?;
-    let holders: Vec<usize> = (0..senders.len()).step_by(4).collect();
-    let mut wallets = std::collections::HashMap::new();
-    for (seqno, chunk) in holders.chunks(200).enumerate() {
-        let out = chunk
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| {
-                Ok(Outgoing {
+/// An NFT item of the mainnet profile's collection.
+struct Item {
+    address: StdAddr,
+    /// The sender that owns it.
+    owner: usize,
+    /// The round from which its owner may send it (a transfer may take a
+    /// round to reach an item in another shard).
+    ready_at: u32,
+}
+
+/// What the mainnet profile's senders send and hold: the receivers, the
+/// hot wallet, the Jetton wallet of every fourth sender (from index 0) and
+/// two NFT items of every fourth (from index 1).
+struct Mix {
+    senders: Vec<StdAddr>,
+    receivers: Vec<StdAddr>,
+    hot: StdAddr,
+    jetton_wallets: std::collections::HashMap<usize, StdAddr>,
+    items: Vec<Item>,
+}
+
+impl Mix {
+    /// Deploys the Jetton's minter (with its first mint) and mints
+    /// [`MINTED`] to its holders, then deploys the collection (with its
+    /// first item) and its items, all sent by `admin`, a v5r1 wallet that
+    /// sends nothing else, before the measured rounds.
+    fn set_up(
+        devnet: &mut Devnet,
+        keys: &Keys,
+        admin: &GenesisWallet,
+        senders: &[GenesisWallet],
+        receivers: Vec<StdAddr>,
+        hot: StdAddr,
+        valid_until: u32,
+    ) -> anyhow::Result<Self> {
+        let mut seqno = 0u32;
+        let mut send = |devnet: &mut Devnet, out: Vec<Outgoing>| -> anyhow::Result<()> {
+            let ext = admin.wallet.transfers(keys, seqno, valid_until, &out)?;
+            seqno += 1;
+            if !devnet.produce_settled(vec![ext])?.dropped.is_empty() {
+                return Err(anyhow!("the token admin's message was not accepted"));
+            }
+            Ok(())
+        };
+        let jetton = Jetton::new(&admin.address)?;
+        let holders: Vec<usize> = (0..senders.len()).step_by(4).collect();
+        let mut first = true;
+        for chunk in holders.chunks(ADMIN_BATCH) {
+            let mut out = Vec::with_capacity(chunk.len());
+            for &i in chunk {
+                out.push(Outgoing {
                     to: jetton.minter.clone(),
                     amount: 100_000_000,
                     bounce: false,
                     body: Some(jetton.mint_body(&senders[i].address, MINTED, &admin.address)?),
-                    init: (seqno == 0 && k == 0).then(|| jetton.minter_init.clone()),
-                })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let seqno = u32::try_from(seqno)?;
-        let ext = admin.wallet.transfers(keys, seqno, valid_until, &out)?;
-        let outcome = devnet.produce_settled(vec![ext])?;
-        if !outcome.dropped.is_empty() {
-            return Err(anyhow!("the Jetton admin's mints were not accepted"));
+                    init: std::mem::take(&mut first).then(|| jetton.minter_init.clone()),
+                });
+            }
+            send(devnet, out)?;
         }
-        for &i in chunk {
-            wallets.insert(i, jetton.wallet_of(&senders[i].address)?);
+        let mut jetton_wallets = std::collections::HashMap::new();
+        for &i in &holders {
+            jetton_wallets.insert(i, jetton.wallet_of(&senders[i].address)?);
         }
+        let collection = Collection::new(
+            &admin.address,
+            "https://example.org/bench.json",
+            "https://example.org/bench/",
+        )?;
+        let owners: Vec<usize> = (1..senders.len()).step_by(4).flat_map(|i| [i, i]).collect();
+        let mut items = Vec::with_capacity(owners.len());
+        let mut first = true;
+        for chunk in owners.chunks(ADMIN_BATCH) {
+            let mut out = Vec::with_capacity(chunk.len());
+            for &owner in chunk {
+                let index = items.len() as u64;
+                out.push(Outgoing {
+                    to: collection.address.clone(),
+                    amount: 100_000_000,
+                    bounce: false,
+                    body: Some(collection.deploy_item(index, &senders[owner].address)?),
+                    init: std::mem::take(&mut first).then(|| collection.init.clone()),
+                });
+                items.push(Item {
+                    address: collection.item(index)?,
+                    owner,
+                    ready_at: 0,
+                });
+            }
+            send(devnet, out)?;
+        }
+        Ok(Self {
+            senders: senders.iter().map(|w| w.address.clone()).collect(),
+            receivers,
+            hot,
+            jetton_wallets,
+            items,
+        })
     }
-    Ok(wallets)
-}
 
-/// One sender's messages of one round in the mainnet profile: 20 % to the
-/// hot wallet, 15 % with a comment, 5 % bouncing from a nonexistent
-/// account (enough value for the bounce), 10 % three messages at once,
-/// 15 % of a holder's a Jetton transfer (a third with a comment forwarded),
-/// the rest one plain transfer to a random wallet.
-fn mainnet_mix(
-    draw: &mut Draw,
-    receivers: &[StdAddr],
-    hot: &StdAddr,
-    round: u32,
-    own: Option<(&StdAddr, &StdAddr)>,
-) -> anyhow::Result<Vec<Outgoing>> {
-    let plain = |to: &StdAddr| Outgoing {
-        to: to.clone(),
-        amount: 1_000_000,
-        bounce: false,
-        body: None,
-        init: None,
-    };
-    let pick = |draw: &mut Draw| receivers[draw.below(receivers.len())].clone();
-    Ok(match draw.below(100) {
-        0..20 => vec![plain(hot)],
-        20..35 => vec![Outgoing {
-            body: Some(comment_body(&format!(
-                "invoice {round}-{}",
-                draw.below(1 << 20)
-            ))?),
-            ..plain(&pick(draw))
-        }],
-        35..40 => {
-            let mut nowhere = [0u8; 32];
-            nowhere[..8].copy_from_slice(&draw.next().to_be_bytes());
-            vec![Outgoing {
-                to: StdAddr::new(0, HashBytes(nowhere)),
-                amount: 50_000_000,
-                bounce: true,
-                body: None,
-                init: None,
-            }]
-        }
-        40..50 => vec![
-            plain(&pick(draw)),
-            plain(&pick(draw)),
-            Outgoing {
-                body: Some(comment_body("batch")?),
-                init: None,
+    /// Sender `i`'s messages of one round: 20 % to the hot wallet, 15 %
+    /// with a comment, 5 % bouncing from a nonexistent account (enough
+    /// value for the bounce), 10 % three messages at once, 15 % of a Jetton
+    /// holder's a Jetton transfer (a third forwarding a comment), 5 % of an
+    /// item owner's an NFT transfer to another sender, the rest one plain
+    /// transfer to a random wallet.
+    fn next(&mut self, draw: &mut Draw, i: usize, round: u32) -> anyhow::Result<Vec<Outgoing>> {
+        let plain = |to: &StdAddr| Outgoing {
+            to: to.clone(),
+            amount: 1_000_000,
+            bounce: false,
+            body: None,
+            init: None,
+        };
+        let receivers = &self.receivers;
+        let pick = |draw: &mut Draw| receivers[draw.below(receivers.len())].clone();
+        let me = &self.senders[i];
+        Ok(match draw.below(100) {
+            0..20 => vec![plain(&self.hot)],
+            20..35 => vec![Outgoing {
+                body: Some(comment_body(&format!(
+                    "invoice {round}-{}",
+                    draw.below(1 << 20)
+                ))?),
                 ..plain(&pick(draw))
-            },
-        ],
-        50..65 if own.is_some() => {
-            let (me, my_jetton_wallet) = own.expect("a holder");
-            let forward = (draw.below(3) == 0)
-                .then(|| comment_body(&format!("order {round}")))
-                .transpose()?;
-            let body = reference_jetton::transfer_body(
-                u64::from(round),
-                1 + draw.below(100) as u128,
-                &pick(draw),
-                me,
-                1,
-                forward,
-            )?;
-            vec![Outgoing {
-                to: my_jetton_wallet.clone(),
-                amount: 50_000_000,
-                bounce: true,
-                body: Some(body),
-                init: None,
-            }]
-        }
-        _ => vec![plain(&pick(draw))],
-    })
+            }],
+            35..40 => {
+                let mut nowhere = [0u8; 32];
+                nowhere[..8].copy_from_slice(&draw.next().to_be_bytes());
+                vec![Outgoing {
+                    to: StdAddr::new(0, HashBytes(nowhere)),
+                    amount: 50_000_000,
+                    bounce: true,
+                    body: None,
+                    init: None,
+                }]
+            }
+            40..50 => vec![
+                plain(&pick(draw)),
+                plain(&pick(draw)),
+                Outgoing {
+                    body: Some(comment_body("batch")?),
+                    init: None,
+                    ..plain(&pick(draw))
+                },
+            ],
+            50..65 if self.jetton_wallets.contains_key(&i) => {
+                let forward = (draw.below(3) == 0)
+                    .then(|| comment_body(&format!("order {round}")))
+                    .transpose()?;
+                let body = reference_jetton::transfer_body(
+                    u64::from(round),
+                    1 + draw.below(100) as u128,
+                    &pick(draw),
+                    me,
+                    1,
+                    forward,
+                )?;
+                vec![Outgoing {
+                    to: self.jetton_wallets[&i].clone(),
+                    amount: 50_000_000,
+                    bounce: true,
+                    body: Some(body),
+                    init: None,
+                }]
+            }
+            65..70
+                if self
+                    .items
+                    .iter()
+                    .any(|t| t.owner == i && t.ready_at <= round) =>
+            {
+                let item = self
+                    .items
+                    .iter_mut()
+                    .find(|t| t.owner == i && t.ready_at <= round)
+                    .expect("an item it may send");
+                let to = (i + 1 + draw.below(self.senders.len() - 1)) % self.senders.len();
+                item.owner = to;
+                item.ready_at = round + 2;
+                let body = reference_nft::transfer_body(u64::from(round), &self.senders[to], me)?;
+                vec![Outgoing {
+                    to: item.address.clone(),
+                    amount: 50_000_000,
+                    bounce: true,
+                    body: Some(body),
+                    init: None,
+                }]
+            }
+            _ => vec![plain(&pick(draw))],
+        })
+    }
 }
 
 /// CPU time this process has used, all threads.
@@ -294,9 +373,9 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         .iter()
         .find(|w| w.wallet.version == Version::V5R1)
         .map_or_else(|| receivers[0].clone(), |w| w.address.clone());
-    // The mainnet profile's Jetton, minted before the measured rounds by a
+    // The mainnet profile's tokens, minted before the measured rounds by a
     // v5r1 wallet that is not a sender.
-    let holders = match args.profile {
+    let mut mix = match args.profile {
         Profile::Uniform => None,
         Profile::Mainnet => {
             let admin = devnet
@@ -305,12 +384,14 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
                 .skip(senders.len())
                 .find(|w| w.wallet.version == Version::V5R1 && w.address != hot)
                 .cloned()
-                .ok_or_else(|| anyhow!("no spare v5r1 wallet to administer the Jetton"))?;
-            Some(mint_to_holders(
+                .ok_or_else(|| anyhow!("no spare v5r1 wallet to administer the tokens"))?;
+            Some(Mix::set_up(
                 &mut devnet,
                 &keys,
                 &admin,
                 &senders,
+                receivers.clone(),
+                hot.clone(),
                 valid_until,
             )?)
         }
@@ -323,21 +404,15 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
             .iter()
             .enumerate()
             .map(|(i, w)| {
-                let out = match args.profile {
-                    Profile::Uniform => vec![Outgoing {
+                let out = match mix.as_mut() {
+                    None => vec![Outgoing {
                         to: senders[(i + 1) % senders.len()].address.clone(),
                         amount: 1_000_000,
                         bounce: false,
                         body: None,
                         init: None,
                     }],
-                    Profile::Mainnet => {
-                        let own = holders
-                            .as_ref()
-                            .and_then(|h| h.get(&i))
-                            .map(|jw| (&w.address, jw));
-                        mainnet_mix(&mut draw, &receivers, &hot, seqno, own)?
-                    }
+                    Some(mix) => mix.next(&mut draw, i, seqno)?,
                 };
                 w.wallet
                     .transfers(&keys, seqno, valid_until, &out)

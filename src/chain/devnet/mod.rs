@@ -13,6 +13,7 @@ pub mod node;
 pub mod proof;
 pub mod queue;
 pub mod reference_jetton;
+pub mod reference_nft;
 pub mod replay;
 mod shard_work;
 
