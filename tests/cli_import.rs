@@ -604,7 +604,7 @@ fn api_get(
 
 /// An index of blocks alone (no zero state: no account state held) still
 /// knows each changed account's code from its block's state update: every
-/// sender of the mainnet profile is a v4r2 or v5r1 wallet (their public code
+/// sender of the mainnet profile is a v3r2, v4r2 or v5r1 wallet (their public code
 /// hashes), so v3's address book shows it non-bounceable (`UQ…`, as
 /// toncenter does) with its wallet interface; the token contracts
 /// bounceable (`EQ…`).
@@ -613,6 +613,7 @@ fn codes_without_states(dir: &Path, exported: &Path) {
     use tonindex_storage::tables::{AccountStates, LatestAccounts};
     const V4R2: &str = "feb5ff6820e2ff0d9483e7e0d62c817d846789fb4ae580c878866d959dabd5c0";
     const V5R1: &str = "20834b7b72b112147e1b2fb457b84e74d1a30f04f737d4f62a668e9552d2b72f";
+    const V3R2: &str = "84dafa449f98a6987789ba232358072bc0f76dc4524002a5d0918b9a75d2d599";
     // The blocks without the zero states they start from.
     let blocks = dir.join("blocks-only");
     std::fs::create_dir(&blocks).unwrap();
@@ -654,7 +655,7 @@ fn codes_without_states(dir: &Path, exported: &Path) {
     let mut inactive = Vec::new();
     for (account, l) in &latest {
         match (l.status, l.code_hash.map(hex::encode)) {
-            (AccountStatus::Active, Some(h)) if h == V4R2 || h == V5R1 => {
+            (AccountStatus::Active, Some(h)) if [V3R2, V4R2, V5R1].contains(&h.as_str()) => {
                 wallets.push((*account, h))
             }
             // The Jetton's and the NFT collection's contracts.
@@ -675,20 +676,26 @@ fn codes_without_states(dir: &Path, exported: &Path) {
         wallets.len(),
         latest.len()
     );
-    assert!(wallets.iter().any(|(_, h)| h == V4R2) && wallets.iter().any(|(_, h)| h == V5R1));
+    for version in [V3R2, V4R2, V5R1] {
+        assert!(
+            wallets.iter().any(|(_, h)| h == version),
+            "no {version} wallet"
+        );
+    }
     let rt = tokio::runtime::Runtime::new().unwrap();
     let book = |account: &tonindex_model::Address| {
         let raw = tonindex::api::encoding::raw_upper(account);
         api_get(&rt, &db, &format!("/api/v3/addressBook?address={raw}"))[&raw].clone()
     };
-    for (account, code) in wallets.iter().take(6) {
+    let v3r2 = wallets.iter().filter(|(_, h)| h == V3R2).take(2);
+    for (account, code) in wallets.iter().take(6).chain(v3r2) {
         let row = book(account);
         let friendly = row["user_friendly"].as_str().unwrap();
         assert!(friendly.starts_with("UQ"), "{row}");
-        let want = if code == V4R2 {
-            "wallet_v4r2"
-        } else {
-            "wallet_v5r1"
+        let want = match code.as_str() {
+            V3R2 => "wallet_v3r2",
+            V4R2 => "wallet_v4r2",
+            _ => "wallet_v5r1",
         };
         assert_eq!(row["interfaces"], serde_json::json!([want]), "{row}");
     }

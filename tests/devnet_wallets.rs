@@ -22,7 +22,7 @@ fn keys_and_addresses_match_ton_crypto_and_ton_ton() {
         let mut ours = Vec::new();
         let mut asked = Vec::new();
         for n in 0..5u16 {
-            for version in [Version::V4R2, Version::V5R1] {
+            for version in [Version::V3R2, Version::V4R2, Version::V5R1] {
                 let w = Wallet::nth(version, &keys, n, global_id);
                 ours.push(w.address().to_string());
                 asked.push(json!({"version": version.name(), "n": n}));
@@ -55,10 +55,10 @@ fn keys_and_addresses_match_ton_crypto_and_ton_ton() {
             .map(|a| a.as_str().unwrap().to_string())
             .collect();
         assert_eq!(ours, theirs, "global id {global_id}");
-        // Ten distinct wallets.
+        // Fifteen distinct wallets.
         let mut unique = ours.clone();
         unique.sort();
         unique.dedup();
-        assert_eq!(unique.len(), 10);
+        assert_eq!(unique.len(), 15);
     }
 }

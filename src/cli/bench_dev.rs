@@ -29,7 +29,7 @@ use crate::chain::devnet::reference_nft::{self, Collection};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::DEFAULT_MNEMONIC;
 use crate::wallet_client::mnemonic::Keys;
-use crate::wallet_client::standard::{comment_body, Outgoing, Version};
+use crate::wallet_client::standard::{comment_body, Outgoing, Version, Wallet};
 
 #[derive(Debug, Args)]
 pub struct BenchDevArgs {
@@ -67,10 +67,11 @@ pub struct BenchDevArgs {
     pub split_merge_every: Option<u32>,
     /// What the senders send: `uniform` (one plain transfer each to the
     /// next sender) or `mainnet` (a mix shaped like mainnet's traffic:
-    /// v4r2 and v5r1 senders, a hot exchange wallet in ~20 % of
-    /// transfers, comments, bounces from nonexistent accounts,
-    /// three-message batches, and Jetton transfers of a TEP-74 Jetton that
-    /// every fourth sender holds, to wallets deployed as they first receive).
+    /// v4r2 and v5r1 senders and v3r2 ones deployed for the run, a hot
+    /// exchange wallet in ~20 % of transfers, comments, bounces from
+    /// nonexistent accounts, three-message batches, Jetton transfers of a
+    /// TEP-74 Jetton that every fourth sender holds, to wallets deployed as
+    /// they first receive, and NFT transfers of a collection's items).
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
     /// Then index the same blocks twice more, into fresh databases: imported
@@ -113,9 +114,11 @@ struct Item {
 
 /// What the mainnet profile's senders send and hold: the receivers, the
 /// hot wallet, the Jetton wallet of every fourth sender (from index 0) and
-/// two NFT items of every fourth (from index 1).
+/// two NFT items of every fourth (from index 1); and v3r2 wallets (one
+/// for every ten senders) deployed for the run, sending plain transfers.
 struct Mix {
     senders: Vec<StdAddr>,
+    v3r2: Vec<(Wallet, StdAddr)>,
     receivers: Vec<StdAddr>,
     hot: StdAddr,
     jetton_wallets: std::collections::HashMap<usize, StdAddr>,
@@ -192,13 +195,62 @@ impl Mix {
             }
             send(devnet, out)?;
         }
+        // v3r2 senders, deployed by the admin with their coins.
+        let v3r2: Vec<(Wallet, StdAddr)> = (0..senders.len().div_ceil(10))
+            .map(|n| {
+                let w = Wallet::nth(Version::V3R2, keys, n as u16, -239);
+                let address = w.address();
+                (w, address)
+            })
+            .collect();
+        for chunk in v3r2.chunks(ADMIN_BATCH) {
+            let out = chunk
+                .iter()
+                .map(|(w, address)| Outgoing {
+                    to: address.clone(),
+                    amount: 10_000_000_000,
+                    bounce: false,
+                    body: None,
+                    init: Some(w.state_init()),
+                })
+                .collect();
+            send(devnet, out)?;
+        }
         Ok(Self {
             senders: senders.iter().map(|w| w.address.clone()).collect(),
+            v3r2,
             receivers,
             hot,
             jetton_wallets,
             items,
         })
+    }
+
+    /// The v3r2 wallets' externals of round `seqno`: a plain transfer each
+    /// to a random wallet, 15 % with a comment.
+    fn v3r2_externals(
+        &self,
+        draw: &mut Draw,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+    ) -> anyhow::Result<Vec<Cell>> {
+        self.v3r2
+            .iter()
+            .map(|(w, _)| {
+                let body = (draw.below(100) < 15)
+                    .then(|| comment_body(&format!("v3 {seqno}")))
+                    .transpose()?;
+                let out = Outgoing {
+                    to: self.receivers[draw.below(self.receivers.len())].clone(),
+                    amount: 1_000_000,
+                    bounce: false,
+                    body,
+                    init: None,
+                };
+                Ok(w.transfers(keys, seqno, valid_until, &[out])?)
+            })
+            .collect()
     }
 
     /// Sender `i`'s messages of one round: 20 % to the hot wallet, 15 %
@@ -400,7 +452,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     // signing is the clients' work, not the chain's.
     let mut draw = Draw(0x6d61_696e_6e65_7421);
     let mut sign_round = |seqno: u32| -> anyhow::Result<Vec<Cell>> {
-        senders
+        let mut externals = senders
             .iter()
             .enumerate()
             .map(|(i, w)| {
@@ -418,7 +470,11 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
                     .transfers(&keys, seqno, valid_until, &out)
                     .map_err(anyhow::Error::from)
             })
-            .collect()
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        if let Some(mix) = mix.as_ref() {
+            externals.extend(mix.v3r2_externals(&mut draw, &keys, seqno, valid_until)?);
+        }
+        Ok(externals)
     };
     // A warm-up round (first transactions of every wallet, caches).
     devnet.produce(sign_round(0)?)?;

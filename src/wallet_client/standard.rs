@@ -18,6 +18,8 @@ use super::mnemonic::Keys;
 
 /// Wallet v4r2's code (code hash feb5ff68…d5c0).
 const V4R2_CODE: &str = "te6cckECFAEAAtQAART/APSkE/S88sgLAQIBIAIDAgFIBAUE+PKDCNcYINMf0x/THwL4I7vyZO1E0NMf0x/T//QE0VFDuvKhUVG68qIF+QFUEGT5EPKj+AAkpMjLH1JAyx9SMMv/UhD0AMntVPgPAdMHIcAAn2xRkyDXSpbTB9QC+wDoMOAhwAHjACHAAuMAAcADkTDjDQOkyMsfEssfy/8QERITAubQAdDTAyFxsJJfBOAi10nBIJJfBOAC0x8hghBwbHVnvSKCEGRzdHK9sJJfBeAD+kAwIPpEAcjKB8v/ydDtRNCBAUDXIfQEMFyBAQj0Cm+hMbOSXwfgBdM/yCWCEHBsdWe6kjgw4w0DghBkc3RyupJfBuMNBgcCASAICQB4AfoA9AQw+CdvIjBQCqEhvvLgUIIQcGx1Z4MesXCAGFAEywUmzxZY+gIZ9ADLaRfLH1Jgyz8gyYBA+wAGAIpQBIEBCPRZMO1E0IEBQNcgyAHPFvQAye1UAXKwjiOCEGRzdHKDHrFwgBhQBcsFUAPPFiP6AhPLassfyz/JgED7AJJfA+ICASAKCwBZvSQrb2omhAgKBrkPoCGEcNQICEekk30pkQzmkD6f+YN4EoAbeBAUiYcVnzGEAgFYDA0AEbjJftRNDXCx+AA9sp37UTQgQFA1yH0BDACyMoHy//J0AGBAQj0Cm+hMYAIBIA4PABmtznaiaEAga5Drhf/AABmvHfaiaEAQa5DrhY/AAG7SB/oA1NQi+QAFyMoHFcv/ydB3dIAYyMsFywIizxZQBfoCFMtrEszMyXP7AMhAFIEBCPRR8qcCAHCBAQjXGPoA0z/IVCBHgQEI9FHyp4IQbm90ZXB0gBjIywXLAlAGzxZQBPoCFMtqEssfyz/Jc/sAAgBsgQEI1xj6ANM/MFIkgQEI9Fnyp4IQZHN0cnB0gBjIywXLAlAFzxZQA/oCE8tqyx8Syz/Jc/sAAAr0AMntVGliJeU=";
+/// Wallet v3r2's code (code hash 84dafa44…d599).
+const V3R2_CODE: &str = "te6cckEBAQEAcQAA3v8AIN0gggFMl7ohggEznLqxn3Gw7UTQ0x/THzHXC//jBOCk8mCDCNcYINMf0x/TH/gjE7vyY+1E0NMf0x/T/9FRMrryoVFEuvKiBPkBVBBV+RDyo/gAkyDXSpbTB9QC+wDo0QGkyMsfyx/L/8ntVBC9ba0=";
 /// Wallet v5r1's code (code hash 20834b7b…b72f).
 const V5R1_CODE: &str = "te6cckECFAEAAoEAART/APSkE/S88sgLAQIBIAINAgFIAwQC3NAg10nBIJFbj2Mg1wsfIIIQZXh0br0hghBzaW50vbCSXwPgghBleHRuuo60gCDXIQHQdNch+kAw+kT4KPpEMFi9kVvg7UTQgQFB1yH0BYMH9A5voTGRMOGAQNchcH/bPOAxINdJgQKAuZEw4HDiEA8CASAFDAIBIAYJAgFuBwgAGa3OdqJoQCDrkOuF/8AAGa8d9qJoQBDrkOuFj8ACAUgKCwAXsyX7UTQcdch1wsfgABGyYvtRNDXCgCAAGb5fD2omhAgKDrkPoCwBAvIOAR4g1wsfghBzaWduuvLgin8PAeaO8O2i7fshgwjXIgKDCNcjIIAg1yHTH9Mf0x/tRNDSANMfINMf0//XCgAK+QFAzPkQmiiUXwrbMeHywIffArNQB7Dy0IRRJbry4IVQNrry4Ib4I7vy0IgikvgA3gGkf8jKAMsfAc8Wye1UIJL4D95w2zzYEAP27aLt+wL0BCFukmwhjkwCIdc5MHCUIccAs44tAdcoIHYeQ2wg10nACPLgkyDXSsAC8uCTINcdBscSwgBSMLDy0InXTNc5MAGk6GwShAe78uCT10rAAPLgk+1V4tIAAcAAkVvg69csCBQgkXCWAdcsCBwS4lIQseMPINdKERITAJYB+kAB+kT4KPpEMFi68uCR7UTQgQFB1xj0BQSdf8jKAEAEgwf0U/Lgi44UA4MH9Fvy4Iwi1woAIW4Bs7Dy0JDiyFADzxYS9ADJ7VQAcjDXLAgkji0h8uCS0gDtRNDSAFETuvLQj1RQMJExnAGBAUDXIdcKAPLgjuLIygBYzxbJ7VST8sCN4gAQk1vbMeHXTNC01sNe";
 
@@ -27,6 +29,7 @@ pub const V4_DEFAULT_WALLET_ID: u32 = 698_983_191;
 /// A standard wallet contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
+    V3R2,
     V4R2,
     V5R1,
 }
@@ -35,6 +38,7 @@ impl Version {
     /// The name clients and the APIs use (`wallet_v4r2`, `wallet_v5r1`).
     pub fn name(self) -> &'static str {
         match self {
+            Version::V3R2 => "wallet_v3r2",
             Version::V4R2 => "wallet_v4r2",
             Version::V5R1 => "wallet_v5r1",
         }
@@ -43,6 +47,7 @@ impl Version {
     /// The contract's code.
     pub fn code(self) -> Cell {
         let b64 = match self {
+            Version::V3R2 => V3R2_CODE,
             Version::V4R2 => V4R2_CODE,
             Version::V5R1 => V5R1_CODE,
         };
@@ -79,7 +84,7 @@ impl Wallet {
     /// the network `global_id` (n = 0 is each client's default wallet).
     pub fn nth(version: Version, keys: &Keys, n: u16, global_id: i32) -> Self {
         let wallet_id = match version {
-            Version::V4R2 => V4_DEFAULT_WALLET_ID + u32::from(n),
+            Version::V3R2 | Version::V4R2 => V4_DEFAULT_WALLET_ID + u32::from(n),
             Version::V5R1 => v5r1_wallet_id(global_id, 0, n),
         };
         Self {
@@ -101,7 +106,9 @@ impl Wallet {
             b.store_u32(0)?; // seqno
             b.store_u32(self.wallet_id)?;
             b.store_u256(&HashBytes(self.public_key))?;
-            b.store_bit_zero()?; // empty plugins / extensions dictionary
+            if self.version != Version::V3R2 {
+                b.store_bit_zero()?; // empty plugins / extensions dictionary
+            }
             b.build()
         })();
         built.expect("wallet data fits in one cell")
@@ -232,11 +239,39 @@ impl Wallet {
         valid_until: u32,
         outgoing: &[Outgoing],
     ) -> Result<Cell, tycho_types::error::Error> {
+        self.seqno_wallet_transfers(keys, seqno, valid_until, outgoing, Some(0))
+    }
+
+    /// A signed external message of a v3r2 wallet: v4r2's without the op
+    /// byte (v3 has no plugins).
+    pub fn v3r2_transfers(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+    ) -> Result<Cell, tycho_types::error::Error> {
+        self.seqno_wallet_transfers(keys, seqno, valid_until, outgoing, None)
+    }
+
+    /// v3/v4's body: the signature, then wallet id, valid until, seqno,
+    /// v4's op (`Some(0)`: simple send) and a send mode and message
+    /// reference each.
+    fn seqno_wallet_transfers(
+        &self,
+        keys: &Keys,
+        seqno: u32,
+        valid_until: u32,
+        outgoing: &[Outgoing],
+        op: Option<u8>,
+    ) -> Result<Cell, tycho_types::error::Error> {
         let mut unsigned = CellBuilder::new();
         unsigned.store_u32(self.wallet_id)?;
         unsigned.store_u32(valid_until)?;
         unsigned.store_u32(seqno)?;
-        unsigned.store_u8(0)?; // simple send
+        if let Some(op) = op {
+            unsigned.store_u8(op)?;
+        }
         for out in outgoing {
             unsigned.store_u8(3)?; // pay fees apart, ignore errors
             unsigned.store_reference(out.message()?)?;
@@ -296,6 +331,7 @@ impl Wallet {
         outgoing: &[Outgoing],
     ) -> Result<Cell, tycho_types::error::Error> {
         match self.version {
+            Version::V3R2 => self.v3r2_transfers(keys, seqno, valid_until, outgoing),
             Version::V4R2 => self.v4r2_transfers(keys, seqno, valid_until, outgoing),
             Version::V5R1 => self.v5r1_transfers(keys, seqno, valid_until, outgoing),
         }
@@ -329,6 +365,7 @@ mod tests {
     #[test]
     fn embedded_code_is_the_public_code() {
         for (version, head, tail) in [
+            (Version::V3R2, "84dafa44", "d599"),
             (Version::V4R2, "feb5ff68", "d5c0"),
             (Version::V5R1, "20834b7b", "b72f"),
         ] {

@@ -3,14 +3,16 @@
 // {mnemonic, global_id, sign_hex, wallets: [{version, n}]}; prints the key
 // pair, the signature of sign_hex and each wallet's address (raw form) as JSON.
 import { mnemonicToPrivateKey, mnemonicValidate, sign } from "@ton/crypto";
-import { WalletContractV4, WalletContractV5R1 } from "@ton/ton";
+import { WalletContractV3R2, WalletContractV4, WalletContractV5R1 } from "@ton/ton";
 
 const input = JSON.parse(process.argv[2]);
 const words = input.mnemonic.split(" ");
 const keys = await mnemonicToPrivateKey(words);
 const wallets = input.wallets.map(({ version, n }) => {
   const w =
-    version === "wallet_v4r2"
+    version === "wallet_v3r2"
+      ? WalletContractV3R2.create({ workchain: 0, publicKey: keys.publicKey, walletId: 698983191 + n })
+      : version === "wallet_v4r2"
       ? WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey, walletId: 698983191 + n })
       : WalletContractV5R1.create({
           publicKey: keys.publicKey,
