@@ -466,8 +466,9 @@ fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
 /// that receives far more than any other — counted in the imported chain;
 /// and Jetton transfers of a TEP-74 Jetton minted to every fourth sender:
 /// the contracts' own getters (run by the index) account for every unit
-/// minted, spread over more wallets than were minted to; and NFT transfers
-/// of a collection's items, each item owned by its last transfer's new owner.
+/// minted, spread over more wallets than were minted to; NFT transfers
+/// of a collection's items, each item owned by its last transfer's new
+/// owner; and a highload v3 wallet's payouts, every one executed.
 #[test]
 fn bench_dev_mainnet_profile_makes_its_mix() {
     use std::collections::HashMap;
@@ -502,6 +503,24 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
         .map(|x| x.unwrap().1)
         .filter(|m| m.kind == MsgKind::Internal)
         .collect();
+    // One highload v3 wallet (the published code hash), five payouts a
+    // round over the warm-up and eight measured rounds.
+    let highload: Vec<_> = db
+        .reader()
+        .prefix::<tonindex_storage::tables::LatestAccounts>(&[], false)
+        .map(|x| x.unwrap())
+        .filter(|(_, l)| {
+            l.code_hash.map(hex::encode).as_deref()
+                == Some("11acad7955844090f283bf238bc1449871f783e7cc0979408d3f4859483e8525")
+        })
+        .map(|(a, _)| a)
+        .collect();
+    assert_eq!(highload.len(), 1);
+    let paid = msgs
+        .iter()
+        .filter(|m| m.source == Some(highload[0]))
+        .count();
+    assert_eq!(paid, 45, "the highload wallet's payouts");
     let with_op = |op: u32| msgs.iter().filter(|m| m.opcode == Some(op)).count();
     // 10 holders' mints arrive as internal transfers, as do the transfers.
     let (transfers, internal) = (with_op(0x0f8a_7ea5), with_op(0x178d_4519));

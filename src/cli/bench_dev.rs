@@ -28,6 +28,7 @@ use crate::chain::devnet::reference_jetton::{self, Jetton};
 use crate::chain::devnet::reference_nft::{self, Collection};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::DEFAULT_MNEMONIC;
+use crate::wallet_client::highload_v3::HighloadV3;
 use crate::wallet_client::mnemonic::Keys;
 use crate::wallet_client::standard::{comment_body, Outgoing, Version, Wallet};
 
@@ -67,7 +68,8 @@ pub struct BenchDevArgs {
     pub split_merge_every: Option<u32>,
     /// What the senders send: `uniform` (one plain transfer each to the
     /// next sender) or `mainnet` (a mix shaped like mainnet's traffic:
-    /// v4r2 and v5r1 senders and v3r2 ones deployed for the run, a hot
+    /// v4r2 and v5r1 senders and v3r2 and highload v3 ones deployed for
+    /// the run, a hot
     /// exchange wallet in ~20 % of transfers, comments, bounces from
     /// nonexistent accounts, three-message batches, Jetton transfers of a
     /// TEP-74 Jetton that every fourth sender holds, to wallets deployed as
@@ -101,6 +103,8 @@ pub enum Profile {
 const MINTED: u128 = 1_000_000_000;
 /// Messages in one external of the token admin (a v5r1 wallet sends up to 255).
 const ADMIN_BATCH: usize = 200;
+/// Externals each highload wallet sends a round.
+const HIGHLOAD_PER_ROUND: u32 = 5;
 
 /// An NFT item of the mainnet profile's collection.
 struct Item {
@@ -115,10 +119,12 @@ struct Item {
 /// What the mainnet profile's senders send and hold: the receivers, the
 /// hot wallet, the Jetton wallet of every fourth sender (from index 0) and
 /// two NFT items of every fourth (from index 1); and v3r2 wallets (one
-/// for every ten senders) deployed for the run, sending plain transfers.
+/// for every ten senders) and highload v3 wallets (one for every hundred)
+/// deployed for the run, sending plain transfers.
 struct Mix {
     senders: Vec<StdAddr>,
     v3r2: Vec<(Wallet, StdAddr)>,
+    highload: Vec<(HighloadV3, StdAddr)>,
     receivers: Vec<StdAddr>,
     hot: StdAddr,
     jetton_wallets: std::collections::HashMap<usize, StdAddr>,
@@ -216,9 +222,35 @@ impl Mix {
                 .collect();
             send(devnet, out)?;
         }
+        // Highload v3 wallets (as exchanges pay out), deployed the same way.
+        let highload = (0..senders.len().div_ceil(100))
+            .map(|n| {
+                let w = HighloadV3 {
+                    public_key: keys.public,
+                    subwallet_id: n as u32,
+                    timeout: 3600,
+                };
+                let address = w.address()?;
+                Ok((w, address))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let out = highload
+            .iter()
+            .map(|(w, address)| {
+                Ok(Outgoing {
+                    to: address.clone(),
+                    amount: 100_000_000_000,
+                    bounce: false,
+                    body: None,
+                    init: Some(w.state_init()?),
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        send(devnet, out)?;
         Ok(Self {
             senders: senders.iter().map(|w| w.address.clone()).collect(),
             v3r2,
+            highload,
             receivers,
             hot,
             jetton_wallets,
@@ -251,6 +283,32 @@ impl Mix {
                 Ok(w.transfers(keys, seqno, valid_until, &[out])?)
             })
             .collect()
+    }
+
+    /// The highload wallets' externals of round `round`: five each, one
+    /// transfer apiece to a random wallet, under query numbers that no
+    /// other round uses.
+    fn highload_externals(
+        &self,
+        draw: &mut Draw,
+        keys: &Keys,
+        round: u32,
+    ) -> anyhow::Result<Vec<Cell>> {
+        let created_at = crate::clock::unix_now().saturating_sub(5);
+        let mut out = Vec::with_capacity(self.highload.len() * HIGHLOAD_PER_ROUND as usize);
+        for (w, _) in &self.highload {
+            for k in 0..HIGHLOAD_PER_ROUND {
+                let to = Outgoing {
+                    to: self.receivers[draw.below(self.receivers.len())].clone(),
+                    amount: 2_000_000,
+                    bounce: false,
+                    body: None,
+                    init: None,
+                };
+                out.push(w.transfer(keys, round * HIGHLOAD_PER_ROUND + k, created_at, &to)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Sender `i`'s messages of one round: 20 % to the hot wallet, 15 %
@@ -473,6 +531,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         if let Some(mix) = mix.as_ref() {
             externals.extend(mix.v3r2_externals(&mut draw, &keys, seqno, valid_until)?);
+            externals.extend(mix.highload_externals(&mut draw, &keys, seqno)?);
         }
         Ok(externals)
     };

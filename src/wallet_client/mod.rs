@@ -4,5 +4,6 @@
 //! and load with them; Emulate API v1 builds a TON Connect request's
 //! message with them.
 
+pub mod highload_v3;
 pub mod mnemonic;
 pub mod standard;

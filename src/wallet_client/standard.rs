@@ -156,7 +156,7 @@ pub fn comment_body(text: &str) -> Result<Cell, tycho_types::error::Error> {
 
 impl Outgoing {
     /// The internal message (`MessageRelaxed`) a wallet puts in its action.
-    fn message(&self) -> Result<Cell, tycho_types::error::Error> {
+    pub(crate) fn message(&self) -> Result<Cell, tycho_types::error::Error> {
         let body = match &self.body {
             Some(b) => b.clone(),
             None => Cell::empty_cell(),
@@ -340,7 +340,7 @@ impl Wallet {
 
 /// The external-in message carrying `body` to `dst`, laid out as
 /// `layout` says (`None`: inline where it fits).
-fn external_to(
+pub(crate) fn external_to(
     dst: &StdAddr,
     body: Cell,
     layout: Option<MessageLayout>,
