@@ -242,21 +242,9 @@ impl Wallet {
         self.seqno_wallet_transfers(keys, seqno, valid_until, outgoing, Some(0))
     }
 
-    /// A signed external message of a v3r2 wallet: v4r2's without the op
-    /// byte (v3 has no plugins).
-    pub fn v3r2_transfers(
-        &self,
-        keys: &Keys,
-        seqno: u32,
-        valid_until: u32,
-        outgoing: &[Outgoing],
-    ) -> Result<Cell, tycho_types::error::Error> {
-        self.seqno_wallet_transfers(keys, seqno, valid_until, outgoing, None)
-    }
-
     /// v3/v4's body: the signature, then wallet id, valid until, seqno,
-    /// v4's op (`Some(0)`: simple send) and a send mode and message
-    /// reference each.
+    /// v4's op (`Some(0)`: simple send; v3 has none, having no plugins)
+    /// and a send mode and message reference each.
     fn seqno_wallet_transfers(
         &self,
         keys: &Keys,
@@ -331,7 +319,7 @@ impl Wallet {
         outgoing: &[Outgoing],
     ) -> Result<Cell, tycho_types::error::Error> {
         match self.version {
-            Version::V3R2 => self.v3r2_transfers(keys, seqno, valid_until, outgoing),
+            Version::V3R2 => self.seqno_wallet_transfers(keys, seqno, valid_until, outgoing, None),
             Version::V4R2 => self.v4r2_transfers(keys, seqno, valid_until, outgoing),
             Version::V5R1 => self.v5r1_transfers(keys, seqno, valid_until, outgoing),
         }

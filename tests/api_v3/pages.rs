@@ -339,23 +339,28 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
         // Of one account (a time window is an lt range of its history) or
         // of all.
         let account = rng.chance(40).then(|| rng.pick(&txs).account);
-        let mut rows: Vec<&TransactionRecord> = txs
+        // The expected page of `rows` ordered by `key <s>, account asc`.
+        let tx_page = |mut rows: Vec<&TransactionRecord>,
+                       key: fn(&TransactionRecord) -> (u32, u64)| {
+            rows.sort_by(|x, y| {
+                let o = key(x).cmp(&key(y));
+                let o = if desc { o.reverse() } else { o };
+                o.then_with(|| x.account.cmp(&y.account))
+            });
+            // `page` reverses for desc: hand it the ascending order of that.
+            let mut expected: Vec<String> = rows.iter().map(|t| b64(&t.hash)).collect();
+            if desc {
+                expected.reverse();
+            }
+            page(expected)
+        };
+        let rows: Vec<&TransactionRecord> = txs
             .iter()
             .filter(|t| (lo..=hi).contains(&t.now))
             .filter(|t| lt.is_none_or(|(l, h)| (l..=h).contains(&t.lt)))
             .filter(|t| account.is_none_or(|a| a == t.account))
             .collect();
-        rows.sort_by(|x, y| {
-            let o = (x.now, x.lt).cmp(&(y.now, y.lt));
-            let o = if desc { o.reverse() } else { o };
-            o.then_with(|| x.account.cmp(&y.account))
-        });
-        // `page` reverses for desc: hand it the ascending order of that.
-        let mut expected: Vec<String> = rows.iter().map(|t| b64(&t.hash)).collect();
-        if desc {
-            expected.reverse();
-        }
-        let expected = page(expected);
+        let expected = tx_page(rows, |t| (t.now, t.lt));
         let mut uri = format!("/api/v3/transactions?start_utime={lo}&end_utime={hi}&{paging}");
         if let Some((l, h)) = lt {
             uri.push_str(&format!("&start_lt={l}&end_lt={h}"));
@@ -376,22 +381,13 @@ fn transaction_and_block_pages_by_time_equal_a_scan() {
         let (l, h) = (a.min(b), a.max(b));
         let workchain = rng.chance(40).then(|| *rng.pick(&[-1, 0]));
         let shard = rng.chance(20).then(|| rng.pick(&txs).block.shard);
-        let mut rows: Vec<&TransactionRecord> = txs
+        let rows: Vec<&TransactionRecord> = txs
             .iter()
             .filter(|t| (l..=h).contains(&t.lt))
             .filter(|t| workchain.is_none_or(|w| w == t.account.workchain))
             .filter(|t| shard.is_none_or(|s| s == t.block.shard))
             .collect();
-        rows.sort_by(|x, y| {
-            let o = x.lt.cmp(&y.lt);
-            let o = if desc { o.reverse() } else { o };
-            o.then_with(|| x.account.cmp(&y.account))
-        });
-        let mut expected: Vec<String> = rows.iter().map(|t| b64(&t.hash)).collect();
-        if desc {
-            expected.reverse();
-        }
-        let expected = page(expected);
+        let expected = tx_page(rows, |t| (0, t.lt));
         let mut uri = format!("/api/v3/transactions?start_lt={l}&end_lt={h}&{paging}");
         if let Some(w) = workchain {
             uri.push_str(&format!("&workchain={w}"));
