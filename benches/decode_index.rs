@@ -8,7 +8,7 @@ use tonindex::decode::decode_block;
 
 fn fixture_blocks() -> Vec<Vec<u8>> {
     let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/blocks");
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixtures/blocks");
     collect_paths(&[dir])
         .unwrap()
         .iter()

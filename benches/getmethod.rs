@@ -30,7 +30,7 @@ fn repo() -> PathBuf {
 
 fn code_hash(rel_hex_json: &str) -> HashBytes {
     let j: Value = serde_json::from_slice(
-        &std::fs::read(repo().join("../shared/fixtures").join(rel_hex_json)).unwrap(),
+        &std::fs::read(repo().join("tests/data/fixtures").join(rel_hex_json)).unwrap(),
     )
     .unwrap();
     *Boc::decode(hex::decode(j["hex"].as_str().unwrap()).unwrap())
@@ -40,7 +40,7 @@ fn code_hash(rel_hex_json: &str) -> HashBytes {
 
 fn main() {
     let fixture =
-        repo().join("../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
+        repo().join("tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
     let j: Value = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
     let cfg_b64 = j["config"]["config_root_boc_base64"].as_str().unwrap();
     let params = config::from_boc(&STANDARD.decode(cfg_b64).unwrap()).unwrap();
@@ -50,7 +50,7 @@ fn main() {
     let now = j["transaction_configs"][0]["now"].as_u64().unwrap() as u32;
     let v4 = *Boc::decode(
         tonindex::chain::files::read_boc_file(
-            &repo().join("../shared/fixtures/contracts/wallets/wallet_v4r2.code"),
+            &repo().join("tests/data/fixtures/contracts/wallets/wallet_v4r2.code"),
         )
         .unwrap(),
     )

@@ -33,7 +33,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIX = os.path.join(ROOT, "..", "shared", "fixtures")
+FIX = os.path.join(ROOT, "tests", "data", "fixtures")
 ELECTOR = "-1:3333333333333333333333333333333333333333333333333333333333333333"
 
 

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example echo_account -- OUT.boc` prints the
 //! account's address. The account is a fat-block wallet from
-//! `../shared/fixtures` with its code replaced.
+//! `tests/data/fixtures` with its code replaced.
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{CellBuilder, Lazy};
@@ -16,7 +16,7 @@ fn main() -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("usage: echo_account OUT.boc"))?;
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
+        "/tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
     );
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(fixture)?)?;
     use base64::Engine as _;

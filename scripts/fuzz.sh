@@ -21,7 +21,7 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(boc chain_file address hash query json_body stack)
 fi
-fixtures="$(cd .. && pwd)/shared/fixtures"
+fixtures="$(pwd)/tests/data/fixtures"
 jobs="$(nproc)"
 
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -37,7 +37,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$scratch" "fuzz/corpus/$t" "fuzz/artifacts/$t"
   seeds=("fuzz/corpus/$t")
   case "$t" in
-    # Real blocks, states and BoCs from the fixtures, read in place.
+    # Real blocks, states and BoCs from tests/data, read in place.
     chain_file | boc) seeds+=("$fixtures/blocks/tongo" "$fixtures/blocks/tonutils-go" "$fixtures/blocks/ton-benchmark" "$fixtures/accounts") ;;
   esac
   echo "== $t: $minutes min"
@@ -45,8 +45,9 @@ for t in "${targets[@]}"; do
     -max_total_time=$((minutes * 60)) -jobs="$jobs" -workers="$jobs" \
     -print_final_stats=1 2>&1 | grep -E "stat::|ERROR|panicked|Done" || true
   case "$t" in
-    # Their new inputs are mutations of the fixtures, which stay in
-    # ../shared (some under GPL): kept in the scratch dir, not committed.
+    # Their new inputs are mutations of the test data (public chain data
+    # taken from repositories of other licences, some GPL): kept in the
+    # scratch dir, not committed.
     chain_file | boc) echo "   ($t: new inputs stay in $scratch)" ;;
     *)
       # The smallest set of the corpus and the new inputs that covers

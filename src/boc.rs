@@ -11,10 +11,18 @@
 //! The order: cells are first numbered children-first (depth first, each
 //! reference in turn, a cell met again keeps its number). Then, from the
 //! root, a cell is "visited" by visiting its references last to first and
-//! then numbering them last to first; an exotic cell's subtree is
-//! pre-visited first, which reaches down to the next exotic cells and
+//! then numbering them last to first; a "special" cell's subtree is
+//! pre-visited first, which reaches down to the next special cells and
 //! visits those early. Cells are written from the last numbered (the root)
 //! to the first, and a reference is written as that written position.
+//!
+//! "Special" is the C++ serializer's word for a cell whose weight is 0, not
+//! an exotic cell: each cell weighs one plus its references' weights
+//! (capped at 255), then, parents first, a cell's references share a
+//! budget of 63 — a reference over its share is cut down to it — and,
+//! children first, a cell heavier than its (cut) weight allows becomes
+//! special. Only trees of more than about 64 cells have special cells, so
+//! small BoCs never show the difference.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -53,7 +61,8 @@ struct Node<'a> {
     cell: &'a DynCell,
     refs: [u32; 4],
     ref_count: u8,
-    exotic: bool,
+    /// The C++ serializer's weight; 0 marks a special cell.
+    wt: u8,
     /// `FRESH`, `PREVISITED`, `VISITED`, or the final number (>= 0).
     new_idx: i32,
 }
@@ -110,6 +119,7 @@ fn write_with(root: &DynCell, crc: bool, scratch: &mut Scratch) -> Vec<u8> {
     );
 
     // Number the cells in the C++ order.
+    weigh(&mut nodes);
     let order = &mut scratch.order;
     revisit(&mut nodes, order, root_idx, 0);
     revisit(&mut nodes, order, root_idx, 1);
@@ -162,8 +172,10 @@ fn import<'a>(
     }
     let mut refs = [0u32; 4];
     let mut ref_count = 0u8;
+    let mut wt = 1u32;
     for (i, child) in cell.references().enumerate() {
         refs[i] = import(child, nodes, index, int_refs, data_bytes);
+        wt += u32::from(nodes[refs[i] as usize].wt);
         ref_count += 1;
         *int_refs += 1;
     }
@@ -173,14 +185,61 @@ fn import<'a>(
         cell,
         refs,
         ref_count,
-        exotic: cell.descriptor().is_exotic(),
+        wt: wt.min(255) as u8,
         new_idx: FRESH,
     });
     index.insert(*cell.repr_hash(), idx);
     idx
 }
 
-/// The C++ serializer's `revisit`: `force` 0 pre-visits (down to exotic
+/// The C++ serializer's weights (`reorder_cells`): each cell's references
+/// share a budget of `MAX_WEIGHT - 1`, the light ones first; the heavy ones
+/// are cut to an even share of what is left. Then a cell whose references
+/// weigh more than its own (cut) weight allows becomes special (0).
+fn weigh(nodes: &mut [Node<'_>]) {
+    const BUDGET: i32 = MAX_WEIGHT - 1;
+    for i in (0..nodes.len()).rev() {
+        let (refs, n) = (nodes[i].refs, nodes[i].ref_count as usize);
+        let (mut heavy, mut left, mut light) = (n as i32, BUDGET, 0u8);
+        for (j, &r) in refs[..n].iter().enumerate() {
+            let wt = i32::from(nodes[r as usize].wt);
+            if wt <= (BUDGET + j as i32) / n as i32 {
+                left -= wt;
+                heavy -= 1;
+                light |= 1 << j;
+            }
+        }
+        if heavy > 0 {
+            for (j, &r) in refs[..n].iter().enumerate() {
+                if light & (1 << j) == 0 {
+                    let share = left / heavy;
+                    left += 1;
+                    let child = &mut nodes[r as usize];
+                    if i32::from(child.wt) > share {
+                        child.wt = share as u8;
+                    }
+                }
+            }
+        }
+    }
+    for i in 0..nodes.len() {
+        let (refs, n) = (nodes[i].refs, nodes[i].ref_count as usize);
+        let sum = 1 + refs[..n]
+            .iter()
+            .map(|&r| i32::from(nodes[r as usize].wt))
+            .sum::<i32>();
+        nodes[i].wt = if sum <= i32::from(nodes[i].wt) {
+            sum as u8
+        } else {
+            0
+        };
+    }
+}
+
+/// `max_cell_whs` of the C++ serializer.
+const MAX_WEIGHT: i32 = 64;
+
+/// The C++ serializer's `revisit`: `force` 0 pre-visits (down to special
 /// cells, which are visited), 1 visits, 2 gives the cell its number.
 fn revisit(nodes: &mut [Node<'_>], order: &mut Vec<u32>, idx: u32, force: u8) -> i32 {
     let i = idx as usize;
@@ -195,7 +254,7 @@ fn revisit(nodes: &mut [Node<'_>], order: &mut Vec<u32>, idx: u32, force: u8) ->
                 return state;
             }
             for &child in refs[..n].iter().rev() {
-                let child_force = u8::from(nodes[child as usize].exotic);
+                let child_force = u8::from(nodes[child as usize].wt == 0);
                 revisit(nodes, order, child, child_force);
             }
             nodes[i].new_idx = PREVISITED;
@@ -211,7 +270,7 @@ fn revisit(nodes: &mut [Node<'_>], order: &mut Vec<u32>, idx: u32, force: u8) ->
             if state == VISITED {
                 return state;
             }
-            if nodes[i].exotic {
+            if nodes[i].wt == 0 {
                 revisit(nodes, order, idx, 0);
             }
             for &child in refs[..n].iter().rev() {

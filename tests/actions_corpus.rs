@@ -1,7 +1,7 @@
 //! toncenter's own action corpus (ton-indexer's `indexer/tests`): real
 //! mainnet traces as the indexer's database rows (lz4 frames of msgpack),
-//! and YAML cases of the actions its classifier makes of them. Read in
-//! place from `../shared/fixtures/api-golden/ton-indexer-actions`, or from
+//! and YAML cases of the actions its classifier makes of them. Read from
+//! `tests/data/fixtures/api-golden/ton-indexer-actions`, or from
 //! the directory `TONINDEX_ACTIONS_CORPUS` names (same layout:
 //! `test_cases/*.yaml`, `traces/*.lz4`).
 //!

@@ -1,5 +1,5 @@
 //! Every endpoint's JSON validated against the peers' machine-readable
-//! schemas in ../shared/spec: v2 against the C++ server's OpenAPI
+//! schemas in tests/data/spec: v2 against the C++ server's OpenAPI
 //! (`v2-openapi-cpp.json`, closed objects with required keys), v3 against
 //! `v3-openapi.yaml`.
 
@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tonindex::api::encoding::{friendly_bounceable, raw_upper};
 
 fn spec(name: &str) -> Value {
-    let path = common::fixtures().join("../spec").join(name);
+    let path = common::spec_dir().join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     if name.ends_with(".yaml") {
         serde_yaml::from_str(&text).unwrap()

@@ -1,5 +1,5 @@
 //! ADNL-TCP and lite API vectors (F7), read in place from
-//! ../shared/fixtures/vectors: the ADNL handshake and packet framing of
+//! tests/data/fixtures/vectors: the ADNL handshake and packet framing of
 //! adnl-rs's own test vectors, the lite API queries pytoniq-core encodes
 //! (cross-checked there against TON's docs and adnl-rs), and two real
 //! mainnet answers tongo recorded. Every one decodes with the crates the

@@ -1,5 +1,5 @@
 //! Schemathesis (PyPI; installed by .ci/run) against the fixture index
-//! served on a real socket: the peers' OpenAPI schemas from ../shared/spec
+//! served on a real socket: the peers' OpenAPI schemas from tests/data/spec
 //! (toncenter's v3 swagger and the C++ v2 server's schema, with the known
 //! errors that spec/v3.md and spec/v2.md point out corrected in
 //! tests/schemathesis/run.py), and the schemas tonindex serves itself.

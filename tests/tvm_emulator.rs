@@ -748,7 +748,7 @@ fn addr_cell(a: &StdAddr) -> Cell {
     CellBuilder::build_from(a).unwrap()
 }
 
-/// The reference jetton contracts of ../shared/fixtures/contracts — the
+/// The reference jetton contracts of tests/data/fixtures/contracts — the
 /// TEP-74 wallet, the stablecoin minter and wallet — with data built here:
 /// exit code, gas and stack equal the emulator's, and the getters return
 /// what the data holds (the minter's wallet address is the hash of the

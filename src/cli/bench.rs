@@ -53,7 +53,7 @@ use crate::ingest::{
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Block files or directories (default: ../shared/fixtures/blocks).
+    /// Block files or directories (default: tests/data/fixtures/blocks).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Thread counts to measure, comma-separated.
@@ -189,7 +189,7 @@ pub(super) fn median(values: &[f64]) -> f64 {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let inputs = if args.paths.is_empty() {
-        vec![PathBuf::from("../shared/fixtures/blocks")]
+        vec![PathBuf::from("tests/data/fixtures/blocks")]
     } else {
         args.paths.clone()
     };

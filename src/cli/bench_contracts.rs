@@ -22,7 +22,7 @@ use tycho_types::models::{IntAddr, ShardAccount};
 use crate::index::contracts::{index_contracts, TvmEnv};
 use crate::index::{balances, state};
 
-const FAT_BLOCK: &str = "../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json";
+const FAT_BLOCK: &str = "tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json";
 
 fn accounts(path: &Path) -> anyhow::Result<Vec<(Address, Cell)>> {
     use base64::Engine as _;

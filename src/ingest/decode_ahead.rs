@@ -456,7 +456,7 @@ mod tests {
 
     fn series() -> Vec<Source> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/fixtures/blocks/ever-block-mainnet-2019");
+            .join("tests/data/fixtures/blocks/ever-block-mainnet-2019");
         collect_paths(&[root.join("mc"), root.join("shard")])
             .unwrap()
             .into_iter()

@@ -231,7 +231,7 @@ mod tests {
     /// writes them, `skip` left out.
     fn db_with(dir: &std::path::Path, skip: &[u32], mixed: bool) -> (Db, Vec<BlockRecord>) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/fixtures/blocks/ever-block-mainnet-2019/shard");
+            .join("tests/data/fixtures/blocks/ever-block-mainnet-2019/shard");
         let mut records: Vec<BlockRecord> = std::fs::read_dir(root)
             .unwrap()
             .map(|e| {
@@ -243,7 +243,7 @@ mod tests {
             .collect();
         // A block of the same shard years later (tongo's fixture).
         let later = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/fixtures/blocks/tongo/block-8.bin");
+            .join("tests/data/fixtures/blocks/tongo/block-8.bin");
         records.push(crate::ingest::decode_block_file(&later).unwrap().record);
         if mixed {
             // An index holding blocks of another chain under the same shard

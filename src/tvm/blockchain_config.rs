@@ -212,7 +212,7 @@ mod tests {
         // this test binary while other tests run.
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
+            "/tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
         );
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();

@@ -1,5 +1,5 @@
 //! `tonindex import` of TON archive packages: mainnet's genesis packages
-//! with both zero states (`../shared/fixtures/archives/mainnet-genesis`),
+//! with both zero states (`tests/data/fixtures/archives/mainnet-genesis`),
 //! held against pytoniq-core reading the same packages
 //! (`tests/python/archive_packages.py`); the same blocks as loose files in
 //! any order; doctored, cut and foreign input; kill -9 mid-import.

@@ -1,5 +1,5 @@
 // Jettons end to end with @ton/ton against `tonindex dev` (argv[2] = base
-// URL, argv[3] = the shared fixtures directory): two wallets; a TEP-74
+// URL, argv[3] = the test data directory, tests/data/fixtures): two wallets; a TEP-74
 // minter (the standard token-contract code from the fixtures) with on-chain
 // TEP-64 content is deployed, mints to both wallets, one transfers to the
 // other, the other burns; then a fake Jetton wallet that claims the real

@@ -1,6 +1,6 @@
 // Multisig v2 and a vesting wallet end to end with @ton/ton against
 // `tonindex dev` started with the multisig's Order code as a public library
-// (argv[2] = base URL, argv[3] = the shared fixtures directory). Codes are
+// (argv[2] = base URL, argv[3] = the test data directory, tests/data/fixtures). Codes are
 // ton-blockchain's builds from the fixtures; messages follow the contracts'
 // TL-B. A 2-of-2 multisig (Alice, Bob) gets an order from Alice — a TON
 // transfer with a comment, a Jetton transfer body, and a parameter update

@@ -1,6 +1,6 @@
 // Off-chain token content end to end with @ton/ton against `tonindex dev`
 // started with off-chain fetching on (argv[2] = base URL, argv[3] = the
-// shared fixtures directory). This script serves the documents itself on
+// test data directory, tests/data/fixtures). This script serves the documents itself on
 // 127.0.0.1: TEP-64 JSON for Jettons whose content is a `uri`, a broken
 // document, one over the size cap, a missing one, and a mintless-airdrop
 // Jetton's custom payload API (`/claims/wallet/<owner>`, TEP-176 draft).

@@ -1,5 +1,7 @@
-//! Helpers shared by the integration tests. Fixtures are read in place from
-//! `../shared/fixtures`; nothing is copied into the repository.
+//! Helpers shared by the integration tests. The public chain data they
+//! read lives in the repository, under `tests/data/fixtures` (sources,
+//! licences and hashes in `tests/data/PROVENANCE.md`), and the peers'
+//! OpenAPI schemas under `tests/data/spec`.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -23,10 +25,16 @@ pub fn npm_install(dir: &std::path::Path, needed: &[&str]) {
     assert!(status.success(), "npm install in {} failed", dir.display());
 }
 
+/// The test data directory (`tests/data/fixtures`).
 pub fn fixtures() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    assert!(p.is_dir(), "fixtures not found at {}", p.display());
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixtures");
+    assert!(p.is_dir(), "test data not found at {}", p.display());
     p
+}
+
+/// The peers' machine-readable schemas (`tests/data/spec`).
+pub fn spec_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/spec")
 }
 
 pub fn fixture(rel: &str) -> PathBuf {

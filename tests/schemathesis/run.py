@@ -1,13 +1,13 @@
 """Schemathesis (PyPI) against a running tonindex, with a peer's OpenAPI
-schema from ../shared/spec or with the schema tonindex serves itself.
+schema from tests/data/spec or with the schema tonindex serves itself.
 
 Usage: python3 run.py <base url> <v2|v3|own-v2|own-v3> <seconds> <workdir>
 
 Checks: no 5xx except those the wire contract prescribes (hooks.py), and
 every response conforms to the schema. The peers' schemas are machine
 generated and disagree with the servers they describe in known places;
-those places are corrected below, each with the line of ../shared/spec
-that says so, and nothing else is changed. Endpoints tonindex does not
+those places are corrected below, each with the section of the wire
+contract (spec v2/v3) that says so, and nothing else is changed. Endpoints tonindex does not
 serve (a clear 501) are left out.
 """
 
@@ -20,7 +20,7 @@ import urllib.request
 
 import yaml
 
-SPEC = os.path.join(os.path.dirname(__file__), "../../../shared/spec")
+SPEC = os.path.join(os.path.dirname(__file__), "../data/spec")
 
 # Endpoints tonindex answers with 501 (src/api/v3 and src/api/v2 NOT_YET),
 # left out of the runs: none now.

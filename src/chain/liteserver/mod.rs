@@ -163,7 +163,7 @@ mod tests {
         ] {
             let ours = embedded_config(name).unwrap();
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/fixtures")
+                .join("tests/data/fixtures")
                 .join(published);
             let theirs = read_config(&path).unwrap();
             assert_eq!(liteservers(&ours).unwrap(), liteservers(&theirs).unwrap());

@@ -971,7 +971,7 @@ mod tests {
     fn fat_block_accounts() -> Vec<(Address, Vec<u8>, Cell, Cell)> {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
+            "/tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json"
         );
         let j: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path).expect("fat block fixture")).unwrap();
