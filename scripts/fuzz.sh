@@ -2,7 +2,7 @@
 # Runs every libFuzzer target of fuzz/ (cargo-fuzz, nightly Rust) for N
 # minutes each, then adds the inputs that reached new code to the committed
 # corpus fuzz/corpus/<target>/ (a set-cover merge, at most 16 KiB per
-# input), which CI replays (tests/fuzz_corpus.rs). The chain_file and boc
+# input), which CI replays (tests/it/fuzz_corpus.rs). The chain_file and boc
 # targets start from the fixtures, read in place; what they find is kept
 # out of the repository. Crashes land in
 # fuzz/artifacts/<target>/; the script exits non-zero if there are any.

@@ -2,7 +2,7 @@
 //! come from outside (BoCs, blocks and states, addresses, hashes, query
 //! strings, JSON bodies, TVM stacks). Each takes arbitrary bytes, must
 //! never panic, and checks the round trips that must hold. `fuzz/` drives
-//! them with libFuzzer (`scripts/fuzz.sh`); tests/fuzz_corpus.rs replays
+//! them with libFuzzer (`scripts/fuzz.sh`); tests/it/fuzz_corpus.rs replays
 //! the committed corpus (`fuzz/corpus/<target>/`) in CI.
 
 use serde_json::Value as Json;

@@ -1,4 +1,4 @@
-// Builds the messages tests/devnet.rs sends to `tonindex dev` (argv[2] = base
+// Builds the messages tests/it/devnet.rs sends to `tonindex dev` (argv[2] = base
 // URL) with @ton/ton: genesis wallet 0 first sends one transfer (seqno 0)
 // itself, then the script prints, as base64 BoCs, a wrong-signature copy of
 // the next transfer, a replay of the sent one, the next transfer itself

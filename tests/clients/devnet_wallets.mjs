@@ -1,5 +1,5 @@
 // Derives the devnet's genesis wallets the way TON clients do, for
-// tests/devnet_wallets.rs to compare with its own: argv[2] is a JSON
+// tests/it/devnet_wallets.rs to compare with its own: argv[2] is a JSON
 // {mnemonic, global_id, sign_hex, wallets: [{version, n}]}; prints the key
 // pair, the signature of sign_hex and each wallet's address (raw form) as JSON.
 import { mnemonicToPrivateKey, mnemonicValidate, sign } from "@ton/crypto";

@@ -1,6 +1,6 @@
 // Runs get-methods on the official TON emulator (@ton/sandbox's WebAssembly
 // build) and prints exit code, gas used and a normalised result stack per
-// case, for tests/tvm_emulator.rs to compare with tonindex's TVM.
+// case, for tests/it/tvm_emulator.rs to compare with tonindex's TVM.
 //
 // Usage: node getmethods.mjs CASES.json [RUNS]  (an array of
 //   {name, code, data, address, balance, now, method_id, stack, config}

@@ -1,7 +1,7 @@
 // Executes messages on the official TON emulator (@ton/sandbox's
 // WebAssembly build of the node's transaction code) and prints, per case,
 // the transaction hash, the new account state hash and the fees of each
-// phase, for tests/tvm_emulator.rs to compare with tonindex's executor.
+// phase, for tests/it/tvm_emulator.rs to compare with tonindex's executor.
 //
 // Usage: node transactions.mjs CASES.json  (an array of
 //   {name, shard_account, message, config, libs?, now, lt, seed_hex, ignore_chksig}

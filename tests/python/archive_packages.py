@@ -1,7 +1,7 @@
 """Reads TON archive packages on its own (the entry format of ton-blockchain/ton's
 validator/db/package.cpp, written here from that description) and parses every
 block entry with pytoniq-core, an implementation of TON's TL-B that is not ours.
-Prints JSON for tests/archive_packages.rs to hold against the index: each
+Prints JSON for tests/it/cli_import/packages.rs to hold against the index: each
 block's id, root and file hash, its transactions (hash, account, lt, how many
 messages each carries), the state update's hashes, and a masterchain block's
 shard hashes (its shard layout)."""

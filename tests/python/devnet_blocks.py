@@ -1,6 +1,6 @@
 """Parses the blocks `tonindex dev --export-blocks DIR` wrote with pytoniq-core
 (an implementation that is not ours) and prints what they say as JSON, for
-tests/devnet.rs to hold against the index: each block's id, root and file
+tests/it/devnet.rs to hold against the index: each block's id, root and file
 hash, value flow fees, every transaction hash with its account and lt, the
 state update's old and new hashes, its shard and split/merge flags, its
 previous blocks, and a masterchain block's shard hashes.
