@@ -170,11 +170,13 @@ class Reader(threading.Thread):
             return events(self.raw)
 
 
-def wait_until(what, check, seconds=60):
-    """Waits (blocking) until `check()` holds."""
+def wait_until(what, check, seconds=60, state=None):
+    """Waits (blocking) until `check()` holds; on timeout, says what
+    `state()` shows, when given."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         if check():
             return
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    seen = f": {state()}" if state else ""
+    raise AssertionError(f"timed out waiting for {what}{seen}")

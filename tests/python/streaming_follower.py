@@ -35,7 +35,14 @@ def main():
         first = first or v["mc_seqno"]
     want = 3 * FUNDS
     wait_until("the writer's notifications", lambda: len(writer.events()) >= want)
-    wait_until("the follower's notifications", lambda: len(follower.events()) >= want)
+    wait_until(
+        "the follower's notifications",
+        lambda: len(follower.events()) >= want,
+        state=lambda: f"{len(follower.events())} of {want}; the writer's health "
+        f"{get_json(DEV, '/api/streaming/healthz')}, the follower's "
+        f"{get_json(SERVE, '/api/streaming/healthz')}; the follower's last "
+        f"{follower.events()[-2:]}",
+    )
     replayed = Reader(open_sse(SERVE, dict(SUB, since=first)))
     replayed.start()
     wait_until("the replay", lambda: len(replayed.events()) >= want)

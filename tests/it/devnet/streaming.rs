@@ -87,23 +87,45 @@ fn serve_streams_what_the_writer_commits() {
     let db = dir.path().join("db");
     let dev = Dev::start(&db, &[]);
     let port = common::free_port();
+    // The follower's log, shown if the test fails.
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
     let _serve = KillOnDrop(
         Command::new(common::tonindex_bin())
             .args(["serve", "--db"])
             .arg(&db)
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .env("TONINDEX_SERVE__CATCH_UP_INTERVAL_MS", "100")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .env("RUST_LOG", "info")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
             .spawn()
             .unwrap(),
     );
+    let _log = ShowLogOnPanic(log_path);
     common::wait_listening(port);
     let v = python(
         "streaming_follower.py",
         &[dev.url(), format!("http://127.0.0.1:{port}")],
     );
     assert_eq!(v["ok"], true, "{v}");
+}
+
+/// Prints a child's log when the test fails (dropped while panicking).
+struct ShowLogOnPanic(std::path::PathBuf);
+
+impl Drop for ShowLogOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(&self.0).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(60).collect();
+            eprintln!(
+                "{}:\n{}",
+                self.0.display(),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
+    }
 }
 
 /// Subscriptions are checked in toncenter's order and answered in its
