@@ -43,8 +43,8 @@ def main():
         seconds=180,
         state=lambda: f"{len(follower.events())} of {want}; the writer's health "
         f"{get_json(DEV, '/api/streaming/healthz')}, the follower's "
-        f"{get_json(SERVE, '/api/streaming/healthz')}; the follower's last "
-        f"{follower.events()[-2:]}",
+        f"{get_json(SERVE, '/api/streaming/healthz')}; the end of the follower's "
+        f"stream: {follower.raw[-600:]!r}",
     )
     replayed = Reader(open_sse(SERVE, dict(SUB, since=first)))
     replayed.start()

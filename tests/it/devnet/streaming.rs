@@ -97,6 +97,7 @@ fn serve_streams_what_the_writer_commits() {
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .env("TONINDEX_SERVE__CATCH_UP_INTERVAL_MS", "100")
             .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
