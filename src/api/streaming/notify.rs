@@ -72,6 +72,13 @@ pub fn finalized(
     if wants(Kind::Actions) || wants(Kind::Trace) {
         for (_, trace_id) in query::traces::completed_in_mc_block(r, mc_seqno, false)? {
             let Some(trace) = query::traces::trace(r, &trace_id)? else {
+                // The block's index names it, so its row should be there.
+                tracing::warn!(
+                    mc_seqno,
+                    trace_id = %hex::encode(trace_id),
+                    "a trace the block completed is not in the index: its actions and trace \
+                     notifications are left out"
+                );
                 continue;
             };
             let records = query::traces::trace_actions(r, &trace_id)?;
