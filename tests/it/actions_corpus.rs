@@ -172,7 +172,8 @@ fn transaction(t: &Value) -> TraceTx {
     }
 }
 
-fn load_trace(path: &Path) -> CorpusTrace {
+/// One trace file of the corpus as its msgpack value (an lz4 frame).
+pub(crate) fn read_trace_value(path: &Path) -> rmpv::Value {
     let raw = std::fs::read(path).expect("trace file");
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
@@ -180,7 +181,11 @@ fn load_trace(path: &Path) -> CorpusTrace {
         &mut bytes,
     )
     .expect("lz4 frame");
-    let v = to_json(rmpv::decode::read_value(&mut bytes.as_slice()).expect("msgpack"));
+    rmpv::decode::read_value(&mut bytes.as_slice()).expect("msgpack")
+}
+
+fn load_trace(path: &Path) -> CorpusTrace {
+    let v = to_json(read_trace_value(path));
     let txs = v["transactions"]
         .as_array()
         .expect("transactions")
@@ -194,7 +199,8 @@ fn load_trace(path: &Path) -> CorpusTrace {
     }
 }
 
-fn trace_files() -> Vec<PathBuf> {
+/// The corpus's trace files, in name order.
+pub(crate) fn trace_files() -> Vec<PathBuf> {
     let dir = corpus_dir().join("traces");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -2,17 +2,14 @@
 //! (`std_boc_serialize` with `Mode::WithCRC32C`, as tonlib and toncenter
 //! hand them out). The oracle: toncenter's own mainnet traces as its C++
 //! index worker stored them (ton-indexer's test corpus,
-//! tests/data/fixtures/api-golden/ton-indexer-actions), whose message
+//! tests/data/fixtures/api-golden/ton-indexer-actions, read as
+//! tests/it/actions_corpus.rs reads it), whose message
 //! bodies and init states that worker serialized. Each is decoded and
 //! written again by `tonindex::boc`, and must come out identical.
 //!
 //! (Other fixture vectors are not used: some of their BoCs were written by
 //! other libraries — a root whose references are not in the increasing
 //! order C++ always writes, say — so they prove nothing about C++.)
-
-use crate::common;
-
-use std::io::Read;
 
 use base64::Engine;
 use tycho_types::boc::Boc;
@@ -45,22 +42,11 @@ fn collect_crc_bocs(value: &rmpv::Value, out: &mut Vec<Vec<u8>>) {
     }
 }
 
-/// Every `te6cck…` BoC of the corpus's traces (lz4 frames of msgpack).
+/// Every `te6cck…` BoC of the corpus's traces.
 fn crc_bocs() -> Vec<Vec<u8>> {
-    let dir = common::fixture("api-golden/ton-indexer-actions/traces");
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "lz4") {
-            continue;
-        }
-        let raw = std::fs::read(&path).unwrap();
-        let mut bytes = Vec::new();
-        lz4_flex::frame::FrameDecoder::new(raw.as_slice())
-            .read_to_end(&mut bytes)
-            .expect("an lz4 frame");
-        let value = rmpv::decode::read_value(&mut bytes.as_slice()).expect("msgpack");
-        collect_crc_bocs(&value, &mut out);
+    for path in crate::actions_corpus::trace_files() {
+        collect_crc_bocs(&crate::actions_corpus::read_trace_value(&path), &mut out);
     }
     out
 }
