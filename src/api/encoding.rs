@@ -364,7 +364,7 @@ mod tests {
 
 /// The wallet fields v2 `getWalletInformation` and v3 `walletStates` show,
 /// each omitted when unknown (non-wallets have none).
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, utoipa::ToSchema)]
 pub struct WalletFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wallet_type: Option<&'static str>,
@@ -385,4 +385,60 @@ impl From<Option<crate::state::wallet::WalletInfo>> for WalletFields {
             is_signature_allowed: w.is_signature_allowed,
         })
     }
+}
+
+// ---------------------------------------------------------------------------
+// How the wire types above appear in the OpenAPI documents (the structs
+// that hold them derive `utoipa::ToSchema`).
+
+mod schemas {
+    use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+    use utoipa::openapi::RefOr;
+    use utoipa::{PartialSchema, ToSchema};
+
+    use super::{B64Bytes, Dec, RawAddr, B64};
+
+    fn string(pattern: Option<&str>, about: &str) -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(pattern)
+            .description(Some(about))
+            .into()
+    }
+
+    // `Dec<T>` is generic, so utoipa's derive composes it: utoipa 6's
+    // `ComposeSchema` (pinned exactly in Cargo.toml) gives its schema.
+    impl<T> utoipa::__dev::ComposeSchema for Dec<T> {
+        fn compose(_: Vec<RefOr<Schema>>) -> RefOr<Schema> {
+            string(Some("^-?[0-9]+$"), "An integer written in decimal")
+        }
+    }
+    impl<T> ToSchema for Dec<T> {}
+
+    impl PartialSchema for B64 {
+        fn schema() -> RefOr<Schema> {
+            string(
+                Some("^[A-Za-z0-9+/]{43}=$"),
+                "A 32-byte hash in standard base64",
+            )
+        }
+    }
+    impl ToSchema for B64 {}
+
+    impl PartialSchema for B64Bytes {
+        fn schema() -> RefOr<Schema> {
+            string(None, "Bytes (a bag of cells) in standard base64")
+        }
+    }
+    impl ToSchema for B64Bytes {}
+
+    impl PartialSchema for RawAddr {
+        fn schema() -> RefOr<Schema> {
+            string(
+                Some("^-?[0-9]+:[0-9A-F]{64}$"),
+                "An address in raw form: workchain, colon, 64 upper-case hex digits",
+            )
+        }
+    }
+    impl ToSchema for RawAddr {}
 }

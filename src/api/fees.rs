@@ -6,7 +6,8 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{ShardAccount, StdAddr};
 
 use crate::api::getmethod::{self, TvmError};
-use crate::api::params::Params;
+use crate::api::params::parse_bool;
+use crate::api::request::{request, BoolText};
 use crate::api::Ctx;
 use crate::state::account;
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig, Fees};
@@ -22,30 +23,49 @@ pub struct FeeRequest {
     pub ignore_chksig: bool,
 }
 
+request! {
+    /// The message whose fees are estimated (both APIs).
+    pub struct FeeArgs {
+        /// Message body, base64 BoC
+        [required] body: Option<String>,
+        /// StateInit code, base64 BoC
+        init_code: Option<String>,
+        /// StateInit data, base64 BoC
+        init_data: Option<String>,
+        /// Let signature checks pass (default true)
+        ignore_chksig: Option<BoolText>,
+    }
+}
+
 impl FeeRequest {
-    /// Reads `body`, `init_code`, `init_data` (base64 BoCs; `""` is absent)
-    /// and `ignore_chksig` (default true) beside an already parsed address.
-    pub fn parse(address: tonindex_model::Address, p: &Params) -> Result<Self, TvmError> {
-        let boc = |name: &str| -> Result<Option<Cell>, TvmError> {
-            match p.get(name).map(str::trim) {
+    /// The request from its declared parameters: `body`, `init_code`,
+    /// `init_data` (base64 BoCs; `""` is absent) and `ignore_chksig`
+    /// (default true), beside an already parsed address.
+    pub fn from_args(address: tonindex_model::Address, a: &FeeArgs) -> Result<Self, TvmError> {
+        let boc = |name: &str, v: &Option<String>| -> Result<Option<Cell>, TvmError> {
+            match v.as_deref().map(str::trim) {
                 None | Some("") => Ok(None),
                 Some(s) => stack::decode_boc_b64(s)
                     .map(Some)
                     .map_err(|e| TvmError::Invalid(format!("{name}: {}", e.message))),
             }
         };
-        let body = boc("body")?.ok_or_else(|| TvmError::Invalid("body is required".into()))?;
-        let ignore_chksig = p
-            .bool("ignore_chksig")
-            .map_err(|e| {
-                TvmError::Invalid(format!("{}: '{}' is not {}", e.name, e.value, e.expected))
-            })?
-            .unwrap_or(true);
+        let body =
+            boc("body", &a.body)?.ok_or_else(|| TvmError::Invalid("body is required".into()))?;
+        let ignore_chksig = match &a.ignore_chksig {
+            None => true,
+            Some(BoolText(v)) => parse_bool(v).ok_or_else(|| {
+                TvmError::Invalid(format!(
+                    "ignore_chksig: '{}' is not a boolean",
+                    crate::tvm::stack::cut(v)
+                ))
+            })?,
+        };
         Ok(Self {
             address,
             body,
-            init_code: boc("init_code")?,
-            init_data: boc("init_data")?,
+            init_code: boc("init_code", &a.init_code)?,
+            init_data: boc("init_data", &a.init_data)?,
             ignore_chksig,
         })
     }

@@ -19,6 +19,7 @@ pub mod lite;
 pub mod openapi;
 pub mod params;
 pub mod pending;
+pub mod request;
 pub mod request_metrics;
 pub mod response;
 pub mod send;

@@ -29,6 +29,9 @@ pub struct Params {
     pairs: Vec<(String, String)>,
     /// Read from a JSON body rather than a query string.
     in_body: bool,
+    /// The names the endpoint declares (its `request!` struct); reading
+    /// any other is a bug (see `crate::api::request`).
+    declared: Option<Vec<&'static str>>,
 }
 
 /// A JSON value that cannot be a parameter (a nested object, or a non-object body).
@@ -47,6 +50,7 @@ impl Params {
         Self {
             pairs,
             in_body: false,
+            declared: None,
         }
     }
 
@@ -76,12 +80,30 @@ impl Params {
         Ok(Self {
             pairs,
             in_body: true,
+            declared: None,
         })
+    }
+
+    /// Limits reading to these names: the endpoint's declared parameters.
+    pub fn declare(&mut self, names: Vec<&'static str>) {
+        self.declared = Some(names);
+    }
+
+    /// Panics when `name` is not declared: a handler reading a parameter
+    /// its request struct does not list (which the documents would miss).
+    fn check(&self, name: &str) {
+        if let Some(declared) = &self.declared {
+            assert!(
+                declared.contains(&name),
+                "parameter {name:?} is read but not declared by the endpoint's request"
+            );
+        }
     }
 
     /// The values of a list parameter as JSON: nested entries parsed back,
     /// plain values as JSON strings. `None` for an entry that is not JSON.
     pub fn json_list(&self, name: &str) -> Option<Vec<Json>> {
+        self.check(name);
         self.pairs
             .iter()
             .filter(|(k, _)| k == name)
@@ -109,6 +131,7 @@ impl Params {
 
     /// The first non-empty value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
+        self.check(name);
         self.pairs
             .iter()
             .find(|(k, v)| k == name && !v.is_empty())
@@ -117,6 +140,7 @@ impl Params {
 
     /// Whether `name` was given at all, even empty.
     pub fn contains(&self, name: &str) -> bool {
+        self.check(name);
         self.pairs.iter().any(|(k, _)| k == name)
     }
 
@@ -125,6 +149,7 @@ impl Params {
     /// lists; no address, hash, opcode, index or BoC a list carries holds a
     /// comma).
     pub fn all(&self, name: &str) -> Vec<&str> {
+        self.check(name);
         self.pairs
             .iter()
             .filter(|(k, _)| k == name)

@@ -1,8 +1,9 @@
 //! The API's description of itself: OpenAPI 3.1 documents of v2 and v3,
-//! written from what the handlers read and write (the tables of
-//! `v2_document` and `v3_document`, built with the helpers here; the
-//! handler tables of `v2`/`v3` are checked against them by
-//! tests/it/openapi.rs), served at `/api/{v2,v3}/openapi.json`, and Swagger
+//! derived from the APIs' endpoint tables (`crate::api::v2::ENDPOINTS`,
+//! `crate::api::v3::ENDPOINTS`): each endpoint's parameters come from the
+//! request struct its handler reads (`crate::api::request`), its answer
+//! from the response type it returns (utoipa's `ToSchema` derive). Nothing
+//! here names a field. Served at `/api/{v2,v3}/openapi.json`, with Swagger
 //! UI over them at `/api/v3/index.html` and `/api/v2/`. Swagger UI's files
 //! are utoipa-swagger-ui's vendored copy, embedded in the binary: the docs
 //! need no network at build or run time.
@@ -19,13 +20,14 @@ use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
+use super::request::ParamDoc;
 use super::{Api, V2_API_VERSION, V3_API_VERSION};
 
 mod v2_document;
 mod v3_document;
 
 use v2_document::v2_doc;
-use v3_document::{v3_doc, ESTIMATE};
+use v3_document::v3_doc;
 
 /// Which API a document or a Swagger UI page is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,27 +161,6 @@ fn refer(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-/// The schema, or JSON null.
-fn nullable(s: Value) -> Value {
-    match s.get("type").cloned() {
-        Some(Value::String(t)) if s.get("$ref").is_none() => {
-            let mut s = s;
-            s["type"] = json!([t, "null"]);
-            s
-        }
-        _ => json!({ "anyOf": [s, { "type": "null" }] }),
-    }
-}
-
-fn array(items: Value) -> Value {
-    json!({ "type": "array", "items": items })
-}
-
-/// An object keyed by strings the schema does not fix.
-fn map_of(values: Value) -> Value {
-    json!({ "type": "object", "additionalProperties": values })
-}
-
 /// An object with these properties; a name ending in `?` is optional (left
 /// out when absent), every other one is always present. Other properties
 /// are allowed.
@@ -207,11 +188,6 @@ fn strings(values: &[&str]) -> Value {
     json!({ "type": "string", "enum": values })
 }
 
-/// A tonlib object's `@type`.
-fn at_type(name: &str) -> Value {
-    strings(&[name])
-}
-
 fn string() -> Value {
     ty("string")
 }
@@ -220,142 +196,8 @@ fn int() -> Value {
     ty("integer")
 }
 
-fn boolean() -> Value {
-    ty("boolean")
-}
-
-/// A non-negative integer written as a decimal string.
-fn dec() -> Value {
-    json!({ "type": "string", "pattern": "^[0-9]+$" })
-}
-
-/// A 32-byte hash as standard padded base64.
-fn b64_hash() -> Value {
-    json!({ "type": "string", "pattern": "^[A-Za-z0-9+/]{43}=$" })
-}
-
-/// A base64 bag-of-cells.
-fn boc() -> Value {
-    json!({ "type": "string", "description": "base64 BoC" })
-}
-
-/// v3's raw address: workchain, colon, 64 upper-case hex digits.
-fn raw_address() -> Value {
-    json!({ "type": "string", "pattern": "^-?[0-9]+:[0-9A-F]{64}$" })
-}
-
-fn status_v3() -> Value {
-    strings(&["uninit", "frozen", "active", "nonexist"])
-}
-
-// ---------------------------------------------------------------------------
-// Parameters.
-
-/// How a parameter's value is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Int,
-    /// A positive integer (v2 seqno-like values).
-    Positive,
-    /// A non-negative integer (lt, limit, offset).
-    Unsigned,
-    Bool,
-    Str,
-    /// A hash: 64 hex digits (optionally `0x`) or 44-character base64.
-    Hash,
-    /// An address: raw `wc:hex` or a user-friendly base64 form.
-    Address,
-    /// v3 shard: hex (optionally `0x`) or signed decimal.
-    ShardV3,
-    /// v3 unix time: an integer or a float (truncated).
-    Utime,
-    /// v3 opcode: `0x` hex, hex, or signed 32-bit decimal.
-    Opcode,
-    Sort,
-    Direction,
-    /// A get-method's name, or its integer id.
-    Method,
-    /// A get-method's input stack (in a query string: its JSON text).
-    Stack,
-}
-
-/// One request parameter, as a handler reads it.
-#[derive(Debug, Clone, Copy)]
-struct P {
-    name: &'static str,
-    kind: Kind,
-    required: bool,
-    /// May be given more than once (a list).
-    many: bool,
-    about: &'static str,
-}
-
-const fn p(name: &'static str, kind: Kind, about: &'static str) -> P {
-    P {
-        name,
-        kind,
-        required: false,
-        many: false,
-        about,
-    }
-}
-
-impl P {
-    const fn req(self) -> Self {
-        P {
-            required: true,
-            ..self
-        }
-    }
-    const fn many(self) -> Self {
-        P { many: true, ..self }
-    }
-
-    /// The value's schema; `in_body`: a JSON body rather than a query string.
-    fn schema(&self, in_body: bool, stack_v3: bool) -> Value {
-        let hash = "^(0x)?[0-9a-fA-F]{64}$|^[A-Za-z0-9+/_-]{43}=?$";
-        let address = "^-?[0-9]+:[0-9a-fA-F]{64}$|^[A-Za-z0-9+/_-]{48}$";
-        let one = match self.kind {
-            Kind::Int => int(),
-            Kind::Positive => json!({ "type": "integer", "minimum": 1 }),
-            Kind::Unsigned => json!({ "type": "integer", "minimum": 0 }),
-            Kind::Bool => boolean(),
-            Kind::Str => string(),
-            Kind::Hash => json!({ "type": "string", "pattern": hash }),
-            Kind::Address => json!({ "type": "string", "pattern": address }),
-            Kind::ShardV3 => json!({
-                "type": "string",
-                "pattern": "^(0x)?[0-9a-fA-F]{1,16}$|^-?[0-9]+$",
-            }),
-            Kind::Utime => json!({ "type": "number", "minimum": 0 }),
-            Kind::Opcode => json!({
-                "type": "string",
-                "pattern": "^0x[0-9a-fA-F]{1,8}$|^[0-9a-fA-F]{1,8}$|^-?[0-9]+$",
-            }),
-            Kind::Sort => strings(&["asc", "desc"]),
-            Kind::Direction => strings(&["in", "out"]),
-            Kind::Method if in_body => json!({ "type": ["string", "integer"] }),
-            Kind::Method => string(),
-            Kind::Stack if !in_body => json!({
-                "type": "string",
-                "description": "the stack as JSON text, e.g. [[\"num\", 5]]",
-            }),
-            Kind::Stack if stack_v3 => array(obj(&[
-                ("type", strings(&["num", "cell", "slice"])),
-                ("value", string()),
-            ])),
-            Kind::Stack => array(json!({ "type": ["array", "object"] })),
-        };
-        if self.many {
-            array(one)
-        } else {
-            one
-        }
-    }
-}
-
-/// Query parameters of a GET operation.
-fn query_params(params: &[P]) -> Value {
+/// Query parameters of a GET operation, from a request type's declaration.
+fn declared_query(params: &[ParamDoc]) -> Value {
     Value::Array(
         params
             .iter()
@@ -364,28 +206,26 @@ fn query_params(params: &[P]) -> Value {
                     "name": p.name,
                     "in": "query",
                     "required": p.required,
-                    "description": p.about,
-                    "schema": p.schema(false, false),
+                    "description": p.about(),
+                    "schema": (p.schema)(false),
                 })
             })
             .collect(),
     )
 }
 
-/// The JSON body of a POST operation, holding the same parameters.
-fn json_body(params: &[P], stack_v3: bool) -> Value {
+/// The JSON body of a POST operation, from a request type's declaration.
+fn declared_body(params: &[ParamDoc]) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for p in params {
-        let mut s = p.schema(true, stack_v3);
-        s["description"] = json!(p.about);
+        let mut s = (p.schema)(true);
+        s["description"] = json!(p.about());
         properties.insert(p.name.to_string(), s);
         if p.required {
             required.push(json!(p.name));
         }
     }
-    // A body without parameters is any object (utoipa drops an empty
-    // `properties`, so it is left out here too).
     let mut schema = json!({ "type": "object" });
     if !properties.is_empty() {
         schema["properties"] = Value::Object(properties);
@@ -397,6 +237,54 @@ fn json_body(params: &[P], stack_v3: bool) -> Value {
         "required": true,
         "content": { "application/json": { "schema": schema } },
     })
+}
+
+/// The components the response types refer to, by name. Two types that
+/// share a name must be the same schema (else one would hide the other).
+fn named_schemas(
+    components: Vec<(
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+    )>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (name, schema) in components {
+        let mut schema = serde_json::to_value(schema).expect("a schema serializes");
+        spell_out_any(&mut schema);
+        if let Some(seen) = out.get(&name) {
+            assert_eq!(seen, &schema, "two response types are both named {name}");
+            continue;
+        }
+        out.insert(name, schema);
+    }
+    out
+}
+
+/// Gives every "any value" schema (`{}`, what utoipa writes for
+/// `serde_json::Value`) its types spelled out, so that the document reads
+/// back into utoipa's types (which need a type, a reference or a
+/// composition) and validators see the same thing.
+fn spell_out_any(schema: &mut Value) {
+    let Value::Object(m) = schema else { return };
+    let shaped = ["type", "$ref", "oneOf", "anyOf", "allOf", "enum", "const"]
+        .iter()
+        .any(|k| m.contains_key(*k));
+    if !shaped {
+        m.insert(
+            "type".into(),
+            json!(["object", "array", "string", "number", "boolean", "null"]),
+        );
+    }
+    for (k, v) in m.iter_mut() {
+        match (k.as_str(), v) {
+            ("properties", Value::Object(props)) => props.values_mut().for_each(spell_out_any),
+            ("items" | "additionalProperties", v @ Value::Object(_)) => spell_out_any(v),
+            ("oneOf" | "anyOf" | "allOf", Value::Array(parts)) => {
+                parts.iter_mut().for_each(spell_out_any)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What an error status means, in either API.
@@ -443,34 +331,6 @@ fn responses(ok: Value, errors: &[u16], error: &Value) -> Value {
         json!({ "description": "Any other error", "content": { "application/json": { "schema": error } } }),
     );
     Value::Object(out)
-}
-
-/// One operation of either API.
-struct Op {
-    name: &'static str,
-    tag: &'static str,
-    summary: &'static str,
-    params: Vec<P>,
-    ok: Value,
-    errors: &'static [u16],
-}
-
-fn op(
-    tag: &'static str,
-    name: &'static str,
-    summary: &'static str,
-    params: &[&[P]],
-    ok: Value,
-    errors: &'static [u16],
-) -> Op {
-    Op {
-        name,
-        tag,
-        summary,
-        params: params.concat(),
-        ok,
-        errors,
-    }
 }
 
 /// The parts every document shares: servers, keys, the not-yet list.

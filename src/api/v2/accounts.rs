@@ -8,12 +8,13 @@ use tycho_types::cell::{CellBuilder, HashBytes, Lazy};
 use tycho_types::models::{OptionalAccount, ShardAccount};
 
 use super::models::{ExtraCurrency, TonBlockIdExt, TransactionId};
-use super::{positive_seqno, required, to_json, V2Error, V2Result};
+use super::{positive_seqno, required, AccountAtArgs, AddressArgs, V2Error};
 use crate::api::account_state::{self, Earlier};
 use crate::api::encoding::{b64, friendly, Dec, WalletFields, B64};
-use crate::api::fees::{self, FeeRequest};
+use crate::api::fees::{self, FeeArgs, FeeRequest};
 use crate::api::getmethod::{self, At, TvmError};
 use crate::api::params::Params;
+use crate::api::request::{request, MethodArg, StackV2};
 use crate::api::Ctx;
 use crate::query;
 use crate::state::account::{self, AccountView, Status};
@@ -56,8 +57,8 @@ pub(super) struct Located {
 
 /// `seqno` when it names a masterchain block other than the newest: a read
 /// of an earlier state. `None` reads the newest state.
-fn earlier_seqno(ctx: &Ctx<'_>, p: &Params) -> Result<Option<u32>, V2Error> {
-    let Some(s) = positive_seqno(p, "seqno")? else {
+fn earlier_seqno(ctx: &Ctx<'_>, seqno: Option<i64>) -> Result<Option<u32>, V2Error> {
+    let Some(s) = positive_seqno(seqno, "seqno")? else {
         return Ok(None);
     };
     let newest = query::blocks::mc_block_range(&ctx.reader)?.map(|(_, last)| last.id.id.seqno);
@@ -66,9 +67,9 @@ fn earlier_seqno(ctx: &Ctx<'_>, p: &Params) -> Result<Option<u32>, V2Error> {
 
 /// The account of `address` as the newest indexed state has it, or with
 /// `seqno` as the state after that masterchain block has it.
-pub(super) fn locate(ctx: &Ctx<'_>, p: &Params) -> Result<Located, V2Error> {
-    let address = required(p.address("address")?, "address")?.address;
-    locate_at(ctx, address, earlier_seqno(ctx, p)?)
+pub(super) fn locate(ctx: &Ctx<'_>, a: &AccountAtArgs) -> Result<Located, V2Error> {
+    let address = required(a.account.address, "address")?.address;
+    locate_at(ctx, address, earlier_seqno(ctx, a.seqno)?)
 }
 
 /// [`locate`] for `address`, at the earlier masterchain block `earlier`
@@ -157,11 +158,33 @@ fn shard_account_after(ctx: &Ctx<'_>, address: &Address, seqno: u32) -> Result<E
         .map_err(|e| V2Error::new(e.status, e.message))
 }
 
+/// tonlib's `tvm.cell`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TvmCell {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    /// The cell as a base64 BoC
+    bytes: String,
+}
+
+impl TvmCell {
+    pub fn new(bytes: String) -> Self {
+        Self {
+            ty: "tvm.cell",
+            bytes,
+        }
+    }
+}
+
 /// CPP-only `getShardAccountCell`: the account's `ShardAccount` as a cell
 /// (`account_none` with a zero last transaction when the state has none).
-pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let address = required(p.address("address")?, "address")?.address;
-    let held = match earlier_seqno(ctx, p)? {
+pub fn get_shard_account_cell(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountAtArgs,
+) -> Result<TvmCell, V2Error> {
+    let address = required(q.account.address, "address")?.address;
+    let held = match earlier_seqno(ctx, q.seqno)? {
         Some(seqno) => shard_account_after(ctx, &address, seqno)?.shard_account,
         None => match crate::api::account_state::newest(ctx, &address)? {
             account::Known::Held(s) => Some(s.shard_account),
@@ -182,10 +205,7 @@ pub fn get_shard_account_cell(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         },
     };
     let cell = CellBuilder::build_from(&sa).map_err(internal)?;
-    to_json(&json!({
-        "@type": "tvm.cell",
-        "bytes": b64(&crate::boc::encode_crc(cell.as_ref())),
-    }))
+    Ok(TvmCell::new(b64(&crate::boc::encode_crc(cell.as_ref()))))
 }
 
 fn tx_id(a: &AccountView) -> TransactionId {
@@ -209,8 +229,8 @@ fn frozen_b64(a: &AccountView) -> String {
     a.frozen_hash.map(|h| b64(h.as_array())).unwrap_or_default()
 }
 
-#[derive(Serialize)]
-struct RawFullAccountState {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RawFullAccountState {
     #[serde(rename = "@type")]
     ty: &'static str,
     balance: Dec<u128>,
@@ -227,10 +247,14 @@ struct RawFullAccountState {
     // rather than a `false` that would read as knowledge.
 }
 
-pub fn get_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let l = locate(ctx, p)?;
+pub fn get_address_information(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountAtArgs,
+) -> Result<RawFullAccountState, V2Error> {
+    let l = locate(ctx, &q)?;
     let a = &l.account;
-    to_json(&RawFullAccountState {
+    Ok(RawFullAccountState {
         ty: "raw.fullAccountState",
         balance: Dec(a.balance.grams),
         extra_currencies: extra_currencies(a),
@@ -297,8 +321,29 @@ fn extended_state(a: &AccountView) -> (Json, u32) {
     }
 }
 
-pub fn get_extended_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let l = locate(ctx, p)?;
+/// tonlib's `fullAccountState`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct FullAccountState {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    address: super::models::AccountAddress,
+    balance: String,
+    extra_currencies: Vec<ExtraCurrency>,
+    last_transaction_id: TransactionId,
+    block_id: TonBlockIdExt,
+    sync_utime: u32,
+    /// `uninited.accountState`, `wallet.v3.accountState`,
+    /// `wallet.v4.accountState`, a highload wallet's, or `raw.accountState`
+    account_state: Json,
+    revision: u32,
+}
+
+pub fn get_extended_address_information(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountAtArgs,
+) -> Result<FullAccountState, V2Error> {
+    let l = locate(ctx, &q)?;
     let a = &l.account;
     let flags = crate::api::encoding::FriendlyFlags {
         bounceable: a.status == Status::Active,
@@ -306,21 +351,24 @@ pub fn get_extended_address_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         url_safe: true,
     };
     let (account_state, revision) = extended_state(a);
-    to_json(&json!({
-        "@type": "fullAccountState",
-        "address": {"@type": "accountAddress", "account_address": friendly(&a.address, flags)},
-        "balance": a.balance.grams.to_string(),
-        "extra_currencies": extra_currencies(a),
-        "last_transaction_id": tx_id(a),
-        "block_id": TonBlockIdExt::from(&l.block),
-        "sync_utime": l.sync_utime,
-        "account_state": account_state,
-        "revision": revision,
-    }))
+    Ok(FullAccountState {
+        ty: "fullAccountState",
+        address: super::models::AccountAddress {
+            ty: "accountAddress",
+            account_address: friendly(&a.address, flags),
+        },
+        balance: a.balance.grams.to_string(),
+        extra_currencies: extra_currencies(a),
+        last_transaction_id: tx_id(a),
+        block_id: TonBlockIdExt::from(&l.block),
+        sync_utime: l.sync_utime,
+        account_state,
+        revision,
+    })
 }
 
-#[derive(Serialize)]
-struct WalletInformation {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WalletInformation {
     #[serde(rename = "@type")]
     ty: &'static str,
     wallet: bool,
@@ -331,13 +379,17 @@ struct WalletInformation {
     fields: WalletFields,
 }
 
-pub fn get_wallet_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let l = locate(ctx, p)?;
+pub fn get_wallet_information(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountAtArgs,
+) -> Result<WalletInformation, V2Error> {
+    let l = locate(ctx, &q)?;
     let a = &l.account;
     let w = a
         .code_hash()
         .and_then(|h| wallet::detect(&h, a.data.as_ref()));
-    to_json(&WalletInformation {
+    Ok(WalletInformation {
         ty: "ext.accounts.walletInformation",
         wallet: w.is_some(),
         balance: Dec(a.balance.grams),
@@ -347,28 +399,45 @@ pub fn get_wallet_information(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     })
 }
 
-pub fn get_address_balance(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let l = locate(ctx, p)?;
-    to_json(&l.account.balance.grams.to_string())
+pub fn get_address_balance(ctx: &Ctx<'_>, _: &Params, q: AccountAtArgs) -> Result<String, V2Error> {
+    let l = locate(ctx, &q)?;
+    Ok(l.account.balance.grams.to_string())
 }
 
-pub fn get_address_state(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let l = locate(ctx, p)?;
-    to_json(&l.account.status.v2())
+pub fn get_address_state(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountAtArgs,
+) -> Result<&'static str, V2Error> {
+    let l = locate(ctx, &q)?;
+    Ok(l.account.status.v2())
+}
+
+request! {
+    /// A get-method call on an account's state.
+    pub struct RunGetMethodRequest {
+        /// Method name or id
+        [required] method: Option<MethodArg>,
+        /// Input stack
+        stack: StackV2,
+    }
+    with { at: AccountAtArgs }
 }
 
 /// `method`: a name, or (C++ rule) a string or number that is an integer id.
-fn method(p: &Params) -> Result<Method, V2Error> {
-    Ok(Method::parse(required(p.get("method"), "method")?))
+fn method(q: &RunGetMethodRequest) -> Result<Method, V2Error> {
+    Ok(Method::parse(&required(q.method.as_ref(), "method")?.0))
 }
 
 /// The input stack: one entry per `stack` value; a single value that is a
 /// list of entries (`stack=[]`, `stack=[["num","1"]]` in a GET query) is
 /// the whole stack. An entry itself holds a type string, so the two forms
 /// cannot be mistaken for each other.
-fn stack_input(p: &Params) -> Result<Json, V2Error> {
-    let mut values = p
-        .json_list("stack")
+fn stack_input(q: &RunGetMethodRequest) -> Result<Json, V2Error> {
+    let mut values = q
+        .stack
+        .0
+        .clone()
         .ok_or_else(|| V2Error::invalid("stack entries must be JSON arrays or objects"))?;
     if let [Json::Array(items)] = values.as_slice() {
         if items.iter().all(|i| i.is_array() || i.is_object()) {
@@ -378,37 +447,71 @@ fn stack_input(p: &Params) -> Result<Json, V2Error> {
     Ok(Json::Array(values))
 }
 
-pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let method = method(p)?;
-    let input = stack::parse_legacy_stack(&stack_input(p)?)?;
-    let l = locate(ctx, p)?;
-    let out = getmethod::run(ctx, &l.account, l.at, &method, input)?;
-    to_json(&json!({
-        "@type": "smc.runResult",
-        "gas_used": out.gas_used,
-        "stack": stack::legacy_stack(&out.stack)?,
-        "exit_code": out.exit_code,
-        "block_id": TonBlockIdExt::from(&l.block),
-        "last_transaction_id": tx_id(&l.account),
-    }))
+/// tonlib's `smc.runResult` with the block and the account's last
+/// transaction (runGetMethod).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RunResult {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    gas_used: u64,
+    /// The result stack in tonlib's form (`["num", "0x1"]`, …)
+    stack: Vec<Json>,
+    exit_code: i32,
+    block_id: TonBlockIdExt,
+    last_transaction_id: TransactionId,
 }
 
-pub fn run_get_method_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let method = method(p)?;
-    let input = stack::parse_std_stack(&stack_input(p)?)?;
-    let l = locate(ctx, p)?;
+pub fn run_get_method(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: RunGetMethodRequest,
+) -> Result<RunResult, V2Error> {
+    let method = method(&q)?;
+    let input = stack::parse_legacy_stack(&stack_input(&q)?)?;
+    let l = locate(ctx, &q.at)?;
     let out = getmethod::run(ctx, &l.account, l.at, &method, input)?;
-    to_json(&json!({
-        "@type": "smc.runResult",
-        "gas_used": out.gas_used,
-        "stack": stack::std_stack(&out.stack)?,
-        "exit_code": out.exit_code,
-    }))
+    Ok(RunResult {
+        ty: "smc.runResult",
+        gas_used: out.gas_used,
+        stack: stack::legacy_stack(&out.stack)?,
+        exit_code: out.exit_code,
+        block_id: TonBlockIdExt::from(&l.block),
+        last_transaction_id: tx_id(&l.account),
+    })
+}
+
+/// tonlib's `smc.runResult` with a `tvm.StackEntry` stack (runGetMethodStd).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RunResultStd {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    gas_used: u64,
+    /// The result stack as `tvm.StackEntry` objects
+    stack: Vec<Json>,
+    exit_code: i32,
+}
+
+pub fn run_get_method_std(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: RunGetMethodRequest,
+) -> Result<RunResultStd, V2Error> {
+    let method = method(&q)?;
+    let input = stack::parse_std_stack(&stack_input(&q)?)?;
+    let l = locate(ctx, &q.at)?;
+    let out = getmethod::run(ctx, &l.account, l.at, &method, input)?;
+    Ok(RunResultStd {
+        ty: "smc.runResult",
+        gas_used: out.gas_used,
+        stack: stack::std_stack(&out.stack)?,
+        exit_code: out.exit_code,
+    })
 }
 
 /// tonlib's `fees`; the numbers are JSON numbers.
-#[derive(Serialize)]
-struct V2Fees {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TonlibFees)]
+pub struct V2Fees {
     #[serde(rename = "@type")]
     ty: &'static str,
     in_fwd_fee: u128,
@@ -417,18 +520,28 @@ struct V2Fees {
     fwd_fee: u128,
 }
 
-#[derive(Serialize)]
-struct QueryFees {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct QueryFees {
     #[serde(rename = "@type")]
     ty: &'static str,
     source_fees: V2Fees,
     destination_fees: Vec<V2Fees>,
 }
 
-pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let address = required(p.address("address")?, "address")?.address;
-    let f = fees::estimate(ctx, &FeeRequest::parse(address, p)?)?;
-    to_json(&QueryFees {
+request! {
+    /// An external message to the account, whose fees are estimated.
+    pub struct EstimateFeeRequest {}
+    with { account: AddressArgs, message: FeeArgs }
+}
+
+pub fn estimate_fee(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: EstimateFeeRequest,
+) -> Result<QueryFees, V2Error> {
+    let address = required(q.account.address, "address")?.address;
+    let f = fees::estimate(ctx, &FeeRequest::from_args(address, &q.message)?)?;
+    Ok(QueryFees {
         ty: "query.fees",
         source_fees: V2Fees {
             ty: "fees",

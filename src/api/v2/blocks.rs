@@ -5,9 +5,10 @@ use serde::Serialize;
 use tonindex_model::{BlockId, BlockIdExt, BlockRecord};
 
 use super::models::TonBlockIdExt;
-use super::{positive_seqno, required, to_json, V2Error, V2Result};
+use super::{positive_seqno, required, BlockArgs, V2Error};
 use crate::api::encoding::{parse_hash, B64Bytes, B64};
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::chain::link::Lookup;
 use crate::query::{self, blocks::BlockAt};
@@ -36,8 +37,9 @@ fn latest_mc(ctx: &Ctx<'_>) -> Result<BlockRecord, V2Error> {
         .ok_or_else(|| V2Error::new(500, "no masterchain blocks are indexed"))
 }
 
-#[derive(Serialize)]
-struct MasterchainInfo {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TonlibMasterchainInfo)]
+pub struct MasterchainInfo {
     #[serde(rename = "@type")]
     ty: &'static str,
     last: TonBlockIdExt,
@@ -45,9 +47,9 @@ struct MasterchainInfo {
     init: TonBlockIdExt,
 }
 
-pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params, _: ()) -> Result<MasterchainInfo, V2Error> {
     let last = latest_mc(ctx)?;
-    to_json(&MasterchainInfo {
+    Ok(MasterchainInfo {
         ty: "blocks.masterchainInfo",
         last: (&last.id).into(),
         state_root_hash: B64(last.state_root_hash),
@@ -58,18 +60,53 @@ pub fn get_masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V2Result {
 /// On a follower, the highest masterchain tip among its lite servers that
 /// answer (500 `no workers alive` when none does, as the C++ server); else
 /// the index's newest masterchain block.
-pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+pub fn get_consensus_block(ctx: &Ctx<'_>, _: &Params, _: ()) -> Result<ConsensusBlock, V2Error> {
     let seqno = match ctx.chain.and_then(|c| c.consensus_block()) {
         Some(Ok(seqno)) => seqno,
         Some(Err(refused)) => return Err(V2Error::new(refused.status, refused.message)),
         None => latest_mc(ctx)?.id.id.seqno,
     };
     let now = crate::api::unix_now();
-    to_json(&serde_json::json!({
-        "@type": "ext.blocks.consensusBlock",
-        "consensus_block": seqno,
-        "timestamp": now,
-    }))
+    Ok(ConsensusBlock {
+        ty: "ext.blocks.consensusBlock",
+        consensus_block: seqno,
+        timestamp: now,
+    })
+}
+
+/// The C++ server's `ext.blocks.consensusBlock`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ConsensusBlock {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    consensus_block: u32,
+    timestamp: u64,
+}
+
+request! {
+    /// A masterchain block by seqno.
+    pub struct McSeqnoArgs {
+        /// Masterchain block seqno
+        [required] seqno: Option<i64>,
+    }
+}
+
+/// tonlib's `blocks.blockSignatures`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlockSignatures {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    id: TonBlockIdExt,
+    signatures: Vec<Signature>,
+}
+
+/// One validator's signature (`blocks.signature`).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Signature {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    node_id_short: B64,
+    signature: B64Bytes,
 }
 
 /// What the index cannot answer because block files do not carry it (and
@@ -85,8 +122,12 @@ fn unavailable(what: &str) -> V2Error {
 /// validator's signatures of the indexed masterchain block) or follows one
 /// (`tonindex run`: a lite server's, checked against the validators of
 /// the key block in force).
-pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+pub fn get_masterchain_block_signatures(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: McSeqnoArgs,
+) -> Result<BlockSignatures, V2Error> {
+    let seqno = required(positive_seqno(q.seqno, "seqno")?, "seqno")?;
     let Some(chain) = ctx.chain else {
         return Err(unavailable("block signatures"));
     };
@@ -114,26 +155,80 @@ pub fn get_masterchain_block_signatures(ctx: &Ctx<'_>, p: &Params) -> V2Result {
                 .map_err(|r| V2Error::new(r.status, r.message))?
         }
     };
-    to_json(&serde_json::json!({
-        "@type": "blocks.blockSignatures",
-        "id": TonBlockIdExt::from(&block.id),
-        "signatures": signatures.iter().map(|(node, sig)| serde_json::json!({
-            "@type": "blocks.signature",
-            "node_id_short": B64(node.0),
-            "signature": B64Bytes(sig.to_vec()),
-        })).collect::<Vec<_>>(),
-    }))
+    Ok(BlockSignatures {
+        ty: "blocks.blockSignatures",
+        id: TonBlockIdExt::from(&block.id),
+        signatures: signatures
+            .iter()
+            .map(|(node, sig)| Signature {
+                ty: "blocks.signature",
+                node_id_short: B64(node.0),
+                signature: B64Bytes(sig.to_vec()),
+            })
+            .collect(),
+    })
+}
+
+request! {
+    /// A block, and the masterchain block to prove it from.
+    pub struct ShardBlockProofRequest {
+        /// Workchain
+        [required] workchain: Option<i32>,
+        /// Shard id as a signed 64-bit integer
+        [required] shard: Option<i64>,
+        /// Block seqno
+        [required] seqno: Option<i64>,
+        /// Prove from this masterchain block (default: the newest)
+        from_seqno: Option<u32>,
+    }
+}
+
+/// tonlib's `blocks.shardBlockProof`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ShardBlockProof {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    from: TonBlockIdExt,
+    mc_id: TonBlockIdExt,
+    links: Vec<ShardBlockLink>,
+    mc_proof: Vec<BlockLinkBack>,
+}
+
+/// `blocks.shardBlockLink`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ShardBlockLink {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    id: TonBlockIdExt,
+    proof: B64Bytes,
+}
+
+/// `blocks.blockLinkBack`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlockLinkBack {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    to_key_block: bool,
+    from: TonBlockIdExt,
+    to: TonBlockIdExt,
+    dest_proof: B64Bytes,
+    proof: B64Bytes,
+    state_proof: B64Bytes,
 }
 
 /// Answered where this process runs the chain and keeps its blocks
 /// (`tonindex dev`) or follows one (`tonindex run`: the lite server's
 /// proofs): the Merkle proofs of a liteserver's `shardBlockProof`, from
 /// the newest masterchain block or `from_seqno`.
-pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
-    let shard = required(shard(p)?, "shard")?;
-    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
-    let from_seqno: Option<u32> = p.int("from_seqno")?;
+pub fn get_shard_block_proof(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: ShardBlockProofRequest,
+) -> Result<ShardBlockProof, V2Error> {
+    let workchain = required(q.workchain, "workchain")?;
+    let shard = required(q.shard.map(|s| s as u64), "shard")?;
+    let seqno = required(positive_seqno(q.seqno, "seqno")?, "seqno")?;
+    let from_seqno = q.from_seqno;
     let Some(chain) = ctx.chain else {
         return Err(unavailable("block proofs"));
     };
@@ -178,45 +273,63 @@ pub fn get_shard_block_proof(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         .shard_block_proof(&target.id, &mc.id, &from.id)
         .ok_or_else(|| unavailable("block proofs"))?
         .map_err(|r| V2Error::new(r.status, r.message))?;
-    let links: Vec<_> = proofs
+    let links = proofs
         .link
         .iter()
-        .map(|proof| {
-            serde_json::json!({
-                "@type": "blocks.shardBlockLink",
-                "id": TonBlockIdExt::from(&target.id),
-                "proof": B64Bytes(proof.clone()),
-            })
+        .map(|proof| ShardBlockLink {
+            ty: "blocks.shardBlockLink",
+            id: TonBlockIdExt::from(&target.id),
+            proof: B64Bytes(proof.clone()),
         })
         .collect();
-    let mc_proof: Vec<_> = proofs
+    let mc_proof = proofs
         .back
         .iter()
-        .map(|b| {
-            serde_json::json!({
-                "@type": "blocks.blockLinkBack",
-                "to_key_block": false,
-                "from": TonBlockIdExt::from(&from.id),
-                "to": TonBlockIdExt::from(&mc.id),
-                "dest_proof": B64Bytes(b.dest_proof.clone()),
-                "proof": B64Bytes(b.proof.clone()),
-                "state_proof": B64Bytes(b.state_proof.clone()),
-            })
+        .map(|b| BlockLinkBack {
+            ty: "blocks.blockLinkBack",
+            to_key_block: false,
+            from: TonBlockIdExt::from(&from.id),
+            to: TonBlockIdExt::from(&mc.id),
+            dest_proof: B64Bytes(b.dest_proof.clone()),
+            proof: B64Bytes(b.proof.clone()),
+            state_proof: B64Bytes(b.state_proof.clone()),
         })
         .collect();
-    to_json(&serde_json::json!({
-        "@type": "blocks.shardBlockProof",
-        "from": TonBlockIdExt::from(&from.id),
-        "mc_id": TonBlockIdExt::from(&mc.id),
-        "links": links,
-        "mc_proof": mc_proof,
-    }))
+    Ok(ShardBlockProof {
+        ty: "blocks.shardBlockProof",
+        from: TonBlockIdExt::from(&from.id),
+        mc_id: TonBlockIdExt::from(&mc.id),
+        links,
+        mc_proof,
+    })
+}
+
+/// tonlib's `blocks.outMsgQueueSizes`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OutMsgQueueSizes {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    shards: Vec<OutMsgQueueSize>,
+    ext_msg_queue_size_limit: u32,
+}
+
+/// One shard's queue (`blocks.outMsgQueueSize`).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OutMsgQueueSize {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    id: TonBlockIdExt,
+    size: u64,
 }
 
 /// Answered where this process runs or follows a chain: the outbound
 /// queue of each shard's newest block (the devnet's own, or a lite
 /// server's `getOutMsgQueueSizes`).
-pub fn get_out_msg_queue_size(ctx: &Ctx<'_>, _: &Params) -> V2Result {
+pub fn get_out_msg_queue_size(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    _: (),
+) -> Result<OutMsgQueueSizes, V2Error> {
     let chain = ctx
         .chain
         .ok_or_else(|| unavailable("out message queue sizes"))?;
@@ -228,30 +341,28 @@ pub fn get_out_msg_queue_size(ctx: &Ctx<'_>, _: &Params) -> V2Result {
         .out_msg_queue_sizes()
         .ok_or_else(|| unavailable("out message queue sizes"))?
         .map_err(|refused| V2Error::new(refused.status, refused.message))?;
-    to_json(&serde_json::json!({
-        "@type": "blocks.outMsgQueueSizes",
-        "shards": sizes.shards.iter().map(|(id, size)| serde_json::json!({
-            "@type": "blocks.outMsgQueueSize",
-            "id": TonBlockIdExt::from(id),
-            "size": size,
-        })).collect::<Vec<_>>(),
-        "ext_msg_queue_size_limit": sizes.ext_msg_queue_size_limit,
-    }))
-}
-
-/// v2 `shard`: a signed 64-bit decimal (string or JSON number).
-pub fn shard(p: &Params) -> Result<Option<u64>, V2Error> {
-    Ok(p.int::<i64>("shard")?.map(|s| s as u64))
+    Ok(OutMsgQueueSizes {
+        ty: "blocks.outMsgQueueSizes",
+        shards: sizes
+            .shards
+            .iter()
+            .map(|(id, size)| OutMsgQueueSize {
+                ty: "blocks.outMsgQueueSize",
+                id: TonBlockIdExt::from(id),
+                size: *size,
+            })
+            .collect(),
+        ext_msg_queue_size_limit: sizes.ext_msg_queue_size_limit,
+    })
 }
 
 /// `(workchain, shard, seqno[, root_hash, file_hash])` → the indexed block.
 /// The hashes, when both are given, must match.
-pub fn block_from_params(ctx: &Ctx<'_>, p: &Params) -> Result<BlockRecord, V2Error> {
-    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
-    let shard = required(shard(p)?, "shard")?;
-    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
-    let root_hash = p.hash("root_hash")?;
-    let file_hash = p.hash("file_hash")?;
+pub fn block_from_args(ctx: &Ctx<'_>, a: &BlockArgs) -> Result<BlockRecord, V2Error> {
+    let workchain = required(a.workchain, "workchain")?;
+    let shard = required(a.shard.map(|s| s as u64), "shard")?;
+    let seqno = required(positive_seqno(a.seqno, "seqno")?, "seqno")?;
+    let (root_hash, file_hash) = (a.root_hash, a.file_hash);
     let id = BlockId {
         workchain,
         shard,
@@ -268,12 +379,31 @@ pub fn block_from_params(ctx: &Ctx<'_>, p: &Params) -> Result<BlockRecord, V2Err
     })
 }
 
-pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let workchain = required(p.int::<i32>("workchain")?, "workchain")?;
-    let shard = required(shard(p)?, "shard")?;
-    let seqno = positive_seqno(p, "seqno")?;
-    let lt: Option<u64> = p.int("lt")?;
-    let unixtime: Option<u32> = p.int("unixtime")?;
+request! {
+    /// A block of a shard by seqno, logical time or unix time.
+    pub struct LookupBlockRequest {
+        /// Workchain
+        [required] workchain: Option<i32>,
+        /// Shard id as a signed 64-bit integer
+        [required] shard: Option<i64>,
+        /// Block seqno
+        seqno: Option<i64>,
+        /// A logical time within the block
+        lt: Option<u64>,
+        /// The block generated at or before this unix time
+        unixtime: Option<u32>,
+    }
+}
+
+pub fn lookup_block(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: LookupBlockRequest,
+) -> Result<TonBlockIdExt, V2Error> {
+    let workchain = required(q.workchain, "workchain")?;
+    let shard = required(q.shard.map(|s| s as u64), "shard")?;
+    let seqno = positive_seqno(q.seqno, "seqno")?;
+    let (lt, unixtime) = (q.lt, q.unixtime);
     if seqno.is_none() && lt.is_none() && unixtime.is_none() {
         return Err(V2Error::invalid(
             "exactly one of seqno, lt, unixtime should be specified",
@@ -323,27 +453,27 @@ pub fn lookup_block(ctx: &Ctx<'_>, p: &Params) -> V2Result {
                 return Err(V2Error::not_found("block is not in the index"));
             }
             match chain.lookup_block(workchain, shard, by) {
-                Some(Ok(id)) => return to_json(&TonBlockIdExt::from(&id)),
+                Some(Ok(id)) => return Ok(TonBlockIdExt::from(&id)),
                 Some(Err(r)) if found.is_none() => return Err(V2Error::new(r.status, r.message)),
                 _ => {}
             }
         }
     }
     match found {
-        Some(b) => to_json(&TonBlockIdExt::from(&b.id)),
+        Some(b) => Ok(TonBlockIdExt::from(&b.id)),
         None => Err(V2Error::not_found("block is not in the index")),
     }
 }
 
-#[derive(Serialize)]
-struct Shards {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Shards {
     #[serde(rename = "@type")]
     ty: &'static str,
     shards: Vec<TonBlockIdExt>,
 }
 
-pub fn get_shards(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let seqno = required(positive_seqno(p, "seqno")?, "seqno")?;
+pub fn get_shards(ctx: &Ctx<'_>, _: &Params, q: McSeqnoArgs) -> Result<Shards, V2Error> {
+    let seqno = required(positive_seqno(q.seqno, "seqno")?, "seqno")?;
     if query::blocks::mc_block(&ctx.reader, seqno)?.is_none() {
         return Err(V2Error::not_found(format!(
             "masterchain block {seqno} is not in the index"
@@ -353,14 +483,14 @@ pub fn get_shards(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         .iter()
         .map(|d| TonBlockIdExt::from(&d.block))
         .collect();
-    to_json(&Shards {
+    Ok(Shards {
         ty: "blocks.shards",
         shards,
     })
 }
 
-#[derive(Serialize)]
-struct BlockHeader {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlockHeader {
     #[serde(rename = "@type")]
     ty: &'static str,
     id: TonBlockIdExt,
@@ -382,9 +512,9 @@ struct BlockHeader {
     prev_blocks: Vec<TonBlockIdExt>,
 }
 
-pub fn get_block_header(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let b = block_from_params(ctx, p)?;
-    to_json(&BlockHeader {
+pub fn get_block_header(ctx: &Ctx<'_>, _: &Params, q: BlockArgs) -> Result<BlockHeader, V2Error> {
+    let b = block_from_args(ctx, &q)?;
+    Ok(BlockHeader {
         ty: "blocks.header",
         id: (&b.id).into(),
         global_id: b.global_id,

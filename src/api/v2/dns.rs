@@ -4,15 +4,17 @@
 //! while `ttl` allows and the answer is a next resolver for a prefix, on
 //! that resolver for the rest of the name.
 
+use serde::Serialize;
 use serde_json::{json, Value as Json};
 use tonindex_model::Address;
 use tycho_types::cell::{Cell, HashBytes};
 
 use super::accounts::{locate, locate_at, Located};
-use super::{to_json, V2Error, V2Result};
+use super::{AccountAtArgs, V2Error};
 use crate::api::encoding::{adnl_text, b64, friendly_bounceable};
 use crate::api::getmethod;
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::contracts::dns::{self, DnsRecord, Resolved};
 use crate::tvm::getmethod::Method;
@@ -29,7 +31,7 @@ fn not_a_resolver(address: &str, why: impl std::fmt::Display) -> V2Error {
 /// One record in tonlib's `dns.entry` form. A record whose tag block.tlb
 /// does not define, or whose bits do not fit it, is `dns.entryDataUnknown`
 /// with the record's BoC, rather than failing the whole answer.
-fn entry(name: &[u8], category: &HashBytes, record: &Cell) -> Json {
+fn entry(name: &[u8], category: &HashBytes, record: &Cell) -> DnsEntry {
     let account =
         |a: &Address| json!({"@type": "accountAddress", "account_address": friendly_bounceable(a)});
     let parsed = record
@@ -56,16 +58,55 @@ fn entry(name: &[u8], category: &HashBytes, record: &Cell) -> Json {
             "bytes": b64(&crate::boc::encode_crc(record.as_ref())),
         }),
     };
-    json!({
-        "@type": "dns.entry",
-        "name": String::from_utf8_lossy(name),
-        "category": b64(category.as_array()),
-        "entry": data,
-    })
+    DnsEntry {
+        ty: "dns.entry",
+        name: String::from_utf8_lossy(name).into_owned(),
+        category: b64(category.as_array()),
+        entry: data,
+    }
 }
 
-pub fn dns_resolve(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let ttl = match p.int::<i64>("ttl")? {
+/// tonlib's `dns.entry`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DnsEntry {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    name: String,
+    /// The category's hash, base64
+    category: String,
+    /// `dns.entryDataNextResolver`, `dns.entryDataSmcAddress`,
+    /// `dns.entryDataAdnlAddress`, `dns.entryDataStorageAddress`,
+    /// `dns.entryDataText` or `dns.entryDataUnknown`
+    entry: Json,
+}
+
+/// tonlib's `dns.resolved`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DnsResolved {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    entries: Vec<DnsEntry>,
+}
+
+request! {
+    /// A name and the resolver to start from.
+    pub struct DnsResolveRequest {
+        /// The name (`example.ton`; taken as absolute)
+        name: Option<String>,
+        /// Accepted and not used: every category is asked for (as the C++ server)
+        category: Option<String>,
+        /// How many next resolvers to follow (default 0)
+        ttl: Option<i64>,
+    }
+    with { at: AccountAtArgs }
+}
+
+pub fn dns_resolve(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: DnsResolveRequest,
+) -> Result<DnsResolved, V2Error> {
+    let ttl = match q.ttl {
         None => 0,
         Some(t) if t < 0 => return Err(V2Error::invalid("ttl should be non-negative")),
         Some(t) => i32::try_from(t).map_err(|_| V2Error::invalid("ttl is too large"))?,
@@ -73,11 +114,11 @@ pub fn dns_resolve(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     // As the C++ server does: every category is asked for (`category` is
     // accepted and not used), and a name is taken as absolute.
     let category = HashBytes::ZERO;
-    let mut name = p.get("name").unwrap_or_default().as_bytes().to_vec();
+    let mut name = q.name.as_deref().unwrap_or_default().as_bytes().to_vec();
     if name.last() != Some(&b'.') {
         name.push(b'.');
     }
-    let mut resolver: Located = locate(ctx, p)?;
+    let mut resolver: Located = locate(ctx, &q.at)?;
     let mut ttl = ttl;
     loop {
         let shown = friendly_bounceable(&resolver.account.address);
@@ -104,10 +145,10 @@ pub fn dns_resolve(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             Resolved::Partly { bytes, record } => {
                 let got = dns::decode_name(&encoded[..bytes]);
                 if ttl <= 0 {
-                    return to_json(&json!({
-                        "@type": "dns.resolved",
-                        "entries": [entry(&got, &dns::next_resolver_category(), &record)],
-                    }));
+                    return Ok(DnsResolved {
+                        ty: "dns.resolved",
+                        entries: vec![entry(&got, &dns::next_resolver_category(), &record)],
+                    });
                 }
                 // The rest of the name goes to the next resolver, which the
                 // resolved part must end at a label boundary of.
@@ -144,10 +185,13 @@ pub fn dns_resolve(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             }
             Resolved::Fully(records) => records,
         };
-        let entries: Vec<Json> = records
+        let entries = records
             .iter()
             .map(|(category, record)| entry(&name, category, record))
             .collect();
-        return to_json(&json!({"@type": "dns.resolved", "entries": entries}));
+        return Ok(DnsResolved {
+            ty: "dns.resolved",
+            entries,
+        });
     }
 }

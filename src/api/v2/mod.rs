@@ -25,7 +25,9 @@ use axum::Router;
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::encoding::ParsedAddress;
 use super::params::{ParamError, Params};
+use super::request::{request, Handle, Typed};
 use super::{
     elapsed_ms, getmethod, json_response, with_config_header, Api, Ctx, ReadFailure, V2_API_VERSION,
 };
@@ -107,74 +109,88 @@ pub fn to_json<T: Serialize>(v: &T) -> V2Result {
     Ok(crate::api::response::json(v)?)
 }
 
-type Handler = fn(&Ctx<'_>, &Params) -> V2Result;
+/// One method of v2: its name, documentation and typed handler. Every
+/// method is served by GET, by POST and through JSON-RPC; the OpenAPI
+/// document is written from this table and the handlers' request and
+/// response types (`crate::api::openapi`).
+pub struct Endpoint {
+    pub name: &'static str,
+    /// The document's tag (the group in Swagger UI).
+    pub tag: &'static str,
+    pub summary: &'static str,
+    /// Error statuses it answers besides the common ones (429, 503, 504).
+    pub errors: &'static [u16],
+    pub handler: &'static dyn Handle<V2Error>,
+}
+
+/// Builds a row of [`ENDPOINTS`].
+const fn row(
+    name: &'static str,
+    tag: &'static str,
+    summary: &'static str,
+    errors: &'static [u16],
+    handler: &'static dyn Handle<V2Error>,
+) -> Endpoint {
+    Endpoint {
+        name,
+        tag,
+        summary,
+        errors,
+        handler,
+    }
+}
 
 /// v2 methods tonindex does not serve yet: a clear 501 rather than "unknown method".
 pub(crate) const NOT_YET: &[&str] = &[];
 
-/// Every method v2 serves, with its handler (aliases are rows of their own).
-const HANDLERS: &[(&str, Handler)] = &[
-    ("getAddressInformation", accounts::get_address_information),
-    (
-        "getExtendedAddressInformation",
-        accounts::get_extended_address_information,
-    ),
-    ("getWalletInformation", accounts::get_wallet_information),
-    ("getTokenData", tokens::get_token_data),
-    ("getAddressBalance", accounts::get_address_balance),
-    ("getAddressState", accounts::get_address_state),
-    ("runGetMethod", accounts::run_get_method),
-    ("runGetMethodStd", accounts::run_get_method_std),
-    ("getShardAccountCell", accounts::get_shard_account_cell),
-    ("dnsResolve", dns::dns_resolve),
-    ("estimateFee", accounts::estimate_fee),
-    ("sendBoc", send::send_boc),
-    ("sendBocReturnHash", send::send_boc_return_hash),
-    (
-        "sendBocReturnHashNoError",
-        send::send_boc_return_hash_no_error,
-    ),
-    ("getMasterchainInfo", blocks::get_masterchain_info),
-    (
-        "getMasterchainBlockSignatures",
-        blocks::get_masterchain_block_signatures,
-    ),
-    ("getShardBlockProof", blocks::get_shard_block_proof),
-    ("getConsensusBlock", blocks::get_consensus_block),
-    ("lookupBlock", blocks::lookup_block),
-    ("getShards", blocks::get_shards),
-    ("shards", blocks::get_shards),
-    ("getBlockHeader", blocks::get_block_header),
-    ("getOutMsgQueueSize", blocks::get_out_msg_queue_size),
-    ("getBlockTransactions", transactions::get_block_transactions),
-    (
-        "getBlockTransactionsExt",
-        transactions::get_block_transactions_ext,
-    ),
-    ("getTransactions", transactions::get_transactions),
-    ("getTransactionsStd", transactions::get_transactions_std),
-    ("tryLocateTx", transactions::try_locate_tx),
-    ("tryLocateResultTx", transactions::try_locate_tx),
-    ("tryLocateSourceTx", transactions::try_locate_source_tx),
-    ("detectAddress", utils::detect_address),
-    ("detectHash", utils::detect_hash),
-    ("packAddress", utils::pack_address),
-    ("unpackAddress", utils::unpack_address),
-    ("getConfigParam", config_params::get_config_param),
-    ("getConfigAll", config_params::get_config_all),
-    ("getLibraries", config_params::get_libraries),
+/// Every method v2 serves (aliases are rows of their own).
+pub static ENDPOINTS: &[Endpoint] = &[
+    row("getAddressInformation", "accounts", "An account's state", &[404, 422, 501], &Typed { f: accounts::get_address_information }),
+    row("getExtendedAddressInformation", "accounts", "An account's state with its detected wallet", &[404, 422, 501], &Typed { f: accounts::get_extended_address_information }),
+    row("getWalletInformation", "accounts", "An account's wallet details", &[404, 422, 501], &Typed { f: accounts::get_wallet_information }),
+    row("getTokenData", "accounts", "What a Jetton master or wallet, NFT collection or item says of itself (409: not a token, or not confirmed by its master or collection)", &[404, 409, 422, 501], &Typed { f: tokens::get_token_data }),
+    row("getAddressBalance", "accounts", "An account's balance in nanotons", &[404, 422, 501], &Typed { f: accounts::get_address_balance }),
+    row("getAddressState", "accounts", "An account's status", &[404, 422, 501], &Typed { f: accounts::get_address_state }),
+    row("runGetMethod", "run method", "Runs a get-method (tonlib's stack form)", &[404, 422, 501, 533, 542], &Typed { f: accounts::run_get_method }),
+    row("runGetMethodStd", "run method", "Runs a get-method (tvm.StackEntry form)", &[404, 422, 501, 533, 542], &Typed { f: accounts::run_get_method_std }),
+    row("getShardAccountCell", "accounts", "An account's ShardAccount cell", &[404, 422, 501], &Typed { f: accounts::get_shard_account_cell }),
+    row("dnsResolve", "accounts", "Resolves a TEP-81 name with the given resolver's dnsresolve, following next resolvers while ttl allows (409: the contract cannot resolve it)", &[404, 409, 422], &Typed { f: dns::dns_resolve }),
+    row("estimateFee", "send", "Fees of an external message to the account", &[404, 422], &Typed { f: accounts::estimate_fee }),
+    row("sendBoc", "send", "Sends an external message", &[422], &Typed { f: send::send_boc }),
+    row("sendBocReturnHash", "send", "Sends an external message, returning its hashes", &[422], &Typed { f: send::send_boc_return_hash }),
+    row("sendBocReturnHashNoError", "send", "Sends an external message; a failed send is a 400", &[400, 422], &Typed { f: send::send_boc_return_hash_no_error }),
+    row("getMasterchainInfo", "blocks", "The newest indexed masterchain block", &[], &Typed { f: blocks::get_masterchain_info }),
+    row("getMasterchainBlockSignatures", "blocks", "Validator signatures of a masterchain block (a chain this process runs)", &[404, 422, 501], &Typed { f: blocks::get_masterchain_block_signatures }),
+    row("getShardBlockProof", "blocks", "Proof of a block from a masterchain block (a chain this process runs)", &[404, 422, 501], &Typed { f: blocks::get_shard_block_proof }),
+    row("getConsensusBlock", "blocks", "The newest indexed masterchain block's seqno", &[], &Typed { f: blocks::get_consensus_block }),
+    row("lookupBlock", "blocks", "A block by seqno, logical time or unix time", &[404, 422], &Typed { f: blocks::lookup_block }),
+    row("getShards", "blocks", "Shard blocks of a masterchain block's state", &[404, 422], &Typed { f: blocks::get_shards }),
+    row("shards", "blocks", "Alias of getShards", &[404, 422], &Typed { f: blocks::get_shards }),
+    row("getBlockHeader", "blocks", "A block's header", &[404, 422], &Typed { f: blocks::get_block_header }),
+    row("getOutMsgQueueSize", "blocks", "Outbound queue sizes of the newest blocks (a chain this process runs)", &[501], &Typed { f: blocks::get_out_msg_queue_size }),
+    row("getBlockTransactions", "transactions", "Short ids of a block's transactions", &[404, 422], &Typed { f: transactions::get_block_transactions }),
+    row("getBlockTransactionsExt", "transactions", "A block's transactions", &[404, 422], &Typed { f: transactions::get_block_transactions_ext }),
+    row("getTransactions", "transactions", "An account's transactions, newest first", &[404, 422], &Typed { f: transactions::get_transactions }),
+    row("getTransactionsStd", "transactions", "An account's transactions, newest first (raw.transactions)", &[404, 422], &Typed { f: transactions::get_transactions_std }),
+    row("tryLocateTx", "transactions", "The destination's transaction that received the message", &[404, 422], &Typed { f: transactions::try_locate_tx }),
+    row("tryLocateResultTx", "transactions", "Alias of tryLocateTx", &[404, 422], &Typed { f: transactions::try_locate_tx }),
+    row("tryLocateSourceTx", "transactions", "The source's transaction that sent the message", &[404, 422], &Typed { f: transactions::try_locate_source_tx }),
+    row("detectAddress", "utils", "All forms of an address", &[422], &Typed { f: utils::detect_address }),
+    row("detectHash", "utils", "All forms of a hash", &[422], &Typed { f: utils::detect_hash }),
+    row("packAddress", "utils", "An address in user-friendly url-safe form", &[422], &Typed { f: utils::pack_address }),
+    row("unpackAddress", "utils", "An address in raw form", &[422], &Typed { f: utils::unpack_address }),
+    row("getConfigParam", "config", "One blockchain config parameter (config_id or param is required)", &[404, 422], &Typed { f: config_params::get_config_param }),
+    row("getConfigAll", "config", "The whole blockchain config", &[404, 422], &Typed { f: config_params::get_config_all }),
+    row("getLibraries", "config", "Library cells by hash (unknown ones are left out)", &[404, 422, 501], &Typed { f: config_params::get_libraries }),
 ];
 
-fn handler_for(method: &str) -> Option<Handler> {
-    HANDLERS
-        .iter()
-        .find(|(name, _)| *name == method)
-        .map(|(_, h)| *h)
+fn endpoint(method: &str) -> Option<&'static Endpoint> {
+    ENDPOINTS.iter().find(|e| e.name == method)
 }
 
 /// The methods v2 serves (what its OpenAPI document must describe).
 pub fn served_methods() -> impl Iterator<Item = &'static str> {
-    HANDLERS.iter().map(|(name, _)| *name)
+    ENDPOINTS.iter().map(|e| e.name)
 }
 
 /// `/api/v2`'s routes: the docs (static paths, which win over methods),
@@ -266,10 +282,10 @@ async fn call(
 async fn call_noted(
     api: &Arc<Api>,
     method: &str,
-    params: Params,
+    mut params: Params,
     big_input: bool,
 ) -> Result<(V2Result, Option<getmethod::ConfigUsed>), V2Error> {
-    let Some(handler) = handler_for(method) else {
+    let Some(handler) = endpoint(method).map(|e| e.handler) else {
         if NOT_YET.contains(&method) {
             return Err(V2Error::new(
                 501,
@@ -281,7 +297,8 @@ async fn call_noted(
             crate::tvm::stack::cut(method)
         )));
     };
-    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler(ctx, &params));
+    params.declare(handler.names());
+    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler.call(ctx, &params));
     match api.read_with(big_input, run).await {
         Ok(noted) => Ok(noted),
         Err(ReadFailure::TimedOut) => Err(V2Error::timed_out()),
@@ -365,7 +382,7 @@ async fn json_rpc(State(api): State<Arc<Api>>, body: Bytes) -> Response {
         // As toncenter's server answers a name it does not know (tonweb's
         // deprecated `sendQuery` among them): 422 "Unknown method". Over
         // REST an unknown path stays a 404.
-        Ok(params) if handler_for(method).is_none() && !NOT_YET.contains(&method) => {
+        Ok(params) if endpoint(method).is_none() && !NOT_YET.contains(&method) => {
             drop(params);
             (Err(V2Error::new(422, "Unknown method")), None)
         }
@@ -387,8 +404,8 @@ async fn json_rpc_wrong_method(method: Method) -> Response {
 }
 
 /// `seqno`-like parameters that CPP requires to be positive.
-pub fn positive_seqno(p: &Params, name: &str) -> Result<Option<u32>, V2Error> {
-    match p.int::<i64>(name)? {
+pub fn positive_seqno(v: Option<i64>, name: &str) -> Result<Option<u32>, V2Error> {
+    match v {
         None => Ok(None),
         Some(s) if s <= 0 => Err(V2Error::invalid(format!("{name} should be positive"))),
         Some(s) => u32::try_from(s)
@@ -400,4 +417,37 @@ pub fn positive_seqno(p: &Params, name: &str) -> Result<Option<u32>, V2Error> {
 /// A parameter that must be present.
 pub fn required<T>(v: Option<T>, name: &str) -> Result<T, V2Error> {
     v.ok_or_else(|| V2Error::invalid(format!("{name} required")))
+}
+
+request! {
+    /// The account a method is about.
+    pub struct AddressArgs {
+        /// The account
+        [required] address: Option<ParsedAddress>,
+    }
+}
+
+request! {
+    /// An account, and the masterchain block to read its state after.
+    pub struct AccountAtArgs {
+        /// Read the state after this masterchain block (default: the newest)
+        seqno: Option<i64>,
+    }
+    with { account: AddressArgs }
+}
+
+request! {
+    /// A block by id, its hashes checked when given.
+    pub struct BlockArgs {
+        /// Workchain
+        [required] workchain: Option<i32>,
+        /// Shard id as a signed 64-bit integer
+        [required] shard: Option<i64>,
+        /// Block seqno
+        [required] seqno: Option<i64>,
+        /// Must match, when given
+        root_hash: Option<[u8; 32]>,
+        /// Must match, when given
+        file_hash: Option<[u8; 32]>,
+    }
 }

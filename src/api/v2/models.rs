@@ -8,7 +8,7 @@ use tycho_types::cell::CellSlice;
 use crate::api::encoding::{b64, friendly_bounceable, raw_upper, shard_signed, Dec, B64};
 use crate::query::{messages::Message, transactions::FullTx};
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TonBlockIdExt {
     #[serde(rename = "@type")]
     pub ty: &'static str,
@@ -32,7 +32,7 @@ impl From<&BlockIdExt> for TonBlockIdExt {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct AccountAddress {
     #[serde(rename = "@type")]
     pub ty: &'static str,
@@ -48,7 +48,7 @@ impl AccountAddress {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TransactionId {
     #[serde(rename = "@type")]
     pub ty: &'static str,
@@ -56,7 +56,7 @@ pub struct TransactionId {
     pub hash: B64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ExtraCurrency {
     #[serde(rename = "@type")]
     pub ty: &'static str,
@@ -79,7 +79,7 @@ pub fn extra_currencies(c: Option<&Coins>) -> Vec<ExtraCurrency> {
 }
 
 /// `msg.Data`: a text comment, an encrypted comment, or the raw body.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(tag = "@type")]
 pub enum MsgData {
     #[serde(rename = "msg.dataRaw")]
@@ -160,46 +160,62 @@ fn msg_data(m: &Message) -> (MsgData, Option<String>) {
     (raw(), Some(format!("{}\n", b64(&root))))
 }
 
+/// A message's address: a plain string in the C++ `ext.message` form, an
+/// `accountAddress` in tonlib's `raw.message`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum MsgAddress {
+    Text(String),
+    Object(AccountAddress),
+}
+
+/// A message as tonlib shows it (`ext.message` or `raw.message`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TonlibMessage {
+    #[serde(rename = "@type")]
+    pub ty: &'static str,
+    pub hash: String,
+    pub source: MsgAddress,
+    pub destination: MsgAddress,
+    pub value: String,
+    pub extra_currencies: Vec<ExtraCurrency>,
+    pub fwd_fee: String,
+    pub ihr_fee: String,
+    pub created_lt: String,
+    pub body_hash: String,
+    pub msg_data: MsgData,
+    /// `ext.message` only: the body as text (a comment) or base64 and a newline
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
 /// A message as tonlib shows it; `ext` selects the C++ `ext.message` form
 /// (plain string addresses, `message`) over `raw.message`.
-pub fn message_json(message: &Message, ext: bool) -> serde_json::Value {
+pub fn message_json(message: &Message, ext: bool) -> TonlibMessage {
     let (data, decoded) = msg_data(message);
     let m = &message.record;
     let zero = || "0".to_string();
-    let mut o = serde_json::json!({
-        "@type": if ext { "ext.message" } else { "raw.message" },
-        "hash": b64(&m.hash),
-        "source": "",
-        "destination": "",
-        "value": m.value.as_ref().map_or_else(zero, |v| v.grams.to_string()),
-        "extra_currencies": extra_currencies(m.value.as_ref()),
-        "fwd_fee": m.fwd_fee.map_or_else(zero, |v| v.to_string()),
-        "ihr_fee": m.ihr_fee.map_or_else(zero, |v| v.to_string()),
-        "created_lt": m.created_lt.map_or_else(zero, |v| v.to_string()),
-        "body_hash": b64(&m.body_hash),
-        "msg_data": data,
-    });
-    if ext {
-        o["source"] = m
-            .source
-            .as_ref()
-            .map(friendly_bounceable)
-            .unwrap_or_default()
-            .into();
-        o["destination"] = m
-            .destination
-            .as_ref()
-            .map(friendly_bounceable)
-            .unwrap_or_default()
-            .into();
-        if let Some(text) = decoded {
-            o["message"] = text.into();
+    let address = |a: Option<&Address>| {
+        if ext {
+            MsgAddress::Text(a.map(friendly_bounceable).unwrap_or_default())
+        } else {
+            MsgAddress::Object(AccountAddress::new(a))
         }
-    } else {
-        o["source"] = serde_json::json!(AccountAddress::new(m.source.as_ref()));
-        o["destination"] = serde_json::json!(AccountAddress::new(m.destination.as_ref()));
+    };
+    TonlibMessage {
+        ty: if ext { "ext.message" } else { "raw.message" },
+        hash: b64(&m.hash),
+        source: address(m.source.as_ref()),
+        destination: address(m.destination.as_ref()),
+        value: m.value.as_ref().map_or_else(zero, |v| v.grams.to_string()),
+        extra_currencies: extra_currencies(m.value.as_ref()),
+        fwd_fee: m.fwd_fee.map_or_else(zero, |v| v.to_string()),
+        ihr_fee: m.ihr_fee.map_or_else(zero, |v| v.to_string()),
+        created_lt: m.created_lt.map_or_else(zero, |v| v.to_string()),
+        body_hash: b64(&m.body_hash),
+        msg_data: data,
+        message: decoded.filter(|_| ext),
     }
-    o
 }
 
 /// Which tonlib transaction shape to write.
@@ -213,7 +229,28 @@ pub enum TxShape {
     RawWithAccount,
 }
 
-pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
+/// A transaction as tonlib shows it (`ext.transaction` or `raw.transaction`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TonlibTransaction {
+    #[serde(rename = "@type")]
+    pub ty: &'static str,
+    pub address: AccountAddress,
+    pub utime: u32,
+    /// The transaction as a base64 BoC
+    pub data: String,
+    pub transaction_id: TransactionId,
+    pub fee: String,
+    pub storage_fee: String,
+    pub other_fee: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_msg: Option<TonlibMessage>,
+    pub out_msgs: Vec<TonlibMessage>,
+    /// The account in raw form (not in `raw.transactions`)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+}
+
+pub fn transaction_json(t: &FullTx, shape: TxShape) -> TonlibTransaction {
     let r = &t.tx;
     let fee = r.total_fees.grams;
     let storage_fee = r
@@ -224,22 +261,25 @@ pub fn transaction_json(t: &FullTx, shape: TxShape) -> serde_json::Value {
     let ext = shape == TxShape::Ext;
     // Stored without the trailer; tonlib's BoCs carry one.
     let data = b64(&crate::api::encoding::boc_with_crc(&t.boc).unwrap_or_else(|| t.boc.clone()));
-    let mut o = serde_json::json!({
-        "@type": if ext { "ext.transaction" } else { "raw.transaction" },
-        "address": AccountAddress::new(Some(&r.account)),
-        "utime": r.now,
-        "data": data,
-        "transaction_id": TransactionId { ty: "internal.transactionId", lt: Dec(r.lt), hash: B64(r.hash) },
-        "fee": fee.to_string(),
-        "storage_fee": storage_fee.to_string(),
-        "other_fee": fee.saturating_sub(storage_fee).to_string(),
-        "out_msgs": t.out_msgs.iter().map(|m| message_json(m, ext)).collect::<Vec<_>>(),
-    });
-    if let Some(m) = &t.in_msg {
-        o["in_msg"] = message_json(m, ext);
+    TonlibTransaction {
+        ty: if ext {
+            "ext.transaction"
+        } else {
+            "raw.transaction"
+        },
+        address: AccountAddress::new(Some(&r.account)),
+        utime: r.now,
+        data,
+        transaction_id: TransactionId {
+            ty: "internal.transactionId",
+            lt: Dec(r.lt),
+            hash: B64(r.hash),
+        },
+        fee: fee.to_string(),
+        storage_fee: storage_fee.to_string(),
+        other_fee: fee.saturating_sub(storage_fee).to_string(),
+        in_msg: t.in_msg.as_ref().map(|m| message_json(m, ext)),
+        out_msgs: t.out_msgs.iter().map(|m| message_json(m, ext)).collect(),
+        account: (shape != TxShape::Raw).then(|| raw_upper(&r.account)),
     }
-    if shape != TxShape::Raw {
-        o["account"] = raw_upper(&r.account).into();
-    }
-    o
 }

@@ -3,14 +3,15 @@
 //! state the node holds, checked as the C++ server checks it (a wallet
 //! against its master, an item against its collection).
 
-use serde_json::{json, Map, Value as Json};
+use serde::Serialize;
+use serde_json::{json, Value as Json};
 use tonindex_model::Address;
 use tycho_types::cell::Cell;
 use tycho_types::models::StdAddr;
 use tycho_vm::RcStackValue;
 
 use super::accounts::{locate, locate_at, Located};
-use super::{to_json, V2Error, V2Result};
+use super::{AccountAtArgs, V2Error};
 use crate::api::encoding::{b64, friendly_bounceable};
 use crate::api::getmethod;
 use crate::api::params::Params;
@@ -58,10 +59,83 @@ fn content_json(c: &Cell) -> Json {
     }
 }
 
-fn put_address(out: &mut Map<String, Json>, key: &str, a: &Option<StdAddr>) {
-    if let Some(a) = a {
-        out.insert(key.into(), json!(friendly(a)));
-    }
+/// An address in the C++ server's friendly form, when there is one.
+fn shown(a: &Option<StdAddr>) -> Option<String> {
+    a.as_ref().map(friendly)
+}
+
+/// What `getTokenData` says a contract is.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum TokenData {
+    JettonMaster(JettonMasterData),
+    JettonWallet(JettonWalletData),
+    NftCollection(NftCollectionData),
+    NftItem(NftItemData),
+}
+
+/// TEP-64 content: `{"type": "offchain"|"onchain", "data"}`, or null.
+type Content = Json;
+
+/// `ext.tokens.jettonMasterData`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonMasterData {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    /// The address as given
+    address: String,
+    contract_type: &'static str,
+    total_supply: String,
+    mintable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    admin_address: Option<String>,
+    jetton_content: Content,
+    jetton_wallet_code: String,
+}
+
+/// `ext.tokens.jettonWalletData`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonWalletData {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    /// The address as given
+    address: String,
+    contract_type: &'static str,
+    balance: String,
+    owner: String,
+    jetton: String,
+    jetton_wallet_code: String,
+}
+
+/// `ext.tokens.nftCollectionData`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NftCollectionData {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    /// The address as given
+    address: String,
+    contract_type: &'static str,
+    next_item_index: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner_address: Option<String>,
+    collection_content: Content,
+}
+
+/// `ext.tokens.nftItemData`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NftItemData {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    /// The address as given
+    address: String,
+    contract_type: &'static str,
+    init: bool,
+    index: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collection_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner_address: Option<String>,
+    content: Content,
 }
 
 /// The same masterchain block as `l`'s (the newest when `l` is).
@@ -69,22 +143,28 @@ fn locate_beside(ctx: &Ctx<'_>, l: &Located, address: &StdAddr) -> Result<Locate
     locate_at(ctx, model(address), l.at.map(|a| a.mc_seqno))
 }
 
-pub fn get_token_data(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let given = p.get("address").unwrap_or_default().to_string();
-    let l = locate(ctx, p)?;
+/// The address as the request gave it (`address` is declared by the
+/// request's `AccountAtArgs`).
+fn given_address(p: &Params) -> String {
+    p.get("address").unwrap_or_default().to_string()
+}
+
+pub fn get_token_data(ctx: &Ctx<'_>, p: &Params, q: AccountAtArgs) -> Result<TokenData, V2Error> {
+    let given = given_address(p);
+    let l = locate(ctx, &q)?;
     let me = l.account.address;
-    let mut out = Map::new();
 
     if let Some(m) = jetton::master_data(&run(ctx, &l, "get_jetton_data", vec![])?) {
-        out.insert("@type".into(), json!("ext.tokens.jettonMasterData"));
-        out.insert("address".into(), json!(given));
-        out.insert("contract_type".into(), json!("jetton_master"));
-        out.insert("total_supply".into(), json!(m.total_supply.to_string()));
-        out.insert("mintable".into(), json!(m.mintable));
-        put_address(&mut out, "admin_address", &m.admin);
-        out.insert("jetton_content".into(), content_json(&m.content));
-        out.insert("jetton_wallet_code".into(), json!(boc(&m.wallet_code)));
-        return to_json(&Json::Object(out));
+        return Ok(TokenData::JettonMaster(JettonMasterData {
+            ty: "ext.tokens.jettonMasterData",
+            address: given,
+            contract_type: "jetton_master",
+            total_supply: m.total_supply.to_string(),
+            mintable: m.mintable,
+            admin_address: shown(&m.admin),
+            jetton_content: content_json(&m.content),
+            jetton_wallet_code: boc(&m.wallet_code),
+        }));
     }
     if let Some(w) = jetton::wallet_data(&run(ctx, &l, "get_wallet_data", vec![])?) {
         let master = locate_beside(ctx, &l, &w.jetton)?;
@@ -94,26 +174,25 @@ pub fn get_token_data(ctx: &Ctx<'_>, p: &Params) -> V2Result {
         if derived.as_ref().map(model) != Some(me) {
             return Err(V2Error::new(409, "Verification with Jetton master failed"));
         }
-        out.insert("@type".into(), json!("ext.tokens.jettonWalletData"));
-        out.insert("address".into(), json!(given));
-        out.insert("contract_type".into(), json!("jetton_wallet"));
-        out.insert("balance".into(), json!(w.balance.to_string()));
-        out.insert("owner".into(), json!(friendly(&w.owner)));
-        out.insert("jetton".into(), json!(friendly(&w.jetton)));
-        out.insert("jetton_wallet_code".into(), json!(boc(&w.wallet_code)));
-        return to_json(&Json::Object(out));
+        return Ok(TokenData::JettonWallet(JettonWalletData {
+            ty: "ext.tokens.jettonWalletData",
+            address: given,
+            contract_type: "jetton_wallet",
+            balance: w.balance.to_string(),
+            owner: friendly(&w.owner),
+            jetton: friendly(&w.jetton),
+            jetton_wallet_code: boc(&w.wallet_code),
+        }));
     }
     if let Some(c) = nft::collection_data(&run(ctx, &l, "get_collection_data", vec![])?) {
-        out.insert("@type".into(), json!("ext.tokens.nftCollectionData"));
-        out.insert("address".into(), json!(given));
-        out.insert("contract_type".into(), json!("nft_collection"));
-        out.insert(
-            "next_item_index".into(),
-            json!(c.next_item_index.to_string()),
-        );
-        put_address(&mut out, "owner_address", &c.owner);
-        out.insert("collection_content".into(), content_json(&c.content));
-        return to_json(&Json::Object(out));
+        return Ok(TokenData::NftCollection(NftCollectionData {
+            ty: "ext.tokens.nftCollectionData",
+            address: given,
+            contract_type: "nft_collection",
+            next_item_index: c.next_item_index.to_string(),
+            owner_address: shown(&c.owner),
+            collection_content: content_json(&c.content),
+        }));
     }
     if let Some(item) = nft::item_data(&run(ctx, &l, "get_nft_data", vec![])?) {
         let content = match &item.collection {
@@ -138,15 +217,16 @@ pub fn get_token_data(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             }
             None => content_json(&item.individual_content),
         };
-        out.insert("@type".into(), json!("ext.tokens.nftItemData"));
-        out.insert("address".into(), json!(given));
-        out.insert("contract_type".into(), json!("nft_item"));
-        out.insert("init".into(), json!(item.init));
-        out.insert("index".into(), json!(item.index.to_string()));
-        put_address(&mut out, "collection_address", &item.collection);
-        put_address(&mut out, "owner_address", &item.owner);
-        out.insert("content".into(), content);
-        return to_json(&Json::Object(out));
+        return Ok(TokenData::NftItem(NftItemData {
+            ty: "ext.tokens.nftItemData",
+            address: given,
+            contract_type: "nft_item",
+            init: item.init,
+            index: item.index.to_string(),
+            collection_address: shown(&item.collection),
+            owner_address: shown(&item.owner),
+            content,
+        }));
     }
     Err(V2Error::new(
         409,

@@ -4,38 +4,66 @@
 use serde::Serialize;
 use tonindex_model::{Address, BlockRecord, Hash};
 
-use super::blocks::block_from_params;
-use super::models::{transaction_json, TonBlockIdExt, TxShape};
-use super::{required, to_json, V2Error, V2Result};
-use crate::api::encoding::{b64, parse_address, parse_hash, raw_lower};
+use super::blocks::block_from_args;
+use super::models::{transaction_json, TonBlockIdExt, TonlibTransaction, TransactionId, TxShape};
+use super::{required, AddressArgs, BlockArgs, V2Error};
+use crate::api::encoding::{b64, parse_address, parse_hash, raw_lower, Dec, ParsedAddress, B64};
 use crate::api::params::Params;
+use crate::api::request::{request, ParamValue};
 use crate::api::Ctx;
 use crate::query::{self, messages::Side, transactions::FullTx};
 
 /// `after_hash`: a hash, or (CPP) any address form whose account id is used.
-fn account_id(v: &str) -> Option<Hash> {
-    parse_hash(v).or_else(|| parse_address(v).map(|a| a.address.id))
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountId(pub Hash);
+
+impl ParamValue for AccountId {
+    const EXPECTED: &'static str = "a hash";
+    fn parse(v: &str) -> Option<Self> {
+        parse_hash(v)
+            .or_else(|| parse_address(v).map(|a| a.address.id))
+            .map(AccountId)
+    }
+    fn schema(_: bool) -> serde_json::Value {
+        serde_json::json!({
+            "type": "string",
+            "description": "an account id as a hash, or an address whose account id is used",
+        })
+    }
+}
+
+request! {
+    /// A page of a block's transactions.
+    pub struct BlockTransactionsRequest {
+        /// Page size, 1 to 10000 (default 40)
+        count: Option<i64>,
+        /// Cursor: the last transaction's lt (with after_hash)
+        after_lt: Option<u64>,
+        /// Cursor: the last transaction's account id (with after_lt)
+        after_hash: Option<AccountId>,
+    }
+    with { block: BlockArgs }
 }
 
 /// The block's transactions in `(account, lt)` order after the cursor, up to
 /// `count`, and whether more remain.
 fn block_page(
     ctx: &Ctx<'_>,
-    p: &Params,
+    q: &BlockTransactionsRequest,
 ) -> Result<(BlockRecord, usize, Vec<FullTx>, bool), V2Error> {
-    let count = match p.int::<i64>("count")? {
+    let count = match q.count {
         None => 40,
         Some(c) if (1..=10_000).contains(&c) => c as usize,
         Some(_) => return Err(V2Error::invalid("count should be in range [1, 10000]")),
     };
-    let after_lt: Option<u64> = p.int("after_lt")?;
-    let after_hash = p.parsed("after_hash", "a hash", account_id)?;
+    let after_lt = q.after_lt;
+    let after_hash = q.after_hash.map(|a| a.0);
     if after_lt.is_some() != after_hash.is_some() {
         return Err(V2Error::invalid(
             "after_lt and after_hash should be used together",
         ));
     }
-    let block = block_from_params(ctx, p)?;
+    let block = block_from_args(ctx, &q.block)?;
     let r = &ctx.reader;
     let ids = query::blocks::block_tx_ids(r, &block.id.id)?;
     // Ids follow (account, lt) within a block; skip up to the cursor.
@@ -58,8 +86,8 @@ fn block_page(
     Ok((block, count, txs, more))
 }
 
-#[derive(Serialize)]
-struct ShortTxId {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ShortTxId {
     #[serde(rename = "@type")]
     ty: &'static str,
     mode: u32,
@@ -68,18 +96,34 @@ struct ShortTxId {
     hash: String,
 }
 
-#[derive(Serialize)]
-struct BlockTransactions<T> {
+/// tonlib's `blocks.transactions`: short ids of a block's transactions.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlockTransactions {
     #[serde(rename = "@type")]
     ty: &'static str,
     id: TonBlockIdExt,
     req_count: usize,
     incomplete: bool,
-    transactions: Vec<T>,
+    transactions: Vec<ShortTxId>,
 }
 
-pub fn get_block_transactions(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let (block, count, txs, incomplete) = block_page(ctx, p)?;
+/// tonlib's `blocks.transactionsExt`: a block's transactions in full.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlockTransactionsExt {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    id: TonBlockIdExt,
+    req_count: usize,
+    incomplete: bool,
+    transactions: Vec<TonlibTransaction>,
+}
+
+pub fn get_block_transactions(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: BlockTransactionsRequest,
+) -> Result<BlockTransactions, V2Error> {
+    let (block, count, txs, incomplete) = block_page(ctx, &q)?;
     let transactions = txs
         .iter()
         .map(|t| {
@@ -97,7 +141,7 @@ pub fn get_block_transactions(ctx: &Ctx<'_>, p: &Params) -> V2Result {
             }
         })
         .collect();
-    to_json(&BlockTransactions {
+    Ok(BlockTransactions {
         ty: "blocks.transactions",
         id: (&block.id).into(),
         req_count: count,
@@ -106,9 +150,13 @@ pub fn get_block_transactions(ctx: &Ctx<'_>, p: &Params) -> V2Result {
     })
 }
 
-pub fn get_block_transactions_ext(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let (block, count, txs, incomplete) = block_page(ctx, p)?;
-    to_json(&BlockTransactions {
+pub fn get_block_transactions_ext(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: BlockTransactionsRequest,
+) -> Result<BlockTransactionsExt, V2Error> {
+    let (block, count, txs, incomplete) = block_page(ctx, &q)?;
+    Ok(BlockTransactionsExt {
         ty: "blocks.transactionsExt",
         id: (&block.id).into(),
         req_count: count,
@@ -125,11 +173,11 @@ pub fn get_block_transactions_ext(ctx: &Ctx<'_>, p: &Params) -> V2Result {
 /// `lt=0` as given, getTransactions as absent.
 fn account_history(
     ctx: &Ctx<'_>,
-    p: &Params,
+    q: &HistoryRequest,
     lt_zero_is_given: bool,
 ) -> Result<Vec<FullTx>, V2Error> {
-    let address = required(p.address("address")?, "address")?.address;
-    let limit = match p.int::<i64>("limit")? {
+    let address = required(q.account.address, "address")?.address;
+    let limit = match q.limit {
         None => 10,
         Some(l) if l < 1 => return Err(V2Error::invalid("limit should be positive")),
         Some(l) if l > i64::from(ctx.cfg.max_limit) => {
@@ -140,14 +188,12 @@ fn account_history(
         }
         Some(l) => l as usize,
     };
-    let lt = p
-        .int::<u64>("lt")?
-        .filter(|&lt| lt_zero_is_given || lt != 0);
-    let hash = p.hash("hash")?;
+    let lt = q.lt.filter(|&lt| lt_zero_is_given || lt != 0);
+    let hash = q.hash;
     if lt.is_some() != hash.is_some() {
         return Err(V2Error::invalid("lt and hash should be used together"));
     }
-    let to_lt: u64 = p.int("to_lt")?.unwrap_or(0);
+    let to_lt: u64 = q.to_lt.unwrap_or(0);
     let r = &ctx.reader;
     let ids: Vec<u64> = query::transactions::account_tx_ids_iter(
         r,
@@ -172,37 +218,83 @@ fn account_history(
     Ok(txs)
 }
 
-pub fn get_transactions(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let txs = account_history(ctx, p, false)?;
-    to_json(
-        &txs.iter()
-            .map(|t| transaction_json(t, TxShape::Ext))
-            .collect::<Vec<_>>(),
-    )
+request! {
+    /// A page of an account's history, newest first.
+    pub struct HistoryRequest {
+        /// Page size (default 10, at most serve.max_limit)
+        limit: Option<i64>,
+        /// Start from this transaction's lt (with hash)
+        lt: Option<u64>,
+        /// Start from this transaction's hash (with lt)
+        hash: Option<[u8; 32]>,
+        /// Stop before this lt
+        to_lt: Option<u64>,
+    }
+    with { account: AddressArgs }
 }
 
-pub fn get_transactions_std(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    let txs = account_history(ctx, p, true)?;
+pub fn get_transactions(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: HistoryRequest,
+) -> Result<Vec<TonlibTransaction>, V2Error> {
+    let txs = account_history(ctx, &q, false)?;
+    Ok(txs
+        .iter()
+        .map(|t| transaction_json(t, TxShape::Ext))
+        .collect())
+}
+
+/// tonlib's `raw.transactions`, with the cursor after the last one.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RawTransactions {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    transactions: Vec<TonlibTransaction>,
+    previous_transaction_id: TransactionId,
+}
+
+pub fn get_transactions_std(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: HistoryRequest,
+) -> Result<RawTransactions, V2Error> {
+    let txs = account_history(ctx, &q, true)?;
     // tonlib's cursor after the last item: its previous transaction (lt 0 at the start of history).
     let (prev_lt, prev_hash) = txs.last().map_or((0, [0u8; 32]), |t| {
         (t.tx.prev_trans_lt, t.tx.prev_trans_hash)
     });
-    to_json(&serde_json::json!({
-        "@type": "raw.transactions",
-        "transactions": txs.iter().map(|t| transaction_json(t, TxShape::Raw)).collect::<Vec<_>>(),
-        "previous_transaction_id": {
-            "@type": "internal.transactionId",
-            "lt": prev_lt.to_string(),
-            "hash": b64(&prev_hash),
+    Ok(RawTransactions {
+        ty: "raw.transactions",
+        transactions: txs
+            .iter()
+            .map(|t| transaction_json(t, TxShape::Raw))
+            .collect(),
+        previous_transaction_id: TransactionId {
+            ty: "internal.transactionId",
+            lt: Dec(prev_lt),
+            hash: B64(prev_hash),
         },
-    }))
+    })
+}
+
+request! {
+    /// A message by its ends and creation lt.
+    pub struct LocateRequest {
+        /// Message source
+        [required] source: Option<ParsedAddress>,
+        /// Message destination
+        [required] destination: Option<ParsedAddress>,
+        /// Message created_lt
+        [required] created_lt: Option<u64>,
+    }
 }
 
 /// Messages from `source` to `destination` created at `created_lt`.
-fn located_messages(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<Hash>, V2Error> {
-    let source = required(p.address("source")?, "source")?.address;
-    let destination = required(p.address("destination")?, "destination")?.address;
-    let created_lt: u64 = required(p.int("created_lt")?, "created_lt")?;
+fn located_messages(ctx: &Ctx<'_>, q: &LocateRequest) -> Result<Vec<Hash>, V2Error> {
+    let source = required(q.source, "source")?.address;
+    let destination = required(q.destination, "destination")?.address;
+    let created_lt: u64 = required(q.created_lt, "created_lt")?;
     let mut out = Vec::new();
     let sent = query::messages::sent_msg_hashes(&ctx.reader, &source, created_lt, created_lt)?;
     for hash in sent {
@@ -215,12 +307,12 @@ fn located_messages(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<Hash>, V2Error> {
     Ok(out)
 }
 
-fn locate(ctx: &Ctx<'_>, p: &Params, side: Side) -> V2Result {
-    for hash in located_messages(ctx, p)? {
+fn locate(ctx: &Ctx<'_>, q: &LocateRequest, side: Side) -> Result<TonlibTransaction, V2Error> {
+    for hash in located_messages(ctx, q)? {
         if let Some(id) = query::messages::first_tx_of_message(&ctx.reader, &hash, side)? {
             let txs = query::transactions::full_txs(&ctx.reader, &[id])?;
             if let Some(t) = txs.first() {
-                return to_json(&transaction_json(t, TxShape::Ext));
+                return Ok(transaction_json(t, TxShape::Ext));
             }
         }
     }
@@ -228,11 +320,19 @@ fn locate(ctx: &Ctx<'_>, p: &Params, side: Side) -> V2Result {
 }
 
 /// The destination's transaction that received the message.
-pub fn try_locate_tx(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    locate(ctx, p, Side::Receiver)
+pub fn try_locate_tx(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: LocateRequest,
+) -> Result<TonlibTransaction, V2Error> {
+    locate(ctx, &q, Side::Receiver)
 }
 
 /// The source's transaction that sent the message.
-pub fn try_locate_source_tx(ctx: &Ctx<'_>, p: &Params) -> V2Result {
-    locate(ctx, p, Side::Sender)
+pub fn try_locate_source_tx(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: LocateRequest,
+) -> Result<TonlibTransaction, V2Error> {
+    locate(ctx, &q, Side::Sender)
 }

@@ -4,25 +4,26 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::Serialize;
 
-use super::{required, to_json, V2Error, V2Result};
+use super::{required, AddressArgs, V2Error};
 use crate::api::encoding::{b64, friendly, raw_lower, raw_upper, FriendlyFlags, ParsedAddress};
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 
-fn address(p: &Params) -> Result<ParsedAddress, V2Error> {
-    required(p.address("address")?, "address")
+fn address(q: &AddressArgs) -> Result<ParsedAddress, V2Error> {
+    required(q.address, "address")
 }
 
-#[derive(Serialize)]
-struct Variant {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Variant {
     #[serde(rename = "@type")]
     ty: &'static str,
     b64: String,
     b64url: String,
 }
 
-#[derive(Serialize)]
-struct DetectedAddress {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DetectedAddress {
     #[serde(rename = "@type")]
     ty: &'static str,
     raw_form: String,
@@ -32,8 +33,8 @@ struct DetectedAddress {
     test_only: bool,
 }
 
-pub fn detect_address(_: &Ctx<'_>, p: &Params) -> V2Result {
-    let parsed = address(p)?;
+pub fn detect_address(_: &Ctx<'_>, _: &Params, q: AddressArgs) -> Result<DetectedAddress, V2Error> {
+    let parsed = address(&q)?;
     let test_only = parsed.friendly.is_some_and(|f| f.testnet);
     let variant = |bounceable| {
         let form = |url_safe| {
@@ -57,7 +58,7 @@ pub fn detect_address(_: &Ctx<'_>, p: &Params) -> V2Result {
         Some(f) if f.bounceable => "friendly_bounceable",
         Some(_) => "friendly_non_bounceable",
     };
-    to_json(&DetectedAddress {
+    Ok(DetectedAddress {
         ty: "ext.utils.detectedAddress",
         raw_form: raw_lower(&parsed.address),
         bounceable: variant(true),
@@ -67,28 +68,45 @@ pub fn detect_address(_: &Ctx<'_>, p: &Params) -> V2Result {
     })
 }
 
-pub fn detect_hash(_: &Ctx<'_>, p: &Params) -> V2Result {
-    let hash = match p.get("hash") {
-        None => return Err(V2Error::invalid("empty hash")),
-        Some(_) => required(p.hash("hash")?, "hash")?,
+request! {
+    /// A hash in any form.
+    pub struct HashRequest {
+        /// The hash: 64 hex digits or base64
+        [required] hash: Option<[u8; 32]>,
+    }
+}
+
+/// The C++ server's `ext.utils.detectedHash`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DetectedHash {
+    #[serde(rename = "@type")]
+    ty: &'static str,
+    b64: String,
+    b64url: String,
+    hex: String,
+}
+
+pub fn detect_hash(_: &Ctx<'_>, _: &Params, q: HashRequest) -> Result<DetectedHash, V2Error> {
+    let Some(hash) = q.hash else {
+        return Err(V2Error::invalid("empty hash"));
     };
-    to_json(&serde_json::json!({
-        "@type": "ext.utils.detectedHash",
-        "b64": b64(&hash),
-        "b64url": URL_SAFE_NO_PAD.encode(hash),
-        "hex": hex::encode(hash),
-    }))
+    Ok(DetectedHash {
+        ty: "ext.utils.detectedHash",
+        b64: b64(&hash),
+        b64url: URL_SAFE_NO_PAD.encode(hash),
+        hex: hex::encode(hash),
+    })
 }
 
 /// Url-safe friendly form keeping the input's flags (raw input: bounceable, mainnet).
-pub fn pack_address(_: &Ctx<'_>, p: &Params) -> V2Result {
-    let parsed = address(p)?;
+pub fn pack_address(_: &Ctx<'_>, _: &Params, q: AddressArgs) -> Result<String, V2Error> {
+    let parsed = address(&q)?;
     let flags = parsed.friendly.unwrap_or(FriendlyFlags {
         bounceable: true,
         testnet: false,
         url_safe: true,
     });
-    to_json(&friendly(
+    Ok(friendly(
         &parsed.address,
         FriendlyFlags {
             url_safe: true,
@@ -97,6 +115,6 @@ pub fn pack_address(_: &Ctx<'_>, p: &Params) -> V2Result {
     ))
 }
 
-pub fn unpack_address(_: &Ctx<'_>, p: &Params) -> V2Result {
-    to_json(&raw_upper(&address(p)?.address))
+pub fn unpack_address(_: &Ctx<'_>, _: &Params, q: AddressArgs) -> Result<String, V2Error> {
+    Ok(raw_upper(&address(&q)?.address))
 }

@@ -10,11 +10,12 @@ use tycho_types::cell::Cell;
 
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
-use super::{to_json, V3Error, V3Result};
-use crate::api::encoding::{b64, raw_upper, Dec, WalletFields, B64};
-use crate::api::fees::{self, FeeRequest};
+use super::{BookMetadataArgs, PagingArgs, V3Error};
+use crate::api::encoding::{b64, raw_upper, Dec, ParsedAddress, WalletFields, B64};
+use crate::api::fees::{self, FeeArgs, FeeRequest};
 use crate::api::getmethod::{self, TvmError};
 use crate::api::params::Params;
+use crate::api::request::{request, MethodArg, StackV3};
 use crate::api::Ctx;
 use crate::state::account::{self, AccountView, Status};
 use crate::state::wallet::{self, WalletInfo};
@@ -63,14 +64,13 @@ fn wallet_of(a: &AccountView) -> Option<WalletInfo> {
 /// accounts the node holds no current state for (none, or one older than
 /// their indexed transactions, and none a followed lite server proves)
 /// are left out.
-fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error> {
-    let addresses = p.parsed_all("address", "an address", crate::api::encoding::parse_address)?;
-    if addresses.is_empty() {
+fn held_accounts(ctx: &Ctx<'_>, q: &StatesRequest) -> Result<Vec<AccountView>, V3Error> {
+    if q.address.is_empty() {
         return Err(V3Error::invalid("address of account is required"));
     }
-    let code_hashes = p.parsed_all("code_hash", "a hash", crate::api::encoding::parse_hash)?;
+    let code_hashes = &q.code_hash;
     let mut out = Vec::new();
-    for a in addresses.into_iter().take(MAX_ADDRESSES) {
+    for a in q.address.iter().take(MAX_ADDRESSES) {
         let known = crate::api::account_state::newest_view(ctx, &a.address)?;
         if let account::Known::Held(view) = known {
             let code_ok = code_hashes.is_empty()
@@ -85,8 +85,28 @@ fn held_accounts(ctx: &Ctx<'_>, p: &Params) -> Result<Vec<AccountView>, V3Error>
     Ok(out)
 }
 
-#[derive(Serialize)]
-struct AccountStateFull {
+request! {
+    /// Accounts by address.
+    pub struct StatesRequest {
+        /// Accounts (up to 1000)
+        [required] address: Vec<ParsedAddress>,
+        /// Only accounts with one of these code hashes
+        code_hash: Vec<[u8; 32]>,
+    }
+    with { shape: BookMetadataArgs }
+}
+
+request! {
+    /// Accounts by address, with or without their code and data.
+    pub struct AccountStatesRequest {
+        /// Include code and data BoCs (default true)
+        include_boc: Option<bool>,
+    }
+    with { states: StatesRequest }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AccountStateFull {
     address: String,
     account_state_hash: B64,
     balance: Dec<u128>,
@@ -116,16 +136,22 @@ fn extra(a: &AccountView) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[derive(Serialize)]
-struct AccountStatesResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AccountStatesResponse {
     accounts: Vec<AccountStateFull>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let include_boc = p.bool("include_boc")?.unwrap_or(true);
-    let views = held_accounts(ctx, p)?;
+pub fn account_states(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: AccountStatesRequest,
+) -> Result<AccountStatesResponse, V3Error> {
+    let include_boc = q.include_boc.unwrap_or(true);
+    let views = held_accounts(ctx, &q.states)?;
     let book = address_book::build_from_views(ctx, p, &views)?;
     let accounts = views
         .iter()
@@ -152,15 +178,15 @@ pub fn account_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             })
         })
         .collect::<Result<_, V3Error>>()?;
-    to_json(&AccountStatesResponse {
+    Ok(AccountStatesResponse {
         accounts,
         address_book: book,
         metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
     })
 }
 
-#[derive(Serialize)]
-struct WalletState {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WalletState {
     address: String,
     is_wallet: bool,
     #[serde(flatten)]
@@ -174,15 +200,21 @@ struct WalletState {
     last_transaction_lt: Dec<u64>,
 }
 
-#[derive(Serialize)]
-struct WalletStatesResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WalletStatesResponse {
     wallets: Vec<WalletState>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let views = held_accounts(ctx, p)?;
+pub fn wallet_states(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: StatesRequest,
+) -> Result<WalletStatesResponse, V3Error> {
+    let views = held_accounts(ctx, &q)?;
     let book = address_book::build_from_views(ctx, p, &views)?;
     let wallets = views
         .iter()
@@ -201,7 +233,7 @@ pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             }
         })
         .collect();
-    to_json(&WalletStatesResponse {
+    Ok(WalletStatesResponse {
         wallets,
         address_book: book,
         metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
@@ -212,8 +244,8 @@ pub fn wallet_states(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 /// the reference server answers); an account a held state of its shard
 /// lacks is the spec's unknown account (status `uninit`, zeros), and one
 /// whose state the node does not hold is a 404 saying so.
-fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
-    let Some(a) = p.address("address")? else {
+fn legacy_account(ctx: &Ctx<'_>, a: &AccountRequest) -> Result<AccountView, V3Error> {
+    let Some(a) = a.address else {
         return Err(V3Error::new(
             StatusCode::UNAUTHORIZED,
             "address of account is required",
@@ -233,8 +265,16 @@ fn legacy_account(ctx: &Ctx<'_>, p: &Params) -> Result<AccountView, V3Error> {
     }
 }
 
-#[derive(Serialize)]
-struct AddressInformation {
+request! {
+    /// One account (the legacy methods).
+    pub struct AccountRequest {
+        /// The account
+        [required] address: Option<ParsedAddress>,
+    }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AddressInformation {
     balance: Dec<u128>,
     code: Option<String>,
     data: Option<String>,
@@ -244,9 +284,13 @@ struct AddressInformation {
     status: &'static str,
 }
 
-pub fn address_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let a = legacy_account(ctx, p)?;
-    to_json(&AddressInformation {
+pub fn address_information(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountRequest,
+) -> Result<AddressInformation, V3Error> {
+    let a = legacy_account(ctx, &q)?;
+    Ok(AddressInformation {
         balance: Dec(a.balance.grams),
         code: a.code.as_ref().map(boc),
         data: a.data.as_ref().map(boc),
@@ -257,8 +301,8 @@ pub fn address_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
-#[derive(Serialize)]
-struct WalletInformation {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WalletInformation {
     balance: Dec<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     wallet_type: Option<&'static str>,
@@ -271,13 +315,17 @@ struct WalletInformation {
     status: &'static str,
 }
 
-pub fn wallet_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let a = legacy_account(ctx, p)?;
+pub fn wallet_information(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AccountRequest,
+) -> Result<WalletInformation, V3Error> {
+    let a = legacy_account(ctx, &q)?;
     let w = wallet_of(&a);
     if w.is_none() && !matches!(a.status, Status::Uninit | Status::Nonexist) {
         return Err(V3Error::new(StatusCode::CONFLICT, "not a wallet"));
     }
-    to_json(&WalletInformation {
+    Ok(WalletInformation {
         balance: Dec(a.balance.grams),
         wallet_type: w.map(|w| w.wallet_type),
         seqno: w.and_then(|w| w.seqno),
@@ -288,49 +336,87 @@ pub fn wallet_information(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
+request! {
+    /// A get-method call on an account's current state.
+    pub struct RunGetMethodRequest {
+        /// Method name or id
+        [required] method: Option<MethodArg>,
+        /// Input stack
+        stack: StackV3,
+    }
+    with { account: AccountRequest }
+}
+
+/// A get-method's result.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct RunGetMethodResult {
+    gas_used: u64,
+    exit_code: i32,
+    /// The result stack, `[{"type", "value"}]`.
+    #[schema(value_type = Vec<Object>)]
+    stack: Vec<Json>,
+}
+
 /// `POST /runGetMethod` with `{address, method, stack: [{type, value}]}`.
-pub fn run_get_method(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let Some(method) = p.get("method") else {
+pub fn run_get_method(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: RunGetMethodRequest,
+) -> Result<RunGetMethodResult, V3Error> {
+    let Some(method) = q.method else {
         return Err(V3Error::new(StatusCode::UNAUTHORIZED, "method is required"));
     };
-    let method = Method::parse(method);
-    let entries = p
-        .json_list("stack")
+    let method = Method::parse(&method.0);
+    let entries = q
+        .stack
+        .0
+        .unwrap_or(Some(Vec::new()))
         .ok_or_else(|| V3Error::invalid("stack entries must be objects"))?;
     let input = stack::parse_v3_stack(&Json::Array(entries))?;
-    let a = legacy_account(ctx, p)?;
+    let a = legacy_account(ctx, &q.account)?;
     let out = getmethod::run(ctx, &a, None, &method, input)?;
-    to_json(&serde_json::json!({
-        "gas_used": out.gas_used,
-        "exit_code": out.exit_code,
-        "stack": stack::v3_stack(&out.stack)?,
-    }))
+    Ok(RunGetMethodResult {
+        gas_used: out.gas_used,
+        exit_code: out.exit_code,
+        stack: stack::v3_stack(&out.stack)?,
+    })
 }
 
 /// v3's fees: v2's without the `@type` tags.
-#[derive(Serialize)]
-struct V3Fees {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Fees)]
+pub struct V3Fees {
     in_fwd_fee: u128,
     storage_fee: u128,
     gas_fee: u128,
     fwd_fee: u128,
 }
 
-#[derive(Serialize)]
-struct EstimateFee {
+request! {
+    /// The message whose fees are estimated, and its account.
+    pub struct EstimateFeeRequest {}
+    with { account: AccountRequest, message: FeeArgs }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct EstimateFee {
     source_fees: V3Fees,
     destination_fees: Vec<V3Fees>,
 }
 
-pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let Some(a) = p.address("address")? else {
+pub fn estimate_fee(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: EstimateFeeRequest,
+) -> Result<EstimateFee, V3Error> {
+    let Some(a) = q.account.address else {
         return Err(V3Error::new(
             StatusCode::UNAUTHORIZED,
             "address of account is required",
         ));
     };
-    let f = fees::estimate(ctx, &FeeRequest::parse(a.address, p)?)?;
-    to_json(&EstimateFee {
+    let f = fees::estimate(ctx, &FeeRequest::from_args(a.address, &q.message)?)?;
+    Ok(EstimateFee {
         source_fees: V3Fees {
             in_fwd_fee: f.in_fwd_fee,
             storage_fee: f.storage_fee,
@@ -341,16 +427,26 @@ pub fn estimate_fee(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
-#[derive(Serialize)]
-struct TopAccount {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TopAccount {
     account: String,
     balance: Dec<u128>,
 }
 
+request! {
+    /// A page of the richest accounts.
+    pub struct TopAccountsRequest {}
+    with { paging: PagingArgs }
+}
+
 /// `GET /topAccountsByBalance` (spec v3 §3.5): a bare array, richest first,
 /// over the accounts whose current state the node holds.
-pub fn top_accounts_by_balance(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = super::Paging::from_params(ctx, p)?;
+pub fn top_accounts_by_balance(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: TopAccountsRequest,
+) -> Result<Vec<TopAccount>, V3Error> {
+    let paging = super::Paging::from_args(ctx, &q.paging)?;
     let rows = crate::query::accounts::top_by_balance(&ctx.reader, paging.offset, paging.limit)?;
     let out: Vec<TopAccount> = rows
         .into_iter()
@@ -359,5 +455,5 @@ pub fn top_accounts_by_balance(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             balance: Dec(balance),
         })
         .collect();
-    to_json(&out)
+    Ok(out)
 }

@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use tonindex_model::ActionRecord;
 
 use super::V3Error;
-use crate::api::params::Params;
 
 const V1: &[&str] = &[
     "call_contract",
@@ -192,14 +191,8 @@ pub fn supported_set(names: &[String]) -> HashSet<String> {
 /// The action types a client understands: the shortcuts it named
 /// (`supported_action_types`, repeated or comma-separated; `latest` when
 /// absent), expanded, always with v1.
-pub fn supported_types(p: &Params) -> Result<HashSet<String>, V3Error> {
-    let mut names: Vec<String> = Vec::new();
-    for v in p.all("supported_action_types") {
-        for n in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            check_type_name(n)?;
-            names.push(n.to_string());
-        }
-    }
+pub fn supported_types(given: &[String]) -> Result<HashSet<String>, V3Error> {
+    let mut names = type_list(given)?;
     if names.is_empty() {
         names.push("latest".into());
     }
@@ -233,9 +226,9 @@ pub fn visible(a: &ActionRecord, supported: &HashSet<String>) -> bool {
 }
 
 /// A list parameter of type names (repeated or comma-separated), each checked.
-pub(super) fn type_list(p: &Params, name: &str) -> Result<Vec<String>, V3Error> {
+pub(super) fn type_list(given: &[String]) -> Result<Vec<String>, V3Error> {
     let mut out = Vec::new();
-    for v in p.all(name) {
+    for v in given {
         for n in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             check_type_name(n)?;
             out.push(n.to_string());

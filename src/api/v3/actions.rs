@@ -11,9 +11,10 @@ use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
 use super::models::{AccountState, Transaction};
-use super::{parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, parse_hash, raw_upper};
+use super::{BookMetadataArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, raw_upper, ParsedAddress};
 use crate::api::params::Params;
+use crate::api::request::{request, Utime};
 use crate::api::Ctx;
 use crate::query::traces::TraceOrder;
 use crate::query::{self, messages::Side};
@@ -22,7 +23,7 @@ use super::action_types::type_list;
 pub use super::action_types::{supported_types, visible};
 
 /// One action as v3 shows it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ActionJson {
     trace_id: String,
     action_id: String,
@@ -900,10 +901,55 @@ pub fn action_json(r: &ActionRecord, trace: &TraceRecord, accounts: bool) -> Act
     }
 }
 
-#[derive(Serialize)]
-struct ActionsResponse {
+request! {
+    /// The action types a client understands.
+    pub struct ActionTypesArgs {
+        /// Action types or shortcuts the client understands (also the X-Actions-Version header; default latest)
+        supported_action_types: Vec<String>,
+    }
+}
+
+request! {
+    /// `/actions`' filters.
+    pub struct ActionsRequest {
+        /// Actions involving this account
+        account: Option<ParsedAddress>,
+        /// Actions of these transactions
+        tx_hash: Vec<[u8; 32]>,
+        /// Actions of the traces of these messages
+        msg_hash: Vec<[u8; 32]>,
+        /// Actions by id
+        action_id: Vec<[u8; 32]>,
+        /// Actions of these traces
+        trace_id: Vec<[u8; 32]>,
+        /// Traces completed in this masterchain block
+        mc_seqno: Option<u32>,
+        /// Only these action types
+        action_type: Vec<String>,
+        /// Leave out these action types
+        exclude_action_type: Vec<String>,
+        /// Attach each action's accounts
+        include_accounts: Option<bool>,
+        /// Attach each action's transactions
+        include_transactions: Option<bool>,
+        /// Traces ending not before this unix time
+        start_utime: Option<Utime>,
+        /// Traces ending not after this unix time
+        end_utime: Option<Utime>,
+        /// Traces ending not below this logical time
+        start_lt: Option<u64>,
+        /// Traces ending not above this logical time
+        end_lt: Option<u64>,
+    }
+    with { types: ActionTypesArgs, paging: PagingArgs, shape: BookMetadataArgs }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ActionsResponse {
     actions: Vec<ActionJson>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
@@ -917,34 +963,30 @@ enum Candidates<'a> {
 
 fn candidate_traces<'a>(
     ctx: &'a Ctx<'_>,
-    p: &Params,
+    q: &ActionsRequest,
     paging: &Paging,
     types: Option<&[String]>,
 ) -> Result<Candidates<'a>, V3Error> {
     let r = &ctx.reader;
-    let hashes = |name: &str| p.parsed_all(name, "a hash", parse_hash);
-    let action_ids = hashes("action_id")?;
+    let action_ids = &q.action_id;
     if !action_ids.is_empty() {
         let mut out = Vec::new();
-        for id in &action_ids {
+        for id in action_ids {
             out.extend(query::traces::trace_of_action(r, id)?);
         }
         return Ok(Candidates::Named(out));
     }
-    let trace_ids = hashes("trace_id")?;
-    let tx_hashes = hashes("tx_hash")?;
-    let msg_hashes = hashes("msg_hash")?;
-    let account = p.parsed("account", "an address", parse_address)?;
-    if !trace_ids.is_empty() {
-        return Ok(Candidates::Named(trace_ids));
+    let (tx_hashes, msg_hashes) = (&q.tx_hash, &q.msg_hash);
+    if !q.trace_id.is_empty() {
+        return Ok(Candidates::Named(q.trace_id.clone()));
     }
     if !tx_hashes.is_empty() {
-        return Ok(Candidates::Named(traces_of_txs(ctx, &tx_hashes)?));
+        return Ok(Candidates::Named(traces_of_txs(ctx, tx_hashes)?));
     }
     if !msg_hashes.is_empty() {
-        return Ok(Candidates::Named(traces_of_messages(ctx, &msg_hashes)?));
+        return Ok(Candidates::Named(traces_of_messages(ctx, msg_hashes)?));
     }
-    if let Some(mc) = p.int::<u32>("mc_seqno")? {
+    if let Some(mc) = q.mc_seqno {
         if query::blocks::mc_block(r, mc)?.is_none() {
             return Err(V3Error::not_found(format!(
                 "masterchain block {mc} not found"
@@ -956,17 +998,16 @@ fn candidate_traces<'a>(
     // A time window is a key range of the end-time indexes (whose order v3
     // then answers in), else the lt window one of the end-lt indexes; the
     // records are checked against both.
-    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
-    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+    let (start_utime, end_utime) = (q.start_utime.map(|t| t.0), q.end_utime.map(|t| t.0));
     let (order, lo, hi) = if start_utime.is_some() || end_utime.is_some() {
         let (lo, hi) = (start_utime.unwrap_or(0), end_utime.unwrap_or(u64::MAX));
         (TraceOrder::EndUtime, lo, hi)
     } else {
-        let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
-        let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+        let lo = q.start_lt.unwrap_or(0);
+        let hi = q.end_lt.unwrap_or(u64::MAX);
         (TraceOrder::EndLt, lo, hi)
     };
-    let account = account.map(|a| a.address);
+    let account = q.account.map(|a| a.address);
     if let Some(types) = types {
         // The types' indexes name only traces with such an action.
         return Ok(Candidates::Ordered(query::traces::typed_trace_ids(
@@ -1020,22 +1061,20 @@ pub fn traces_of_messages(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, V
 }
 
 /// `GET /api/v3/actions`.
-pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let supported = supported_types(p)?;
-    let include: Vec<String> = type_list(p, "action_type")?;
-    let exclude: Vec<String> = type_list(p, "exclude_action_type")?;
-    let include_accounts = p.bool("include_accounts")?.unwrap_or(false);
-    let include_txs = p.bool("include_transactions")?.unwrap_or(false);
-    let account = p
-        .parsed("account", "an address", parse_address)?
-        .map(|a| a.address);
-    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
-    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
-    let tx_filter = p.parsed_all("tx_hash", "a hash", parse_hash)?;
-    let action_filter = p.parsed_all("action_id", "a hash", parse_hash)?;
-    let start_lt = p.int::<u64>("start_lt")?.unwrap_or(0);
-    let end_lt = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+pub fn actions(ctx: &Ctx<'_>, p: &Params, q: ActionsRequest) -> Result<ActionsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let supported = supported_types(&q.types.supported_action_types)?;
+    let include: Vec<String> = type_list(&q.action_type)?;
+    let exclude: Vec<String> = type_list(&q.exclude_action_type)?;
+    let include_accounts = q.include_accounts.unwrap_or(false);
+    let include_txs = q.include_transactions.unwrap_or(false);
+    let account = q.account.map(|a| a.address);
+    let start_utime = q.start_utime.map(|t| t.0);
+    let end_utime = q.end_utime.map(|t| t.0);
+    let tx_filter = &q.tx_hash;
+    let action_filter = &q.action_id;
+    let start_lt = q.start_lt.unwrap_or(0);
+    let end_lt = q.end_lt.unwrap_or(u64::MAX);
     // v3's order: `trace_end_lt, trace_id, end_lt, action_id`, by times
     // instead of lts when the request filters by time.
     let by_utime = start_utime.is_some() || end_utime.is_some();
@@ -1104,7 +1143,7 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     } else {
         None
     };
-    let mut rows = match candidate_traces(ctx, p, &paging, index_types.as_deref())? {
+    let mut rows = match candidate_traces(ctx, &q, &paging, index_types.as_deref())? {
         Candidates::Named(mut ids) => {
             // Two named actions of one trace name it once.
             let mut seen = HashSet::new();
@@ -1138,7 +1177,7 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         out.push(j);
     }
     let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
-    to_json(&ActionsResponse {
+    Ok(ActionsResponse {
         actions: out,
         address_book,
         metadata: metadata::build(ctx, p, addresses)?,
@@ -1161,16 +1200,27 @@ pub fn full_transactions(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Transacti
     Ok(out)
 }
 
+request! {
+    /// `/pendingActions`' filters.
+    pub struct PendingActionsRequest {
+        /// Attach each action's transactions
+        include_transactions: Option<bool>,
+    }
+    with { select: super::traces::PendingRequest, types: ActionTypesArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /api/v3/pendingActions`: the actions of emulated traces.
-pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let supported = supported_types(p)?;
-    let include_txs = p.bool("include_transactions")?.unwrap_or(false);
-    let account = p
-        .parsed("account", "an address", parse_address)?
-        .map(|a| a.address);
+pub fn pending_actions(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: PendingActionsRequest,
+) -> Result<ActionsResponse, V3Error> {
+    let supported = supported_types(&q.types.supported_action_types)?;
+    let include_txs = q.include_transactions.unwrap_or(false);
+    let account = q.select.account.map(|a| a.address);
     let mut out = Vec::new();
     let mut addresses = Vec::new();
-    for t in super::traces::pending_selected(ctx, p)? {
+    for t in super::traces::pending_selected(ctx, account, &q.select.ext_msg_hash)? {
         for act in t.actions.iter().filter(|a| visible(a, &supported)) {
             if account.is_some_and(|acc| !act.accounts.contains(&acc)) {
                 continue;
@@ -1190,7 +1240,7 @@ pub fn pending_actions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
     }
     let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
-    to_json(&ActionsResponse {
+    Ok(ActionsResponse {
         actions: out,
         address_book,
         metadata: metadata::build(ctx, p, addresses)?,

@@ -6,14 +6,15 @@ use serde::Serialize;
 use tonindex_model::Address;
 use tycho_types::cell::HashBytes;
 
-use super::{to_json, V3Error, V3Result};
+use super::V3Error;
 use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::query::{self, accounts::CodeSeen};
 use crate::state::wallet;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct AddressBookRow {
     pub user_friendly: Option<String>,
     pub domain: Option<String>,
@@ -21,6 +22,12 @@ pub struct AddressBookRow {
 }
 
 pub type AddressBook = BTreeMap<String, AddressBookRow>;
+
+/// How an [`AddressBook`] appears in the documents (by that name): rows by
+/// raw address.
+#[derive(utoipa::ToSchema)]
+#[schema(as = AddressBook)]
+pub struct AddressBookDoc(#[allow(dead_code)] BTreeMap<String, AddressBookRow>);
 
 /// The user-friendly form toncenter shows for an address: bounceable
 /// unless the account has no code or is one of the standard wallets. With
@@ -127,14 +134,25 @@ pub fn build(
     Ok(book)
 }
 
+request! {
+    /// Addresses as sent, each kept as its key (`/addressBook`, `/metadata`).
+    pub struct AddressesRequest {
+        /// Addresses (an unreadable one gets an empty entry)
+        [required] address: Vec<String>,
+    }
+}
+
 /// `GET /addressBook?address=…` — keyed by the strings exactly as sent.
-pub fn address_book(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let sent = p.all("address");
-    if sent.is_empty() {
+pub fn address_book(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AddressesRequest,
+) -> Result<AddressBook, V3Error> {
+    if q.address.is_empty() {
         return Err(V3Error::invalid("at least 1 address required"));
     }
     let mut book = AddressBook::new();
-    for s in sent {
+    for s in &q.address {
         let r = match parse_address(s) {
             Some(parsed) => row(ctx, &parsed.address)?,
             None => AddressBookRow {
@@ -145,5 +163,5 @@ pub fn address_book(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         };
         book.insert(s.to_string(), r);
     }
-    to_json(&book)
+    Ok(book)
 }

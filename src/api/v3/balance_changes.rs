@@ -8,25 +8,53 @@ use std::collections::BTreeMap;
 use axum::http::StatusCode;
 use serde::Serialize;
 
-use super::{to_json, V3Error, V3Result};
-use crate::api::encoding::{parse_hash, raw_upper};
+use super::V3Error;
+use crate::api::encoding::raw_upper;
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::query;
 use crate::query::balances::Changes;
 
-#[derive(Serialize)]
-struct Response {
+/// Changes by raw address.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Changed {
+    /// Nanotons each account gained (value less fees; negative: lost)
     changes: BTreeMap<String, i128>,
+    /// Fees each account paid
     fees: BTreeMap<String, i128>,
+    /// Jetton units by owner, then by master
     jettons: BTreeMap<String, BTreeMap<String, String>>,
 }
 
-fn response(c: &Changes) -> Response {
+/// Nothing changed: an action of another trace, or a deploy.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Unchanged {}
+
+/// `/balanceChanges`' answer.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum BalanceChanges {
+    Changed(Changed),
+    Unchanged(Unchanged),
+}
+
+request! {
+    /// A trace, or one of its actions.
+    pub struct BalanceChangesRequest {
+        /// The trace
+        trace_id: Option<[u8; 32]>,
+        /// One action (of trace_id, when both are given)
+        action_id: Option<[u8; 32]>,
+    }
+}
+
+fn response(c: &Changes) -> BalanceChanges {
     let raw = |m: &BTreeMap<tonindex_model::Address, i128>| {
         m.iter().map(|(a, v)| (raw_upper(a), *v)).collect()
     };
-    Response {
+    BalanceChanges::Changed(Changed {
         changes: raw(&c.net()),
         fees: raw(&c.fees),
         jettons: c
@@ -40,15 +68,18 @@ fn response(c: &Changes) -> Response {
                 (raw_upper(owner), by_master)
             })
             .collect(),
-    }
+    })
 }
 
 /// `GET /balanceChanges?trace_id=…` or `?action_id=…` (both: that action,
 /// if it is of that trace).
-pub fn balance_changes(ctx: &Ctx<'_>, p: &Params) -> V3Result {
+pub fn balance_changes(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: BalanceChangesRequest,
+) -> Result<BalanceChanges, V3Error> {
     let r = &ctx.reader;
-    let trace_id = p.parsed("trace_id", "a hash", parse_hash)?;
-    let action_id = p.parsed("action_id", "a hash", parse_hash)?;
+    let (trace_id, action_id) = (q.trace_id, q.action_id);
     let trace_id = match (trace_id, &action_id) {
         (Some(t), _) => t,
         (None, Some(a)) => query::traces::trace_of_action(r, a)?
@@ -63,7 +94,7 @@ pub fn balance_changes(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     let trace = query::balances::of_trace(r, &trace_id)?
         .ok_or_else(|| V3Error::not_found("trace not found"))?;
     let Some(action_id) = action_id else {
-        return to_json(&response(&trace.total));
+        return Ok(response(&trace.total));
     };
     // An action of another trace, or a deploy (toncenter counts none for
     // it), has nothing to show.
@@ -71,7 +102,7 @@ pub fn balance_changes(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         .into_iter()
         .find(|a| a.action_id == action_id && a.kind != "contract_deploy");
     match action {
-        Some(a) => to_json(&response(&trace.of_action(&a.tx_hashes))),
-        None => Ok("{}".to_string()),
+        Some(a) => Ok(response(&trace.of_action(&a.tx_hashes))),
+        None => Ok(BalanceChanges::Unchanged(Unchanged {})),
     }
 }

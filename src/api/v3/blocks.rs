@@ -6,36 +6,65 @@ use serde::Serialize;
 use tonindex_model::{BlockId, BlockRecord};
 
 use super::models::Block;
-use super::{parse_shard, parse_utime, to_json, Paging, V3Error, V3Result};
+use super::{Paging, PagingArgs, V3Error};
 use crate::api::params::Params;
+use crate::api::request::{request, ShardArg, Utime};
 use crate::api::Ctx;
 use crate::query::{self, blocks::BlockScope};
 
-#[derive(Serialize)]
-struct MasterchainInfo {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MasterchainInfo {
     last: Block,
     first: Block,
 }
 
-#[derive(Serialize)]
-struct BlocksResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BlocksResponse {
     blocks: Vec<Block>,
 }
 
-pub fn masterchain_info(ctx: &Ctx<'_>, _: &Params) -> V3Result {
+pub fn masterchain_info(ctx: &Ctx<'_>, _: &Params, _: ()) -> Result<MasterchainInfo, V3Error> {
     let Some((first, last)) = query::blocks::mc_block_range(&ctx.reader)? else {
         return Err(V3Error::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "no masterchain blocks are indexed",
         ));
     };
-    to_json(&MasterchainInfo {
+    Ok(MasterchainInfo {
         last: (&last).into(),
         first: (&first).into(),
     })
 }
 
+request! {
+    /// `/blocks`' filters.
+    pub struct BlocksRequest {
+        /// Workchain
+        workchain: Option<i32>,
+        /// Shard id
+        shard: Option<ShardArg>,
+        /// Block seqno
+        seqno: Option<u32>,
+        /// Block root hash
+        root_hash: Option<[u8; 32]>,
+        /// Block file hash
+        file_hash: Option<[u8; 32]>,
+        /// Masterchain block that committed the blocks
+        mc_seqno: Option<u32>,
+        /// Not before this unix time
+        start_utime: Option<Utime>,
+        /// Not after this unix time
+        end_utime: Option<Utime>,
+        /// Not below this logical time
+        start_lt: Option<u64>,
+        /// Not above this logical time
+        end_lt: Option<u64>,
+    }
+    with { paging: PagingArgs }
+}
+
 /// Filters of `/blocks`.
+#[derive(Default)]
 struct BlockFilter {
     workchain: Option<i32>,
     shard: Option<u64>,
@@ -50,19 +79,19 @@ struct BlockFilter {
 }
 
 impl BlockFilter {
-    fn from_params(p: &Params) -> Result<Self, V3Error> {
-        Ok(Self {
-            workchain: p.int("workchain")?,
-            shard: p.parsed("shard", "a shard id", parse_shard)?,
-            seqno: p.int("seqno")?,
-            root_hash: p.hash("root_hash")?,
-            file_hash: p.hash("file_hash")?,
-            mc_seqno: p.int("mc_seqno")?,
-            start_utime: p.parsed("start_utime", "a unix time", parse_utime)?,
-            end_utime: p.parsed("end_utime", "a unix time", parse_utime)?,
-            start_lt: p.int("start_lt")?,
-            end_lt: p.int("end_lt")?,
-        })
+    fn from_request(q: &BlocksRequest) -> Self {
+        Self {
+            workchain: q.workchain,
+            shard: q.shard.map(|s| s.0),
+            seqno: q.seqno,
+            root_hash: q.root_hash,
+            file_hash: q.file_hash,
+            mc_seqno: q.mc_seqno,
+            start_utime: q.start_utime.map(|t| t.0),
+            end_utime: q.end_utime.map(|t| t.0),
+            start_lt: q.start_lt,
+            end_lt: q.end_lt,
+        }
     }
 
     /// Whether [`candidates`] walks the time index: no narrower key is
@@ -171,22 +200,30 @@ fn sorted_page(
     Ok(blocks.iter().map(Block::from).collect())
 }
 
-pub fn blocks(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let f = BlockFilter::from_params(p)?;
+pub fn blocks(ctx: &Ctx<'_>, _: &Params, q: BlocksRequest) -> Result<BlocksResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let f = BlockFilter::from_request(&q);
     let matching =
         candidates(ctx, &f, &paging)?.filter(|b| b.as_ref().map_or(true, |b| f.matches(b)));
-    to_json(&BlocksResponse {
+    Ok(BlocksResponse {
         blocks: sorted_page(&paging, matching, f.by_time(&paging))?,
     })
 }
 
-fn required_seqno(p: &Params) -> Result<u32, V3Error> {
-    Ok(p.int::<u32>("seqno")?.unwrap_or(0))
+request! {
+    /// A masterchain block by seqno.
+    pub struct McSeqnoRequest {
+        /// Masterchain block seqno (0 when not given)
+        [required] seqno: Option<u32>,
+    }
 }
 
-pub fn masterchain_block_shard_state(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let seqno = required_seqno(p)?;
+pub fn masterchain_block_shard_state(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: McSeqnoRequest,
+) -> Result<BlocksResponse, V3Error> {
+    let seqno = q.seqno.unwrap_or(0);
     let r = &ctx.reader;
     let mut blocks = Vec::new();
     if let Some(mc) = query::blocks::mc_block(r, seqno)? {
@@ -201,21 +238,31 @@ pub fn masterchain_block_shard_state(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         return Err(V3Error::not_found("blocks not found"));
     }
     blocks.sort_by_key(|b| b.id.id);
-    to_json(&BlocksResponse {
+    Ok(BlocksResponse {
         blocks: blocks.iter().map(Block::from).collect(),
     })
 }
 
-pub fn masterchain_block_shards(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let seqno = required_seqno(p)?;
-    let paging = Paging::from_params(ctx, p)?;
+request! {
+    /// A masterchain block by seqno, and a page of its shard blocks.
+    pub struct McSeqnoPageRequest {}
+    with { block: McSeqnoRequest, paging: PagingArgs }
+}
+
+pub fn masterchain_block_shards(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: McSeqnoPageRequest,
+) -> Result<BlocksResponse, V3Error> {
+    let seqno = q.block.seqno.unwrap_or(0);
+    let paging = Paging::from_args(ctx, &q.paging)?;
     let f = BlockFilter {
         mc_seqno: Some(seqno),
-        ..BlockFilter::from_params(&Params::default())?
+        ..BlockFilter::default()
     };
     let blocks = sorted_page(&paging, candidates(ctx, &f, &paging)?, f.by_time(&paging))?;
     if blocks.is_empty() {
         return Err(V3Error::not_found("blocks not found"));
     }
-    to_json(&BlocksResponse { blocks })
+    Ok(BlocksResponse { blocks })
 }

@@ -1,10 +1,12 @@
 //! `GET`/`POST /decode` (spec v3 §3.11): opcodes to constructor names and
 //! message bodies to JSON, from the TL-B scheme of `crate::decode::body`.
 
+use serde::Serialize;
 use serde_json::{json, Value as Json};
 
-use super::{to_json, V3Error, V3Result};
+use super::V3Error;
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::decode::body;
 
@@ -36,10 +38,28 @@ fn decode_body(s: &str) -> Json {
     }
 }
 
+request! {
+    /// What to decode.
+    pub struct DecodeRequest {
+        /// Opcodes: hex (optionally 0x), decimal or signed decimal
+        opcodes: Vec<String>,
+        /// Message bodies: base64 or hex BoCs
+        bodies: Vec<String>,
+    }
+}
+
+/// Decoded opcodes and bodies, in the order sent.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Decoded {
+    /// Constructor names (`unknown` where none is known)
+    opcodes: Vec<&'static str>,
+    /// Each body as JSON, or `{"error"}` where it cannot be decoded
+    bodies: Vec<Json>,
+}
+
 /// `/decode?opcodes=…&bodies=…` or its JSON body.
-pub fn decode(_ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let opcodes = p.all("opcodes");
-    let bodies = p.all("bodies");
+pub fn decode(_ctx: &Ctx<'_>, _: &Params, q: DecodeRequest) -> Result<Decoded, V3Error> {
+    let (opcodes, bodies) = (q.opcodes, q.bodies);
     if opcodes.len() > MAX_ITEMS {
         return Err(V3Error::invalid(
             "opcodes list exceeds maximum length of 1000",
@@ -56,8 +76,11 @@ pub fn decode(_ctx: &Ctx<'_>, p: &Params) -> V3Result {
             .ok_or_else(|| V3Error::invalid(format!("invalid opcode format at index {i}: {s}")))?;
         names.push(body::opcode_name(op).unwrap_or("unknown"));
     }
-    let decoded: Vec<Json> = bodies.iter().map(|b| decode_body(b)).collect();
-    to_json(&json!({ "opcodes": names, "bodies": decoded }))
+    let bodies: Vec<Json> = bodies.iter().map(|b| decode_body(b)).collect();
+    Ok(Decoded {
+        opcodes: names,
+        bodies,
+    })
 }
 
 #[cfg(test)]

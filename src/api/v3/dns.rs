@@ -5,14 +5,16 @@ use serde::Serialize;
 use tonindex_model::Address;
 
 use super::address_book::{self, AddressBook};
-use super::{to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, raw_upper};
+use super::{BookArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, raw_upper, ParsedAddress};
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::query;
 
-#[derive(Serialize)]
-struct Record {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = DnsRecord)]
+pub struct Record {
     nft_item_address: String,
     nft_item_owner: Option<String>,
     domain: String,
@@ -22,17 +24,29 @@ struct Record {
     dns_storage_bag_id: Option<String>,
 }
 
-#[derive(Serialize)]
-struct Response {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct DnsRecords {
     records: Vec<Record>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
+request! {
+    /// A wallet or a domain.
+    pub struct DnsRecordsRequest {
+        /// The wallet the records name
+        wallet: Option<ParsedAddress>,
+        /// The domain (`name.ton`, `name.t.me`)
+        domain: Option<String>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
 /// `GET /dns/records?wallet=…` or `?domain=…`.
-pub fn dns_records(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let wallet = p.parsed("wallet", "an address", parse_address)?;
-    let domain = p.get("domain").filter(|d| !d.is_empty());
+pub fn dns_records(ctx: &Ctx<'_>, p: &Params, q: DnsRecordsRequest) -> Result<DnsRecords, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let wallet = q.wallet;
+    let domain = q.domain.as_deref().filter(|d| !d.is_empty());
     let entries = match (wallet, domain) {
         (None, None) => {
             return Err(V3Error::invalid(
@@ -73,7 +87,7 @@ pub fn dns_records(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             dns_storage_bag_id: e.record.storage_bag_id.map(|h| b64(&h)),
         })
         .collect();
-    to_json(&Response {
+    Ok(DnsRecords {
         records,
         address_book: address_book::build(ctx, p, mentioned)?,
     })

@@ -9,9 +9,10 @@ use tonindex_model::Address;
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
 use super::models::decoded_payload;
-use super::{parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, raw_lower, raw_upper, Dec, B64};
+use super::{BookMetadataArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, raw_lower, raw_upper, Dec, ParsedAddress, B64};
 use crate::api::params::Params;
+use crate::api::request::{request, Utime};
 use crate::api::Ctx;
 use crate::offchain::{self, Lookup};
 use crate::query::jettons::{self, EventFilter, MasterFilter, WalletFilter};
@@ -19,15 +20,13 @@ use serde_json::Value as Json;
 use tonindex_storage::rows::JettonWalletRecord;
 use tonindex_storage::tables::JettonRole;
 
-pub(super) fn addresses(p: &Params, name: &str) -> Result<Vec<Address>, V3Error> {
-    Ok(p.parsed_all(name, "an address", parse_address)?
-        .into_iter()
-        .map(|a| a.address)
-        .collect())
+/// The accounts of parsed addresses.
+pub(super) fn addresses(a: &[ParsedAddress]) -> Vec<Address> {
+    a.iter().map(|a| a.address).collect()
 }
 
-#[derive(Serialize)]
-struct JettonMaster {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonMaster {
     address: String,
     total_supply: Dec<u128>,
     mintable: bool,
@@ -39,19 +38,36 @@ struct JettonMaster {
     last_transaction_lt: Dec<u64>,
 }
 
-#[derive(Serialize)]
-struct JettonMastersResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonMastersResponse {
     jetton_masters: Vec<JettonMaster>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
+request! {
+    /// `/jetton/masters`' filters.
+    pub struct JettonMastersRequest {
+        /// Jetton masters
+        address: Vec<ParsedAddress>,
+        /// Their admins
+        admin_address: Vec<ParsedAddress>,
+    }
+    with { paging: PagingArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /jetton/masters`.
-pub fn jetton_masters(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
+pub fn jetton_masters(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: JettonMastersRequest,
+) -> Result<JettonMastersResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
     let filter = MasterFilter {
-        addresses: addresses(p, "address")?,
-        admins: addresses(p, "admin_address")?,
+        addresses: addresses(&q.address),
+        admins: addresses(&q.admin_address),
     };
     let rows = jettons::masters(&ctx.reader, &filter, paging.offset, paging.limit)?;
     let mentioned = rows
@@ -72,15 +88,15 @@ pub fn jetton_masters(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             last_transaction_lt: Dec(m.last_tx_lt),
         })
         .collect();
-    to_json(&JettonMastersResponse {
+    Ok(JettonMastersResponse {
         jetton_masters,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,
     })
 }
 
-#[derive(Serialize)]
-struct JettonWallet {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonWallet {
     address: String,
     balance: Dec<u128>,
     owner: String,
@@ -94,8 +110,8 @@ struct JettonWallet {
     mintless_info: Option<MintlessInfo>,
 }
 
-#[derive(Serialize)]
-struct MintlessInfo {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MintlessInfo {
     amount: Dec<u128>,
     start_from: u64,
     expire_at: u64,
@@ -137,21 +153,42 @@ fn mintless_info(ctx: &Ctx<'_>, w: &JettonWalletRecord) -> Result<Option<Mintles
     )
 }
 
-#[derive(Serialize)]
-struct JettonWalletsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonWalletsResponse {
     jetton_wallets: Vec<JettonWallet>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
+request! {
+    /// `/jetton/wallets`' filters.
+    pub struct JettonWalletsRequest {
+        /// Jetton wallets
+        address: Vec<ParsedAddress>,
+        /// Their owners
+        owner_address: Vec<ParsedAddress>,
+        /// Their Jetton masters
+        jetton_address: Vec<ParsedAddress>,
+        /// Leave out wallets with a zero balance
+        exclude_zero_balance: Option<bool>,
+    }
+    with { paging: PagingArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /jetton/wallets`.
-pub fn jetton_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
+pub fn jetton_wallets(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: JettonWalletsRequest,
+) -> Result<JettonWalletsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
     let filter = WalletFilter {
-        addresses: addresses(p, "address")?,
-        owners: addresses(p, "owner_address")?,
-        jettons: addresses(p, "jetton_address")?,
-        exclude_zero_balance: p.bool("exclude_zero_balance")?.unwrap_or(false),
+        addresses: addresses(&q.address),
+        owners: addresses(&q.owner_address),
+        jettons: addresses(&q.jetton_address),
+        exclude_zero_balance: q.exclude_zero_balance.unwrap_or(false),
         balance_order: paging.sort_given.then_some(paging.desc),
     };
     if filter.jettons.len() > 1 && filter.owners.len() != 1 {
@@ -193,36 +230,49 @@ pub fn jetton_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             })
         })
         .collect::<Result<_, V3Error>>()?;
-    to_json(&JettonWalletsResponse {
+    Ok(JettonWalletsResponse {
         jetton_wallets,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,
     })
 }
 
-/// The time and lt bounds, order and aborted rule shared by transfers and burns.
-pub(super) fn event_filter(
-    p: &Params,
-    paging: &Paging,
-    exclude_aborted: bool,
-) -> Result<EventFilter, V3Error> {
-    let utime = |name| -> Result<Option<u32>, V3Error> {
-        Ok(p.parsed(name, "a unix time", parse_utime)?
-            .map(|t| u32::try_from(t).unwrap_or(u32::MAX)))
-    };
-    Ok(EventFilter {
-        wallets: addresses(p, "jetton_wallet")?,
-        master: p
-            .parsed("jetton_master", "an address", parse_address)?
-            .map(|a| a.address),
-        start_lt: p.int::<u64>("start_lt")?,
-        end_lt: p.int::<u64>("end_lt")?,
-        start_utime: utime("start_utime")?,
-        end_utime: utime("end_utime")?,
+request! {
+    /// The time and lt window of transfers and burns.
+    pub struct WindowArgs {
+        /// Not before this unix time
+        start_utime: Option<Utime>,
+        /// Not after this unix time
+        end_utime: Option<Utime>,
+        /// Not below this logical time
+        start_lt: Option<u64>,
+        /// Not above this logical time
+        end_lt: Option<u64>,
+    }
+}
+
+/// The time and lt bounds, order and aborted rule shared by transfers and
+/// burns; the caller names the wallets (items) and master (collection).
+pub(super) fn event_filter(w: &WindowArgs, paging: &Paging, exclude_aborted: bool) -> EventFilter {
+    let utime = |t: Option<Utime>| t.map(|t| u32::try_from(t.0).unwrap_or(u32::MAX));
+    EventFilter {
+        wallets: Vec::new(),
+        master: None,
+        start_lt: w.start_lt,
+        end_lt: w.end_lt,
+        start_utime: utime(w.start_utime),
+        end_utime: utime(w.end_utime),
         exclude_aborted,
         desc: paging.desc,
         by: Vec::new(),
-    })
+    }
+}
+
+/// Where `direction` is `in`, `out` or `both` (transfers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BothWords;
+impl crate::api::request::Words for BothWords {
+    const WORDS: &'static [&'static str] = &["in", "out", "both"];
 }
 
 /// Who the rows are looked up by: the named owners (with their roles),
@@ -243,8 +293,8 @@ fn boc_b64(b: &Option<Vec<u8>>) -> Option<String> {
     b.as_deref().map(b64)
 }
 
-#[derive(Serialize)]
-struct JettonTransfer {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonTransfer {
     query_id: Dec<u64>,
     source: Option<String>,
     destination: Option<String>,
@@ -264,22 +314,47 @@ struct JettonTransfer {
     trace_id: Option<B64>,
 }
 
-#[derive(Serialize)]
-struct JettonTransfersResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonTransfersResponse {
     jetton_transfers: Vec<JettonTransfer>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-/// `GET /jetton/transfers` (aborted transactions left out, as the spec says).
-pub fn jetton_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let mut f = event_filter(p, &paging, true)?;
-    let mut owners = addresses(p, "owner_address")?;
-    if owners.is_empty() {
-        owners = addresses(p, "address")?;
+request! {
+    /// `/jetton/transfers`' filters.
+    pub struct JettonTransfersRequest {
+        /// Owners (senders or receivers, as direction says)
+        owner_address: Vec<ParsedAddress>,
+        /// Same as owner_address (when it is not given)
+        address: Vec<ParsedAddress>,
+        /// Jetton wallets
+        jetton_wallet: Vec<ParsedAddress>,
+        /// Jetton master
+        jetton_master: Option<ParsedAddress>,
+        /// in: received by the owners; out: sent; both (default)
+        direction: Option<crate::api::request::Word<BothWords>>,
     }
-    let roles = match p.get("direction") {
+    with { window: WindowArgs, paging: PagingArgs, shape: BookMetadataArgs }
+}
+
+/// `GET /jetton/transfers` (aborted transactions left out, as the spec says).
+pub fn jetton_transfers(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: JettonTransfersRequest,
+) -> Result<JettonTransfersResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let mut f = event_filter(&q.window, &paging, true);
+    f.wallets = addresses(&q.jetton_wallet);
+    f.master = q.jetton_master.map(|a| a.address);
+    let mut owners = addresses(&q.owner_address);
+    if owners.is_empty() {
+        owners = addresses(&q.address);
+    }
+    let roles = match q.direction.as_ref().map(|d| d.as_str()) {
         None | Some("both") => JettonRole::SOURCE | JettonRole::DESTINATION,
         Some("in") => JettonRole::DESTINATION,
         Some("out") => JettonRole::SOURCE,
@@ -326,15 +401,15 @@ pub fn jetton_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             trace_id: trace.map(B64),
         })
         .collect();
-    to_json(&JettonTransfersResponse {
+    Ok(JettonTransfersResponse {
         jetton_transfers,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,
     })
 }
 
-#[derive(Serialize)]
-struct JettonBurn {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonBurn {
     query_id: Dec<u64>,
     owner: Option<String>,
     jetton_wallet: String,
@@ -350,19 +425,42 @@ struct JettonBurn {
     trace_id: Option<B64>,
 }
 
-#[derive(Serialize)]
-struct JettonBurnsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct JettonBurnsResponse {
     jetton_burns: Vec<JettonBurn>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
+request! {
+    /// `/jetton/burns`' filters.
+    pub struct JettonBurnsRequest {
+        /// Owners of the burnt Jettons
+        owner_address: Vec<ParsedAddress>,
+        /// Same as owner_address
+        address: Vec<ParsedAddress>,
+        /// Jetton wallets
+        jetton_wallet: Vec<ParsedAddress>,
+        /// Jetton master
+        jetton_master: Option<ParsedAddress>,
+    }
+    with { window: WindowArgs, paging: PagingArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /jetton/burns` (aborted burns included, as the spec says).
-pub fn jetton_burns(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let mut f = event_filter(p, &paging, false)?;
-    let mut owners = addresses(p, "owner_address")?;
-    owners.extend(addresses(p, "address")?);
+pub fn jetton_burns(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: JettonBurnsRequest,
+) -> Result<JettonBurnsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let mut f = event_filter(&q.window, &paging, false);
+    f.wallets = addresses(&q.jetton_wallet);
+    f.master = q.jetton_master.map(|a| a.address);
+    let mut owners = addresses(&q.owner_address);
+    owners.extend(addresses(&q.address));
     drivers(&mut f, &owners, JettonRole::SOURCE);
     let rows = jettons::burns(&ctx.reader, &f, paging.offset, paging.limit)?;
     let mentioned: Vec<Address> = rows
@@ -395,7 +493,7 @@ pub fn jetton_burns(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             trace_id: trace.map(B64),
         })
         .collect();
-    to_json(&JettonBurnsResponse {
+    Ok(JettonBurnsResponse {
         jetton_burns,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,

@@ -8,38 +8,80 @@ use tonindex_model::{Address, Hash, MessageRecord};
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
 use super::models::Message;
-use super::{parse_direction, parse_opcode, parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{parse_hash, B64};
+use super::{parse_direction, BookMetadataArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{parse_address, B64};
 use crate::api::params::Params;
+use crate::api::request::{request, DirectionWords, OpcodeArg, ParamValue, Utime, Word};
 use crate::api::Ctx;
 use crate::query::{
     self,
     messages::{MessageGroup, MessageOrder, Side},
 };
 
-#[derive(Serialize)]
-struct MessagesResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MessagesResponse {
     messages: Vec<Message>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
 /// An address filter that may ask for "no address" (`null`: external messages).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum AddrFilter {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddrFilter {
     Any,
     Null,
     Is(Address),
 }
 
-fn addr_filter(p: &Params, name: &str) -> Result<AddrFilter, V3Error> {
-    match p.get(name) {
-        None => Ok(AddrFilter::Any),
-        Some("null") => Ok(AddrFilter::Null),
-        Some(_) => Ok(p
-            .address(name)?
-            .map_or(AddrFilter::Any, |a| AddrFilter::Is(a.address))),
+impl ParamValue for AddrFilter {
+    const EXPECTED: &'static str = "an address";
+    fn parse(text: &str) -> Option<Self> {
+        if text == "null" {
+            return Some(AddrFilter::Null);
+        }
+        parse_address(text).map(|a| AddrFilter::Is(a.address))
     }
+    fn schema(_: bool) -> serde_json::Value {
+        serde_json::json!({
+            "type": "string",
+            "description": "an address, or `null` for no address",
+        })
+    }
+}
+
+request! {
+    /// `/messages`' filters.
+    pub struct MessagesRequest {
+        /// Message hashes (or normalized hashes)
+        msg_hash: Vec<[u8; 32]>,
+        /// Same as msg_hash
+        hash: Vec<[u8; 32]>,
+        /// Body hash
+        body_hash: Option<[u8; 32]>,
+        /// Source address, or `null` for external-in
+        source: Option<AddrFilter>,
+        /// Destination address, or `null` for external-out
+        destination: Option<AddrFilter>,
+        /// Body opcode
+        opcode: Option<OpcodeArg>,
+        /// in: received by a transaction; out: sent by one
+        direction: Option<Word<DirectionWords>>,
+        /// Leave out external messages
+        exclude_externals: Option<bool>,
+        /// Only external messages
+        only_externals: Option<bool>,
+        /// Not before this unix time
+        start_utime: Option<Utime>,
+        /// Not after this unix time
+        end_utime: Option<Utime>,
+        /// Not below this logical time
+        start_lt: Option<u64>,
+        /// Not above this logical time
+        end_lt: Option<u64>,
+    }
+    with { paging: PagingArgs, shape: BookMetadataArgs }
 }
 
 fn addr_matches(f: AddrFilter, a: Option<Address>) -> bool {
@@ -275,22 +317,26 @@ fn sorted_page(
     Ok(paging.page(kept))
 }
 
-pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let mut hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
-    hashes.extend(p.parsed_all("hash", "a hash", parse_hash)?);
-    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
-    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
+pub fn messages(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: MessagesRequest,
+) -> Result<MessagesResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let mut hashes = q.msg_hash;
+    hashes.extend(q.hash);
+    let start_utime = q.start_utime.map(|t| t.0);
+    let end_utime = q.end_utime.map(|t| t.0);
     let filter = MessageFilter {
-        body_hash: p.hash("body_hash")?,
-        source: addr_filter(p, "source")?,
-        destination: addr_filter(p, "destination")?,
-        opcode: p.parsed("opcode", "an opcode", parse_opcode)?,
-        direction: parse_direction(p)?,
+        body_hash: q.body_hash,
+        source: q.source.unwrap_or(AddrFilter::Any),
+        destination: q.destination.unwrap_or(AddrFilter::Any),
+        opcode: q.opcode.map(|o| o.0),
+        direction: parse_direction(&q.direction)?,
         utime: (start_utime, end_utime),
-        lt: (p.int("start_lt")?, p.int("end_lt")?),
-        exclude_externals: p.bool("exclude_externals")?.unwrap_or(false),
-        only_externals: p.bool("only_externals")?.unwrap_or(false),
+        lt: (q.start_lt, q.end_lt),
+        exclude_externals: q.exclude_externals.unwrap_or(false),
+        only_externals: q.only_externals.unwrap_or(false),
         by_utime: start_utime.is_some() || end_utime.is_some(),
     };
 
@@ -341,7 +387,7 @@ pub fn messages(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         });
     }
     let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
-    to_json(&MessagesResponse {
+    Ok(MessagesResponse {
         messages: out,
         address_book,
         metadata: metadata::build(ctx, p, addresses)?,

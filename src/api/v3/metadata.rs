@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value as Json};
 use tonindex_model::Address;
 
+use super::address_book::AddressesRequest;
 use super::V3Error;
 use crate::api::encoding::raw_upper;
 use crate::api::params::Params;
@@ -22,6 +23,22 @@ use crate::query;
 
 /// Keyed by raw address.
 pub type Metadata = BTreeMap<String, Json>;
+
+/// How [`Metadata`] appears in the documents.
+pub struct MetadataDoc;
+
+impl utoipa::PartialSchema for MetadataDoc {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Object)
+            .description(Some(
+                "Token metadata by raw address: `is_indexed` and `token_info` (name, symbol, \
+                 description, image, extra) of Jetton masters and wallets, NFT collections and items",
+            ))
+            .into()
+    }
+}
+impl utoipa::ToSchema for MetadataDoc {}
 
 /// TokenInfo fields with columns of their own; other content keys go to `extra`.
 const COLUMNS: &[&str] = &["name", "symbol", "description", "image"];
@@ -163,14 +180,30 @@ fn of_addresses(
 /// `GET /metadata?address=…` (spec v3 §3.2): the metadata object itself,
 /// keyed by raw address; addresses that are not token contracts (or not
 /// addresses at all) are absent.
-pub fn metadata(ctx: &Ctx<'_>, p: &Params) -> super::V3Result {
-    let sent = p.all("address");
-    if sent.is_empty() {
+/// `/metadata`'s answer: the metadata object itself.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+pub struct MetadataResponse(Metadata);
+
+impl utoipa::PartialSchema for MetadataResponse {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        MetadataDoc::schema()
+    }
+}
+impl utoipa::ToSchema for MetadataResponse {}
+
+pub fn metadata(
+    ctx: &Ctx<'_>,
+    _: &Params,
+    q: AddressesRequest,
+) -> Result<MetadataResponse, V3Error> {
+    if q.address.is_empty() {
         return Err(V3Error::invalid("at least 1 address required"));
     }
-    let addresses = sent
+    let addresses = q
+        .address
         .iter()
         .filter_map(|s| crate::api::encoding::parse_address(s))
         .map(|parsed| parsed.address);
-    super::to_json(&of_addresses(ctx, addresses)?)
+    Ok(MetadataResponse(of_addresses(ctx, addresses)?))
 }

@@ -30,6 +30,7 @@ use axum::Router;
 use serde::Serialize;
 
 use super::params::{ParamError, Params};
+use super::request::{request, DirectionWords, Handle, SortWords, Typed, Word};
 use super::{getmethod, json_response, with_config_header, Api, Ctx, ReadFailure, V3_API_VERSION};
 
 /// An error in v3's shape, with its HTTP status.
@@ -115,92 +116,116 @@ pub fn to_json<T: Serialize>(v: &T) -> V3Result {
     Ok(crate::api::response::json(v)?)
 }
 
-type Handler = fn(&Ctx<'_>, &Params) -> V3Result;
+/// How an endpoint is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    /// POST with the parameters in a JSON body.
+    Post,
+    /// Both: GET with a query string, POST with the same in a JSON body.
+    GetOrPost,
+}
+
+/// One endpoint of v3: its path, method and documentation, and its typed
+/// handler. The OpenAPI document is written from this table and the
+/// handlers' request and response types (`crate::api::openapi`).
+pub struct Endpoint {
+    pub name: &'static str,
+    pub method: Method,
+    /// The document's tag (the group in Swagger UI).
+    pub tag: &'static str,
+    pub summary: &'static str,
+    /// Error statuses it answers besides the common ones (429, 503, 504).
+    pub errors: &'static [u16],
+    pub handler: &'static dyn Handle<V3Error>,
+}
 
 /// Endpoints of v3 that tonindex does not serve yet: a clear 501, not a 404.
 pub(crate) const NOT_YET: &[&str] = &[];
 
-/// Every endpoint v3 serves, with its handler (aliases are rows of their own).
-const HANDLERS: &[(&str, Handler)] = &[
-    ("masterchainInfo", blocks::masterchain_info),
-    ("blocks", blocks::blocks),
-    (
-        "masterchainBlockShardState",
-        blocks::masterchain_block_shard_state,
-    ),
-    ("masterchainBlockShards", blocks::masterchain_block_shards),
-    ("transactions", transactions::transactions),
-    (
-        "transactionsByMasterchainBlock",
-        transactions::transactions_by_masterchain_block,
-    ),
-    (
-        "transactionsByMessage",
-        transactions::transactions_by_message,
-    ),
-    ("adjacentTransactions", transactions::adjacent_transactions),
-    ("messages", messages::messages),
-    ("addressBook", address_book::address_book),
-    ("metadata", metadata::metadata),
-    ("accountStates", accounts::account_states),
-    ("walletStates", accounts::wallet_states),
-    ("topAccountsByBalance", accounts::top_accounts_by_balance),
-    ("addressInformation", accounts::address_information),
-    ("account", accounts::address_information),
-    ("walletInformation", accounts::wallet_information),
-    ("wallet", accounts::wallet_information),
-    ("runGetMethod", accounts::run_get_method),
-    ("estimateFee", accounts::estimate_fee),
-    ("message", send::message),
-    ("jetton/masters", jettons::jetton_masters),
-    ("jetton/wallets", jettons::jetton_wallets),
-    ("jetton/transfers", jettons::jetton_transfers),
-    ("jetton/burns", jettons::jetton_burns),
-    ("nft/collections", nfts::nft_collections),
-    ("nft/items", nfts::nft_items),
-    ("nft/sales", nfts::nft_sales),
-    ("nft/transfers", nfts::nft_transfers),
-    ("dns/records", dns::dns_records),
-    ("decode", decode::decode),
-    ("balanceChanges", balance_changes::balance_changes),
-    ("multisig/wallets", multisig::multisig_wallets),
-    ("multisig/orders", multisig::multisig_orders),
-    ("vesting", multisig::vesting),
-    ("traces", traces::traces),
-    ("events", traces::events),
-    ("actions", actions::actions),
-    ("pendingTraces", traces::pending_traces),
-    ("pendingActions", actions::pending_actions),
-    ("pendingTransactions", traces::pending_transactions),
+/// Builds a row of [`ENDPOINTS`].
+const fn row(
+    name: &'static str,
+    method: Method,
+    tag: &'static str,
+    summary: &'static str,
+    errors: &'static [u16],
+    handler: &'static dyn Handle<V3Error>,
+) -> Endpoint {
+    Endpoint {
+        name,
+        method,
+        tag,
+        summary,
+        errors,
+        handler,
+    }
+}
+
+use Method::{Get, GetOrPost, Post};
+
+/// Every endpoint v3 serves (aliases are rows of their own).
+pub static ENDPOINTS: &[Endpoint] = &[
+    row("masterchainInfo", Get, "blocks", "First and last indexed masterchain blocks", &[], &Typed { f: blocks::masterchain_info }),
+    row("blocks", Get, "blocks", "Blocks by filter", &[422], &Typed { f: blocks::blocks }),
+    row("masterchainBlockShardState", Get, "blocks", "A masterchain block and the top shard blocks of its state", &[404, 422], &Typed { f: blocks::masterchain_block_shard_state }),
+    row("masterchainBlockShards", Get, "blocks", "A masterchain block and the shard blocks it commits", &[404, 422], &Typed { f: blocks::masterchain_block_shards }),
+    row("transactions", Get, "transactions", "Transactions by filter", &[404, 422], &Typed { f: transactions::transactions }),
+    row("transactionsByMasterchainBlock", Get, "transactions", "Transactions of a masterchain block and the shard blocks it commits", &[404, 422], &Typed { f: transactions::transactions_by_masterchain_block }),
+    row("transactionsByMessage", Get, "transactions", "Transactions that sent or received messages (one filter is required)", &[422], &Typed { f: transactions::transactions_by_message }),
+    row("adjacentTransactions", Get, "transactions", "The parent and children of a transaction", &[404, 422], &Typed { f: transactions::adjacent_transactions }),
+    row("messages", Get, "messages", "Messages by filter", &[422], &Typed { f: messages::messages }),
+    row("addressBook", Get, "accounts", "User-friendly forms of addresses, keyed as sent", &[422], &Typed { f: address_book::address_book }),
+    row("metadata", Get, "accounts", "Token metadata of the addresses that are token contracts, keyed by raw address", &[422], &Typed { f: metadata::metadata }),
+    row("accountStates", Get, "accounts", "Current states of accounts the node holds", &[422], &Typed { f: accounts::account_states }),
+    row("walletStates", Get, "accounts", "Current states of accounts with wallet details", &[422], &Typed { f: accounts::wallet_states }),
+    row("topAccountsByBalance", Get, "accounts", "Accounts whose current state the node holds, richest first", &[422], &Typed { f: accounts::top_accounts_by_balance }),
+    row("addressInformation", Get, "accounts", "An account's current state", &[401, 404, 422], &Typed { f: accounts::address_information }),
+    row("account", Get, "accounts", "Alias of addressInformation", &[401, 404, 422], &Typed { f: accounts::address_information }),
+    row("walletInformation", Get, "accounts", "A wallet's current state", &[401, 404, 409, 422], &Typed { f: accounts::wallet_information }),
+    row("wallet", Get, "accounts", "Alias of walletInformation", &[401, 404, 409, 422], &Typed { f: accounts::wallet_information }),
+    row("runGetMethod", Post, "accounts", "Runs a get-method on the account's current state", &[401, 404, 422, 501], &Typed { f: accounts::run_get_method }),
+    row("estimateFee", Post, "accounts", "Fees of an external message to the account", &[401, 404, 422], &Typed { f: accounts::estimate_fee }),
+    row("message", Post, "send", "Sends an external message", &[401, 422], &Typed { f: send::message }),
+    row("jetton/masters", Get, "jettons", "Jetton masters the index has read (get_jetton_data)", &[422], &Typed { f: jettons::jetton_masters }),
+    row("jetton/wallets", Get, "jettons", "Jetton wallets their masters confirm", &[422], &Typed { f: jettons::jetton_wallets }),
+    row("jetton/transfers", Get, "jettons", "Jetton transfers (transfer#0f8a7ea5 on confirmed wallets; aborted ones left out)", &[422], &Typed { f: jettons::jetton_transfers }),
+    row("jetton/burns", Get, "jettons", "Jetton burns (burn#595f07bc on confirmed wallets)", &[422], &Typed { f: jettons::jetton_burns }),
+    row("nft/collections", Get, "nfts", "NFT collections the index has read (get_collection_data)", &[422], &Typed { f: nfts::nft_collections }),
+    row("nft/items", Get, "nfts", "NFT items (an item of a collection only when the collection confirms it)", &[422], &Typed { f: nfts::nft_items }),
+    row("nft/sales", Get, "nfts", "GetGems fixed-price sales and auctions by contract address, as they describe themselves", &[422], &Typed { f: nfts::nft_sales }),
+    row("nft/transfers", Get, "nfts", "NFT transfers (transfer#5fcc3d14 on known items; aborted ones included)", &[422], &Typed { f: nfts::nft_transfers }),
+    row("dns/records", Get, "dns", "DNS items of the .ton and .t.me collections, by domain or by the wallet their records name", &[422], &Typed { f: dns::dns_records }),
+    row("decode", GetOrPost, "utils", "Opcodes to constructor names and message bodies to JSON (GET, or POST with a JSON body)", &[422], &Typed { f: decode::decode }),
+    row("balanceChanges", Get, "actions", "What a trace, or one of its actions, did to balances: each account's nanotons (value less fees), its fees, and Jetton units by owner and master ({} for an action of another trace or a contract_deploy)", &[400, 404, 422], &Typed { f: balance_changes::balance_changes }),
+    row("multisig/wallets", Get, "multisig", "Multisig v2 wallets the index has read (get_multisig_data), with their orders", &[422], &Typed { f: multisig::multisig_wallets }),
+    row("multisig/orders", Get, "multisig", "Multisig v2 orders their multisig confirms (get_order_data, get_order_address)", &[422], &Typed { f: multisig::multisig_orders }),
+    row("vesting", Get, "vesting", "Standard vesting wallets the index has read (get_vesting_data)", &[422], &Typed { f: multisig::vesting }),
+    row("traces", Get, "traces", "Traces by filter (at most one of account, trace_id, tx_hash, msg_hash)", &[404, 422], &Typed { f: traces::traces }),
+    row("events", Get, "traces", "Traces by filter, under the key `events`", &[404, 422], &Typed { f: traces::events }),
+    row("actions", Get, "traces", "Actions of classified traces by filter", &[404, 422], &Typed { f: actions::actions }),
+    row("pendingTraces", Get, "traces", "Emulated traces of sent messages not executed yet (null when none)", &[422], &Typed { f: traces::pending_traces }),
+    row("pendingActions", Get, "traces", "Actions of emulated traces", &[422], &Typed { f: actions::pending_actions }),
+    row("pendingTransactions", Get, "traces", "Emulated transactions on these accounts", &[404, 422], &Typed { f: traces::pending_transactions }),
 ];
 
-fn handler_for(endpoint: &str) -> Option<Handler> {
-    HANDLERS
-        .iter()
-        .find(|(name, _)| *name == endpoint)
-        .map(|(_, h)| *h)
+fn endpoint(name: &str) -> Option<&'static Endpoint> {
+    ENDPOINTS.iter().find(|e| e.name == name)
 }
 
 /// The endpoints v3 serves (what its OpenAPI document must describe).
 pub fn served_endpoints() -> impl Iterator<Item = &'static str> {
-    HANDLERS.iter().map(|(name, _)| *name)
+    ENDPOINTS.iter().map(|e| e.name)
 }
-
-/// Endpoints read from a POST JSON body; every other endpoint is GET only.
-const POST_ENDPOINTS: &[&str] = &["runGetMethod", "estimateFee", "message"];
 
 /// Whether an endpoint is called by POST with a JSON body (else by GET).
-pub fn is_post_endpoint(endpoint: &str) -> bool {
-    POST_ENDPOINTS.contains(&endpoint)
+pub fn is_post_endpoint(name: &str) -> bool {
+    endpoint(name).is_some_and(|e| e.method == Method::Post)
 }
 
-/// Endpoints served both ways: GET with query parameters and POST with the
-/// same parameters in a JSON body.
-const GET_AND_POST_ENDPOINTS: &[&str] = &["decode"];
-
 /// Whether an endpoint also takes POST with a JSON body besides GET.
-pub fn is_get_and_post_endpoint(endpoint: &str) -> bool {
-    GET_AND_POST_ENDPOINTS.contains(&endpoint)
+pub fn is_get_and_post_endpoint(name: &str) -> bool {
+    endpoint(name).is_some_and(|e| e.method == Method::GetOrPost)
 }
 
 /// `/api/v3`'s routes: the docs (static paths, which win), then every endpoint.
@@ -216,7 +241,7 @@ async fn dispatch(
     RawQuery(query): RawQuery,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(handler) = handler_for(&endpoint) else {
+    let Some(handler) = self::endpoint(&endpoint).map(|e| e.handler) else {
         if NOT_YET.contains(&endpoint.as_str()) {
             return V3Error::new(
                 StatusCode::NOT_IMPLEMENTED,
@@ -276,7 +301,8 @@ async fn dispatch(
         params.set("supported_action_types", v);
     }
     let big = body.len() > super::INLINE_BODY_BYTES;
-    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler(ctx, &params));
+    params.declare(handler.names());
+    let run = move |ctx: &Ctx<'_>| getmethod::with_config_note(|| handler.call(ctx, &params));
     match api.read_with(big, run).await {
         Ok((Ok(body), used)) => {
             with_config_header(json_response(StatusCode::OK, body, V3_API_VERSION), used)
@@ -300,19 +326,56 @@ pub struct Paging {
     pub sort_given: bool,
 }
 
+request! {
+    /// `limit`, `offset` and `sort` of a list endpoint.
+    pub struct PagingArgs {
+        /// Page size (default serve.default_limit, at most serve.max_limit; below 1 reads as 1)
+        limit: Option<i64>,
+        /// Items to skip (negative reads as 0)
+        offset: Option<i64>,
+        /// Order (also `a`/`d`); default desc
+        sort: Option<Word<SortWords>>,
+    }
+}
+
+request! {
+    /// Whether the response leaves its address book out.
+    pub struct BookArgs {
+        /// Leave the address book empty (also the X-No-Address-Book header)
+        x_no_address_book: Option<bool>,
+    }
+}
+
+request! {
+    /// Whether the response leaves its address book and metadata out.
+    pub struct BookMetadataArgs {
+        /// Leave the metadata empty (also the X-No-Metadata header)
+        x_no_metadata: Option<bool>,
+    }
+    with { book: BookArgs }
+}
+
 impl Paging {
-    pub fn from_params(ctx: &Ctx<'_>, p: &Params) -> Result<Self, V3Error> {
-        let limit = p
-            .int::<i64>("limit")?
-            .unwrap_or(i64::from(ctx.cfg.default_limit));
+    pub fn from_args(ctx: &Ctx<'_>, a: &PagingArgs) -> Result<Self, V3Error> {
+        let sort = a.sort.as_ref().map(|s| s.as_str().to_ascii_lowercase());
+        Self::new(ctx, a.limit, a.offset, sort.as_deref())
+    }
+
+    fn new(
+        ctx: &Ctx<'_>,
+        limit: Option<i64>,
+        offset: Option<i64>,
+        sort: Option<&str>,
+    ) -> Result<Self, V3Error> {
+        let limit = limit.unwrap_or(i64::from(ctx.cfg.default_limit));
         if limit > i64::from(ctx.cfg.max_limit) {
             return Err(V3Error::invalid(format!(
                 "limit is not allowed: {limit} > {}",
                 ctx.cfg.max_limit
             )));
         }
-        let offset = p.int::<i64>("offset")?.unwrap_or(0).max(0);
-        let (desc, sort_given) = match p.get("sort").map(str::to_ascii_lowercase).as_deref() {
+        let offset = offset.unwrap_or(0).max(0);
+        let (desc, sort_given) = match sort {
             None => (true, false),
             Some("desc" | "d") => (true, true),
             Some("asc" | "a") => (false, true),
@@ -373,8 +436,8 @@ pub fn parse_opcode(v: &str) -> Option<u32> {
 }
 
 /// `direction`: `in` or `out`.
-pub fn parse_direction(p: &Params) -> Result<Option<bool>, V3Error> {
-    match p.get("direction") {
+pub fn parse_direction(d: &Option<Word<DirectionWords>>) -> Result<Option<bool>, V3Error> {
+    match d.as_ref().map(Word::as_str) {
         None => Ok(None),
         Some("in") => Ok(Some(true)),
         Some("out") => Ok(Some(false)),

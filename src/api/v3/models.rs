@@ -14,7 +14,7 @@ use super::V3Error;
 use crate::api::encoding::{shard_hex, B64Bytes, Dec, RawAddr, B64};
 use crate::query::{self, blocks::MASTER_SHARD, transactions::FullTx};
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct BlockIdJson {
     pub workchain: i32,
     pub shard: String,
@@ -45,7 +45,7 @@ fn mc_ref(workchain: i32, seqno: u32, mc_block_seqno: Option<u32>) -> Option<Blo
     })
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Block {
     pub workchain: i32,
     pub shard: String,
@@ -141,7 +141,7 @@ fn status_change_str(s: StatusChange) -> &'static str {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct MessageContent {
     pub hash: B64,
     pub body: Option<B64Bytes>,
@@ -149,7 +149,7 @@ pub struct MessageContent {
     pub decoded: Option<serde_json::Value>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Message {
     pub hash: B64,
     pub source: Option<RawAddr>,
@@ -245,7 +245,7 @@ pub fn decoded_payload(boc: Option<&[u8]>) -> Option<serde_json::Value> {
 /// Account state around a transaction: from the cell store when it holds
 /// that state, else the hash alone with the other fields null (spec: a
 /// missing state row).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AccountState {
     pub hash: B64,
     pub balance: Option<String>,
@@ -352,7 +352,7 @@ impl AccountState {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Transaction {
     pub account: RawAddr,
     pub hash: B64,
@@ -431,7 +431,7 @@ fn kind_str(k: TxKind) -> &'static str {
 
 /// The transaction description (spec v3 `TransactionDescr`); absent
 /// optional fields are left out rather than written as null.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Description {
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -459,7 +459,7 @@ pub struct Description {
     pub split_info: Option<SplitInfoJson>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct StoragePh {
     pub storage_fees_collected: Dec<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -467,7 +467,7 @@ pub struct StoragePh {
     pub status_change: &'static str,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct CreditPh {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due_fees_collected: Option<Dec<u128>>,
@@ -475,14 +475,14 @@ pub struct CreditPh {
     pub credit_extra_currencies: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum ComputePh {
     Skipped { skipped: bool, reason: &'static str },
     Executed(ComputeExecuted),
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ComputeExecuted {
     pub skipped: bool,
     pub success: bool,
@@ -502,7 +502,7 @@ pub struct ComputeExecuted {
     pub vm_final_state_hash: B64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct MsgSizeJson {
     pub cells: Dec<u64>,
     pub bits: Dec<u64>,
@@ -517,7 +517,7 @@ impl From<MsgSize> for MsgSizeJson {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ActionPh {
     pub success: bool,
     pub valid: bool,
@@ -538,7 +538,7 @@ pub struct ActionPh {
     pub tot_msg_size: MsgSizeJson,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum BouncePh {
     NegFunds,
@@ -553,7 +553,7 @@ pub enum BouncePh {
     },
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SplitInfoJson {
     pub cur_shard_pfx_len: u8,
     pub acc_split_depth: u8,

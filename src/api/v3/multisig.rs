@@ -9,14 +9,16 @@ use tonindex_storage::{MultisigOrderRecord, MultisigRecord, VestingRecord};
 
 use super::address_book::{self, AddressBook};
 use super::jettons::addresses;
-use super::{to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, boc_with_crc, raw_upper, Dec, B64};
+use super::{BookArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, boc_with_crc, raw_upper, Dec, ParsedAddress, B64};
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::Ctx;
 use crate::query;
 
-#[derive(Serialize)]
-struct Order {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = MultisigOrder)]
+pub struct Order {
     address: String,
     multisig_address: String,
     order_seqno: String,
@@ -57,8 +59,8 @@ fn order_json(a: &Address, o: MultisigOrderRecord, parse_actions: bool) -> Order
     }
 }
 
-#[derive(Serialize)]
-struct Multisig {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Multisig {
     address: String,
     next_order_seqno: String,
     threshold: u32,
@@ -72,9 +74,10 @@ struct Multisig {
     orders: Option<Vec<Order>>,
 }
 
-#[derive(Serialize)]
-struct MultisigsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MultisigsResponse {
     multisigs: Vec<Multisig>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
@@ -82,17 +85,34 @@ fn mentioned_by(m: &MultisigRecord) -> impl Iterator<Item = Address> + '_ {
     m.signers.iter().chain(&m.proposers).copied()
 }
 
+request! {
+    /// `/multisig/wallets`' filters (one is required).
+    pub struct MultisigWalletsRequest {
+        /// Multisig contracts
+        address: Vec<ParsedAddress>,
+        /// Their signers or proposers
+        wallet_address: Vec<ParsedAddress>,
+        /// Attach each multisig's orders (default true)
+        include_orders: Option<bool>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
 /// `GET /multisig/wallets`.
-pub fn multisig_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let wanted = addresses(p, "address")?;
-    let wallets = addresses(p, "wallet_address")?;
+pub fn multisig_wallets(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: MultisigWalletsRequest,
+) -> Result<MultisigsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let wanted = addresses(&q.address);
+    let wallets = addresses(&q.wallet_address);
     if wanted.is_empty() && wallets.is_empty() {
         return Err(V3Error::invalid(
             "At least one of address or wallet_address should be specified",
         ));
     }
-    let include_orders = p.bool("include_orders")?.unwrap_or(true);
+    let include_orders = q.include_orders.unwrap_or(true);
     let rows = query::multisig::multisigs(
         &ctx.reader,
         &wanted,
@@ -132,29 +152,47 @@ pub fn multisig_wallets(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             orders,
         });
     }
-    to_json(&MultisigsResponse {
+    Ok(MultisigsResponse {
         multisigs,
         address_book: address_book::build(ctx, p, mentioned)?,
     })
 }
 
-#[derive(Serialize)]
-struct OrdersResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OrdersResponse {
     orders: Vec<Order>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
+request! {
+    /// `/multisig/orders`' filters (one is required).
+    pub struct MultisigOrdersRequest {
+        /// Order contracts
+        address: Vec<ParsedAddress>,
+        /// Their multisigs
+        multisig_address: Vec<ParsedAddress>,
+        /// Decode each order's actions (default false)
+        parse_actions: Option<bool>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
 /// `GET /multisig/orders`.
-pub fn multisig_orders(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let wanted = addresses(p, "address")?;
-    let multisigs = addresses(p, "multisig_address")?;
+pub fn multisig_orders(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: MultisigOrdersRequest,
+) -> Result<OrdersResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let wanted = addresses(&q.address);
+    let multisigs = addresses(&q.multisig_address);
     if wanted.is_empty() && multisigs.is_empty() {
         return Err(V3Error::invalid(
             "At least one of address or multisig_address should be specified",
         ));
     }
-    let parse_actions = p.bool("parse_actions")?.unwrap_or(false);
+    let parse_actions = q.parse_actions.unwrap_or(false);
     let rows = query::multisig::orders(
         &ctx.reader,
         &wanted,
@@ -175,14 +213,14 @@ pub fn multisig_orders(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         .into_iter()
         .map(|(a, o)| order_json(&a, o, parse_actions))
         .collect();
-    to_json(&OrdersResponse {
+    Ok(OrdersResponse {
         orders,
         address_book: address_book::build(ctx, p, mentioned)?,
     })
 }
 
-#[derive(Serialize)]
-struct Vesting {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Vesting {
     address: String,
     start_time: u64,
     total_duration: u64,
@@ -194,9 +232,10 @@ struct Vesting {
     whitelist: Vec<String>,
 }
 
-#[derive(Serialize)]
-struct VestingResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct VestingResponse {
     vesting_contracts: Vec<Vesting>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
@@ -207,11 +246,24 @@ fn mentioned_by_vesting(a: Address, v: &VestingRecord) -> impl Iterator<Item = A
         .chain(v.whitelist.iter().copied())
 }
 
+request! {
+    /// `/vesting`'s filters (exactly one is required).
+    pub struct VestingRequest {
+        /// Vesting contracts
+        contract_address: Vec<ParsedAddress>,
+        /// Their owners or senders
+        wallet_address: Vec<ParsedAddress>,
+        /// With wallet_address: whitelisted wallets match too
+        check_whitelist: Option<bool>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
 /// `GET /vesting`.
-pub fn vesting(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let contracts = addresses(p, "contract_address")?;
-    let wallets = addresses(p, "wallet_address")?;
+pub fn vesting(ctx: &Ctx<'_>, p: &Params, q: VestingRequest) -> Result<VestingResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let contracts = addresses(&q.contract_address);
+    let wallets = addresses(&q.wallet_address);
     if contracts.is_empty() && wallets.is_empty() {
         return Err(V3Error::invalid(
             "at least one of contract_address or wallet_address is required",
@@ -222,7 +274,7 @@ pub fn vesting(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             "only one of contract_address or wallet_address should be specified",
         ));
     }
-    let whitelisted = p.bool("check_whitelist")?.unwrap_or(false);
+    let whitelisted = q.check_whitelist.unwrap_or(false);
     let rows = query::multisig::vestings(
         &ctx.reader,
         &contracts,
@@ -249,7 +301,7 @@ pub fn vesting(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             whitelist: v.whitelist.iter().map(raw_upper).collect(),
         })
         .collect();
-    to_json(&VestingResponse {
+    Ok(VestingResponse {
         vesting_contracts,
         address_book: address_book::build(ctx, p, mentioned)?,
     })

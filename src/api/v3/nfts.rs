@@ -10,17 +10,18 @@ use tonindex_storage::tables::NftRole;
 use tonindex_storage::{NftCollectionRecord, NftItemRecord, SaleDetail, SaleKind};
 
 use super::address_book::{self, AddressBook};
-use super::jettons::{addresses, event_filter};
+use super::jettons::{addresses, event_filter, BothWords, WindowArgs};
 use super::metadata::{self, Metadata};
 use super::models::decoded_payload;
-use super::{to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, raw_upper, Dec, B64};
+use super::{BookMetadataArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, raw_upper, Dec, ParsedAddress, B64};
 use crate::api::params::Params;
+use crate::api::request::{request, Word};
 use crate::api::Ctx;
 use crate::query::nfts::{self, CollectionFilter, ItemFilter};
 use serde_json::Value as Json;
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub(super) struct NftCollection {
     address: String,
     owner_address: Option<String>,
@@ -43,26 +44,43 @@ fn collection_json(a: &Address, c: NftCollectionRecord) -> NftCollection {
     }
 }
 
-#[derive(Serialize)]
-struct CollectionsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CollectionsResponse {
     nft_collections: Vec<NftCollection>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
+request! {
+    /// `/nft/collections`' filters.
+    pub struct NftCollectionsRequest {
+        /// Collections
+        collection_address: Vec<ParsedAddress>,
+        /// Their owners
+        owner_address: Vec<ParsedAddress>,
+    }
+    with { paging: PagingArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /nft/collections`.
-pub fn nft_collections(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
+pub fn nft_collections(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: NftCollectionsRequest,
+) -> Result<CollectionsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
     let f = CollectionFilter {
-        addresses: addresses(p, "collection_address")?,
-        owners: addresses(p, "owner_address")?,
+        addresses: addresses(&q.collection_address),
+        owners: addresses(&q.owner_address),
     };
     let rows = nfts::collections(&ctx.reader, &f, paging.offset, paging.limit)?;
     let mentioned: Vec<Address> = rows
         .iter()
         .flat_map(|(a, c)| std::iter::once(*a).chain(c.owner))
         .collect();
-    to_json(&CollectionsResponse {
+    Ok(CollectionsResponse {
         nft_collections: rows
             .into_iter()
             .map(|(a, c)| collection_json(&a, c))
@@ -72,8 +90,8 @@ pub fn nft_collections(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     })
 }
 
-#[derive(Serialize)]
-struct NftItem {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NftItem {
     address: String,
     init: bool,
     index: String,
@@ -95,10 +113,12 @@ struct NftItem {
     real_owner: Option<String>,
 }
 
-#[derive(Serialize)]
-struct ItemsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ItemsResponse {
     nft_items: Vec<NftItem>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
@@ -117,21 +137,40 @@ fn index_key(v: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
+request! {
+    /// `/nft/items`' filters.
+    pub struct NftItemsRequest {
+        /// Items
+        address: Vec<ParsedAddress>,
+        /// Their owners
+        owner_address: Vec<ParsedAddress>,
+        /// Their collections
+        collection_address: Vec<ParsedAddress>,
+        /// Item indexes (decimal; with collection_address)
+        index: Vec<String>,
+        /// Owners include items they sell through a sale contract
+        include_on_sale: Option<bool>,
+        /// Order by the items' last transaction
+        sort_by_last_transaction_lt: Option<bool>,
+    }
+    with { paging: PagingArgs, shape: BookMetadataArgs }
+}
+
 /// `GET /nft/items`.
-pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let indexes = p
-        .all("index")
-        .into_iter()
+pub fn nft_items(ctx: &Ctx<'_>, p: &Params, q: NftItemsRequest) -> Result<ItemsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let indexes = q
+        .index
+        .iter()
         .map(|v| index_key(v).ok_or_else(|| V3Error::invalid("index should contain digits only")))
         .collect::<Result<Vec<_>, _>>()?;
     let f = ItemFilter {
-        addresses: addresses(p, "address")?,
-        owners: addresses(p, "owner_address")?,
-        real_owner: p.bool("include_on_sale")?.unwrap_or(false),
-        collections: addresses(p, "collection_address")?,
+        addresses: addresses(&q.address),
+        owners: addresses(&q.owner_address),
+        real_owner: q.include_on_sale.unwrap_or(false),
+        collections: addresses(&q.collection_address),
         indexes,
-        by_last_tx_lt: p.bool("sort_by_last_transaction_lt")?.unwrap_or(false),
+        by_last_tx_lt: q.sort_by_last_transaction_lt.unwrap_or(false),
     };
     if !f.indexes.is_empty() && f.collections.is_empty() {
         return Err(V3Error::invalid(
@@ -155,7 +194,7 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         }
         nft_items.push(item_json(ctx, &a, i)?);
     }
-    to_json(&ItemsResponse {
+    Ok(ItemsResponse {
         nft_items,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,
@@ -193,10 +232,19 @@ fn item_json(ctx: &Ctx<'_>, a: &Address, i: NftItemRecord) -> Result<NftItem, V3
     })
 }
 
+request! {
+    /// Sale and auction contracts.
+    pub struct NftSalesRequest {
+        /// Sale or auction contracts (up to 1000)
+        [required] address: Vec<ParsedAddress>,
+    }
+    with { shape: BookMetadataArgs }
+}
+
 /// `GET /nft/sales`: GetGems sale and auction contracts by address, as
 /// they describe themselves, with the item they sell.
-pub fn nft_sales(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let wanted = addresses(p, "address")?;
+pub fn nft_sales(ctx: &Ctx<'_>, p: &Params, q: NftSalesRequest) -> Result<SalesResponse, V3Error> {
+    let wanted = addresses(&q.address);
     if wanted.is_empty() {
         return Err(V3Error::invalid("at least 1 address required"));
     }
@@ -247,15 +295,15 @@ pub fn nft_sales(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             nft_item,
         });
     }
-    to_json(&SalesResponse {
+    Ok(SalesResponse {
         nft_sales,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,
     })
 }
 
-#[derive(Serialize)]
-struct NftSale {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NftSale {
     #[serde(rename = "type")]
     kind: &'static str,
     address: String,
@@ -274,15 +322,17 @@ struct NftSale {
     nft_item: Option<NftItem>,
 }
 
-#[derive(Serialize)]
-struct SalesResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SalesResponse {
     nft_sales: Vec<NftSale>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-#[derive(Serialize)]
-struct NftTransfer {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NftTransfer {
     query_id: Dec<u64>,
     nft_address: String,
     nft_collection: Option<String>,
@@ -301,26 +351,47 @@ struct NftTransfer {
     trace_id: Option<B64>,
 }
 
-#[derive(Serialize)]
-struct TransfersResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TransfersResponse {
     nft_transfers: Vec<NftTransfer>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-/// `GET /nft/transfers` (aborted transfers included, as the spec says).
-pub fn nft_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let mut f = event_filter(p, &paging, false)?;
-    f.wallets = addresses(p, "item_address")?;
-    f.master = p
-        .parsed("collection_address", "an address", parse_address)?
-        .map(|a| a.address);
-    let mut owners = addresses(p, "owner_address")?;
-    if owners.is_empty() {
-        owners = addresses(p, "address")?;
+request! {
+    /// `/nft/transfers`' filters.
+    pub struct NftTransfersRequest {
+        /// Owners (old or new, as direction says)
+        owner_address: Vec<ParsedAddress>,
+        /// Same as owner_address (when it is not given)
+        address: Vec<ParsedAddress>,
+        /// Items
+        item_address: Vec<ParsedAddress>,
+        /// Their collection
+        collection_address: Option<ParsedAddress>,
+        /// in: to the owners; out: from them; both (default)
+        direction: Option<Word<BothWords>>,
     }
-    let roles = match p.get("direction") {
+    with { window: WindowArgs, paging: PagingArgs, shape: BookMetadataArgs }
+}
+
+/// `GET /nft/transfers` (aborted transfers included, as the spec says).
+pub fn nft_transfers(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: NftTransfersRequest,
+) -> Result<TransfersResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let mut f = event_filter(&q.window, &paging, false);
+    f.wallets = addresses(&q.item_address);
+    f.master = q.collection_address.map(|a| a.address);
+    let mut owners = addresses(&q.owner_address);
+    if owners.is_empty() {
+        owners = addresses(&q.address);
+    }
+    let roles = match q.direction.as_ref().map(|d| d.as_str()) {
         None | Some("both") => NftRole::OLD_OWNER | NftRole::NEW_OWNER,
         Some("in") => NftRole::NEW_OWNER,
         Some("out") => NftRole::OLD_OWNER,
@@ -374,7 +445,7 @@ pub fn nft_transfers(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             trace_id: trace.map(B64),
         })
         .collect();
-    to_json(&TransfersResponse {
+    Ok(TransfersResponse {
         nft_transfers,
         address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
         metadata: metadata::build(ctx, p, mentioned)?,

@@ -3,16 +3,33 @@
 //! its status, and a node with no network to send to answers 503.
 
 use axum::http::StatusCode;
-use serde_json::json;
+use serde::Serialize;
 
-use super::{V3Error, V3Result};
+use super::V3Error;
 use crate::api::encoding::B64;
 use crate::api::params::Params;
+use crate::api::request::request;
 use crate::api::send;
 use crate::api::Ctx;
 
-pub fn message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let Some(boc) = p.get("boc") else {
+request! {
+    /// An external message to send.
+    pub struct MessageRequest {
+        /// The message, base64 BoC
+        [required] boc: Option<String>,
+    }
+}
+
+/// The hashes of a sent message.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SentMessage {
+    message_hash: B64,
+    /// The hash of the message with its source and import fee cleared (TEP-467).
+    message_hash_norm: B64,
+}
+
+pub fn message(ctx: &Ctx<'_>, _: &Params, q: MessageRequest) -> Result<SentMessage, V3Error> {
+    let Some(boc) = q.boc.as_deref() else {
         return Err(V3Error::new(StatusCode::UNAUTHORIZED, "boc is required"));
     };
     let msg = send::check_external(boc).map_err(V3Error::invalid)?;
@@ -22,8 +39,8 @@ pub fn message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
             r.message,
         )
     })?;
-    super::to_json(&json!({
-        "message_hash": B64(msg.hash.0),
-        "message_hash_norm": B64(msg.hash_norm.0),
-    }))
+    Ok(SentMessage {
+        message_hash: B64(msg.hash.0),
+        message_hash_norm: B64(msg.hash_norm.0),
+    })
 }

@@ -10,10 +10,11 @@ use super::actions::{self, ActionJson};
 use super::address_book::{self, AddressBook};
 use super::metadata::{self, Metadata};
 use super::models::{AccountState, Transaction};
-use super::{parse_utime, to_json, Paging, V3Error, V3Result};
-use crate::api::encoding::{b64, parse_address, parse_hash};
+use super::{BookArgs, BookMetadataArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::{b64, ParsedAddress};
 use crate::api::params::Params;
 use crate::api::pending::Level;
+use crate::api::request::{request, Utime};
 use crate::api::Ctx;
 use crate::query;
 use crate::query::traces::TraceOrder;
@@ -23,8 +24,8 @@ use crate::trace::{trace_tx, tree};
 /// `-max-trace-txs`).
 const MAX_TRACE_TXS: usize = 4000;
 
-#[derive(Serialize)]
-struct TraceInfo {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TraceInfo {
     trace_state: &'static str,
     messages: u32,
     transactions: u32,
@@ -32,11 +33,14 @@ struct TraceInfo {
     classification_state: &'static str,
 }
 
-#[derive(Serialize)]
-struct NodeJson {
+/// A transaction of a trace's tree, with the transactions its messages caused.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TraceNode)]
+pub struct NodeJson {
     tx_hash: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     in_msg_hash: Option<String>,
+    #[schema(no_recursion)]
     children: Option<Vec<NodeJson>>,
 }
 
@@ -53,7 +57,7 @@ impl From<&tree::Node> for NodeJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct TraceJson {
     trace_id: String,
     external_hash: Option<String>,
@@ -254,27 +258,57 @@ pub fn transaction_json(
     Ok(j)
 }
 
-#[derive(Serialize)]
-struct TracesResponse {
+request! {
+    /// `/traces`' and `/events`' filters.
+    pub struct TracesRequest {
+        /// Traces involving this account
+        account: Option<ParsedAddress>,
+        /// Traces by id
+        trace_id: Vec<[u8; 32]>,
+        /// Traces of these transactions
+        tx_hash: Vec<[u8; 32]>,
+        /// Traces of these messages
+        msg_hash: Vec<[u8; 32]>,
+        /// Traces completed in this masterchain block
+        mc_seqno: Option<u32>,
+        /// Ending not before this unix time
+        start_utime: Option<Utime>,
+        /// Ending not after this unix time
+        end_utime: Option<Utime>,
+        /// Ending not below this logical time
+        start_lt: Option<u64>,
+        /// Ending not above this logical time
+        end_lt: Option<u64>,
+        /// Attach each trace's actions (always on for /events)
+        include_actions: Option<bool>,
+    }
+    with { types: actions::ActionTypesArgs, paging: PagingArgs, shape: BookMetadataArgs }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TracesResponse {
     traces: Vec<TraceJson>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
-#[derive(Serialize)]
-struct EventsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct EventsResponse {
     events: Vec<TraceJson>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
 /// The traces a request names, in answer order (before paging).
-fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>, V3Error> {
+fn select(ctx: &Ctx<'_>, q: &TracesRequest, paging: &Paging) -> Result<Vec<TraceRecord>, V3Error> {
     let r = &ctx.reader;
-    let account = p.parsed("account", "an address", parse_address)?;
-    let trace_ids = p.parsed_all("trace_id", "a hash", parse_hash)?;
-    let tx_hashes = p.parsed_all("tx_hash", "a hash", parse_hash)?;
-    let msg_hashes = p.parsed_all("msg_hash", "a hash", parse_hash)?;
+    let account = q.account;
+    let trace_ids = q.trace_id.clone();
+    let (tx_hashes, msg_hashes) = (&q.tx_hash, &q.msg_hash);
     let given = [
         account.is_some(),
         !trace_ids.is_empty(),
@@ -286,10 +320,9 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
             "only one of account, trace_id, tx_hash, msg_hash should be specified",
         ));
     }
-    let start_utime = p.parsed("start_utime", "a unix time", parse_utime)?;
-    let end_utime = p.parsed("end_utime", "a unix time", parse_utime)?;
-    let lo = p.int::<u64>("start_lt")?.unwrap_or(0);
-    let hi = p.int::<u64>("end_lt")?.unwrap_or(u64::MAX);
+    let (start_utime, end_utime) = (q.start_utime.map(|t| t.0), q.end_utime.map(|t| t.0));
+    let lo = q.start_lt.unwrap_or(0);
+    let hi = q.end_lt.unwrap_or(u64::MAX);
     let by_utime = start_utime.is_some() || end_utime.is_some();
     let in_windows = |t: &TraceRecord| {
         (lo..=hi).contains(&t.end_lt)
@@ -305,10 +338,10 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
     let mut traces = if !trace_ids.is_empty() {
         by_id(trace_ids)?
     } else if !tx_hashes.is_empty() {
-        by_id(actions::traces_of_txs(ctx, &tx_hashes)?)?
+        by_id(actions::traces_of_txs(ctx, tx_hashes)?)?
     } else if !msg_hashes.is_empty() {
-        by_id(actions::traces_of_messages(ctx, &msg_hashes)?)?
-    } else if let Some(mc) = p.int::<u32>("mc_seqno")? {
+        by_id(actions::traces_of_messages(ctx, msg_hashes)?)?
+    } else if let Some(mc) = q.mc_seqno {
         if query::blocks::mc_block(r, mc)?.is_none() {
             return Err(V3Error::not_found(format!(
                 "masterchain block {mc} not found"
@@ -370,12 +403,13 @@ fn select(ctx: &Ctx<'_>, p: &Params, paging: &Paging) -> Result<Vec<TraceRecord>
 fn respond(
     ctx: &Ctx<'_>,
     p: &Params,
+    q: &TracesRequest,
     with_actions: bool,
 ) -> Result<(Vec<TraceJson>, AddressBook, Metadata), V3Error> {
-    let paging = Paging::from_params(ctx, p)?;
-    let include_actions = p.bool("include_actions")?.unwrap_or(false) || with_actions;
-    let supported = actions::supported_types(p)?;
-    let traces = paging.page(select(ctx, p, &paging)?);
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let include_actions = q.include_actions.unwrap_or(false) || with_actions;
+    let supported = actions::supported_types(&q.types.supported_action_types)?;
+    let traces = paging.page(select(ctx, q, &paging)?);
     let mut accounts = Vec::new();
     let mut out = Vec::with_capacity(traces.len());
     for t in &traces {
@@ -399,9 +433,9 @@ fn respond(
 }
 
 /// `GET /api/v3/traces`.
-pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (traces, address_book, metadata) = respond(ctx, p, false)?;
-    to_json(&TracesResponse {
+pub fn traces(ctx: &Ctx<'_>, p: &Params, q: TracesRequest) -> Result<TracesResponse, V3Error> {
+    let (traces, address_book, metadata) = respond(ctx, p, &q, false)?;
+    Ok(TracesResponse {
         traces,
         address_book,
         metadata,
@@ -410,25 +444,32 @@ pub fn traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 
 /// `GET /api/v3/events`: `/traces` with `include_actions` forced on (as
 /// toncenter serves it), under the key `events`.
-pub fn events(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let (events, address_book, metadata) = respond(ctx, p, true)?;
-    to_json(&EventsResponse {
+pub fn events(ctx: &Ctx<'_>, p: &Params, q: TracesRequest) -> Result<EventsResponse, V3Error> {
+    let (events, address_book, metadata) = respond(ctx, p, &q, true)?;
+    Ok(EventsResponse {
         events,
         address_book,
         metadata,
     })
 }
 
+request! {
+    /// Which pending traces: an account's, or those of external messages.
+    pub struct PendingRequest {
+        /// Traces involving this account
+        account: Option<ParsedAddress>,
+        /// Traces of these external messages
+        ext_msg_hash: Vec<[u8; 32]>,
+    }
+}
+
 /// Pending traces a request selects (`account` or `ext_msg_hash`), those
 /// whose external message the index has not executed yet.
 pub fn pending_selected(
     ctx: &Ctx<'_>,
-    p: &Params,
+    account: Option<tonindex_model::Address>,
+    hashes: &[Hash],
 ) -> Result<Vec<std::sync::Arc<crate::api::pending::PendingTrace>>, V3Error> {
-    let account = p
-        .parsed("account", "an address", parse_address)?
-        .map(|a| a.address);
-    let hashes = p.parsed_all("ext_msg_hash", "a hash", parse_hash)?;
     if account.is_none() && hashes.is_empty() {
         return Err(V3Error::invalid(
             "account or ext_msg_hash should be specified",
@@ -459,18 +500,31 @@ pub fn pending_selected(
     Ok(out)
 }
 
-#[derive(Serialize)]
-struct PendingTracesResponse {
+request! {
+    /// `/pendingTraces`' filters.
+    pub struct PendingTracesRequest {}
+    with { select: PendingRequest, types: actions::ActionTypesArgs, shape: BookMetadataArgs }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct PendingTracesResponse {
     traces: Option<Vec<TraceJson>>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
+    #[schema(value_type = crate::api::v3::metadata::MetadataDoc)]
     metadata: Metadata,
 }
 
 /// `GET /api/v3/pendingTraces`: emulated traces of messages sent and not
 /// yet executed; `traces` is null when there are none (as toncenter).
-pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let supported = actions::supported_types(p)?;
-    let selected = pending_selected(ctx, p)?;
+pub fn pending_traces(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: PendingTracesRequest,
+) -> Result<PendingTracesResponse, V3Error> {
+    let supported = actions::supported_types(&q.types.supported_action_types)?;
+    let account = q.select.account.map(|a| a.address);
+    let selected = pending_selected(ctx, account, &q.select.ext_msg_hash)?;
     let mut accounts = Vec::new();
     let mut traces = Vec::new();
     for t in &selected {
@@ -484,36 +538,44 @@ pub fn pending_traces(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         )?);
     }
     let address_book = address_book::build(ctx, p, accounts.iter().copied())?;
-    to_json(&PendingTracesResponse {
+    Ok(PendingTracesResponse {
         traces: (!traces.is_empty()).then_some(traces),
         address_book,
         metadata: metadata::build(ctx, p, accounts)?,
     })
 }
 
-#[derive(Serialize)]
-struct PendingTransactionsResponse {
+request! {
+    /// `/pendingTransactions`' accounts.
+    pub struct PendingTransactionsRequest {
+        /// Accounts
+        [required] account: Vec<ParsedAddress>,
+    }
+    with { book: BookArgs }
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct PendingTransactionsResponse {
     transactions: Vec<Transaction>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
 /// `GET /api/v3/pendingTransactions`: the emulated transactions on the
 /// accounts asked for.
-pub fn pending_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let accounts: Vec<tonindex_model::Address> = p
-        .parsed_all("account", "an address", parse_address)?
-        .into_iter()
-        .map(|a| a.address)
-        .collect();
+pub fn pending_transactions(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: PendingTransactionsRequest,
+) -> Result<PendingTransactionsResponse, V3Error> {
+    let accounts: Vec<tonindex_model::Address> = q.account.iter().map(|a| a.address).collect();
     if accounts.is_empty() {
         return Err(V3Error::invalid("at least 1 account address required"));
     }
     let mut out = Vec::new();
     let mut seen = Vec::new();
     for a in &accounts {
-        let mut q = Params::from_query(None);
-        q.push("account", &crate::api::encoding::raw_upper(a));
-        for t in pending_selected(ctx, &q)? {
+        for t in pending_selected(ctx, Some(*a), &[])? {
             for f in t.txs.iter().filter(|f| accounts.contains(&f.tx.account)) {
                 if !seen.contains(&f.tx.hash) {
                     seen.push(f.tx.hash);
@@ -526,7 +588,7 @@ pub fn pending_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
         return Err(V3Error::not_found("emulated traces not found"));
     }
     let address_book = address_book::build(ctx, p, accounts)?;
-    to_json(&PendingTransactionsResponse {
+    Ok(PendingTransactionsResponse {
         transactions: out,
         address_book,
     })

@@ -8,11 +8,10 @@ use tonindex_model::{Address, BlockId, Hash, TransactionRecord};
 
 use super::address_book::{self, AddressBook};
 use super::models::{AccountState, Transaction};
-use super::{
-    parse_direction, parse_opcode, parse_shard, parse_utime, to_json, Paging, V3Error, V3Result,
-};
-use crate::api::encoding::parse_address;
+use super::{parse_direction, BookArgs, Paging, PagingArgs, V3Error};
+use crate::api::encoding::ParsedAddress;
 use crate::api::params::Params;
+use crate::api::request::{request, DirectionWords, OpcodeArg, ShardArg, Utime, Word};
 use crate::api::Ctx;
 use crate::query::{
     self,
@@ -20,15 +19,20 @@ use crate::query::{
     transactions::{FullTx, IndexedTx, LoadedTx},
 };
 
-#[derive(Serialize)]
-struct TransactionsResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TransactionsResponse {
     transactions: Vec<Transaction>,
+    #[schema(value_type = crate::api::v3::address_book::AddressBookDoc)]
     address_book: AddressBook,
 }
 
 /// Builds the response: transactions in the given order and the address
 /// book of their accounts, in-message sources and out-message destinations.
-fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<LoadedTx>) -> V3Result {
+fn respond(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    rows: Vec<LoadedTx>,
+) -> Result<TransactionsResponse, V3Error> {
     let txs = query::transactions::with_messages(&ctx.reader, rows)?;
     let addresses = txs.iter().flat_map(|t: &FullTx| {
         std::iter::once(t.tx.account)
@@ -43,10 +47,39 @@ fn respond(ctx: &Ctx<'_>, p: &Params, rows: Vec<LoadedTx>) -> V3Result {
             .flat_map(|t| [&mut t.account_state_before, &mut t.account_state_after]),
         &ctx.reader,
     )?;
-    to_json(&TransactionsResponse {
+    Ok(TransactionsResponse {
         transactions,
         address_book,
     })
+}
+
+request! {
+    /// `/transactions`' filters.
+    pub struct TransactionsRequest {
+        /// Workchain
+        workchain: Option<i32>,
+        /// Shard id
+        shard: Option<ShardArg>,
+        /// Block seqno
+        seqno: Option<u32>,
+        /// Committed by this masterchain block
+        mc_seqno: Option<u32>,
+        /// Accounts
+        account: Vec<ParsedAddress>,
+        /// Transaction hashes
+        hash: Vec<[u8; 32]>,
+        /// Logical time
+        lt: Option<u64>,
+        /// Not before this unix time
+        start_utime: Option<Utime>,
+        /// Not after this unix time
+        end_utime: Option<Utime>,
+        /// Not below this logical time
+        start_lt: Option<u64>,
+        /// Not above this logical time
+        end_lt: Option<u64>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
 }
 
 /// Row-level filters of `/transactions`.
@@ -64,26 +97,18 @@ struct TxFilter {
 }
 
 impl TxFilter {
-    fn from_params(p: &Params) -> Result<Self, V3Error> {
-        Ok(Self {
-            block: (
-                p.int("workchain")?,
-                p.parsed("shard", "a shard id", parse_shard)?,
-                p.int("seqno")?,
-            ),
-            mc_seqno: p.int("mc_seqno")?,
-            accounts: p
-                .parsed_all("account", "an address", parse_address)?
-                .into_iter()
-                .map(|a| a.address)
-                .collect(),
-            hashes: p.parsed_all("hash", "a hash", crate::api::encoding::parse_hash)?,
-            lt: p.int("lt")?,
-            start_utime: p.parsed("start_utime", "a unix time", parse_utime)?,
-            end_utime: p.parsed("end_utime", "a unix time", parse_utime)?,
-            start_lt: p.int("start_lt")?,
-            end_lt: p.int("end_lt")?,
-        })
+    fn from_request(q: &TransactionsRequest) -> Self {
+        Self {
+            block: (q.workchain, q.shard.map(|s| s.0), q.seqno),
+            mc_seqno: q.mc_seqno,
+            accounts: q.account.iter().map(|a| a.address).collect(),
+            hashes: q.hash.clone(),
+            lt: q.lt,
+            start_utime: q.start_utime.map(|t| t.0),
+            end_utime: q.end_utime.map(|t| t.0),
+            start_lt: q.start_lt,
+            end_lt: q.end_lt,
+        }
     }
 
     /// The inclusive lt range every match lies in.
@@ -178,9 +203,13 @@ fn mc_block_tx_ids(ctx: &Ctx<'_>, seqno: u32) -> Result<Vec<u64>, V3Error> {
     Ok(query::transactions::mc_block_tx_ids(&ctx.reader, seqno)?)
 }
 
-pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let f = TxFilter::from_params(p)?;
+pub fn transactions(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: TransactionsRequest,
+) -> Result<TransactionsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let f = TxFilter::from_request(&q);
     let r = &ctx.reader;
     let (lo, hi) = f.lt_range();
     let by_now = f.has_utime();
@@ -269,7 +298,12 @@ pub fn transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
 /// workchain are read from its keys, so only keys are walked — up to the
 /// page's end and the ties there — and only the page's transactions read.
 /// A shard or seqno without a whole block is checked on the records.
-fn every_account(ctx: &Ctx<'_>, p: &Params, f: &TxFilter, paging: &Paging) -> V3Result {
+fn every_account(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    f: &TxFilter,
+    paging: &Paging,
+) -> Result<TransactionsResponse, V3Error> {
     let r = &ctx.reader;
     let (lo, hi) = f.lt_range();
     let by_now = f.has_utime();
@@ -331,11 +365,24 @@ fn every_account(ctx: &Ctx<'_>, p: &Params, f: &TxFilter, paging: &Paging) -> V3
     respond(ctx, p, query::transactions::load_txs(r, &page)?)
 }
 
-pub fn transactions_by_masterchain_block(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let Some(seqno) = p.int::<u32>("seqno")? else {
+request! {
+    /// A masterchain block's transactions.
+    pub struct ByMcBlockRequest {
+        /// Masterchain block seqno
+        [required] seqno: Option<u32>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
+pub fn transactions_by_masterchain_block(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: ByMcBlockRequest,
+) -> Result<TransactionsResponse, V3Error> {
+    let Some(seqno) = q.seqno else {
         return Err(V3Error::invalid("seqno is required"));
     };
-    let paging = Paging::from_params(ctx, p)?;
+    let paging = Paging::from_args(ctx, &q.paging)?;
     require_mc_block(ctx, seqno)?;
     let f = TxFilter::default();
     let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, seqno)?)?;
@@ -360,12 +407,31 @@ fn tx_ids_of_message(
     Ok(ids)
 }
 
-pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let paging = Paging::from_params(ctx, p)?;
-    let msg_hashes = p.parsed_all("msg_hash", "a hash", crate::api::encoding::parse_hash)?;
-    let body_hash = p.hash("body_hash")?;
-    let opcode = p.parsed("opcode", "an opcode", parse_opcode)?;
-    let mut direction = parse_direction(p)?;
+request! {
+    /// Transactions of messages (one filter is required).
+    pub struct ByMessageRequest {
+        /// Message hashes (or normalized hashes)
+        msg_hash: Vec<[u8; 32]>,
+        /// Body hash
+        body_hash: Option<[u8; 32]>,
+        /// Body opcode
+        opcode: Option<OpcodeArg>,
+        /// in: received by a transaction; out: sent by one
+        direction: Option<Word<DirectionWords>>,
+    }
+    with { paging: PagingArgs, book: BookArgs }
+}
+
+pub fn transactions_by_message(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: ByMessageRequest,
+) -> Result<TransactionsResponse, V3Error> {
+    let paging = Paging::from_args(ctx, &q.paging)?;
+    let msg_hashes = q.msg_hash;
+    let body_hash = q.body_hash;
+    let opcode = q.opcode.map(|o| o.0);
+    let mut direction = parse_direction(&q.direction)?;
     if msg_hashes.is_empty() && body_hash.is_none() && opcode.is_none() {
         return Err(V3Error::invalid(
             "at least one of msg_hash, body_hash, opcode should be specified",
@@ -414,11 +480,26 @@ pub fn transactions_by_message(ctx: &Ctx<'_>, p: &Params) -> V3Result {
     respond(ctx, p, paging.page(rows))
 }
 
-pub fn adjacent_transactions(ctx: &Ctx<'_>, p: &Params) -> V3Result {
-    let Some(hash) = p.hash("hash")? else {
+request! {
+    /// A transaction whose parent and children are asked for.
+    pub struct AdjacentRequest {
+        /// Transaction hash
+        [required] hash: Option<[u8; 32]>,
+        /// in: the parent; out: the children
+        direction: Option<Word<DirectionWords>>,
+    }
+    with { book: BookArgs }
+}
+
+pub fn adjacent_transactions(
+    ctx: &Ctx<'_>,
+    p: &Params,
+    q: AdjacentRequest,
+) -> Result<TransactionsResponse, V3Error> {
+    let Some(hash) = q.hash else {
         return Err(V3Error::invalid("hash is required"));
     };
-    let direction = parse_direction(p)?;
+    let direction = parse_direction(&q.direction)?;
     let r = &ctx.reader;
     let Some(id) = query::transactions::tx_id_by_hash(r, &hash)? else {
         return Err(V3Error::not_found("adjacent transactions not found"));
