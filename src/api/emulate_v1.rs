@@ -28,6 +28,7 @@ use crate::wallet_client::mnemonic::Keys;
 use crate::wallet_client::standard::{Outgoing, Version, Wallet};
 
 use super::encoding::b64;
+use super::openapi::{schema_of, Answer, HttpMethod, ServiceRoute};
 use super::params::Params;
 use super::pending::{self, Level};
 use super::v3::actions::ActionJson;
@@ -35,15 +36,44 @@ use super::v3::models::Transaction;
 use super::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use super::{Api, Ctx, ReadFailure};
 
+const EMULATE_TRACE: &str = "/api/emulate/v1/emulateTrace";
+const EMULATE_TON_CONNECT: &str = "/api/emulate/v1/emulateTonConnect";
+
 /// The routes under `/api/emulate`.
 pub fn router() -> Router<Arc<Api>> {
     Router::new()
-        .route("/v1/emulateTrace", post(emulate_trace))
-        .route("/v1/emulateTonConnect", post(emulate_ton_connect))
+        .route(EMULATE_TRACE, post(emulate_trace))
+        .route(EMULATE_TON_CONNECT, post(emulate_ton_connect))
 }
 
+/// The routes as the v3 document describes them (the same paths).
+pub static ROUTES: &[ServiceRoute] = &[
+    ServiceRoute {
+        path: EMULATE_TRACE,
+        method: HttpMethod::Post,
+        tag: "emulate",
+        summary: "Emulates an external message and the trace it causes on the newest state (or \
+                  after mc_block_seqno); nothing is sent",
+        errors: &[400, 422],
+        body: Some(schema_of::<EmulateRequest>),
+        answer: Answer::Json(schema_of::<EmulateTraceResponse>),
+        answered_also: &[],
+    },
+    ServiceRoute {
+        path: EMULATE_TON_CONNECT,
+        method: HttpMethod::Post,
+        tag: "emulate",
+        summary: "Emulates the message a v4r2 or v5r1 wallet would send for a TON Connect \
+                  sendTransaction request",
+        errors: &[400, 422],
+        body: Some(schema_of::<TonConnectRequest>),
+        answer: Answer::Json(schema_of::<EmulateTraceResponse>),
+        answered_also: &[],
+    },
+];
+
 /// `emulateTrace`'s body, as ton-emulate-go reads it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct EmulateRequest {
     #[serde(default)]
     pub boc: String,
@@ -54,7 +84,7 @@ pub struct EmulateRequest {
 }
 
 /// What both endpoints may ask for beside the message.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 pub struct Flags {
     #[serde(default)]
     pub with_actions: bool,
@@ -68,8 +98,8 @@ pub struct Flags {
 }
 
 /// The answer, in ton-emulate-go's shape.
-#[derive(Serialize)]
-struct EmulateTraceResponse {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct EmulateTraceResponse {
     /// The masterchain block whose state the trace ran on.
     mc_block_seqno: u32,
     trace: Json,
@@ -81,8 +111,10 @@ struct EmulateTraceResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     data_cells: Option<BTreeMap<String, String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<address_book::AddressBookDoc>)]
     address_book: Option<address_book::AddressBook>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<metadata::MetadataDoc>)]
     metadata: Option<metadata::Metadata>,
     /// The block random seed the executor ran with (base64).
     rand_seed: String,
@@ -271,7 +303,7 @@ fn status_of(status: u16) -> StatusCode {
 }
 
 /// `emulateTonConnect`'s body: a TON Connect `sendTransaction` request.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct TonConnectRequest {
     #[serde(default)]
     pub from: String,
@@ -283,7 +315,7 @@ pub struct TonConnectRequest {
 }
 
 /// One message of a TON Connect request.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct TonConnectMessage {
     #[serde(default)]
     pub address: String,

@@ -510,8 +510,8 @@ pub fn router(api: Arc<Api>) -> App {
         .route("/metrics", get(request_metrics::metrics))
         .nest("/api/v2", v2::router())
         .nest("/api/v3", v3::router())
-        .nest("/api/streaming", streaming::router())
-        .nest("/api/emulate", emulate_v1::router())
+        .merge(streaming::router())
+        .merge(emulate_v1::router())
         .nest("/dev", dev::router())
         .fallback(|| async { v3::V3Error::not_found("not found").into_response() })
         .with_state(api);

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use axum::http::StatusCode;
 use common::api::{get, request};
 use serde_json::Value;
-use tonindex::api::openapi::{build, Which};
+use tonindex::api::openapi::{build, service_routes, HttpMethod, Which};
 
 fn paths(doc: &Value) -> BTreeSet<String> {
     doc["paths"].as_object().unwrap().keys().cloned().collect()
@@ -21,9 +21,11 @@ fn paths(doc: &Value) -> BTreeSet<String> {
 fn v3_document_lists_every_served_endpoint() {
     let doc = build(Which::V3);
     let documented = paths(&doc);
-    let served: BTreeSet<String> = tonindex::api::v3::served_endpoints()
+    let mut served: BTreeSet<String> = tonindex::api::v3::served_endpoints()
         .map(|e| format!("/api/v3/{e}"))
         .collect();
+    // The Emulate and Streaming APIs' routes, which the same router serves.
+    served.extend(service_routes().map(|r| r.path.to_string()));
     assert_eq!(documented, served);
     for e in tonindex::api::v3::served_endpoints() {
         let item = &doc["paths"][format!("/api/v3/{e}")];
@@ -47,6 +49,37 @@ fn v3_document_lists_every_served_endpoint() {
     assert!(!about.contains("Not served yet"), "{about}");
     assert!(!about.contains("`nft/sales`"), "{about}");
     assert!(!about.contains("`jetton/masters`"), "{about}");
+}
+
+/// Every Emulate and Streaming route the v3 document describes is served
+/// with the method it says (the router and the document share the paths;
+/// this checks the methods): not 404, not 405.
+#[test]
+fn service_routes_are_served_as_documented() {
+    let mut seen = 0;
+    for r in service_routes() {
+        let method = match r.method {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+        };
+        let answer = request(method, r.path);
+        assert!(
+            answer.status != StatusCode::NOT_FOUND
+                && answer.status != StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {}: {}",
+            r.path,
+            answer.status
+        );
+        let other = if method == "GET" { "DELETE" } else { "GET" };
+        assert_eq!(
+            request(other, r.path).status,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{other} {}",
+            r.path
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 5, "emulateTrace, emulateTonConnect, sse, ws, healthz");
 }
 
 #[test]

@@ -7,6 +7,8 @@ prescribes it for that request:
 * v2 on an imported index: 501 for what only a chain can answer (block
   signatures, proofs, queue sizes) and 503 for sending with no network
   (spec/v2.md: a node without liteservers cannot send);
+* Streaming on an index no process writes: 501 for a subscription and
+  503 from healthz (there are no commits to stream);
 * 504 when a request's time budget runs out (a deadline, not a crash).
 """
 
@@ -15,8 +17,8 @@ import schemathesis
 PRESCRIBED = {
     542: ("Unsupported stack entry type",),
     533: ("stack depth", "Result stack depth", "too deep"),
-    501: ("is not available: the index holds blocks",),
-    503: ("no network to send to",),
+    501: ("is not available: the index holds blocks", "streaming is served where new blocks arrive"),
+    503: ("no network to send to", "no commits to stream"),
     504: ("timed out",),
 }
 

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Map, Value};
+use utoipa::openapi::{schema::Schema, RefOr};
 
 use super::request::ParamDoc;
 use super::{Api, V2_API_VERSION, V3_API_VERSION};
@@ -27,7 +28,54 @@ mod v2_document;
 mod v3_document;
 
 use v2_document::v2_doc;
+pub use v3_document::service_routes;
 use v3_document::v3_doc;
+
+/// A route served beside v3 outside its dispatcher (Emulate API v1,
+/// Streaming API v2), described by its body and answer types; the
+/// router serves the same path constants.
+pub struct ServiceRoute {
+    /// The full path (`/api/emulate/v1/emulateTrace`).
+    pub path: &'static str,
+    pub method: HttpMethod,
+    pub tag: &'static str,
+    pub summary: &'static str,
+    /// Error statuses it answers besides the common ones.
+    pub errors: &'static [u16],
+    /// The JSON body's schema, when it takes one.
+    pub body: Option<SchemaFn>,
+    pub answer: Answer,
+    /// Error statuses whose body is the answer's schema too (healthz's 503).
+    pub answered_also: &'static [u16],
+}
+
+/// A schema of a type, the schemas it refers to added to the components.
+pub type SchemaFn = fn(&mut Vec<(String, RefOr<Schema>)>) -> RefOr<Schema>;
+
+/// [`SchemaFn`] of a type.
+pub fn schema_of<T: utoipa::ToSchema>(
+    components: &mut Vec<(String, RefOr<Schema>)>,
+) -> RefOr<Schema> {
+    T::schemas(components);
+    T::schema()
+}
+
+/// The HTTP method of a [`ServiceRoute`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    Get,
+    Post,
+}
+
+/// What a [`ServiceRoute`] answers on success.
+pub enum Answer {
+    /// JSON of this schema.
+    Json(SchemaFn),
+    /// A stream of server-sent events.
+    EventStream(&'static str),
+    /// A switch to the WebSocket protocol.
+    WebSocket(&'static str),
+}
 
 /// Which API a document or a Swagger UI page is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,7 +345,7 @@ fn why(code: u16) -> &'static str {
         422 => "Invalid or missing parameters",
         429 => "Over the rate limit (see Retry-After)",
         501 => "What this node cannot answer (see the message)",
-        503 => "Busy, or no network to send to",
+        503 => "Busy, no network to send to, or (streaming) no commits to stream",
         504 => "The request's time budget ran out",
         533 => "The result stack is too deep",
         542 => "Unsupported stack entry type",

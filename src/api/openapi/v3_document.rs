@@ -4,10 +4,65 @@
 //! type's `utoipa::ToSchema` derive.
 
 use serde_json::{json, Map, Value};
-use utoipa::openapi::{schema::Schema, RefOr};
 
 use super::*;
 use crate::api::v3::{Method, ENDPOINTS};
+
+/// The routes served beside v3 that its document also describes.
+pub fn service_routes() -> impl Iterator<Item = &'static ServiceRoute> {
+    crate::api::emulate_v1::ROUTES
+        .iter()
+        .chain(crate::api::streaming::ROUTES)
+}
+
+/// A [`ServiceRoute`]'s operation.
+fn service_operation(
+    r: &ServiceRoute,
+    components: &mut Vec<(String, RefOr<Schema>)>,
+    error: &Value,
+) -> Value {
+    let id = r.path.trim_start_matches("/api/").replace('/', "_");
+    let (ok_status, ok) = match &r.answer {
+        Answer::Json(schema) => {
+            let mut s = serde_json::to_value(schema(components)).expect("a schema serializes");
+            spell_out_any(&mut s);
+            (
+                "200",
+                json!({ "description": "OK", "content": { "application/json": { "schema": s } } }),
+            )
+        }
+        Answer::EventStream(about) => (
+            "200",
+            json!({ "description": about, "content": { "text/event-stream": { "schema": string() } } }),
+        ),
+        Answer::WebSocket(about) => ("101", json!({ "description": about })),
+    };
+    let mut responses = responses(json!({}), r.errors, error);
+    if let Some(m) = responses.as_object_mut() {
+        m.remove("200");
+        for code in r.answered_also {
+            let mut also = ok.clone();
+            also["description"] = json!(why(*code));
+            m.insert(code.to_string(), also);
+        }
+        m.insert(ok_status.into(), ok);
+    }
+    let mut op = json!({
+        "tags": [r.tag],
+        "summary": r.summary,
+        "operationId": id,
+        "responses": responses,
+    });
+    if let Some(body) = r.body {
+        let mut s = serde_json::to_value(body(components)).expect("a schema serializes");
+        spell_out_any(&mut s);
+        op["requestBody"] = json!({
+            "required": true,
+            "content": { "application/json": { "schema": s } },
+        });
+    }
+    op
+}
 
 pub(super) fn v3_doc() -> Value {
     let error = refer("Error");
@@ -43,13 +98,22 @@ pub(super) fn v3_doc() -> Value {
         }
         paths.insert(format!("/api/v3/{}", e.name), item);
     }
+    for r in service_routes() {
+        let method = match r.method {
+            HttpMethod::Get => "get",
+            HttpMethod::Post => "post",
+        };
+        let op = service_operation(r, &mut components, &error);
+        paths.insert(r.path.to_string(), json!({ method: op }));
+    }
     let mut schemas = named_schemas(components);
     schemas.insert("Error".into(), obj(&[("error", string())]));
     let mut doc = document_shell(
         Which::V3,
         "toncenter's indexed API (v3): `GET /api/v3/<endpoint>` with query parameters (lists as \
          repeated keys), POST with a JSON body for runGetMethod, estimateFee and message. Errors \
-         are `{\"error\": \"...\"}` with the HTTP status.",
+         are `{\"error\": \"...\"}` with the HTTP status. Beside it, the Emulate API v1 \
+         (`/api/emulate/v1/...`) and the Streaming API v2 (`/api/streaming/...`).",
         crate::api::v3::NOT_YET,
         paths,
     );

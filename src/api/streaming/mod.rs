@@ -3,13 +3,15 @@
 //! /api/streaming/healthz`, fed by the commit feed of the process that
 //! writes the index (`tonindex dev`, `tonindex run`).
 //!
-//! What is sent today: `transactions`, `actions`, `trace`,
-//! `account_state_change` and `jettons_change` at the `finalized` level,
-//! as each masterchain block's unit is committed (actions and traces when
-//! a complete trace is classified), and `transactions`, `actions` and
-//! `trace` at `pending` when the node emulates an accepted message (the
-//! pending traces). The `confirmed` level is accepted in subscriptions but
-//! not sent yet, nor is `trace_invalidated`.
+//! What is sent: `transactions`, `actions`, `trace`, `account_state_change`
+//! and `jettons_change` at the `finalized` level, as each masterchain
+//! block's unit is committed (actions and traces when a complete trace is
+//! classified); `transactions`, `actions` and `trace` at `pending` when the
+//! node emulates an accepted message, and at `confirmed` where shard blocks
+//! are announced before the masterchain block that commits them (`tonindex
+//! dev --block-interval`; a follower has no confirmed level); and
+//! `trace_invalidated` when pending or confirmed data does not become final.
+//! The routes are described in the v3 OpenAPI document ([`ROUTES`]).
 
 pub mod hub;
 pub mod notify;
@@ -25,14 +27,80 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::json;
 
+use crate::api::openapi::{schema_of, Answer, HttpMethod, ServiceRoute};
 use crate::api::Api;
+
+const SSE: &str = "/api/streaming/v2/sse";
+const WS: &str = "/api/streaming/v2/ws";
+const HEALTHZ: &str = "/api/streaming/healthz";
 
 /// The routes under `/api/streaming`.
 pub fn router() -> Router<Arc<Api>> {
     Router::new()
-        .route("/v2/sse", post(sse::sse))
-        .route("/v2/ws", get(ws::ws))
-        .route("/healthz", get(healthz))
+        .route(SSE, post(sse::sse))
+        .route(WS, get(ws::ws))
+        .route(HEALTHZ, get(healthz))
+}
+
+/// The routes as the v3 document describes them (the same paths).
+pub static ROUTES: &[ServiceRoute] = &[
+    ServiceRoute {
+        path: SSE,
+        method: HttpMethod::Post,
+        tag: "streaming",
+        summary: "Subscribes: notifications as server-sent events until the client goes away",
+        errors: &[400, 401, 501],
+        body: Some(schema_of::<subscription::Request>),
+        answer: Answer::EventStream(
+            "`data:` lines of JSON notifications (transactions, actions, trace, \
+             account_state_change, jettons_change, trace_invalidated), keepalive comments",
+        ),
+        answered_also: &[],
+    },
+    ServiceRoute {
+        path: WS,
+        method: HttpMethod::Get,
+        tag: "streaming",
+        summary: "Subscribes over WebSocket: subscribe, unsubscribe and ping operations",
+        errors: &[400, 401, 501],
+        body: None,
+        answer: Answer::WebSocket("Switching to the WebSocket protocol"),
+        answered_also: &[],
+    },
+    ServiceRoute {
+        path: HEALTHZ,
+        method: HttpMethod::Get,
+        tag: "streaming",
+        summary: "Whether commits reach the streams, and how old the newest finalized block is",
+        errors: &[],
+        body: None,
+        answer: Answer::Json(schema_of::<Health>),
+        answered_also: &[503],
+    },
+];
+
+/// `healthz`'s answer.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    ok: bool,
+    /// The server's unix time
+    now: u64,
+    components: std::collections::BTreeMap<&'static str, FeedHealth>,
+}
+
+/// The commit feed's health.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct FeedHealth {
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_finalized_mc_block_time: Option<u64>,
+    /// Absent without a live feed; null before the first block
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finalized_age_seconds: Option<Option<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clients: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'static str>,
 }
 
 /// An error in the streaming API's shape: `{"id"?, "error"}`.
@@ -76,14 +144,21 @@ async fn healthz(axum::extract::State(api): axum::extract::State<Arc<Api>>) -> R
         .map_or(0, |d| d.as_secs());
     let component = if hub.live() {
         let t = hub.newest_mc_time();
-        json!({
-            "ok": true,
-            "last_finalized_mc_block_time": t,
-            "finalized_age_seconds": (t > 0).then(|| now.saturating_sub(t)),
-            "clients": hub.clients(),
-        })
+        FeedHealth {
+            ok: true,
+            last_finalized_mc_block_time: Some(t),
+            finalized_age_seconds: Some((t > 0).then(|| now.saturating_sub(t))),
+            clients: Some(hub.clients()),
+            error: None,
+        }
     } else {
-        json!({"ok": false, "error": "this process does not write the index: no commits to stream"})
+        FeedHealth {
+            ok: false,
+            last_finalized_mc_block_time: None,
+            finalized_age_seconds: None,
+            clients: None,
+            error: Some("this process does not write the index: no commits to stream"),
+        }
     };
     let ok = hub.live();
     let status = if ok {
@@ -91,9 +166,10 @@ async fn healthz(axum::extract::State(api): axum::extract::State<Arc<Api>>) -> R
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    (
-        status,
-        axum::Json(json!({"ok": ok, "now": now, "components": {"commit-feed": component}})),
-    )
-        .into_response()
+    let health = Health {
+        ok,
+        now,
+        components: [("commit-feed", component)].into_iter().collect(),
+    };
+    (status, axum::Json(health)).into_response()
 }

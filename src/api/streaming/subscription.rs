@@ -69,7 +69,8 @@ impl Kind {
 /// A subscription as sent (SSE body; WebSocket `subscribe` and
 /// `unsubscribe`, whose `operation` and `id` are read apart). Keys not
 /// named here are ignored, as toncenter does.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[schema(as = StreamingSubscription)]
 pub struct Request {
     pub id: Option<String>,
     pub addresses: Option<Vec<String>>,
