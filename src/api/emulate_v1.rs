@@ -29,7 +29,6 @@ use crate::wallet_client::standard::{Outgoing, Version, Wallet};
 
 use super::encoding::b64;
 use super::openapi::{schema_of, Answer, HttpMethod, ServiceRoute};
-use super::params::Params;
 use super::pending::{self, Level};
 use super::v3::actions::ActionJson;
 use super::v3::models::Transaction;
@@ -253,14 +252,14 @@ fn answer(
         (None, None)
     };
     let addresses: Vec<_> = transactions.values().map(|t| t.account.0).collect();
-    let p = Params::default();
+    let shape = super::v3::BookMetadataArgs::default();
     let address_book = req
         .include_address_book
-        .then(|| address_book::build(ctx, &p, addresses.iter().copied()))
+        .then(|| address_book::build(ctx, &shape.book, addresses.iter().copied()))
         .transpose()?;
     let metadata = req
         .include_metadata
-        .then(|| metadata::build(ctx, &p, addresses.iter().copied()))
+        .then(|| metadata::build(ctx, &shape, addresses.iter().copied()))
         .transpose()?;
     super::v3::to_json(&EmulateTraceResponse {
         mc_block_seqno: known.mc_seqno,

@@ -11,7 +11,6 @@ use tonindex_storage::tables::{HashTxKey, JettonWallets, TraceOfTx, TxByOutMsg};
 
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
-use crate::api::params::Params;
 use crate::api::pending::{Level, PendingTrace};
 use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
@@ -407,12 +406,16 @@ fn with_books(
     n: &mut Json,
     addresses: Vec<Address>,
 ) -> Result<(), V3Error> {
-    let p = Params::default();
+    let shape = crate::api::v3::BookMetadataArgs::default();
     if sub.include_address_book {
-        n["address_book"] = json!(address_book::build(ctx, &p, addresses.iter().copied())?);
+        n["address_book"] = json!(address_book::build(
+            ctx,
+            &shape.book,
+            addresses.iter().copied()
+        )?);
     }
     if sub.include_metadata {
-        n["metadata"] = json!(metadata::build(ctx, &p, addresses)?);
+        n["metadata"] = json!(metadata::build(ctx, &shape, addresses)?);
     }
     Ok(())
 }

@@ -147,12 +147,12 @@ pub struct AccountStatesResponse {
 
 pub fn account_states(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: AccountStatesRequest,
 ) -> Result<AccountStatesResponse, V3Error> {
     let include_boc = q.include_boc.unwrap_or(true);
     let views = held_accounts(ctx, &q.states)?;
-    let book = address_book::build_from_views(ctx, p, &views)?;
+    let book = address_book::build_from_views(ctx, &q.states.shape.book, &views)?;
     let accounts = views
         .iter()
         .map(|a| {
@@ -181,7 +181,7 @@ pub fn account_states(
     Ok(AccountStatesResponse {
         accounts,
         address_book: book,
-        metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
+        metadata: metadata::build(ctx, &q.states.shape, views.iter().map(|v| v.address))?,
     })
 }
 
@@ -211,11 +211,11 @@ pub struct WalletStatesResponse {
 
 pub fn wallet_states(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: StatesRequest,
 ) -> Result<WalletStatesResponse, V3Error> {
     let views = held_accounts(ctx, &q)?;
-    let book = address_book::build_from_views(ctx, p, &views)?;
+    let book = address_book::build_from_views(ctx, &q.shape.book, &views)?;
     let wallets = views
         .iter()
         .map(|a| {
@@ -236,7 +236,7 @@ pub fn wallet_states(
     Ok(WalletStatesResponse {
         wallets,
         address_book: book,
-        metadata: metadata::build(ctx, p, views.iter().map(|v| v.address))?,
+        metadata: metadata::build(ctx, &q.shape, views.iter().map(|v| v.address))?,
     })
 }
 

@@ -1061,7 +1061,7 @@ pub fn traces_of_messages(ctx: &Ctx<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, V
 }
 
 /// `GET /api/v3/actions`.
-pub fn actions(ctx: &Ctx<'_>, p: &Params, q: ActionsRequest) -> Result<ActionsResponse, V3Error> {
+pub fn actions(ctx: &Ctx<'_>, _: &Params, q: ActionsRequest) -> Result<ActionsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
     let supported = supported_types(&q.types.supported_action_types)?;
     let include: Vec<String> = type_list(&q.action_type)?;
@@ -1176,11 +1176,11 @@ pub fn actions(ctx: &Ctx<'_>, p: &Params, q: ActionsRequest) -> Result<ActionsRe
         }
         out.push(j);
     }
-    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
+    let address_book = address_book::build(ctx, &q.shape.book, addresses.iter().copied())?;
     Ok(ActionsResponse {
         actions: out,
         address_book,
-        metadata: metadata::build(ctx, p, addresses)?,
+        metadata: metadata::build(ctx, &q.shape, addresses)?,
     })
 }
 
@@ -1212,7 +1212,7 @@ request! {
 /// `GET /api/v3/pendingActions`: the actions of emulated traces.
 pub fn pending_actions(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: PendingActionsRequest,
 ) -> Result<ActionsResponse, V3Error> {
     let supported = supported_types(&q.types.supported_action_types)?;
@@ -1239,11 +1239,11 @@ pub fn pending_actions(
             out.push(j);
         }
     }
-    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
+    let address_book = address_book::build(ctx, &q.shape.book, addresses.iter().copied())?;
     Ok(ActionsResponse {
         actions: out,
         address_book,
-        metadata: metadata::build(ctx, p, addresses)?,
+        metadata: metadata::build(ctx, &q.shape, addresses)?,
     })
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use tonindex_model::Address;
 use tycho_types::cell::HashBytes;
 
-use super::V3Error;
+use super::{BookArgs, V3Error};
 use crate::api::encoding::{friendly, parse_address, raw_upper, FriendlyFlags};
 use crate::api::params::Params;
 use crate::api::request::request;
@@ -90,11 +90,11 @@ fn shaped(ctx: &Ctx<'_>, a: &Address, bounceable: bool, interfaces: &[&str]) -> 
 /// index or a lite server): each row from the state at hand.
 pub fn build_from_views(
     ctx: &Ctx<'_>,
-    p: &Params,
+    book_args: &BookArgs,
     views: &[crate::state::account::AccountView],
 ) -> Result<AddressBook, V3Error> {
     let mut book = AddressBook::new();
-    if p.bool("x_no_address_book")?.unwrap_or(false) {
+    if book_args.x_no_address_book.unwrap_or(false) {
         return Ok(book);
     }
     for v in views {
@@ -116,11 +116,11 @@ pub fn build_from_views(
 /// client asked for none (`X-No-Address-Book`).
 pub fn build(
     ctx: &Ctx<'_>,
-    p: &Params,
+    book_args: &BookArgs,
     addresses: impl IntoIterator<Item = Address>,
 ) -> Result<AddressBook, V3Error> {
     let mut book = AddressBook::new();
-    if p.bool("x_no_address_book")?.unwrap_or(false) {
+    if book_args.x_no_address_book.unwrap_or(false) {
         return Ok(book);
     }
     // Each account once, its code known from one batched read.

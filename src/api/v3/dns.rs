@@ -43,7 +43,7 @@ request! {
 }
 
 /// `GET /dns/records?wallet=…` or `?domain=…`.
-pub fn dns_records(ctx: &Ctx<'_>, p: &Params, q: DnsRecordsRequest) -> Result<DnsRecords, V3Error> {
+pub fn dns_records(ctx: &Ctx<'_>, _: &Params, q: DnsRecordsRequest) -> Result<DnsRecords, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
     let wallet = q.wallet;
     let domain = q.domain.as_deref().filter(|d| !d.is_empty());
@@ -89,6 +89,6 @@ pub fn dns_records(ctx: &Ctx<'_>, p: &Params, q: DnsRecordsRequest) -> Result<Dn
         .collect();
     Ok(DnsRecords {
         records,
-        address_book: address_book::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.book, mentioned)?,
     })
 }

@@ -61,7 +61,7 @@ request! {
 /// `GET /jetton/masters`.
 pub fn jetton_masters(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: JettonMastersRequest,
 ) -> Result<JettonMastersResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -90,8 +90,8 @@ pub fn jetton_masters(
         .collect();
     Ok(JettonMastersResponse {
         jetton_masters,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -180,7 +180,7 @@ request! {
 /// `GET /jetton/wallets`.
 pub fn jetton_wallets(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: JettonWalletsRequest,
 ) -> Result<JettonWalletsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -232,8 +232,8 @@ pub fn jetton_wallets(
         .collect::<Result<_, V3Error>>()?;
     Ok(JettonWalletsResponse {
         jetton_wallets,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -343,7 +343,7 @@ request! {
 /// `GET /jetton/transfers` (aborted transactions left out, as the spec says).
 pub fn jetton_transfers(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: JettonTransfersRequest,
 ) -> Result<JettonTransfersResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -403,8 +403,8 @@ pub fn jetton_transfers(
         .collect();
     Ok(JettonTransfersResponse {
         jetton_transfers,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -452,7 +452,7 @@ request! {
 /// `GET /jetton/burns` (aborted burns included, as the spec says).
 pub fn jetton_burns(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: JettonBurnsRequest,
 ) -> Result<JettonBurnsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -495,7 +495,7 @@ pub fn jetton_burns(
         .collect();
     Ok(JettonBurnsResponse {
         jetton_burns,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }

@@ -319,7 +319,7 @@ fn sorted_page(
 
 pub fn messages(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: MessagesRequest,
 ) -> Result<MessagesResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -386,10 +386,10 @@ pub fn messages(
             ..Message::from(&query::messages::message_with_contents(r, m, holder)?)
         });
     }
-    let address_book = address_book::build(ctx, p, addresses.iter().copied())?;
+    let address_book = address_book::build(ctx, &q.shape.book, addresses.iter().copied())?;
     Ok(MessagesResponse {
         messages: out,
         address_book,
-        metadata: metadata::build(ctx, p, addresses)?,
+        metadata: metadata::build(ctx, &q.shape, addresses)?,
     })
 }

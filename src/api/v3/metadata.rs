@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value as Json};
 use tonindex_model::Address;
 
 use super::address_book::AddressesRequest;
-use super::V3Error;
+use super::{BookMetadataArgs, V3Error};
 use crate::api::encoding::raw_upper;
 use crate::api::params::Params;
 use crate::api::Ctx;
@@ -107,10 +107,10 @@ fn from_content(
 /// client asked for none (`X-No-Metadata`).
 pub fn build(
     ctx: &Ctx<'_>,
-    p: &Params,
+    shape: &BookMetadataArgs,
     addresses: impl IntoIterator<Item = Address>,
 ) -> Result<Metadata, V3Error> {
-    if p.bool("x_no_metadata")?.unwrap_or(false) {
+    if shape.x_no_metadata.unwrap_or(false) {
         return Ok(Metadata::new());
     }
     of_addresses(ctx, addresses)

@@ -101,7 +101,7 @@ request! {
 /// `GET /multisig/wallets`.
 pub fn multisig_wallets(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: MultisigWalletsRequest,
 ) -> Result<MultisigsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -154,7 +154,7 @@ pub fn multisig_wallets(
     }
     Ok(MultisigsResponse {
         multisigs,
-        address_book: address_book::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.book, mentioned)?,
     })
 }
 
@@ -181,7 +181,7 @@ request! {
 /// `GET /multisig/orders`.
 pub fn multisig_orders(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: MultisigOrdersRequest,
 ) -> Result<OrdersResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -215,7 +215,7 @@ pub fn multisig_orders(
         .collect();
     Ok(OrdersResponse {
         orders,
-        address_book: address_book::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.book, mentioned)?,
     })
 }
 
@@ -260,7 +260,7 @@ request! {
 }
 
 /// `GET /vesting`.
-pub fn vesting(ctx: &Ctx<'_>, p: &Params, q: VestingRequest) -> Result<VestingResponse, V3Error> {
+pub fn vesting(ctx: &Ctx<'_>, _: &Params, q: VestingRequest) -> Result<VestingResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
     let contracts = addresses(&q.contract_address);
     let wallets = addresses(&q.wallet_address);
@@ -303,6 +303,6 @@ pub fn vesting(ctx: &Ctx<'_>, p: &Params, q: VestingRequest) -> Result<VestingRe
         .collect();
     Ok(VestingResponse {
         vesting_contracts,
-        address_book: address_book::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.book, mentioned)?,
     })
 }

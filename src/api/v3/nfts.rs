@@ -67,7 +67,7 @@ request! {
 /// `GET /nft/collections`.
 pub fn nft_collections(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: NftCollectionsRequest,
 ) -> Result<CollectionsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -85,8 +85,8 @@ pub fn nft_collections(
             .into_iter()
             .map(|(a, c)| collection_json(&a, c))
             .collect(),
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -157,7 +157,7 @@ request! {
 }
 
 /// `GET /nft/items`.
-pub fn nft_items(ctx: &Ctx<'_>, p: &Params, q: NftItemsRequest) -> Result<ItemsResponse, V3Error> {
+pub fn nft_items(ctx: &Ctx<'_>, _: &Params, q: NftItemsRequest) -> Result<ItemsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
     let indexes = q
         .index
@@ -196,8 +196,8 @@ pub fn nft_items(ctx: &Ctx<'_>, p: &Params, q: NftItemsRequest) -> Result<ItemsR
     }
     Ok(ItemsResponse {
         nft_items,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -243,7 +243,7 @@ request! {
 
 /// `GET /nft/sales`: GetGems sale and auction contracts by address, as
 /// they describe themselves, with the item they sell.
-pub fn nft_sales(ctx: &Ctx<'_>, p: &Params, q: NftSalesRequest) -> Result<SalesResponse, V3Error> {
+pub fn nft_sales(ctx: &Ctx<'_>, _: &Params, q: NftSalesRequest) -> Result<SalesResponse, V3Error> {
     let wanted = addresses(&q.address);
     if wanted.is_empty() {
         return Err(V3Error::invalid("at least 1 address required"));
@@ -297,8 +297,8 @@ pub fn nft_sales(ctx: &Ctx<'_>, p: &Params, q: NftSalesRequest) -> Result<SalesR
     }
     Ok(SalesResponse {
         nft_sales,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }
 
@@ -380,7 +380,7 @@ request! {
 /// `GET /nft/transfers` (aborted transfers included, as the spec says).
 pub fn nft_transfers(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: NftTransfersRequest,
 ) -> Result<TransfersResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -447,7 +447,7 @@ pub fn nft_transfers(
         .collect();
     Ok(TransfersResponse {
         nft_transfers,
-        address_book: address_book::build(ctx, p, mentioned.iter().copied())?,
-        metadata: metadata::build(ctx, p, mentioned)?,
+        address_book: address_book::build(ctx, &q.shape.book, mentioned.iter().copied())?,
+        metadata: metadata::build(ctx, &q.shape, mentioned)?,
     })
 }

@@ -402,7 +402,7 @@ fn select(ctx: &Ctx<'_>, q: &TracesRequest, paging: &Paging) -> Result<Vec<Trace
 /// when `with_actions` (`/events` always has them).
 fn respond(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: &TracesRequest,
     with_actions: bool,
 ) -> Result<(Vec<TraceJson>, AddressBook, Metadata), V3Error> {
@@ -428,8 +428,8 @@ fn respond(
             .flat_map(|tx| [&mut tx.account_state_before, &mut tx.account_state_after]),
         &ctx.reader,
     )?;
-    let book = address_book::build(ctx, p, accounts.iter().copied())?;
-    Ok((out, book, metadata::build(ctx, p, accounts)?))
+    let book = address_book::build(ctx, &q.shape.book, accounts.iter().copied())?;
+    Ok((out, book, metadata::build(ctx, &q.shape, accounts)?))
 }
 
 /// `GET /api/v3/traces`.
@@ -519,7 +519,7 @@ pub struct PendingTracesResponse {
 /// yet executed; `traces` is null when there are none (as toncenter).
 pub fn pending_traces(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: PendingTracesRequest,
 ) -> Result<PendingTracesResponse, V3Error> {
     let supported = actions::supported_types(&q.types.supported_action_types)?;
@@ -537,11 +537,11 @@ pub fn pending_traces(
             &mut accounts,
         )?);
     }
-    let address_book = address_book::build(ctx, p, accounts.iter().copied())?;
+    let address_book = address_book::build(ctx, &q.shape.book, accounts.iter().copied())?;
     Ok(PendingTracesResponse {
         traces: (!traces.is_empty()).then_some(traces),
         address_book,
-        metadata: metadata::build(ctx, p, accounts)?,
+        metadata: metadata::build(ctx, &q.shape, accounts)?,
     })
 }
 
@@ -565,7 +565,7 @@ pub struct PendingTransactionsResponse {
 /// accounts asked for.
 pub fn pending_transactions(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: PendingTransactionsRequest,
 ) -> Result<PendingTransactionsResponse, V3Error> {
     let accounts: Vec<tonindex_model::Address> = q.account.iter().map(|a| a.address).collect();
@@ -587,7 +587,7 @@ pub fn pending_transactions(
     if out.is_empty() {
         return Err(V3Error::not_found("emulated traces not found"));
     }
-    let address_book = address_book::build(ctx, p, accounts)?;
+    let address_book = address_book::build(ctx, &q.book, accounts)?;
     Ok(PendingTransactionsResponse {
         transactions: out,
         address_book,

@@ -30,7 +30,7 @@ pub struct TransactionsResponse {
 /// book of their accounts, in-message sources and out-message destinations.
 fn respond(
     ctx: &Ctx<'_>,
-    p: &Params,
+    book: &BookArgs,
     rows: Vec<LoadedTx>,
 ) -> Result<TransactionsResponse, V3Error> {
     let txs = query::transactions::with_messages(&ctx.reader, rows)?;
@@ -39,7 +39,7 @@ fn respond(
             .chain(t.in_msg.as_ref().and_then(|m| m.record.source))
             .chain(t.out_msgs.iter().filter_map(|m| m.record.destination))
     });
-    let address_book = address_book::build(ctx, p, addresses.collect::<Vec<_>>())?;
+    let address_book = address_book::build(ctx, book, addresses.collect::<Vec<_>>())?;
     let mut transactions: Vec<Transaction> = txs.iter().map(Transaction::from).collect();
     AccountState::fill_all(
         transactions
@@ -205,7 +205,7 @@ fn mc_block_tx_ids(ctx: &Ctx<'_>, seqno: u32) -> Result<Vec<u64>, V3Error> {
 
 pub fn transactions(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: TransactionsRequest,
 ) -> Result<TransactionsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -260,7 +260,7 @@ pub fn transactions(
                         page.push(id);
                     }
                 }
-                return respond(ctx, p, query::transactions::load_txs(r, &page)?);
+                return respond(ctx, &q.book, query::transactions::load_txs(r, &page)?);
             }
             rows.extend(collect_ordered(ctx, &f, needed, ids)?);
         }
@@ -286,10 +286,10 @@ pub fn transactions(
         rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, by_now));
         rows
     } else {
-        return every_account(ctx, p, &f, &paging);
+        return every_account(ctx, &q.book, &f, &paging);
     };
     rows = paging.page(rows);
-    respond(ctx, p, rows)
+    respond(ctx, &q.book, rows)
 }
 
 /// Every account's transactions in a time or lt window (v3 orders by
@@ -300,7 +300,7 @@ pub fn transactions(
 /// A shard or seqno without a whole block is checked on the records.
 fn every_account(
     ctx: &Ctx<'_>,
-    p: &Params,
+    book: &BookArgs,
     f: &TxFilter,
     paging: &Paging,
 ) -> Result<TransactionsResponse, V3Error> {
@@ -353,7 +353,7 @@ fn every_account(
         let mut rows: Vec<(IndexedTx, LoadedTx)> = kept.into_iter().zip(loaded).collect();
         rows.sort_by(|a, b| order(&a.0, &b.0));
         let rows = paging.page(rows.into_iter().map(|(_, row)| row).collect::<Vec<_>>());
-        return respond(ctx, p, rows);
+        return respond(ctx, book, rows);
     }
     kept.sort_by(order);
     let page: Vec<u64> = kept
@@ -362,7 +362,7 @@ fn every_account(
         .take(paging.limit)
         .map(|k| k.id)
         .collect();
-    respond(ctx, p, query::transactions::load_txs(r, &page)?)
+    respond(ctx, book, query::transactions::load_txs(r, &page)?)
 }
 
 request! {
@@ -376,7 +376,7 @@ request! {
 
 pub fn transactions_by_masterchain_block(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: ByMcBlockRequest,
 ) -> Result<TransactionsResponse, V3Error> {
     let Some(seqno) = q.seqno else {
@@ -387,7 +387,7 @@ pub fn transactions_by_masterchain_block(
     let f = TxFilter::default();
     let mut rows = collect_all(ctx, &f, &mc_block_tx_ids(ctx, seqno)?)?;
     rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, paging.desc, false));
-    respond(ctx, p, paging.page(rows))
+    respond(ctx, &q.book, paging.page(rows))
 }
 
 /// Transaction ids on the `in` (received) and/or `out` (sent) side of a message.
@@ -424,7 +424,7 @@ request! {
 
 pub fn transactions_by_message(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: ByMessageRequest,
 ) -> Result<TransactionsResponse, V3Error> {
     let paging = Paging::from_args(ctx, &q.paging)?;
@@ -477,7 +477,7 @@ pub fn transactions_by_message(
     ids.dedup();
     let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
     rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, true, false));
-    respond(ctx, p, paging.page(rows))
+    respond(ctx, &q.book, paging.page(rows))
 }
 
 request! {
@@ -493,7 +493,7 @@ request! {
 
 pub fn adjacent_transactions(
     ctx: &Ctx<'_>,
-    p: &Params,
+    _: &Params,
     q: AdjacentRequest,
 ) -> Result<TransactionsResponse, V3Error> {
     let Some(hash) = q.hash else {
@@ -525,5 +525,5 @@ pub fn adjacent_transactions(
     }
     let mut rows = collect_all(ctx, &TxFilter::default(), &ids)?;
     rows.sort_by(|a, b| order_by_lt(&a.record, &b.record, false, false));
-    respond(ctx, p, rows)
+    respond(ctx, &q.book, rows)
 }
