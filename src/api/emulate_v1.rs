@@ -133,7 +133,7 @@ async fn emulate_trace(State(api): State<Arc<Api>>, headers: HeaderMap, body: By
     if req.boc.is_empty() {
         return invalid("boc is required").into_response();
     }
-    let msg = match super::send::check_external(&req.boc) {
+    let msg = match super::external_message::check_external(&req.boc) {
         Ok(m) => m,
         Err(e) => return invalid(format!("invalid boc: {e}")).into_response(),
     };
@@ -211,8 +211,14 @@ fn answer(
             .finalize()
             .into(),
     );
-    let known = super::send::emulate_known(ctx, msg, ignore_chksig, rand_seed, req.mc_block_seqno)
-        .map_err(|r| V3Error::new(status_of(r.status), r.message))?;
+    let known = super::external_message::emulate_known(
+        ctx,
+        msg,
+        ignore_chksig,
+        rand_seed,
+        req.mc_block_seqno,
+    )
+    .map_err(|r| V3Error::new(status_of(r.status), r.message))?;
     let interfaces = crate::query::tokens::StoredInterfaces(&ctx.reader);
     let trace = pending::build_emulated(&known.trace.txs, hash_norm.0, known.version, &interfaces)
         .map_err(|e| V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
@@ -517,7 +523,7 @@ async fn emulate_ton_connect(
     let supported = action_types::supported_set(&super::streaming::actions_version(&headers));
     let run = move |ctx: &Ctx<'_>| {
         let msg = wallet_message(ctx, &req, &out)?;
-        let checked = super::send::check_external_cell(msg)
+        let checked = super::external_message::check_external_cell(msg)
             .map_err(|e| V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
         answer(
             ctx,

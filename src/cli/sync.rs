@@ -67,7 +67,7 @@ pub struct RunArgs {
     /// Queries the API keeps in flight on one lite server at most (reads
     /// of states the index lacks, sends, proofs); past it the next server
     /// is asked.
-    #[arg(long, value_name = "N", default_value_t = crate::chain::liteserver::send::CONCURRENCY)]
+    #[arg(long, value_name = "N", default_value_t = crate::chain::liteserver::upstream::CONCURRENCY)]
     pub liteserver_concurrency: usize,
 }
 
@@ -311,7 +311,7 @@ pub fn run_and_serve(
     }
     // Sends go to several lite servers at once; account reads to one, the
     // next after a failure.
-    let sender = crate::chain::liteserver::send::LiteSender::new(
+    let sender = crate::chain::liteserver::upstream::LiteSender::new(
         tips,
         args.liteserver_concurrency,
         runtime.handle().clone(),

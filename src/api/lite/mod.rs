@@ -786,7 +786,7 @@ impl LiteServer {
         let Some(chain) = self.api.chain.clone() else {
             return error(code::NOTREADY, "this node has no network to send to");
         };
-        let msg = match crate::api::send::check_external_bytes(&body) {
+        let msg = match crate::api::external_message::check_external_bytes(&body) {
             Ok(msg) => msg,
             Err(e) => return error(code::PROTOVIOLATION, e),
         };

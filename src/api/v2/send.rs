@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::{required, V2Error};
 use crate::api::encoding::B64;
+use crate::api::external_message::{self, ExternalMessage};
 use crate::api::params::Params;
 use crate::api::request::request;
-use crate::api::send::{self, ExternalMessage};
 use crate::api::Ctx;
 
 request! {
@@ -27,7 +27,7 @@ fn checked(p: &Params, q: &SendRequest) -> Result<ExternalMessage, V2Error> {
         return Err(V2Error::invalid("empty boc"));
     }
     let boc = required(q.boc.as_deref(), "boc")?;
-    send::check_external(boc).map_err(V2Error::invalid)
+    external_message::check_external(boc).map_err(V2Error::invalid)
 }
 
 /// Checks and sends; the error is v2's, with its status.
@@ -37,7 +37,7 @@ fn checked_and_sent(
     q: &SendRequest,
 ) -> Result<ExternalMessage, V2Error> {
     let msg = checked(p, q)?;
-    send::deliver(ctx, &msg).map_err(|r| V2Error::new(r.status, r.message))?;
+    external_message::deliver(ctx, &msg).map_err(|r| V2Error::new(r.status, r.message))?;
     Ok(msg)
 }
 
@@ -88,6 +88,6 @@ pub fn send_boc_return_hash_no_error(
     q: SendRequest,
 ) -> Result<ExtMessageInfo, V2Error> {
     let msg = checked(p, &q)?;
-    send::deliver(ctx, &msg).map_err(|r| V2Error::new(400, r.message))?;
+    external_message::deliver(ctx, &msg).map_err(|r| V2Error::new(400, r.message))?;
     Ok(ExtMessageInfo::of(&msg))
 }

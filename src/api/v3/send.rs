@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use super::V3Error;
 use crate::api::encoding::B64;
+use crate::api::external_message;
 use crate::api::params::Params;
 use crate::api::request::request;
-use crate::api::send;
 use crate::api::Ctx;
 
 request! {
@@ -32,8 +32,8 @@ pub fn message(ctx: &Ctx<'_>, _: &Params, q: MessageRequest) -> Result<SentMessa
     let Some(boc) = q.boc.as_deref() else {
         return Err(V3Error::new(StatusCode::UNAUTHORIZED, "boc is required"));
     };
-    let msg = send::check_external(boc).map_err(V3Error::invalid)?;
-    send::deliver(ctx, &msg).map_err(|r| {
+    let msg = external_message::check_external(boc).map_err(V3Error::invalid)?;
+    external_message::deliver(ctx, &msg).map_err(|r| {
         V3Error::new(
             StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             r.message,

@@ -1,15 +1,17 @@
 //! Following a chain through its liteservers (F7): the lite servers a TON
 //! global config lists, and the follower (`follow.rs`) that walks
 //! masterchain blocks from them and hands each with its shard blocks to
-//! the same indexer as `tonindex import`. The ADNL-TCP client and the lite
-//! API's TL types are the `adnl` and `ton_liteapi` crates'.
+//! the same indexer as `tonindex import`; `upstream.rs` is the API's road
+//! to the same servers (sending messages, proven states the index does
+//! not hold). The ADNL-TCP client and the lite API's TL types are the
+//! `adnl` and `ton_liteapi` crates'.
 
 pub mod client;
 pub mod follow;
 pub mod proofs;
-pub mod send;
 pub mod tips;
 pub mod trust;
+pub mod upstream;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
