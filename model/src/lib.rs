@@ -421,7 +421,9 @@ pub struct ActionRecord {
     /// Types of the composite actions that contain this one.
     pub ancestor_type: Vec<String>,
     pub parent_action_id: Option<Hash>,
-    /// The per-type fields (toncenter's `<type>_data`), a JSON object as text.
+    /// The per-type fields (toncenter's `<type>_data`) as JSON text: the
+    /// classifier's typed `ActionData` of the row's type, read back by
+    /// type for v3's `details`.
     pub data: String,
 }
 

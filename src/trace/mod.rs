@@ -3,6 +3,7 @@
 //! actions). Pure: the index feeds transactions in and writes what comes
 //! out in its unit's batch; the corpus test feeds toncenter's records in.
 
+pub mod action_data;
 pub mod assembly;
 pub mod classify;
 pub mod tree;

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use serde_json::Value;
+use tonindex::trace::action_data::ActionData;
 use tonindex::trace::assembly::Assembly;
 use tonindex::trace::classify::{self, Interfaces, JettonWallet, NftItem, NftSale};
 use tonindex::trace::{tree, TraceMsg, TraceTx};
@@ -628,6 +629,19 @@ fn run_case_with(case: &Value, traces_dir: &Path, variant: Variant) -> Result<()
         &known
     };
     let actions = classify::classify(&record, &t.txs, interfaces).map_err(|e| e.to_string())?;
+    // Every row's fields read back as the shape of its type, unchanged:
+    // what v3 reads is what the classifier wrote.
+    for a in &actions {
+        let read = ActionData::read(&a.kind, &a.data).map_err(|e| e.to_string())?;
+        if read.to_text() != a.data {
+            return Err(format!(
+                "{}: stored {} reads back as {}",
+                a.kind,
+                a.data,
+                read.to_text()
+            ));
+        }
+    }
     // toncenter's action row also says the last masterchain block of its
     // transactions.
     let actions: Vec<Value> = actions

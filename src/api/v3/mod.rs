@@ -2,6 +2,7 @@
 //! parameters, JSON bodies, errors as `{"error": "..."}` (spec v3 §1).
 
 pub mod accounts;
+pub mod action_details;
 pub mod action_types;
 pub mod actions;
 pub mod address_book;

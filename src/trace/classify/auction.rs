@@ -11,9 +11,9 @@
 //! (`teleitem_cancel_auction`), each with the item's optional
 //! `teleitem_ok#a37a0983`.
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, AuctionBid, AuctionOutbid, Marketplace, NftListing};
 
-use super::{dec, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftSale};
+use super::{deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftSale};
 
 /// What the auction writes in the refund of an outbid bid.
 const OUTBID_COMMENT: &str = "Your bid has been outbid by another user";
@@ -33,7 +33,7 @@ pub(crate) const BODY_OPS: &[u32] = &[OP_TELEITEM_START_AUCTION];
 
 fn comment<'a>(g: &'a Graph<'_>, b: BlockId) -> Option<&'a str> {
     (g.kind(b) == "ton_transfer")
-        .then(|| g.block(b).data.get("content").and_then(Value::as_str))
+        .then(|| g.block(b).data.comment())
         .flatten()
 }
 
@@ -77,12 +77,11 @@ pub(crate) fn bid(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Opt
         ..Cols::default()
     };
     let mut blk = Block::of("auction_bid", vec![b], g.block(b).failed, cols);
-    blk.data.insert(
-        "nft_item_index".into(),
-        item.map_or(Value::Null, |i| dec(&i.index)),
-    );
     // toncenter's auction type: "fragment" for an item's own auction.
-    blk.data.insert("marketplace".into(), kind.into());
+    blk.data = ActionData::AuctionBid(AuctionBid {
+        marketplace: Some(kind.into()),
+        nft_item_index: item.map(|i| i.index),
+    });
     Some(blk)
 }
 
@@ -94,7 +93,10 @@ pub(crate) fn outbid(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
         return None;
     }
     let auction = blk.cols.destination?;
-    let item_auction = blk.data.get("marketplace").and_then(Value::as_str) == Some("fragment");
+    let item_auction = matches!(
+        &blk.data,
+        ActionData::AuctionBid(bid) if bid.marketplace.as_deref() == Some("fragment")
+    );
     let mut refunds = blk.next.iter().copied().filter(|&x| {
         g.block(x).cols.source == Some(auction)
             && if item_auction {
@@ -120,11 +122,11 @@ pub(crate) fn outbid(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
     };
     let mut out = Block::of("auction_outbid", vec![refund], r.failed, cols);
     let comment = if item_auction {
-        Value::Null
+        None
     } else {
-        r.data.get("content").cloned().unwrap_or(Value::Null)
+        r.data.comment().map(str::to_string)
     };
-    out.data.insert("comment".into(), comment);
+    out.data = ActionData::AuctionOutbid(AuctionOutbid { comment });
     Some(out)
 }
 
@@ -165,7 +167,9 @@ pub(crate) fn finish(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
     let cols = command_cols(g, b, sold, &auction)?;
     let mut blk = Block::of("nft_finish_auction", vec![b], g.block(b).failed, cols);
     // toncenter leaves the marketplace of a finish unnamed.
-    blk.data.insert("marketplace_address".into(), Value::Null);
+    blk.data = ActionData::Marketplace(Marketplace {
+        marketplace_address: None,
+    });
     Some(blk)
 }
 
@@ -182,10 +186,9 @@ pub(crate) fn cancel(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> 
         "nft_cancel_auction"
     };
     let mut blk = Block::of(kind, vec![b], g.block(b).failed, cols);
-    blk.data.insert(
-        "marketplace_address".into(),
-        super::addr(auction.marketplace),
-    );
+    blk.data = ActionData::Marketplace(Marketplace {
+        marketplace_address: auction.marketplace,
+    });
     Some(blk)
 }
 
@@ -245,24 +248,19 @@ pub(crate) fn teleitem_start_auction(
     let beneficiary = super::body::msg_address(&mut cfg)?;
     let min_bid = super::body::coins(&mut cfg)?;
     let max_bid = super::body::coins(&mut cfg)?;
-    let d = &mut blk.data;
-    d.insert("nft_item_index".into(), dec(&nft.index));
     // No marketplace takes a fee: toncenter's zeros. Unlike toncenter,
     // which knows a Telemint item by its content URI on nft.fragment.com,
     // the index knows it by its code's getters (any Telemint collection).
-    for k in [
-        "marketplace_fee_factor",
-        "marketplace_fee_base",
-        "royalty_fee_base",
-    ] {
-        d.insert(k.into(), "0".into());
-    }
-    d.insert("max_bid".into(), dec(max_bid));
-    d.insert("min_bid".into(), dec(min_bid));
-    d.insert(
-        "marketplace_fee_address".into(),
-        beneficiary.map_or(Value::Null, |a| super::raw(&a).into()),
-    );
+    blk.data = ActionData::NftListing(Box::new(NftListing {
+        nft_item_index: Some(nft.index),
+        marketplace_fee_factor: Some("0".into()),
+        marketplace_fee_base: Some("0".into()),
+        royalty_fee_base: Some("0".into()),
+        max_bid: Some(max_bid.to_string()),
+        min_bid: Some(min_bid.to_string()),
+        marketplace_fee_address: beneficiary,
+        ..NftListing::default()
+    }));
     Some(blk)
 }
 

@@ -187,12 +187,12 @@ impl AnyAddress {
         }
     }
 
-    /// As a JSON value: a raw address, the external form, or null.
-    pub fn json(&self) -> serde_json::Value {
+    /// As text: a raw address, the external form, or none.
+    pub fn text(&self) -> Option<String> {
         match self {
-            AnyAddress::None => serde_json::Value::Null,
-            AnyAddress::Std(a) => super::addr(Some(*a)),
-            AnyAddress::Extern(s) => serde_json::Value::String(s.clone()),
+            AnyAddress::None => None,
+            AnyAddress::Std(a) => Some(super::raw(a)),
+            AnyAddress::Extern(s) => Some(s.clone()),
         }
     }
 }

@@ -238,7 +238,7 @@ pub(crate) fn jetton_burn(amount: u128, response: u8) -> Cell {
 
 /// An account as the rows' data name it (raw form).
 pub(crate) fn named(n: u8) -> serde_json::Value {
-    super::addr(Some(account(n)))
+    serde_json::Value::String(super::raw(&account(n)))
 }
 
 /// Where the row of `kind` is, and that there is exactly one.

@@ -3,12 +3,16 @@
 //! action is a start message, the proxy request it causes and the payout
 //! or returned excesses that answer it, known by opcode and shape.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{
+    ActionData, Cocoon, CocoonClientRegister, CocoonIncreaseStake, CocoonQuery,
+    CocoonRequestRefund, CocoonSecretHash, CocoonTokensUsed, CocoonUnregisterProxy, CocoonWithdraw,
+    CocoonWorkerPayout,
+};
 use tonindex_model::Address;
 use tycho_types::cell::CellSlice;
 
 use super::body::{self, any_address, coins, hex_int, AnyAddress};
-use super::{dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_RETURN_EXCESSES_BACK: u32 = 0x2565_934c;
 const OP_PAYOUT: u32 = 0xc59a_7cd3;
@@ -87,10 +91,10 @@ fn action(
     members: Vec<BlockId>,
     failed: bool,
     cols: Cols,
-    data: Map<String, Value>,
+    data: Cocoon,
 ) -> Block {
     let mut blk = Block::of(kind, members, failed, cols);
-    blk.data = data;
+    blk.data = ActionData::Cocoon(data);
     blk
 }
 
@@ -124,12 +128,13 @@ pub(crate) fn worker_payout(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Op
         amount: g.msg(payout).map(|m| m.value),
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("payout_type".into(), payout_type.into());
-    d.insert("query_id".into(), dec(query_id));
-    d.insert("new_tokens".into(), dec(new_tokens));
-    d.insert("worker_state".into(), state.into());
-    d.insert("worker_tokens".into(), dec(tokens));
+    let d = Cocoon::WorkerPayout(CocoonWorkerPayout {
+        new_tokens: new_tokens.to_string(),
+        payout_type: payout_type.into(),
+        query_id: query_id.to_string(),
+        worker_state: state,
+        worker_tokens: tokens.to_string(),
+    });
     let failed = aborted(g, payout);
     Some(action("cocoon_worker_payout", members, failed, cols, d))
 }
@@ -153,23 +158,24 @@ pub(crate) fn proxy_payout(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Opt
         destination_secondary: excesses_to,
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(query_id));
+    let d = Cocoon::Query(CocoonQuery {
+        query_id: query_id.to_string(),
+    });
     let failed = aborted(g, payout);
     Some(action("cocoon_proxy_payout", members, failed, cols, d))
 }
 
 /// `query_id new_tokens_used expected_address` of a charge or refund payload.
-fn tokens_used(g: &Graph<'_>, b: BlockId) -> Option<Map<String, Value>> {
+fn tokens_used(g: &Graph<'_>, b: BlockId) -> Option<Cocoon> {
     let mut s = body_of(g, b)?;
     let query_id = s.load_u64().ok()?;
     let used = s.load_u64().ok()?;
     let expected = any_address(&mut s)?;
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(query_id));
-    d.insert("new_tokens_used".into(), dec(used));
-    d.insert("expected_address".into(), expected.json());
-    Some(d)
+    Some(Cocoon::TokensUsed(CocoonTokensUsed {
+        expected_address: expected.text(),
+        new_tokens_used: used.to_string(),
+        query_id: query_id.to_string(),
+    }))
 }
 
 /// A proxy charges a client: excesses back and the client proxy request.
@@ -214,8 +220,9 @@ pub(crate) fn client_top_up(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Op
         amount: Some(amount),
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(query_id));
+    let d = Cocoon::Query(CocoonQuery {
+        query_id: query_id.to_string(),
+    });
     let failed = aborted(g, b);
     Some(action("cocoon_client_top_up", members, failed, cols, d))
 }
@@ -227,7 +234,7 @@ fn answered(
     b: BlockId,
     op: u32,
     kind: &'static str,
-    read: fn(&mut CellSlice<'_>, &mut Map<String, Value>) -> Option<()>,
+    read: fn(&mut CellSlice<'_>, String) -> Option<Cocoon>,
 ) -> Option<Block> {
     if g.call_op(b)? != op {
         return None;
@@ -236,9 +243,8 @@ fn answered(
     let mut members = vec![b];
     step(g, &mut members, back);
     let mut s = body_of(g, b)?;
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(s.load_u64().ok()?));
-    read(&mut s, &mut d)?;
+    let query_id = s.load_u64().ok()?.to_string();
+    let d = read(&mut s, query_id)?;
     let cols = Cols {
         destination: dst(g, b),
         ..Cols::default()
@@ -248,9 +254,13 @@ fn answered(
 }
 
 pub(crate) fn register_proxy(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
-    answered(g, b, OP_REGISTER_PROXY, "cocoon_register_proxy", |_, _| {
-        Some(())
-    })
+    answered(
+        g,
+        b,
+        OP_REGISTER_PROXY,
+        "cocoon_register_proxy",
+        |_, query_id| Some(Cocoon::Query(CocoonQuery { query_id })),
+    )
 }
 
 pub(crate) fn unregister_proxy(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
@@ -259,9 +269,11 @@ pub(crate) fn unregister_proxy(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) ->
         b,
         OP_UNREGISTER_PROXY,
         "cocoon_unregister_proxy",
-        |s, d| {
-            d.insert("seqno".into(), s.load_u32().ok()?.into());
-            Some(())
+        |s, query_id| {
+            Some(Cocoon::UnregisterProxy(CocoonUnregisterProxy {
+                query_id,
+                seqno: s.load_u32().ok()?,
+            }))
         },
     )
 }
@@ -274,7 +286,7 @@ fn owner_request(
     b: BlockId,
     op: u32,
     kind: &'static str,
-    read: fn(&mut CellSlice<'_>, &mut Map<String, Value>, &mut Cols) -> Option<()>,
+    read: fn(&mut CellSlice<'_>, String, &mut Cols) -> Option<Cocoon>,
 ) -> Option<(Block, BlockId)> {
     if g.call_op(b)? != op {
         return None;
@@ -285,13 +297,12 @@ fn owner_request(
     step(g, &mut members, back);
     step(g, &mut members, request);
     let mut s = body_of(g, b)?;
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(s.load_u64().ok()?));
+    let query_id = s.load_u64().ok()?.to_string();
     let mut cols = Cols {
         destination: dst(g, b),
         ..Cols::default()
     };
-    read(&mut s, &mut d, &mut cols)?;
+    let d = read(&mut s, query_id, &mut cols)?;
     cols.source = owner(&mut s)?;
     let failed = aborted(g, b);
     Some((action(kind, members, failed, cols, d), request))
@@ -303,9 +314,11 @@ pub(crate) fn client_register(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
         b,
         OP_CLIENT_REGISTER,
         "cocoon_client_register",
-        |s, d, _| {
-            d.insert("nonce".into(), dec(s.load_u64().ok()?));
-            Some(())
+        |s, query_id, _| {
+            Some(Cocoon::ClientRegister(CocoonClientRegister {
+                nonce: s.load_u64().ok()?.to_string(),
+                query_id,
+            }))
         },
     )
     .map(|r| r.0)
@@ -321,10 +334,12 @@ pub(crate) fn client_change_secret_hash(
         b,
         OP_CLIENT_CHANGE_SECRET_HASH,
         "cocoon_client_change_secret_hash",
-        |s, d, _| {
+        |s, query_id, _| {
             let h = s.load_u256().ok()?;
-            d.insert("new_secret_hash".into(), hex_int(h.as_array()).into());
-            Some(())
+            Some(Cocoon::SecretHash(CocoonSecretHash {
+                new_secret_hash: hex_int(h.as_array()),
+                query_id,
+            }))
         },
     )
     .map(|r| r.0)
@@ -341,7 +356,12 @@ pub(crate) fn client_request_refund(
         b,
         OP_CLIENT_REQUEST_REFUND,
         "cocoon_client_request_refund",
-        |_, _, _| Some(()),
+        |_, query_id, _| {
+            Some(Cocoon::RequestRefund(CocoonRequestRefund {
+                query_id,
+                via_wallet: false,
+            }))
+        },
     )?;
     let wallet = g
         .block(b)
@@ -350,8 +370,9 @@ pub(crate) fn client_request_refund(
     if let Some(p) = wallet {
         blk.members.push(p);
     }
-    blk.data
-        .insert("via_wallet".into(), Value::Bool(wallet.is_some()));
+    if let ActionData::Cocoon(Cocoon::RequestRefund(r)) = &mut blk.data {
+        r.via_wallet = wallet.is_some();
+    }
     Some(blk)
 }
 
@@ -389,11 +410,13 @@ pub(crate) fn client_increase_stake(
         b,
         OP_CLIENT_INCREASE_STAKE,
         "cocoon_client_increase_stake",
-        |s, d, cols| {
+        |s, query_id, cols| {
             let stake = coins(s)?;
-            d.insert("new_stake".into(), dec(stake));
             cols.amount = Some(stake);
-            Some(())
+            Some(Cocoon::IncreaseStake(CocoonIncreaseStake {
+                new_stake: stake.to_string(),
+                query_id,
+            }))
         },
     )
     .map(|r| r.0)
@@ -423,9 +446,10 @@ pub(crate) fn client_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
         amount: Some(amount),
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("query_id".into(), dec(query_id));
-    d.insert("withdraw_amount".into(), dec(amount));
+    let d = Cocoon::Withdraw(CocoonWithdraw {
+        query_id: query_id.to_string(),
+        withdraw_amount: amount.to_string(),
+    });
     let failed = aborted(g, b);
     Some(action("cocoon_client_withdraw", members, failed, cols, d))
 }

@@ -2,13 +2,16 @@
 //! holding funds (and giving them back when the swap failed), staking
 //! deposits. (Its swaps are in `swap`.)
 
-use serde_json::Value;
+use crate::trace::action_data::{
+    ActionData, CoffeeCreatePool, CoffeePoolCreator, CoffeeStakingDeposit, CoffeeStakingWithdraw,
+    ToncoDeployPool,
+};
 use tonindex_model::Address;
 use tycho_types::cell::CellSlice;
 
 use super::body::{self, coins, msg_address};
 use super::swap::{coffee_asset, OP_COFFEE_NOTIFICATION};
-use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+use super::{jetton, Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_CREATE_POOL_NATIVE: u32 = 0xc0ff_ee02;
 const OP_CREATE_VAULT: u32 = 0xc0ff_ee06;
@@ -98,8 +101,10 @@ pub(crate) fn create_pool_creator(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces)
     members.push(b);
     members.extend(g.with_change(deploy));
     let mut blk = Block::of("coffee_create_pool_creator", members, false, cols);
-    blk.data.insert("asset2".into(), addr(first));
-    blk.data.insert("asset2_secondary".into(), addr(second));
+    blk.data = ActionData::CoffeePoolCreator(CoffeePoolCreator {
+        asset2: first,
+        asset2_secondary: second,
+    });
     Some(blk)
 }
 
@@ -135,14 +140,10 @@ pub(crate) fn create_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Opti
     coins(&mut e)?;
     coins(&mut e)?;
     let lp_amount = coins(&mut e)?;
-    let asset_of = |k: &str| -> Option<Option<Address>> {
-        match creator.data.get(k)? {
-            Value::Null => Some(None),
-            Value::String(s) => Some(super::parse_raw(s)),
-            _ => None,
-        }
+    let ActionData::CoffeePoolCreator(assets) = &creator.data else {
+        return None;
     };
-    let (first, second) = (asset_of("asset2")?, asset_of("asset2_secondary")?);
+    let (first, second) = (assets.asset2, assets.asset2_secondary);
     let asset_1 = creator.cols.asset;
     // The provided asset is the first side: its amount and initiator too.
     let asset_2 = if asset_1 == second {
@@ -162,13 +163,15 @@ pub(crate) fn create_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Opti
         ..Cols::default()
     };
     let mut blk = Block::of("coffee_create_pool", members, false, cols);
-    blk.data.insert("asset2".into(), addr(asset_2));
-    blk.data.insert("amount_1".into(), dec(amounts[0]));
-    blk.data.insert("amount_2".into(), dec(amounts[1]));
-    blk.data.insert("initiator_1".into(), addr(initiators[0]));
-    blk.data.insert("initiator_2".into(), addr(initiators[1]));
-    blk.data.insert("provided_asset".into(), addr(asset_1));
-    blk.data.insert("lp_tokens_minted".into(), dec(lp_amount));
+    blk.data = ActionData::CoffeeCreatePool(Box::new(CoffeeCreatePool {
+        amount_1: Some(amounts[0].to_string()),
+        amount_2: Some(amounts[1].to_string()),
+        asset2: asset_2,
+        initiator_1: initiators[0],
+        initiator_2: initiators[1],
+        lp_tokens_minted: Some(lp_amount.to_string()),
+        provided_asset: asset_1,
+    }));
     Some(blk)
 }
 
@@ -319,12 +322,14 @@ pub(crate) fn staking_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
         ..Cols::default()
     };
     let mut blk = Block::of("coffee_staking_deposit", members, false, cols);
-    blk.data
-        .insert("minted_item_address".into(), addr(m.cols.asset_secondary));
-    blk.data.insert(
-        "minted_item_index".into(),
-        m.data.get("nft_item_index").cloned().unwrap_or(Value::Null),
-    );
+    let minted_item_index = match &m.data {
+        ActionData::NftIndex(i) => i.nft_item_index.clone(),
+        _ => None,
+    };
+    blk.data = ActionData::CoffeeStakingDeposit(CoffeeStakingDeposit {
+        minted_item_address: m.cols.asset_secondary,
+        minted_item_index,
+    });
     Some(blk)
 }
 
@@ -382,20 +387,18 @@ pub(crate) fn tonco_deploy_pool(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -
     };
     let mut blk = Block::of("tonco_deploy_pool", members, false, cols);
     let price = decimal_u256(&price);
-    for (k, v) in [
-        ("jetton0_router_wallet", addr(wallet0)),
-        ("jetton1_router_wallet", addr(wallet1)),
-        ("jetton0_minter", addr(minter0)),
-        ("jetton1_minter", addr(minter1)),
-        ("tick_spacing", Value::from(tick_spacing)),
-        ("initial_price_x96", Value::String(price)),
-        ("protocol_fee", Value::from(protocol_fee)),
-        ("lp_fee_base", Value::from(lp_fee_base)),
-        ("lp_fee_current", Value::from(lp_fee_current)),
-        ("pool_active", active.map_or(Value::Null, Value::Bool)),
-    ] {
-        blk.data.insert(k.into(), v);
-    }
+    blk.data = ActionData::ToncoDeployPool(Box::new(ToncoDeployPool {
+        initial_price_x96: Some(price),
+        jetton0_minter: minter0,
+        jetton0_router_wallet: wallet0,
+        jetton1_minter: minter1,
+        jetton1_router_wallet: wallet1,
+        lp_fee_base: Some(lp_fee_base),
+        lp_fee_current: Some(lp_fee_current),
+        pool_active: active,
+        protocol_fee: Some(protocol_fee),
+        tick_spacing: Some(tick_spacing),
+    }));
     Some(blk)
 }
 
@@ -470,10 +473,11 @@ pub(crate) fn staking_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("coffee_staking_withdraw", members, false, cols);
-    blk.data
-        .insert("nft_address".into(), addr(g.msg(b)?.destination));
-    blk.data.insert("nft_index".into(), dec(nft_index));
-    blk.data.insert("points".into(), dec(points));
+    blk.data = ActionData::CoffeeStakingWithdraw(CoffeeStakingWithdraw {
+        nft_address: g.msg(b)?.destination,
+        nft_index: Some(nft_index.to_string()),
+        points: Some(points.to_string()),
+    });
     Some(blk)
 }
 

@@ -21,14 +21,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::{json, Map, Value};
+use crate::trace::action_data::{ActionData, DexDeposit, DexWithdraw};
 use tonindex_model::Address;
 use tycho_types::cell::{Cell, CellSlice};
 
 use super::body::{self, coins, msg_address};
 use super::jetton::{self, OP_INTERNAL_TRANSFER, OP_TRANSFER, OP_TRANSFER_NOTIFICATION};
 use super::swap::dedust_asset;
-use super::{addr, dec, liquidity, Block, BlockId, Cols, Graph, Interfaces};
+use super::{liquidity, Block, BlockId, Cols, Graph, Interfaces};
 
 /// TON to the TON vault: `deposit_liquidity#d55e4686`.
 const OP_DEPOSIT_TON: u32 = 0xd55e_4686;
@@ -368,12 +368,12 @@ pub(crate) fn deposit(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
         }
     };
     // TON paid back first, then Jettons: what reached the sender.
-    let excesses: Vec<Value> = parts
+    let excesses = parts
         .ton_back
         .iter()
         .chain(&parts.jettons_back)
         .filter(|r| sender.is_some() && r.receiver == sender)
-        .map(|r| json!({"asset": addr(r.asset), "amount": dec(r.amount)}))
+        .map(|r| liquidity::excess(r.asset, r.amount))
         .collect();
     let cols = Cols {
         source: sender,
@@ -382,12 +382,14 @@ pub(crate) fn deposit(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
         shown_type: Some(SHOWN),
         ..Cols::default()
     };
-    let mut d = data(asset, amount, user_wallet, &targets);
-    d.insert("lp_tokens_minted".into(), lp.map(dec).into());
-    d.insert("vault_excesses".into(), Value::Array(excesses));
+    let d = DexDeposit {
+        lp_tokens_minted: lp.map(|v| v.to_string()),
+        vault_excesses: excesses,
+        ..data(asset, amount, user_wallet, &targets)
+    };
     let mut blk = Block::of(KIND_FINAL, parts.members, lp.is_none(), cols);
     blk.nodes = parts.nodes;
-    blk.data = d;
+    blk.data = ActionData::DexDeposit(Box::new(d));
     Some(blk)
 }
 
@@ -446,10 +448,9 @@ pub(crate) fn deposit_first_asset(
         shown_type: Some(SHOWN),
         ..Cols::default()
     };
-    let mut d = data(asset, amount, user_wallet, &targets);
-    d.insert("lp_tokens_minted".into(), Value::Null);
+    let d = data(asset, amount, user_wallet, &targets);
     let mut blk = Block::of(KIND_PARTIAL, members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexDeposit(Box::new(d));
     Some(blk)
 }
 
@@ -460,20 +461,18 @@ fn data(
     amount: u128,
     user_wallet: Option<Address>,
     t: &Targets,
-) -> Map<String, Value> {
-    let mut d = Map::new();
-    d.insert("dex".into(), "dedust".into());
-    d.insert("asset1".into(), addr(asset));
-    d.insert("amount1".into(), dec(amount));
-    d.insert("asset2".into(), Value::Null);
-    d.insert("amount2".into(), Value::Null);
-    d.insert("user_jetton_wallet_1".into(), addr(user_wallet));
-    d.insert("user_jetton_wallet_2".into(), Value::Null);
-    d.insert("target_asset_1".into(), addr(t.asset0));
-    d.insert("target_amount_1".into(), dec(t.amount0));
-    d.insert("target_asset_2".into(), addr(t.asset1));
-    d.insert("target_amount_2".into(), dec(t.amount1));
-    d
+) -> DexDeposit {
+    DexDeposit {
+        dex: "dedust".into(),
+        asset1: asset,
+        amount1: Some(amount.to_string()),
+        user_jetton_wallet_1: user_wallet,
+        target_asset_1: t.asset0,
+        target_amount_1: Some(t.amount0.to_string()),
+        target_asset_2: t.asset1,
+        target_amount_2: Some(t.amount1.to_string()),
+        ..DexDeposit::default()
+    }
 }
 
 /// A trace's partial and final deposits to one deposit contract that do
@@ -529,25 +528,21 @@ pub(crate) fn merge_partial_deposits(g: &mut Graph<'_>) -> Result<(), UnmatchedD
     Ok(())
 }
 
-/// A data field's raw address (`None`: null, TON for an asset).
-fn text(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str).map(str::to_owned)
-}
+/// One side a deposit brought: asset (`None`: TON), amount, the
+/// depositor's Jetton wallet.
+type Brought = (Option<Address>, u128, Option<Address>);
 
-/// The sides a deposit's data says were brought, `(asset, amount,
-/// wallet)`: those with an amount.
-fn deposited(d: &Map<String, Value>) -> Option<Vec<(Option<String>, u128, Value)>> {
+/// The sides a deposit's data says were brought: those with an amount.
+fn deposited(d: &DexDeposit) -> Option<Vec<Brought>> {
     let mut out = Vec::new();
-    for n in 1..=2 {
-        let Some(amount) = d.get(&format!("amount{n}")).filter(|v| !v.is_null()) else {
+    for (asset, amount, wallet) in [
+        (d.asset1, &d.amount1, d.user_jetton_wallet_1),
+        (d.asset2, &d.amount2, d.user_jetton_wallet_2),
+    ] {
+        let Some(amount) = amount else {
             continue;
         };
-        let amount = amount.as_str()?.parse::<u128>().ok()?;
-        let wallet = d
-            .get(&format!("user_jetton_wallet_{n}"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        out.push((text(d.get(&format!("asset{n}"))), amount, wallet));
+        out.push((asset, amount.parse::<u128>().ok()?, wallet));
     }
     Some(out)
 }
@@ -557,12 +552,12 @@ fn deposited(d: &Map<String, Value>) -> Option<Vec<(Option<String>, u128, Value)
 /// amounts stay as the final's pool message ordered them). `None` when the
 /// two aim at different pools, bring one asset from two wallets, or do not
 /// bring exactly the pool's two assets.
-fn combine(first: &Map<String, Value>, last: &Map<String, Value>) -> Option<Map<String, Value>> {
-    let targets = |d: &Map<String, Value>| -> BTreeSet<Option<String>> {
-        ["target_asset_1", "target_asset_2"]
-            .iter()
-            .map(|k| text(d.get(*k)))
-            .collect()
+fn combine(first: &ActionData, last: &ActionData) -> Option<ActionData> {
+    let (ActionData::DexDeposit(first), ActionData::DexDeposit(last)) = (first, last) else {
+        return None;
+    };
+    let targets = |d: &DexDeposit| -> BTreeSet<Option<Address>> {
+        [d.target_asset_1, d.target_asset_2].into_iter().collect()
     };
     let wanted = targets(first);
     if wanted != targets(last) {
@@ -577,26 +572,22 @@ fn combine(first: &Map<String, Value>, last: &Map<String, Value>) -> Option<Map<
                     return None;
                 }
                 s.1 = s.1.checked_add(amount)?;
-                s.2 = wallet;
             }
             None => sides.push((asset, amount, wallet)),
         }
     }
-    let assets: BTreeSet<Option<String>> = sides.iter().map(|s| s.0.clone()).collect();
+    let assets: BTreeSet<Option<Address>> = sides.iter().map(|s| s.0).collect();
     if assets.len() != 2 || assets != wanted {
         return None;
     }
-    let as_value = |a: &Option<String>| a.clone().map_or(Value::Null, Value::String);
     let mut out = last.clone();
-    for (i, (asset, amount, wallet)) in sides.iter().enumerate() {
-        let n = i + 1;
-        out.insert(format!("asset{n}"), as_value(asset));
-        out.insert(format!("amount{n}"), dec(amount));
-        out.insert(format!("user_jetton_wallet_{n}"), wallet.clone());
-    }
-    out.insert("target_asset_1".into(), as_value(&sides[0].0));
-    out.insert("target_asset_2".into(), as_value(&sides[1].0));
-    Some(out)
+    (out.asset1, out.amount1, out.user_jetton_wallet_1) =
+        (sides[0].0, Some(sides[0].1.to_string()), sides[0].2);
+    (out.asset2, out.amount2, out.user_jetton_wallet_2) =
+        (sides[1].0, Some(sides[1].1.to_string()), sides[1].2);
+    out.target_asset_1 = sides[0].0;
+    out.target_asset_2 = sides[1].0;
+    Some(ActionData::DexDeposit(out))
 }
 
 /// The pool asking a vault to pay a withdrawal or a swap out.
@@ -660,11 +651,13 @@ pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
     if sides.len() != 2 {
         return None;
     }
-    let mut d = Map::new();
-    d.insert("dex".into(), "dedust".into());
+    let mut d = DexWithdraw {
+        dex: "dedust".into(),
+        is_refund: Some(false),
+        lp_tokens_burnt: Some(burnt.to_string()),
+        ..DexWithdraw::default()
+    };
     liquidity::put_sides(&mut d, &sides);
-    d.insert("is_refund".into(), false.into());
-    d.insert("lp_tokens_burnt".into(), dec(burnt));
     let cols = Cols {
         source: burn.source,
         source_secondary: Some(lp_wallet),
@@ -673,7 +666,7 @@ pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
         ..Cols::default()
     };
     let mut blk = Block::of("dex_withdraw_liquidity", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexWithdraw(Box::new(d));
     Some(blk)
 }
 

@@ -7,14 +7,14 @@
 //! ended, the first call to the item hands it to the highest bidder and
 //! sends the winning bid on to the collection (`fill_up`).
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, DnsRecord as RecordData, DnsSale};
 use tycho_types::cell::CellSlice;
 
 use super::body;
 use crate::contracts::dns::DnsRecord;
 use tonindex_model::{Address, Hash};
 
-use super::{addr, call_failed, dec, Block, BlockId, Cols, Graph, Interfaces, NftItem};
+use super::{call_failed, Block, BlockId, Cols, Graph, Interfaces, NftItem};
 
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[OP_CHANGE_DNS_RECORD, OP_DNS_BALANCE_RELEASE, OP_FILL_UP];
@@ -71,9 +71,11 @@ pub(crate) fn release(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("dns_release", vec![b], g.tree.txs[n].aborted, cols);
-    blk.data
-        .insert("query_id".into(), query_id.map_or(Value::Null, dec));
-    blk.data.insert("nft_item_index".into(), dec(nft.index));
+    blk.data = ActionData::DnsSale(DnsSale {
+        nft_item_index: Some(nft.index),
+        query_id: query_id.map(|q| q.to_string()),
+        ..DnsSale::default()
+    });
     Some(blk)
 }
 
@@ -105,11 +107,12 @@ pub(crate) fn purchase(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
         ..Cols::default()
     };
     let mut blk = Block::of("dns_purchase", vec![b], g.tree.txs[n].aborted, cols);
-    blk.data
-        .insert("query_id".into(), query_id.map_or(Value::Null, dec));
-    blk.data.insert("nft_item_index".into(), dec(nft.index));
-    blk.data.insert("price".into(), dec(m.value));
-    blk.data.insert("payout_amount".into(), dec(m.value));
+    blk.data = ActionData::DnsSale(DnsSale {
+        nft_item_index: Some(nft.index),
+        payout_amount: Some(m.value.to_string()),
+        price: Some(m.value.to_string()),
+        query_id: query_id.map(|q| q.to_string()),
+    });
     Some(blk)
 }
 
@@ -151,32 +154,32 @@ pub(crate) fn change_record(
     };
     let mut blk = Block::of(kind, g.with_change(b), call_failed(g.tree, n), cols);
     if kind != "renew_dns" {
-        blk.data
-            .insert("key".into(), Value::String(hex::encode(key)));
-    }
-    if let Some((schema, value, flags)) = value {
-        blk.data
-            .insert("value_schema".into(), Value::String(schema.into()));
-        blk.data.insert("value".into(), value);
-        blk.data
-            .insert("flags".into(), flags.map_or(Value::Null, Value::from));
+        let mut data = RecordData {
+            key: Some(hex::encode(key)),
+            ..RecordData::default()
+        };
+        if let Some((schema, value, flags)) = value {
+            data.value_schema = Some(schema.into());
+            data.value = value;
+            data.flags = flags;
+        }
+        blk.data = ActionData::DnsRecord(data);
     }
     Some(blk)
 }
 
 /// A `DNSRecord` as toncenter stores it: its schema name, its value
 /// (addresses raw, ADNL and bag ids in hex, text as text) and flags.
-fn record(s: &mut CellSlice<'_>) -> Option<(&'static str, Value, Option<u8>)> {
+fn record(s: &mut CellSlice<'_>) -> Option<(&'static str, Option<String>, Option<u8>)> {
+    let raw = |a: Option<Address>| a.as_ref().map(super::raw);
     Some(match DnsRecord::load(s)? {
-        DnsRecord::NextResolver(a) => ("DNSNextResolver", addr(a), None),
-        DnsRecord::Adnl { address, flags } => (
-            "DNSAdnlAddress",
-            Value::String(hex::encode(address)),
-            Some(flags),
-        ),
-        DnsRecord::Smc { address, flags } => ("DNSSmcAddress", addr(address), Some(flags)),
-        DnsRecord::Storage(bag) => ("DNSStorageAddress", Value::String(hex::encode(bag)), None),
-        DnsRecord::Text(t) => ("DNSText", Value::String(t), None),
-        DnsRecord::Unknown => ("Unknown", Value::Null, None),
+        DnsRecord::NextResolver(a) => ("DNSNextResolver", raw(a), None),
+        DnsRecord::Adnl { address, flags } => {
+            ("DNSAdnlAddress", Some(hex::encode(address)), Some(flags))
+        }
+        DnsRecord::Smc { address, flags } => ("DNSSmcAddress", raw(address), Some(flags)),
+        DnsRecord::Storage(bag) => ("DNSStorageAddress", Some(hex::encode(bag)), None),
+        DnsRecord::Text(t) => ("DNSText", Some(t), None),
+        DnsRecord::Unknown => ("Unknown", None, None),
     })
 }

@@ -19,12 +19,12 @@
 //! action's `success` is what the flow says, not whether a transaction
 //! aborted.
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, EvaaLiquidate, EvaaSupply, EvaaWithdraw};
 use tonindex_model::Address;
 use tycho_types::cell::{Cell, CellSlice};
 
 use super::body::{self, coins, hex_int, maybe_ref, msg_address};
-use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+use super::{jetton, Block, BlockId, Cols, Graph, Interfaces};
 
 // Requests to the master.
 const OP_SUPPLY_MASTER: u32 = 0x1;
@@ -152,8 +152,7 @@ fn with_comments(g: &Graph<'_>, b: BlockId) -> Vec<BlockId> {
         let comment = g.kind(c) == "ton_transfer"
             && g.block(c)
                 .data
-                .get("content")
-                .and_then(Value::as_str)
+                .comment()
                 .is_some_and(|t| COMMENTS.contains(&t));
         if comment {
             v.extend(g.with_change(c));
@@ -305,15 +304,13 @@ pub(crate) fn supply(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bl
             .and_then(|x| x.cols.destination_secondary),
     };
     let mut blk = Block::of("evaa_supply", members, success.is_none(), cols);
-    blk.data
-        .insert("is_ton".into(), req.transfer.is_none().into());
-    blk.data
-        .insert("asset_id".into(), asset_id_hex(&asset_id).into());
-    blk.data.insert("master".into(), addr(master));
-    blk.data
-        .insert("recipient_jetton_wallet".into(), addr(recipient_wallet));
-    blk.data
-        .insert("master_jetton_wallet".into(), addr(master_wallet));
+    blk.data = ActionData::EvaaSupply(EvaaSupply {
+        asset_id: Some(asset_id_hex(&asset_id)),
+        is_ton: req.transfer.is_none(),
+        master,
+        master_jetton_wallet: master_wallet,
+        recipient_jetton_wallet: recipient_wallet,
+    });
     Some(blk)
 }
 
@@ -495,15 +492,14 @@ pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<
         WithdrawEnd::Refused(reason) => Some(reason),
     };
     let mut blk = Block::of("evaa_withdraw", members, fail_reason.is_some(), cols);
-    blk.data.insert("is_ton".into(), is_ton.into());
-    blk.data
-        .insert("recipient_jetton_wallet".into(), addr(recipient_wallet));
-    blk.data
-        .insert("master_jetton_wallet".into(), addr(master_wallet));
-    blk.data.insert("fail_reason".into(), fail_reason.into());
-    blk.data.insert("master".into(), addr(m.destination));
-    blk.data
-        .insert("asset_id".into(), asset_id_hex(&asset_id).into());
+    blk.data = ActionData::EvaaWithdraw(EvaaWithdraw {
+        asset_id: Some(asset_id_hex(&asset_id)),
+        fail_reason: fail_reason.map(str::to_string),
+        is_ton,
+        master: m.destination,
+        master_jetton_wallet: master_wallet,
+        recipient_jetton_wallet: recipient_wallet,
+    });
     Some(blk)
 }
 
@@ -725,18 +721,14 @@ pub(crate) fn liquidate(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option
         }
     };
     let mut blk = Block::of("evaa_liquidate", members, fail_reason.is_some(), cols);
-    blk.data
-        .insert("asset_id".into(), asset_id_hex(&asset_id).into());
-    blk.data.insert("fail_reason".into(), fail_reason.into());
-    blk.data.insert("debt_amount".into(), dec(debt_amount));
     // toncenter keeps the collateral's asset id, in decimal, in the row's
     // `asset` column (the API's `collateral`); an address column cannot
     // hold it, so it is kept here.
-    blk.data.insert(
-        "collateral".into(),
-        num_bigint::BigUint::from_bytes_be(&asset_id)
-            .to_string()
-            .into(),
-    );
+    blk.data = ActionData::EvaaLiquidate(EvaaLiquidate {
+        asset_id: Some(asset_id_hex(&asset_id)),
+        collateral: Some(num_bigint::BigUint::from_bytes_be(&asset_id).to_string()),
+        debt_amount: Some(debt_amount.to_string()),
+        fail_reason: fail_reason.map(str::to_string),
+    });
     Some(blk)
 }

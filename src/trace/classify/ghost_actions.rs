@@ -12,6 +12,7 @@ use tycho_types::models::message::{OwnedRelaxedMessage, RelaxedMsgInfo};
 use super::body;
 use super::jetton::{self, OP_TRANSFER};
 use super::{root_tx, serialize, Block, Cols, Ghost, Interfaces, Row, Tree};
+use crate::trace::action_data::{ActionData, Comment};
 
 /// One message a wallet's external body asked to send.
 struct Payload {
@@ -140,8 +141,7 @@ pub(crate) fn from_external(
                 m.bounce || !(tx.end_status == tonindex_model::AccountStatus::Uninit || tx.no_gas);
             let mut b = Block::new("ton_transfer", vec![tree.root], failed, cols);
             let (content, encrypted) = body::transfer_comment(Some(&m.body));
-            b.data.insert("content".into(), content.into());
-            b.data.insert("encrypted".into(), encrypted.into());
+            b.data = ActionData::Comment(Comment { content, encrypted });
             b
         } else {
             let failed = !(m.value == 0 && !m.extra_currencies && op.is_some_and(|o| o != 0));

@@ -9,7 +9,7 @@
 //! children. Later matchers see composites as blocks like any other, so a
 //! swap can be made of Jetton transfers and a purchase of an NFT transfer.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::ActionData;
 use tonindex_model::MsgKind;
 
 use super::{basic_block, Block, Cols, Tree};
@@ -37,7 +37,7 @@ pub(crate) struct GBlock {
     pub initiating: Option<usize>,
     pub failed: bool,
     pub cols: Cols,
-    pub data: Map<String, Value>,
+    pub data: ActionData,
 }
 
 /// The blocks of one trace.
@@ -100,7 +100,7 @@ impl<'a> Graph<'a> {
                                 opcode: m.opcode,
                                 ..Cols::default()
                             },
-                            data: Map::new(),
+                            data: ActionData::default(),
                         });
                         id
                     }

@@ -1,13 +1,11 @@
 //! Jetton flows (TEP-74): transfer, burn, mint.
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, JettonTransfer};
 use tonindex_model::Address;
 use tycho_types::cell::Cell;
 
 use super::body::{self, coins, either_payload, maybe_ref, msg_address};
-use super::{
-    addr, call_failed, change_of, child_with, dec, Block, BlockId, Cols, Graph, Interfaces, Tree,
-};
+use super::{call_failed, change_of, child_with, Block, BlockId, Cols, Graph, Interfaces, Tree};
 
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[
@@ -99,26 +97,17 @@ fn in_body<'a>(tree: &'a Tree<'_>, n: usize) -> Option<&'a Cell> {
 }
 
 /// The data fields of a Jetton transfer (toncenter's `jetton_transfer_data`).
-pub(crate) fn transfer_data(
-    b: &TransferBody,
-    forward_amount: u128,
-) -> serde_json::Map<String, Value> {
+pub(crate) fn transfer_data(b: &TransferBody, forward_amount: u128) -> ActionData {
     let (comment, encrypted) = body::payload_comment(b.forward_payload.as_ref());
-    let mut d = serde_json::Map::new();
-    d.insert("query_id".into(), dec(b.query_id));
-    d.insert("response_destination".into(), addr(b.response_destination));
-    d.insert("forward_amount".into(), dec(forward_amount));
-    d.insert(
-        "custom_payload".into(),
-        b.custom_payload.as_ref().map(body::boc_b64).into(),
-    );
-    d.insert(
-        "forward_payload".into(),
-        b.forward_payload.as_ref().map(body::boc_b64).into(),
-    );
-    d.insert("comment".into(), comment.into());
-    d.insert("is_encrypted_comment".into(), encrypted.into());
-    d
+    ActionData::JettonTransfer(JettonTransfer {
+        comment,
+        custom_payload: b.custom_payload.as_ref().map(body::boc_b64),
+        forward_amount: Some(forward_amount.to_string()),
+        forward_payload: b.forward_payload.as_ref().map(body::boc_b64),
+        is_encrypted_comment: encrypted,
+        query_id: Some(b.query_id.to_string()),
+        response_destination: b.response_destination,
+    })
 }
 
 /// transfer → internal_transfer (→ transfer_notification), with the

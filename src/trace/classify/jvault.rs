@@ -4,12 +4,12 @@
 //! chains as they go; those are part of the action. Assets come from the
 //! stake wallet's and the pool's data.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{ActionData, JvaultClaim, JvaultStake, JvaultUnstake};
 use tonindex_model::Address;
 use tycho_types::cell::Load;
 
 use super::body::{self, coins, msg_address};
-use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+use super::{jetton, Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_RECEIVE_JETTONS: u32 = 0xd68a_4ac1;
 const OP_UNSTAKE_JETTONS: u32 = 0x499a_9262;
@@ -133,9 +133,10 @@ pub(crate) fn stake(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Blo
         ..Cols::default()
     };
     let mut blk = Block::of("jvault_stake", members, failed, cols);
-    blk.data.insert("period".into(), period.into());
-    blk.data
-        .insert("stake_wallet".into(), addr(g.msg(receive)?.destination));
+    blk.data = ActionData::JvaultStake(JvaultStake {
+        period,
+        stake_wallet: g.msg(receive)?.destination,
+    });
     Some(blk)
 }
 
@@ -202,7 +203,7 @@ pub(crate) fn unstake(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
     }
     cols.asset = Some(asset);
     let mut blk = Block::of("jvault_unstake", members, false, cols);
-    blk.data.insert("asset2".into(), addr(minter));
+    blk.data = ActionData::JvaultUnstake(JvaultUnstake { asset2: minter });
     Some(blk)
 }
 
@@ -236,7 +237,7 @@ pub(crate) fn unstake_request(
     };
     cols.asset = asset;
     let mut blk = Block::of("jvault_unstake_request", members, failed, cols);
-    blk.data.insert("asset2".into(), addr(minter));
+    blk.data = ActionData::JvaultUnstake(JvaultUnstake { asset2: minter });
     Some(blk)
 }
 
@@ -261,11 +262,10 @@ pub(crate) fn claim(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Blo
     let mut jettons = Vec::new();
     for entry in dict.keys() {
         let a = entry.ok()?;
-        jettons.push(Value::String(format!(
-            "{}:{}",
-            a.workchain,
-            hex::encode_upper(a.address.as_array())
-        )));
+        jettons.push(Some(Address {
+            workchain: i32::from(a.workchain),
+            id: *a.address.as_array(),
+        }));
     }
     let transfer = g.part(withdraw, jetton::OP_TRANSFER)?;
     let claimed = jetton::transfer_body(g.body(transfer)?)?.amount;
@@ -277,9 +277,9 @@ pub(crate) fn claim(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Blo
         ..Cols::default()
     };
     let mut blk = Block::of("jvault_claim", members, false, cols);
-    let mut d = Map::new();
-    d.insert("claimed_jettons".into(), Value::Array(jettons));
-    d.insert("claimed_amounts".into(), Value::Array(vec![dec(claimed)]));
-    blk.data = d;
+    blk.data = ActionData::JvaultClaim(JvaultClaim {
+        claimed_amounts: vec![claimed.to_string()],
+        claimed_jettons: jettons,
+    });
     Some(blk)
 }

@@ -4,11 +4,13 @@
 //! by opcode and shape; the packet and send details are read from the
 //! metadata objects the messages carry.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{
+    ActionData, LayerZeroDvnVerify, LayerZeroPacket, LayerZeroPacketOnly, LayerZeroSend,
+};
 use tycho_types::cell::{Cell, CellSlice};
 
 use super::body::hex_int;
-use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_ENDPOINT_SEND: u32 = 0xdd4e_a3b4;
 const OP_CHANNEL_SEND: u32 = 0x536f_eb09;
@@ -86,7 +88,7 @@ fn hex_u256(s: &mut CellSlice<'_>) -> Option<String> {
 
 /// A packet: path (source and destination OApps and endpoints), message,
 /// nonce, guid.
-fn packet(cell: &Cell) -> Option<Map<String, Value>> {
+fn packet(cell: &Cell) -> Option<LayerZeroPacket> {
     let mut s = md_fields(cell, PACKET)?;
     let path = s.load_reference_cloned().ok()?;
     let message = s.load_reference_cloned().ok()?;
@@ -97,18 +99,15 @@ fn packet(cell: &Cell) -> Option<Map<String, Value>> {
     let src_oapp = hex_u256(&mut p)?;
     let dst_eid = p.load_u32().ok()?;
     let dst_oapp = hex_u256(&mut p)?;
-    let mut d = Map::new();
-    d.insert("src_oapp".into(), src_oapp.into());
-    d.insert("dst_oapp".into(), dst_oapp.into());
-    d.insert("src_eid".into(), src_eid.into());
-    d.insert("dst_eid".into(), dst_eid.into());
-    d.insert("nonce".into(), nonce.into());
-    d.insert("guid".into(), guid.into());
-    d.insert(
-        "message".into(),
-        format!("0x{}", hex::encode(data_bytes(&message)?)).into(),
-    );
-    Some(d)
+    Some(LayerZeroPacket {
+        dst_eid,
+        dst_oapp,
+        guid,
+        message: format!("0x{}", hex::encode(data_bytes(&message)?)),
+        nonce,
+        src_eid,
+        src_oapp,
+    })
 }
 
 /// A cell's own data bits as bytes, the last one zero-padded.
@@ -208,22 +207,23 @@ pub(crate) fn send(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bloc
     f.load_u256().ok()?;
     let native_fee = f.load_u128().ok()?;
     let zro_fee = f.load_u128().ok()?;
-    let mut d = Map::new();
-    d.insert("send_request_id".into(), request_id.into());
-    d.insert("msglib_manager".into(), manager.into());
-    d.insert("msglib".into(), msglib.into());
-    d.insert("uln".into(), addr(dst(g, uln_send)));
-    d.insert("native_fee".into(), dec(native_fee));
-    d.insert("zro_fee".into(), dec(zro_fee));
-    d.insert("endpoint".into(), addr(dst(g, b)));
-    d.insert("channel".into(), addr(dst(g, channel_send)));
-    d.insert("packet".into(), Value::Object(packet(&packet_cell)?));
+    let d = LayerZeroSend {
+        channel: dst(g, channel_send),
+        endpoint: dst(g, b),
+        msglib,
+        msglib_manager: manager,
+        native_fee: Some(native_fee.to_string()),
+        packet: packet(&packet_cell)?,
+        send_request_id: request_id,
+        uln: dst(g, uln_send),
+        zro_fee: Some(zro_fee.to_string()),
+    };
     let cols = Cols {
         source: src(g, b),
         ..Cols::default()
     };
     let mut blk = Block::of("layerzero_send", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::LayerZeroSend(Box::new(d));
     Some(blk)
 }
 
@@ -287,8 +287,7 @@ pub(crate) fn receive(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<B
     let packet = packet(&md_of(g, execute)?)?;
     let oapp = dst(g, execute)?;
     // The packet must be for the OApp that executed it.
-    let dst_oapp = packet.get("dst_oapp").and_then(Value::as_str)?;
-    if dst_oapp.trim_start_matches("0x") != hex_int(&oapp.id) {
+    if packet.dst_oapp.trim_start_matches("0x") != hex_int(&oapp.id) {
         return None;
     }
     let cols = Cols {
@@ -298,7 +297,7 @@ pub(crate) fn receive(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<B
         ..Cols::default()
     };
     let mut blk = Block::of("layerzero_receive", members, false, cols);
-    blk.data.insert("packet".into(), Value::Object(packet));
+    blk.data = ActionData::LayerZeroPacket(Box::new(LayerZeroPacketOnly { packet }));
     Some(blk)
 }
 
@@ -340,7 +339,7 @@ pub(crate) fn commit_packet(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Op
         ..Cols::default()
     };
     let mut blk = Block::of("layerzero_commit_packet", members, false, cols);
-    blk.data.insert("packet".into(), Value::Object(packet));
+    blk.data = ActionData::LayerZeroPacket(Box::new(LayerZeroPacketOnly { packet }));
     Some(blk)
 }
 
@@ -380,12 +379,13 @@ pub(crate) fn dvn_verify(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Optio
         ..Cols::default()
     };
     let mut blk = Block::of("layerzero_dvn_verify", members, false, cols);
-    blk.data.insert("nonce".into(), nonce.into());
-    blk.data.insert("status".into(), status.into());
-    blk.data.insert("dvn".into(), addr(dst(g, b)));
-    blk.data.insert("proxy".into(), addr(dst(g, proxy)));
-    blk.data.insert("uln".into(), addr(dst(g, uln)));
-    blk.data
-        .insert("uln_connection".into(), addr(dst(g, connection)));
+    blk.data = ActionData::LayerZeroDvnVerify(LayerZeroDvnVerify {
+        dvn: dst(g, b),
+        nonce,
+        proxy: dst(g, proxy),
+        status,
+        uln: dst(g, uln),
+        uln_connection: dst(g, connection),
+    });
     Some(blk)
 }

@@ -47,7 +47,7 @@
 //! step a matcher starts from does not (toncenter appends those only to a
 //! sub-step's blocks).
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, Staking};
 use tonindex_model::Address;
 
 use super::body::{self, coins, msg_address};
@@ -55,7 +55,7 @@ use super::jetton::{
     self, OP_BURN, OP_BURN_NOTIFICATION, OP_INTERNAL_TRANSFER, OP_MINT, OP_TRANSFER,
     OP_TRANSFER_NOTIFICATION,
 };
-use super::{addr, dec, raw, Block, BlockId, Cols, Graph, Interfaces};
+use super::{raw, Block, BlockId, Cols, Graph, Interfaces};
 
 /// The opcodes whose bodies these matchers read beyond the Jetton ones
 /// (burn, internal_transfer: `jetton::BODY_OPS`).
@@ -104,7 +104,7 @@ pub(crate) fn staking_block(
     members: Vec<BlockId>,
     failed: bool,
     cols: Cols,
-    fields: Vec<(&'static str, Value)>,
+    fields: Staking,
 ) -> Block {
     let mut blk = Block::of(
         kind,
@@ -115,10 +115,10 @@ pub(crate) fn staking_block(
             ..cols
         },
     );
-    blk.data.insert("provider".into(), provider.into());
-    for (k, v) in fields {
-        blk.data.insert(k.into(), v);
-    }
+    blk.data = ActionData::Staking(Staking {
+        provider: provider.into(),
+        ..fields
+    });
     blk
 }
 
@@ -179,7 +179,7 @@ pub(crate) fn tonstakers_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) 
         asset: g.msg(transfer)?.source,
         ..Cols::default()
     };
-    let tokens_minted = if failed { Value::Null } else { dec(minted) };
+    let tokens_minted = (!failed).then(|| minted.to_string());
     Some(staking_block(
         "tonstakers_deposit",
         "stake_deposit",
@@ -187,7 +187,10 @@ pub(crate) fn tonstakers_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) 
         members,
         failed,
         cols,
-        vec![("tokens_minted", tokens_minted)],
+        Staking {
+            tokens_minted,
+            ..Staking::default()
+        },
     ))
 }
 
@@ -253,7 +256,10 @@ pub(crate) fn tonstakers_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces)
             members,
             failed,
             cols,
-            vec![("ts_nft", Value::Null), ("tokens_burnt", dec(tokens_burnt))],
+            Staking {
+                tokens_burnt: Some(tokens_burnt.to_string()),
+                ..Staking::default()
+            },
         ));
     }
     let minted = minted_nft(g, delayed?);
@@ -275,7 +281,10 @@ pub(crate) fn tonstakers_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces)
         members,
         failed,
         cols,
-        vec![("ts_nft", addr(minted))],
+        Staking {
+            ts_nft: minted,
+            ..Staking::default()
+        },
     ))
 }
 
@@ -332,10 +341,11 @@ pub(crate) fn tonstakers_delayed_withdrawal(
         members,
         false,
         cols,
-        vec![
-            ("ts_nft", addr(g.msg(notification)?.source)),
-            ("tokens_burnt", dec(tokens_burnt)),
-        ],
+        Staking {
+            ts_nft: g.msg(notification)?.source,
+            tokens_burnt: Some(tokens_burnt.to_string()),
+            ..Staking::default()
+        },
     ))
 }
 
@@ -384,10 +394,11 @@ pub(crate) fn ethena_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> O
         vec![b, mint],
         false,
         cols,
-        vec![
-            ("tokens_minted", minted.amount.map_or(Value::Null, dec)),
-            ("asset2", addr(transfer.asset)),
-        ],
+        Staking {
+            tokens_minted: minted.amount.map(|v| v.to_string()),
+            asset2: transfer.asset,
+            ..Staking::default()
+        },
     ))
 }
 
@@ -468,6 +479,9 @@ pub(crate) fn ethena_withdrawal_request(
         members,
         false,
         cols,
-        vec![("tokens_minted", dec(ts_amount))],
+        Staking {
+            tokens_minted: Some(ts_amount.to_string()),
+            ..Staking::default()
+        },
     ))
 }

@@ -1,12 +1,12 @@
 //! DEX liquidity: withdrawals (`dex_withdraw_liquidity`) — a position or
 //! LP tokens burnt and both sides paid out.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{ActionData, DexDeposit, DexWithdraw, VaultExcess};
 use tonindex_model::Address;
 
 use super::body::{self, msg_address};
 use super::swap::{self, OP_PTON_TON_TRANSFER, OP_TONCO_PAY_TO};
-use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_TONCO_START_BURN: u32 = 0x530b_5f2c;
 const OP_TONCO_POSITION_BURN: u32 = 0x46ca_335a;
@@ -31,18 +31,26 @@ pub(crate) struct Side {
 /// The sides as toncenter's withdrawal data names them (`amount1`,
 /// `asset1_out`, `user_jetton_wallet_1`, `dex_wallet_1`, …); a side that
 /// is missing is null throughout.
-pub(crate) fn put_sides(d: &mut Map<String, Value>, sides: &[Side]) {
-    for n in 1..=2 {
-        let side = sides.get(n - 1);
-        let a = |f: fn(&Side) -> Option<Address>| addr(side.and_then(f));
-        d.insert(
-            format!("amount{n}"),
-            side.and_then(|s| s.amount).map(dec).into(),
-        );
-        d.insert(format!("asset{n}_out"), a(|s| s.asset));
-        d.insert(format!("user_jetton_wallet_{n}"), a(|s| s.user_wallet));
-        d.insert(format!("dex_wallet_{n}"), a(|s| s.dex_wallet));
-        d.insert(format!("dex_jetton_wallet_{n}"), a(|s| s.dex_jetton_wallet));
+pub(crate) fn put_sides(d: &mut DexWithdraw, sides: &[Side]) {
+    let amount = |n: usize| sides.get(n).and_then(|s| s.amount).map(|v| v.to_string());
+    let a = |n: usize, f: fn(&Side) -> Option<Address>| sides.get(n).and_then(f);
+    d.amount1 = amount(0);
+    d.asset1_out = a(0, |s| s.asset);
+    d.user_jetton_wallet_1 = a(0, |s| s.user_wallet);
+    d.dex_wallet_1 = a(0, |s| s.dex_wallet);
+    d.dex_jetton_wallet_1 = a(0, |s| s.dex_jetton_wallet);
+    d.amount2 = amount(1);
+    d.asset2_out = a(1, |s| s.asset);
+    d.user_jetton_wallet_2 = a(1, |s| s.user_wallet);
+    d.dex_wallet_2 = a(1, |s| s.dex_wallet);
+    d.dex_jetton_wallet_2 = a(1, |s| s.dex_jetton_wallet);
+}
+
+/// A vault's excess back to the depositor.
+pub(crate) fn excess(asset: Option<Address>, amount: u128) -> VaultExcess {
+    VaultExcess {
+        amount: Some(amount.to_string()),
+        asset,
     }
 }
 
@@ -140,19 +148,18 @@ pub(crate) fn tonco_withdraw(
         destination: g.msg(b)?.destination,
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("dex".into(), "tonco".into());
+    let mut d = DexWithdraw {
+        dex: "tonco".into(),
+        lp_tokens_burnt: Some(liquidity.to_string()),
+        burned_nft_index: Some(index.to_string()),
+        burned_nft_address: g.msg(position_burn)?.destination,
+        tick_lower: Some(signed(tick_lower)),
+        tick_upper: Some(signed(tick_upper)),
+        ..DexWithdraw::default()
+    };
     put_sides(&mut d, &sides);
-    d.insert("lp_tokens_burnt".into(), dec(liquidity));
-    d.insert("burned_nft_index".into(), dec(index));
-    d.insert(
-        "burned_nft_address".into(),
-        addr(g.msg(position_burn)?.destination),
-    );
-    d.insert("tick_lower".into(), Value::from(signed(tick_lower)));
-    d.insert("tick_upper".into(), Value::from(signed(tick_upper)));
     let mut blk = Block::of("dex_withdraw_liquidity", members, failed, cols);
-    blk.data = d;
+    blk.data = ActionData::DexWithdraw(Box::new(d));
     Some(blk)
 }
 
@@ -242,7 +249,7 @@ pub(crate) fn coffee_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> O
         }
         if let Some(payout) = g.next_call(internal, swap::OP_COFFEE_PAYOUT_INTERNAL) {
             let leg = swap::coffee_payout(g, payout, &mut members)?;
-            excesses.push(serde_json::json!({"asset": addr(leg.asset), "amount": dec(leg.amount)}));
+            excesses.push(excess(leg.asset, leg.amount));
         }
     }
     let cols = Cols {
@@ -251,30 +258,25 @@ pub(crate) fn coffee_deposit(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> O
         destination_secondary: g.msg(deploy)?.destination,
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("dex".into(), "coffee".into());
-    for n in 1..=2 {
-        let mine = n == side;
-        d.insert(
-            format!("asset{n}"),
-            if mine { addr(in_asset) } else { Value::Null },
-        );
-        d.insert(
-            format!("amount{n}"),
-            if mine { dec(amount) } else { Value::Null },
-        );
-        d.insert(
-            format!("user_jetton_wallet_{n}"),
-            if mine { addr(in_wallet) } else { Value::Null },
-        );
-        d.insert(format!("target_amount_{n}"), Value::Null);
+    let mut d = DexDeposit {
+        dex: "coffee".into(),
+        target_asset_1: targets.0,
+        target_asset_2: targets.1,
+        lp_tokens_minted: lp.map(|v| v.to_string()),
+        vault_excesses: excesses,
+        ..DexDeposit::default()
+    };
+    if side == 1 {
+        d.asset1 = in_asset;
+        d.amount1 = Some(amount.to_string());
+        d.user_jetton_wallet_1 = in_wallet;
+    } else {
+        d.asset2 = in_asset;
+        d.amount2 = Some(amount.to_string());
+        d.user_jetton_wallet_2 = in_wallet;
     }
-    d.insert("target_asset_1".into(), addr(targets.0));
-    d.insert("target_asset_2".into(), addr(targets.1));
-    d.insert("lp_tokens_minted".into(), lp.map(dec).into());
-    d.insert("vault_excesses".into(), Value::Array(excesses));
     let mut blk = Block::of("dex_deposit_liquidity", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexDeposit(Box::new(d));
     Some(blk)
 }
 
@@ -296,35 +298,29 @@ pub(crate) fn coffee_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
     let (amount1, amount2, _) = coffee_event(g, event)?;
     let pool = g.msg(event)?.source;
     let mut members = vec![b, event];
-    let mut d = Map::new();
-    d.insert("dex".into(), "coffee".into());
-    for (i, &p) in payouts.iter().enumerate() {
-        let n = i + 1;
+    let mut sides = Vec::new();
+    for (&p, amount) in payouts.iter().zip([amount1, amount2]) {
         let leg = swap::coffee_payout(g, p, &mut members)?;
         let jetton = leg.asset.is_some();
-        d.insert(format!("asset{n}_out"), addr(leg.asset));
-        d.insert(format!("dex_wallet_{n}"), addr(g.msg(p)?.source));
-        d.insert(
-            format!("dex_jetton_wallet_{n}"),
-            if jetton {
-                addr(leg.source_wallet)
-            } else {
-                Value::Null
-            },
-        );
-        d.insert(
-            format!("user_jetton_wallet_{n}"),
-            addr(if jetton {
+        sides.push(Side {
+            amount: Some(amount),
+            asset: leg.asset,
+            user_wallet: if jetton {
                 leg.destination_wallet
             } else {
                 leg.destination
-            }),
-        );
+            },
+            dex_wallet: g.msg(p)?.source,
+            dex_jetton_wallet: if jetton { leg.source_wallet } else { None },
+        });
     }
-    d.insert("amount1".into(), dec(amount1));
-    d.insert("amount2".into(), dec(amount2));
-    d.insert("is_refund".into(), false.into());
-    d.insert("lp_tokens_burnt".into(), burn.cols.amount.map(dec).into());
+    let mut d = DexWithdraw {
+        dex: "coffee".into(),
+        is_refund: Some(false),
+        lp_tokens_burnt: burn.cols.amount.map(|v| v.to_string()),
+        ..DexWithdraw::default()
+    };
+    put_sides(&mut d, &sides);
     let cols = Cols {
         source: burn.cols.source,
         source_secondary: burn.cols.source_secondary,
@@ -333,7 +329,7 @@ pub(crate) fn coffee_withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> 
         ..Cols::default()
     };
     let mut blk = Block::of("dex_withdraw_liquidity", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexWithdraw(Box::new(d));
     Some(blk)
 }
 
@@ -456,7 +452,7 @@ pub(crate) fn tonco_deposit(
                         }
                         None => (tb.cols.asset, tb.cols.amount?),
                     };
-                    excesses.push(serde_json::json!({"asset": addr(asset), "amount": dec(amount)}));
+                    excesses.push(excess(asset, amount));
                 }
             }
         }
@@ -471,29 +467,27 @@ pub(crate) fn tonco_deposit(
         destination_secondary: m.destination,
         ..Cols::default()
     };
-    let mut d = Map::new();
-    d.insert("dex".into(), "tonco".into());
-    for (n, side) in [(1, c1), (2, c2)] {
-        d.insert(format!("amount{n}"), side.and_then(|s| s.0).map(dec).into());
-        d.insert(format!("asset{n}"), side.map_or(Value::Null, |s| addr(s.1)));
-    }
-    d.insert("user_jetton_wallet_1".into(), addr(sides[0].2));
-    d.insert("user_jetton_wallet_2".into(), addr(sides[1].2));
-    d.insert("target_asset_1".into(), addr(sides[0].1));
-    d.insert("target_asset_2".into(), addr(sides[1].1));
-    d.insert("target_amount_1".into(), dec(enough0));
-    d.insert("target_amount_2".into(), dec(enough1));
-    d.insert("lp_tokens_minted".into(), position.map(|p| dec(p.0)).into());
-    d.insert("nft_index".into(), position.map(|p| dec(p.1)).into());
-    d.insert(
-        "nft_address".into(),
-        position.map_or(Value::Null, |p| addr(p.2)),
-    );
-    d.insert("tick_lower".into(), tick_lower.into());
-    d.insert("tick_upper".into(), tick_upper.into());
-    d.insert("vault_excesses".into(), Value::Array(excesses));
+    let d = DexDeposit {
+        amount1: c1.and_then(|s| s.0).map(|v| v.to_string()),
+        amount2: c2.and_then(|s| s.0).map(|v| v.to_string()),
+        asset1: c1.and_then(|s| s.1),
+        asset2: c2.and_then(|s| s.1),
+        dex: "tonco".into(),
+        lp_tokens_minted: position.map(|p| p.0.to_string()),
+        nft_address: position.and_then(|p| p.2),
+        nft_index: position.map(|p| p.1.to_string()),
+        target_amount_1: Some(enough0.to_string()),
+        target_amount_2: Some(enough1.to_string()),
+        target_asset_1: sides[0].1,
+        target_asset_2: sides[1].1,
+        tick_lower: Some(tick_lower),
+        tick_upper: Some(tick_upper),
+        user_jetton_wallet_1: sides[0].2,
+        user_jetton_wallet_2: sides[1].2,
+        vault_excesses: excesses,
+    };
     let mut blk = Block::of("dex_deposit_liquidity", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexDeposit(Box::new(d));
     Some(blk)
 }
 

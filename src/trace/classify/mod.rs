@@ -45,10 +45,10 @@ mod wallet_plugins;
 use std::collections::{HashMap, HashSet};
 
 use base64::Engine;
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tonindex_model::{AccountStatus, ActionRecord, Address, Hash, MsgKind, TraceRecord, TxKind};
 
+use super::action_data::{ActionData, Comment};
 use super::TraceTx;
 pub(crate) use graph::{BlockId, Graph};
 
@@ -315,7 +315,8 @@ pub(crate) struct Block {
     pub members: Vec<BlockId>,
     pub failed: bool,
     pub cols: Cols,
-    pub data: Map<String, Value>,
+    /// The type's own fields.
+    pub data: ActionData,
 }
 
 impl Block {
@@ -326,7 +327,7 @@ impl Block {
             members: Vec::new(),
             failed,
             cols,
-            data: Map::new(),
+            data: ActionData::default(),
         }
     }
 
@@ -395,8 +396,7 @@ fn basic_block(tree: &Tree<'_>, n: usize) -> Block {
     if is_ton_transfer_op(op) && cols.source.is_some() && cols.destination.is_some() {
         let mut b = Block::new("ton_transfer", vec![n], transfer_failed(t), cols);
         let (content, encrypted) = body::transfer_comment(m.and_then(|m| m.body.as_ref()));
-        b.data.insert("content".into(), content.into());
-        b.data.insert("encrypted".into(), encrypted.into());
+        b.data = ActionData::Comment(Comment { content, encrypted });
         b
     } else {
         Block::new("call_contract", vec![n], call_failed(tree, n), cols)
@@ -719,7 +719,7 @@ pub(crate) struct Row<'b> {
     pub initiating: Option<usize>,
     pub failed: bool,
     pub cols: &'b Cols,
-    pub data: &'b Map<String, Value>,
+    pub data: &'b ActionData,
 }
 
 /// An action row.
@@ -795,8 +795,7 @@ pub(crate) fn serialize(
         amount: b.cols.amount.map(|v| v.to_string()),
         ancestor_type: Vec::new(),
         parent_action_id: None,
-        // A map of JSON values always serializes.
-        data: serde_json::to_string(b.data).unwrap_or_else(|_| "{}".into()),
+        data: b.data.to_text(),
     }
 }
 
@@ -829,7 +828,7 @@ fn unknown(trace: &TraceRecord, txs: &[TraceTx]) -> ActionRecord {
         amount: None,
         ancestor_type: Vec::new(),
         parent_action_id: None,
-        data: "{}".into(),
+        data: ActionData::default().to_text(),
     }
 }
 
@@ -849,19 +848,6 @@ pub(crate) fn child_with(g: &Graph<'_>, n: usize, op: u32) -> Option<usize> {
         .iter()
         .copied()
         .find(|&c| g.free(c) && g.tree.opcode(c) == Some(op))
-}
-
-/// A decimal number as a JSON string (toncenter's numeric columns).
-pub(crate) fn dec(v: impl ToString) -> Value {
-    Value::String(v.to_string())
-}
-
-/// An address as a JSON raw address (or null).
-pub(crate) fn addr(a: Option<Address>) -> Value {
-    match a {
-        Some(a) => Value::String(raw(&a)),
-        None => Value::Null,
-    }
 }
 
 /// A raw `wc:HEX` address back (as [`raw`] writes it).

@@ -13,11 +13,13 @@
 //! signers for the order and a shifted `approve_on_init` — we report the
 //! order and the creator's approval the message really carries.
 
-use serde_json::Value;
+use crate::trace::action_data::{
+    ActionData, MultisigApprove, MultisigCreateOrder, MultisigExecute,
+};
 use tycho_types::cell::CellSlice;
 
 use super::body::{self, boc_b64};
-use super::{dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[
@@ -96,19 +98,15 @@ pub(crate) fn create_order(
         ..Cols::default()
     };
     let mut blk = Block::of("multisig_create_order", vec![b, init], false, cols);
-    blk.data.insert("query_id".into(), dec(query_id));
-    blk.data
-        .insert("order_seqno".into(), Value::String(order_seqno));
-    blk.data
-        .insert("is_created_by_signer".into(), Value::Bool(by_signer));
-    blk.data
-        .insert("is_signed_by_creator".into(), Value::Bool(approve_on_init));
-    blk.data
-        .insert("creator_index".into(), Value::from(creator_index));
-    blk.data
-        .insert("expiration_date".into(), Value::from(expiration));
-    blk.data
-        .insert("order_boc".into(), Value::String(boc_b64(&order_cell)));
+    blk.data = ActionData::MultisigCreateOrder(MultisigCreateOrder {
+        creator_index,
+        expiration_date: expiration,
+        is_created_by_signer: by_signer,
+        is_signed_by_creator: approve_on_init,
+        order_boc: Some(boc_b64(&order_cell)),
+        order_seqno: Some(order_seqno),
+        query_id: Some(query_id.to_string()),
+    });
     Some(blk)
 }
 
@@ -117,8 +115,8 @@ pub(crate) fn create_order(
 /// approval by comment does not say the signer's index: -1.
 pub(crate) fn approve(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Option<Block> {
     let by_op = g.call_op(b) == Some(OP_APPROVE);
-    let by_comment = g.kind(b) == "ton_transfer"
-        && g.block(b).data.get("content").and_then(Value::as_str) == Some(APPROVE_COMMENT);
+    let by_comment =
+        g.kind(b) == "ton_transfer" && g.block(b).data.comment() == Some(APPROVE_COMMENT);
     if !by_op && !by_comment {
         return None;
     }
@@ -148,9 +146,10 @@ pub(crate) fn approve(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("multisig_approve", vec![b, answer], exit_code != 0, cols);
-    blk.data
-        .insert("signer_index".into(), Value::from(signer_index));
-    blk.data.insert("exit_code".into(), Value::from(exit_code));
+    blk.data = ActionData::MultisigApprove(MultisigApprove {
+        exit_code,
+        signer_index,
+    });
     Some(blk)
 }
 
@@ -178,21 +177,16 @@ pub(crate) fn execute(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("multisig_execute", vec![b], g.block(b).failed, cols);
-    blk.data.insert("query_id".into(), dec(query_id));
-    blk.data
-        .insert("order_seqno".into(), Value::String(order_seqno));
-    blk.data
-        .insert("expiration_date".into(), Value::from(expiration));
-    blk.data
-        .insert("approvals_num".into(), Value::from(approvals));
-    blk.data.insert(
-        "signers_hash".into(),
-        Value::String(base64::Engine::encode(
+    blk.data = ActionData::MultisigExecute(MultisigExecute {
+        approvals_num: approvals,
+        expiration_date: expiration,
+        order_boc: Some(boc_b64(&order_cell)),
+        order_seqno: Some(order_seqno),
+        query_id: Some(query_id.to_string()),
+        signers_hash: Some(base64::Engine::encode(
             &base64::engine::general_purpose::STANDARD,
             signers_hash,
         )),
-    );
-    blk.data
-        .insert("order_boc".into(), Value::String(boc_b64(&order_cell)));
+    });
     Some(blk)
 }

@@ -1,15 +1,16 @@
 //! NFT flows (TEP-62): a deployed item (mint), a transfer, and an
 //! ownership notice with no transfer in front of it.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{
+    ActionData, Marketplace, NftIndex, NftListing, NftTransfer, NftUpdateSale,
+};
 
 use super::body::{self, coins, either_payload, maybe_ref, msg_address};
 use tonindex_model::{Address, MsgKind};
 use tycho_types::cell::Cell;
 
 use super::{
-    addr, call_failed, dec, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftItem, Tree,
-    OP_EXCESSES,
+    call_failed, deployed_here, Block, BlockId, Cols, Graph, Interfaces, NftItem, Tree, OP_EXCESSES,
 };
 
 /// The opcodes whose bodies these matchers read.
@@ -42,7 +43,9 @@ pub(crate) fn mint(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> Op
         ..Cols::default()
     };
     let mut b = Block::new("nft_mint", vec![n], false, cols);
-    b.data.insert("nft_item_index".into(), dec(&item.index));
+    b.data = ActionData::NftIndex(NftIndex {
+        nft_item_index: Some(item.index.clone()),
+    });
     Some(b)
 }
 
@@ -50,49 +53,22 @@ fn transfer_data(
     item: &NftItem,
     query_id: Option<u64>,
     response_destination: Option<Option<tonindex_model::Address>>,
-    custom_payload: Option<Value>,
+    custom_payload: Option<String>,
     forward_amount: Option<u128>,
     forward_payload: Option<&tycho_types::cell::Cell>,
-) -> Map<String, Value> {
+) -> NftTransfer {
     let (comment, encrypted) = body::payload_comment(forward_payload);
-    let mut d = Map::new();
-    d.insert("query_id".into(), query_id.map(dec).unwrap_or(Value::Null));
-    d.insert("is_purchase".into(), false.into());
-    d.insert("price".into(), Value::Null);
-    d.insert("nft_item_index".into(), dec(&item.index));
-    d.insert(
-        "forward_amount".into(),
-        forward_amount.map(dec).unwrap_or(Value::Null),
-    );
-    d.insert(
-        "custom_payload".into(),
-        custom_payload.unwrap_or(Value::Null),
-    );
-    d.insert(
-        "forward_payload".into(),
-        forward_payload.map(body::boc_b64).into(),
-    );
-    d.insert(
-        "response_destination".into(),
-        addr(response_destination.flatten()),
-    );
-    d.insert("comment".into(), comment.into());
-    d.insert("is_encrypted_comment".into(), encrypted.into());
-    for k in [
-        "marketplace",
-        "marketplace_address",
-        "real_prev_owner",
-        "payout_amount",
-        "payout_address",
-        "payout_comment",
-        "payout_comment_encrypted",
-        "payout_comment_encoded",
-        "royalty_amount",
-        "royalty_address",
-    ] {
-        d.insert(k.into(), Value::Null);
+    NftTransfer {
+        comment,
+        custom_payload,
+        forward_amount: forward_amount.map(|v| v.to_string()),
+        forward_payload: forward_payload.map(body::boc_b64),
+        is_encrypted_comment: encrypted,
+        nft_item_index: Some(item.index.clone()),
+        query_id: query_id.map(|q| q.to_string()),
+        response_destination: response_destination.flatten(),
+        ..NftTransfer::default()
     }
-    d
 }
 
 /// A purchase the transfer completes: what the sale or auction contract
@@ -138,10 +114,7 @@ fn takes_prev(g: &Graph<'_>, p: BlockId) -> bool {
         return false;
     };
     match g.kind(p) {
-        "ton_transfer" => !matches!(
-            g.block(p).data.get("content").and_then(Value::as_str),
-            Some("finish" | "stop")
-        ),
+        "ton_transfer" => !matches!(g.block(p).data.comment(), Some("finish" | "stop")),
         "call_contract" => m.kind == MsgKind::ExternalIn,
         _ => false,
     }
@@ -232,22 +205,22 @@ pub(crate) fn transfer(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -
         ..Cols::default()
     };
     let mut blk = Block::of("nft_transfer", members, call_failed(tree, n), cols);
-    blk.data = transfer_data(
+    let mut data = transfer_data(
         &item,
         Some(query_id),
         Some(response_destination),
-        Some(custom_payload.as_ref().map(body::boc_b64).into()),
+        custom_payload.as_ref().map(body::boc_b64),
         Some(forward_amount),
         forward_payload.as_ref(),
     );
     if let Some(p) = purchase {
-        blk.data.insert("is_purchase".into(), true.into());
-        blk.data.insert("price".into(), dec(p.price));
-        blk.data.insert("marketplace".into(), "getgems".into());
-        blk.data
-            .insert("marketplace_address".into(), addr(p.marketplace));
-        blk.data.insert("real_prev_owner".into(), addr(p.seller));
+        data.is_purchase = true;
+        data.price = Some(p.price.to_string());
+        data.marketplace = Some("getgems".into());
+        data.marketplace_address = p.marketplace;
+        data.real_prev_owner = p.seller;
     }
+    blk.data = ActionData::NftTransfer(Box::new(data));
     Some(blk)
 }
 
@@ -311,25 +284,26 @@ pub(crate) fn telegram_purchase(
         ..Cols::default()
     };
     let mut blk = Block::of("nft_transfer", members, false, cols);
-    blk.data = transfer_data(&item, Some(query_id), None, None, None, payload.as_ref());
+    let mut data = transfer_data(&item, Some(query_id), None, None, None, payload.as_ref());
     if purchase {
-        blk.data.insert("is_purchase".into(), true.into());
-        blk.data.insert("price".into(), bid.map(dec).into());
-        blk.data.insert("marketplace".into(), "fragment".into());
+        data.is_purchase = true;
+        data.price = bid.map(|v| v.to_string());
+        data.marketplace = Some("fragment".into());
         let (royalty, payout) = match payouts.as_slice() {
             [r, p, ..] => (Some(r), Some(p)),
             [p] => (None, Some(p)),
             [] => (None, None),
         };
         if let Some(p) = payout {
-            blk.data.insert("payout_amount".into(), dec(p.2));
-            blk.data.insert("payout_address".into(), addr(p.3));
+            data.payout_amount = Some(p.2.to_string());
+            data.payout_address = p.3;
         }
         if let Some(r) = royalty {
-            blk.data.insert("royalty_amount".into(), dec(r.2));
-            blk.data.insert("royalty_address".into(), addr(r.3));
+            data.royalty_amount = Some(r.2.to_string());
+            data.royalty_address = r.3;
         }
     }
+    blk.data = ActionData::NftTransfer(Box::new(data));
     Some(blk)
 }
 
@@ -337,54 +311,42 @@ pub(crate) fn telegram_purchase(
 /// payout from the same contract.
 pub(crate) fn getgems_purchase(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Block> {
     let blk = g.block(b);
+    let ActionData::NftTransfer(transfer) = &blk.data else {
+        return None;
+    };
     if blk.kind != "nft_transfer"
-        || blk.data.get("marketplace").and_then(Value::as_str) != Some("getgems")
-        || blk.data.get("is_purchase") != Some(&Value::Bool(true))
+        || transfer.marketplace.as_deref() != Some("getgems")
+        || !transfer.is_purchase
     {
         return None;
     }
-    let seller = blk.data.get("real_prev_owner").and_then(Value::as_str)?;
+    let seller = transfer.real_prev_owner?;
     // After a `finish` command the payout is the command's sibling.
     let from = match blk.prev {
         Some(p)
             if g.kind(p) == "ton_transfer"
-                && matches!(
-                    g.block(p).data.get("content").and_then(Value::as_str),
-                    Some("finish" | "stop")
-                ) =>
+                && matches!(g.block(p).data.comment(), Some("finish" | "stop")) =>
         {
             p
         }
         _ => b,
     };
     let payout = g.block(from).next.iter().copied().find(|&x| {
-        x != b
-            && g.kind(x) == "ton_transfer"
-            && g.block(x)
-                .cols
-                .destination
-                .map(|d| super::raw(&d))
-                .as_deref()
-                == Some(seller)
+        x != b && g.kind(x) == "ton_transfer" && g.block(x).cols.destination == Some(seller)
     })?;
     let pay = g.block(payout);
     let mut out = Block::of("nft_purchase", vec![b, payout], false, blk.cols.clone());
-    out.data = blk.data.clone();
-    out.data.remove("royalty_amount");
-    out.data
-        .insert("payout_amount".into(), pay.cols.value.map(dec).into());
-    let encrypted = pay
-        .data
-        .get("encrypted")
-        .cloned()
-        .unwrap_or(Value::Bool(false));
-    out.data
-        .insert("payout_comment_encrypted".into(), encrypted.clone());
-    out.data.insert("payout_comment_encoded".into(), encrypted);
-    out.data.insert(
-        "payout_comment".into(),
-        pay.data.get("content").cloned().unwrap_or(Value::Null),
-    );
+    let mut data = transfer.clone();
+    data.royalty_amount = None;
+    data.payout_amount = pay.cols.value.map(|v| v.to_string());
+    let (comment, encrypted) = match &pay.data {
+        ActionData::Comment(c) => (c.content.clone(), c.encrypted),
+        _ => (None, false),
+    };
+    data.payout_comment_encrypted = Some(encrypted);
+    data.payout_comment_encoded = Some(encrypted);
+    data.payout_comment = comment;
+    out.data = ActionData::NftTransfer(data);
     Some(out)
 }
 
@@ -434,8 +396,9 @@ pub(crate) fn cancel_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
         ..Cols::default()
     };
     let mut blk = Block::of("nft_cancel_sale", vec![b], call_failed(g.tree, n), cols);
-    blk.data
-        .insert("marketplace_address".into(), addr(sale.marketplace));
+    blk.data = ActionData::Marketplace(Marketplace {
+        marketplace_address: sale.marketplace,
+    });
     Some(blk)
 }
 
@@ -466,11 +429,12 @@ pub(crate) fn update_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
         ..Cols::default()
     };
     let mut blk = Block::of("nft_update_sale", vec![b], t.aborted, cols);
-    blk.data.insert("full_price".into(), dec(price));
-    blk.data.insert("marketplace_fee".into(), dec(fee));
-    blk.data.insert("royalty_amount".into(), dec(royalty));
-    blk.data
-        .insert("marketplace_address".into(), addr(sale.marketplace));
+    blk.data = ActionData::NftUpdateSale(NftUpdateSale {
+        full_price: Some(price.to_string()),
+        marketplace_address: sale.marketplace,
+        marketplace_fee: Some(fee.to_string()),
+        royalty_amount: Some(royalty.to_string()),
+    });
     Some(blk)
 }
 
@@ -499,8 +463,9 @@ pub(crate) fn discovery(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option
         ..Cols::default()
     };
     let mut blk = Block::of("nft_discovery", vec![b, report], false, cols);
-    blk.data
-        .insert("nft_item_index".into(), index.to_string().into());
+    blk.data = ActionData::NftIndex(NftIndex {
+        nft_item_index: Some(index.to_string()),
+    });
     Some(blk)
 }
 
@@ -548,31 +513,27 @@ pub(crate) fn put_on_sale(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces
         ..Cols::default()
     };
     let mut blk = Block::of(kind, vec![b, init, to_contract], false, cols);
-    let d = &mut blk.data;
-    d.insert(
-        "nft_item_index".into(),
-        item.map_or(Value::Null, |i| dec(&i.index)),
-    );
-    d.insert("marketplace_address".into(), addr(sale.marketplace));
-    d.insert("marketplace_fee_address".into(), addr(sale.fee_address));
-    d.insert("royalty_address".into(), addr(sale.royalty_address));
+    let mut listing = NftListing {
+        nft_item_index: item.map(|i| i.index),
+        marketplace_address: sale.marketplace,
+        marketplace_fee_address: sale.fee_address,
+        royalty_address: sale.royalty_address,
+        ..NftListing::default()
+    };
     match &sale.terms {
         None => {
-            d.insert("full_price".into(), dec(sale.price));
-            d.insert("marketplace_fee".into(), sale.fee.map(dec).into());
-            d.insert("royalty_amount".into(), sale.royalty.map(dec).into());
+            listing.full_price = Some(sale.price.to_string());
+            listing.marketplace_fee = sale.fee.map(|v| v.to_string());
+            listing.royalty_amount = sale.royalty.map(|v| v.to_string());
         }
         Some(t) => {
-            for (k, v) in [
-                ("marketplace_fee_factor", &t.mp_fee_factor),
-                ("marketplace_fee_base", &t.mp_fee_base),
-                ("royalty_fee_base", &t.royalty_fee_base),
-                ("max_bid", &t.max_bid),
-                ("min_bid", &t.min_bid),
-            ] {
-                d.insert(k.into(), v.clone().into());
-            }
+            listing.marketplace_fee_factor = t.mp_fee_factor.clone();
+            listing.marketplace_fee_base = t.mp_fee_base.clone();
+            listing.royalty_fee_base = t.royalty_fee_base.clone();
+            listing.max_bid = t.max_bid.clone();
+            listing.min_bid = t.min_bid.clone();
         }
     }
+    blk.data = ActionData::NftListing(Box::new(listing));
     Some(blk)
 }

@@ -12,6 +12,7 @@ use tonindex_model::Hash;
 
 use super::liquid_staking::staking_block;
 use super::{Block, BlockId, Cols, Graph, Interfaces};
+use crate::trace::action_data::Staking;
 
 /// The nominator pool's code hash (toncenter's `NOMINATOR_POOL_CODE_HASH`).
 const NOMINATOR_POOL_CODE_HASH: Hash = [
@@ -29,9 +30,7 @@ fn to_pool<'a>(
     comment: &str,
     interfaces: &dyn Interfaces,
 ) -> Option<&'a crate::trace::TraceMsg> {
-    if g.kind(b) != "ton_transfer"
-        || g.block(b).data.get("content").and_then(|c| c.as_str()) != Some(comment)
-    {
+    if g.kind(b) != "ton_transfer" || g.block(b).data.comment() != Some(comment) {
         return None;
     }
     let m = g.msg(b)?;
@@ -58,7 +57,7 @@ pub(crate) fn nominator_deposit(
         g.with_change(b),
         g.block(b).failed,
         cols,
-        Vec::new(),
+        Staking::default(),
     ))
 }
 
@@ -109,7 +108,7 @@ pub(crate) fn nominator_withdraw(
         members,
         g.block(b).failed,
         cols,
-        Vec::new(),
+        Staking::default(),
     ))
 }
 
@@ -157,6 +156,6 @@ pub(crate) fn nominator_payout(
         vec![b],
         false,
         cols,
-        Vec::new(),
+        Staking::default(),
     ))
 }

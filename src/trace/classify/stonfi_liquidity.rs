@@ -18,14 +18,14 @@
 //! provision that never completed (`refund_me` at the LP account, its
 //! `cb_refund_me` at the pool).
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{ActionData, DexDeposit, DexWithdraw};
 use tonindex_model::Address;
 
 use super::body::{self, coins, msg_address};
 use super::jetton::{OP_INTERNAL_TRANSFER, OP_TRANSFER_NOTIFICATION};
 use super::liquidity::{put_sides, Side};
 use super::swap::{pton_ton_amount, OP_PTON_TON_TRANSFER};
-use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 /// The router to the pool: one asset provided.
 const OP_PROVIDE_LP: u32 = 0x37c0_96df;
@@ -137,44 +137,41 @@ pub(crate) fn provide(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<B
             }
         }
     }
-    let mut d = Map::new();
-    d.insert("dex".into(), DEX.into());
-    d.insert("amount1".into(), dec(amount));
-    d.insert("asset1".into(), addr(asset));
-    d.insert("user_jetton_wallet_1".into(), addr(user_wallet));
-    d.insert("amount2".into(), Value::Null);
-    d.insert("asset2".into(), Value::Null);
-    d.insert("user_jetton_wallet_2".into(), Value::Null);
-    d.insert("lp_tokens_minted".into(), minted.map(dec).into());
+    let mut d = DexDeposit {
+        dex: DEX.into(),
+        amount1: Some(amount.to_string()),
+        asset1: asset,
+        user_jetton_wallet_1: user_wallet,
+        lp_tokens_minted: minted.map(|v| v.to_string()),
+        ..DexDeposit::default()
+    };
     // The other side, when the same transaction brought it and it is
     // already a provision of the same user to the same pool.
+    let provision = |x: BlockId| match &g.block(x).data {
+        ActionData::DexDeposit(o) if g.kind(x) == "dex_deposit_liquidity" && o.dex == DEX => {
+            Some(o)
+        }
+        _ => None,
+    };
     let other = g.block(top).prev.and_then(|p| {
-        g.block(p).next.iter().copied().rev().find(|&x| {
-            let o = g.block(x);
-            o.kind == "dex_deposit_liquidity" && o.data.get("dex") == Some(&DEX.into())
-        })
+        g.block(p)
+            .next
+            .iter()
+            .copied()
+            .rev()
+            .find_map(|x| provision(x).map(|o| (x, o)))
     });
-    if let Some(o) = other {
+    if let Some((o, theirs)) = other {
         let ob = g.block(o);
         if ob.cols.source == sender
             && ob.cols.destination == pool
-            && ob.data.get("lp_tokens_minted") != d.get("lp_tokens_minted")
+            && theirs.lp_tokens_minted != d.lp_tokens_minted
         {
-            for (mine, theirs) in [
-                ("amount2", "amount1"),
-                ("asset2", "asset1"),
-                ("user_jetton_wallet_2", "user_jetton_wallet_1"),
-            ] {
-                d.insert(
-                    mine.into(),
-                    ob.data.get(theirs).cloned().unwrap_or_default(),
-                );
-            }
+            d.amount2 = theirs.amount1.clone();
+            d.asset2 = theirs.asset1;
+            d.user_jetton_wallet_2 = theirs.user_jetton_wallet_1;
             if minted.is_none() {
-                d.insert(
-                    "lp_tokens_minted".into(),
-                    ob.data.get("lp_tokens_minted").cloned().unwrap_or_default(),
-                );
+                d.lp_tokens_minted = theirs.lp_tokens_minted.clone();
             }
             members.push(o);
         }
@@ -186,7 +183,7 @@ pub(crate) fn provide(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<B
         ..Cols::default()
     };
     let mut blk = Block::of("dex_deposit_liquidity", members, failed, cols);
-    blk.data = d;
+    blk.data = ActionData::DexDeposit(Box::new(d));
     Some(blk)
 }
 
@@ -274,11 +271,13 @@ pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<
         sides.truncate(1);
         sides.push(side);
     }
-    let mut d = Map::new();
-    d.insert("dex".into(), DEX.into());
+    let mut d = DexWithdraw {
+        dex: DEX.into(),
+        is_refund: Some(refund),
+        lp_tokens_burnt: burnt.map(|v| v.to_string()),
+        ..DexWithdraw::default()
+    };
     put_sides(&mut d, &sides);
-    d.insert("is_refund".into(), refund.into());
-    d.insert("lp_tokens_burnt".into(), burnt.map(dec).into());
     let cols = Cols {
         source: sender,
         source_secondary: sender_wallet,
@@ -287,7 +286,7 @@ pub(crate) fn withdraw(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<
         ..Cols::default()
     };
     let mut blk = Block::of("dex_withdraw_liquidity", members, false, cols);
-    blk.data = d;
+    blk.data = ActionData::DexWithdraw(Box::new(d));
     Some(blk)
 }
 

@@ -1,11 +1,11 @@
 //! DEX swaps (`jetton_swap`): the transfer into a DEX, its internal steps
 //! and the transfer out, as one action with both legs described.
 
-use serde_json::{Map, Value};
+use crate::trace::action_data::{ActionData, Swap as SwapData, SwapHop, SwapTransfer};
 use tonindex_model::Address;
 
 use super::body::{self, coins, msg_address};
-use super::{addr, dec, jetton, Block, BlockId, Cols, Graph, Interfaces};
+use super::{jetton, Block, BlockId, Cols, Graph, Interfaces};
 
 const OP_STONFI_SWAP: u32 = 0x2593_8561;
 const OP_STONFI_PAY_TO: u32 = 0xf93b_b43f;
@@ -42,15 +42,15 @@ impl Leg {
         })
     }
 
-    fn json(&self) -> Value {
-        serde_json::json!({
-            "amount": dec(self.amount),
-            "source": addr(self.source),
-            "source_jetton_wallet": addr(self.source_wallet),
-            "destination": addr(self.destination),
-            "destination_jetton_wallet": addr(self.destination_wallet),
-            "asset": addr(self.asset),
-        })
+    fn data(&self) -> SwapTransfer {
+        SwapTransfer {
+            amount: Some(self.amount.to_string()),
+            asset: self.asset,
+            destination: self.destination,
+            destination_jetton_wallet: self.destination_wallet,
+            source: self.source,
+            source_jetton_wallet: self.source_wallet,
+        }
     }
 }
 
@@ -87,32 +87,29 @@ impl Swap {
             asset: self.incoming.asset,
             ..Cols::default()
         };
-        let mut d = Map::new();
-        d.insert("dex".into(), self.dex.into());
-        d.insert("sender".into(), addr(self.incoming.source));
-        d.insert("dex_incoming_transfer".into(), self.incoming.json());
-        d.insert("dex_outgoing_transfer".into(), self.outgoing.json());
-        d.insert("min_out_amount".into(), self.min_out.map(dec).into());
-        let hops: Vec<Value> = if self.hops.len() > 1 {
+        let peer_swaps = if self.hops.len() > 1 {
             self.hops
                 .iter()
-                .map(|h| {
-                    serde_json::json!({
-                        "asset_in": addr(h.asset_in),
-                        "amount_in": dec(h.amount_in),
-                        "asset_out": addr(h.asset_out),
-                        "amount_out": dec(h.amount_out),
-                    })
+                .map(|h| SwapHop {
+                    amount_in: Some(h.amount_in.to_string()),
+                    amount_out: Some(h.amount_out.to_string()),
+                    asset_in: h.asset_in,
+                    asset_out: h.asset_out,
                 })
                 .collect()
         } else {
             Vec::new()
         };
-        d.insert("peer_swaps".into(), Value::Array(hops));
-        let asset2 = self.destination_asset.or(self.outgoing.asset);
-        d.insert("asset2".into(), addr(asset2));
         let mut blk = Block::of("jetton_swap", members, failed, cols);
-        blk.data = d;
+        blk.data = ActionData::Swap(Box::new(SwapData {
+            asset2: self.destination_asset.or(self.outgoing.asset),
+            dex: self.dex.into(),
+            dex_incoming_transfer: self.incoming.data(),
+            dex_outgoing_transfer: self.outgoing.data(),
+            min_out_amount: self.min_out.map(|v| v.to_string()),
+            peer_swaps,
+            sender: self.incoming.source,
+        }));
         blk
     }
 }

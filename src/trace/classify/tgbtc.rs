@@ -5,7 +5,7 @@
 //! messages; a log whose flow is not all there is still an action of its
 //! own (the `_fallback` types).
 
-use serde_json::Value;
+use crate::trace::action_data::{ActionData, TgbtcKey, TgbtcMint};
 use tonindex_model::Address;
 use tycho_types::cell::CellSlice;
 
@@ -124,7 +124,9 @@ pub(crate) fn mint(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<Bloc
         ..Cols::default()
     };
     let mut blk = Block::of("tgbtc_mint", members, false, cols);
-    blk.data.insert("bitcoin_tx_id".into(), txid.into());
+    blk.data = ActionData::TgbtcMint(TgbtcMint {
+        bitcoin_tx_id: txid,
+    });
     Some(blk)
 }
 
@@ -182,7 +184,7 @@ pub(crate) fn new_key(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Option<B
         ..Cols::default()
     };
     let mut blk = Block::of("tgbtc_new_key", members, false, cols);
-    blk.data.insert("pubkey".into(), pubkey.into());
+    blk.data = ActionData::TgbtcKey(TgbtcKey { pubkey });
     Some(blk)
 }
 
@@ -200,7 +202,9 @@ pub(crate) fn mint_fallback(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Op
         ..Cols::default()
     };
     let mut blk = Block::of("tgbtc_mint_fallback", vec![b], false, cols);
-    blk.data.insert("bitcoin_tx_id".into(), txid.into());
+    blk.data = ActionData::TgbtcMint(TgbtcMint {
+        bitcoin_tx_id: txid,
+    });
     Some(blk)
 }
 
@@ -232,7 +236,7 @@ pub(crate) fn new_key_fallback(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("tgbtc_new_key_fallback", vec![b], false, cols);
-    blk.data.insert("pubkey".into(), pubkey.into());
+    blk.data = ActionData::TgbtcKey(TgbtcKey { pubkey });
     Some(blk)
 }
 
@@ -248,6 +252,6 @@ pub(crate) fn dkg_log_fallback(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) ->
         ..Cols::default()
     };
     let mut blk = Block::of("tgbtc_dkg_log_fallback", vec![b], false, cols);
-    blk.data.insert("pubkey".into(), Value::String(pubkey));
+    blk.data = ActionData::TgbtcKey(TgbtcKey { pubkey });
     Some(blk)
 }

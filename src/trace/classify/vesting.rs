@@ -2,12 +2,13 @@
 //! through the wallet; the creator whitelists addresses. Each request is
 //! answered by the wallet, and the pair is the action.
 
+use crate::trace::action_data::{ActionData, VestingSend, VestingWhitelist};
 use base64::Engine;
-use serde_json::Value;
+use tonindex_model::Address;
 use tycho_types::models::message::{OwnedRelaxedMessage, RelaxedMsgInfo};
 
 use super::body::{self, msg_address};
-use super::{addr, dec, Block, BlockId, Cols, Graph, Interfaces};
+use super::{Block, BlockId, Cols, Graph, Interfaces};
 
 /// The opcodes whose bodies these matchers read.
 pub(crate) const BODY_OPS: &[u32] = &[OP_SEND_MESSAGE, OP_ADD_WHITELIST];
@@ -45,13 +46,12 @@ pub(crate) fn send_message(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Opt
         ..Cols::default()
     };
     let mut blk = Block::of("vesting_send_message", vec![b, response], false, cols);
-    blk.data.insert("query_id".into(), dec(query_id));
-    blk.data.insert(
-        "message_boc".into(),
-        Value::String(
+    blk.data = ActionData::VestingSend(VestingSend {
+        message_boc: Some(
             base64::engine::general_purpose::STANDARD.encode(crate::boc::encode(inner.as_ref())),
         ),
-    );
+        query_id: Some(query_id.to_string()),
+    });
     Some(blk)
 }
 
@@ -65,14 +65,14 @@ pub(crate) fn add_whitelist(g: &Graph<'_>, b: BlockId, _: &dyn Interfaces) -> Op
     let m = g.tree.txs[g.leaf(b)?].in_msg.as_ref()?;
     let mut s = body::after_op(m.body.as_ref()?)?;
     let query_id = s.load_u64().ok()?;
-    let mut added = vec![addr(msg_address(&mut s)?)];
+    let mut added = vec![msg_address(&mut s)?];
     let mut next = s.load_reference_cloned().ok();
     while let Some(cell) = next.take() {
         if added.len() > 256 {
             return None;
         }
         let mut s = cell.as_slice().ok()?;
-        added.push(addr(msg_address(&mut s)?));
+        added.push(msg_address(&mut s)?);
         next = s.load_reference_cloned().ok();
     }
     Some(whitelist_block(b, response, m, query_id, added))
@@ -83,7 +83,7 @@ fn whitelist_block(
     response: BlockId,
     m: &crate::trace::TraceMsg,
     query_id: u64,
-    added: Vec<Value>,
+    added: Vec<Option<Address>>,
 ) -> Block {
     let cols = Cols {
         source: m.source,
@@ -91,8 +91,9 @@ fn whitelist_block(
         ..Cols::default()
     };
     let mut blk = Block::of("vesting_add_whitelist", vec![b, response], false, cols);
-    blk.data.insert("query_id".into(), dec(query_id));
-    blk.data
-        .insert("accounts_added".into(), Value::Array(added));
+    blk.data = ActionData::VestingWhitelist(VestingWhitelist {
+        accounts_added: added,
+        query_id: Some(query_id.to_string()),
+    });
     blk
 }
