@@ -421,6 +421,47 @@ fn cpu_time() -> Duration {
     Duration::ZERO
 }
 
+/// A long run's progress on stderr, at most every ten seconds: rounds,
+/// transactions, and the rate since the last line (a round's cost grows
+/// with the state, so the latest rate says more than the average).
+struct Progress {
+    last: Instant,
+    last_transactions: usize,
+    last_cpu: Duration,
+}
+
+impl Progress {
+    const EVERY: Duration = Duration::from_secs(10);
+
+    fn new() -> Self {
+        Self {
+            last: Instant::now(),
+            last_transactions: 0,
+            last_cpu: Duration::ZERO,
+        }
+    }
+
+    fn report(&mut self, rounds: u32, transactions: usize, cpu: Duration) {
+        let wall = self.last.elapsed();
+        if wall < Self::EVERY {
+            return;
+        }
+        let done = transactions - self.last_transactions;
+        let cpu_spent = (cpu - self.last_cpu).as_secs_f64().max(1e-9);
+        eprintln!(
+            "bench-dev: {rounds} block pairs, {transactions} transactions; since the last line \
+             {:.0} tx/s wall, {:.0} tx per CPU second",
+            done as f64 / wall.as_secs_f64(),
+            done as f64 / cpu_spent,
+        );
+        *self = Self {
+            last: Instant::now(),
+            last_transactions: transactions,
+            last_cpu: cpu,
+        };
+    }
+}
+
 pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     if args.wallets < 2 {
         return Err(anyhow!("--wallets must be at least 2"));
@@ -550,6 +591,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     let mut signing = Duration::ZERO;
     let mut transactions = 0usize;
     let mut rounds = 0u32;
+    let mut progress = Progress::new();
     loop {
         let done = match args.transactions {
             Some(n) => transactions as u64 >= n,
@@ -569,6 +611,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
             return Err(anyhow!("{} transfers were not accepted", out.dropped.len()));
         }
         transactions += out.executed.len();
+        progress.report(rounds, transactions, cpu);
     }
     let wall = wall0.elapsed() - signing;
     let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
