@@ -50,6 +50,7 @@ pub struct ShardStateRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccountStateRecord {
     /// BoC of the account's `ShardAccount` (account cell, last tx hash and lt).
+    #[serde(with = "byte_string")]
     pub shard_account: Vec<u8>,
     /// The shard state this row was taken from: its shard and seqno
     /// (`None` for a ShardAccount imported on its own).
@@ -353,3 +354,70 @@ bincode_value!(
     TraceRecord,
     ActionRecord
 );
+
+/// A byte vector (de)serialized as bytes, not as a sequence of numbers:
+/// bincode writes both alike (a length, then the bytes), but reads a
+/// sequence one element at a time and bytes in one copy, which matters
+/// for the BoCs a page of transactions reads for every account state.
+mod byte_string {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Bytes;
+        impl<'de> Visitor<'de> for Bytes {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+                while let Some(b) = seq.next_element()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_byte_buf(Bytes)
+    }
+}
+
+#[cfg(test)]
+mod byte_string_tests {
+    use super::*;
+
+    /// The same record with its BoC as a plain `Vec<u8>` (how rows were
+    /// written before): the bytes on disk must not change.
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct AsSequence {
+        shard_account: Vec<u8>,
+        state: Option<tonindex_model::BlockId>,
+        gen_utime: u32,
+        code_hash: Option<tonindex_model::Hash>,
+    }
+
+    #[test]
+    fn byte_strings_keep_the_stored_form() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        let old = AsSequence {
+            shard_account: bytes.clone(),
+            state: None,
+            gen_utime: 7,
+            code_hash: Some([9; 32]),
+        };
+        let encoded = crate::codec::bincode_encode(&old);
+        let new: AccountStateRecord = crate::codec::bincode_decode(&encoded).unwrap();
+        assert_eq!(new.shard_account, bytes);
+        assert_eq!(crate::codec::bincode_encode(&new), encoded);
+    }
+}
