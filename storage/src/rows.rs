@@ -119,9 +119,11 @@ pub struct JettonTransferRecord {
     pub jetton_master: Address,
     pub response_destination: Option<Address>,
     /// BoC of the custom payload, if any.
+    #[serde(with = "opt_byte_string")]
     pub custom_payload: Option<Vec<u8>>,
     pub forward_ton_amount: u128,
     /// BoC of the forward payload, if any.
+    #[serde(with = "opt_byte_string")]
     pub forward_payload: Option<Vec<u8>>,
 }
 
@@ -141,6 +143,7 @@ pub struct JettonBurnRecord {
     pub jetton_wallet: Address,
     pub jetton_master: Address,
     pub response_destination: Option<Address>,
+    #[serde(with = "opt_byte_string")]
     pub custom_payload: Option<Vec<u8>>,
 }
 
@@ -259,6 +262,7 @@ pub struct MultisigOrderRecord {
     pub approvals_num: u32,
     pub expiration_date: u64,
     /// BoC of the order's actions.
+    #[serde(with = "byte_string")]
     pub order_boc: Vec<u8>,
     pub last_tx_lt: u64,
     pub code_hash: Hash,
@@ -296,8 +300,10 @@ pub struct NftTransferRecord {
     pub old_owner: Option<Address>,
     pub new_owner: Option<Address>,
     pub response_destination: Option<Address>,
+    #[serde(with = "opt_byte_string")]
     pub custom_payload: Option<Vec<u8>>,
     pub forward_amount: u128,
+    #[serde(with = "opt_byte_string")]
     pub forward_payload: Option<Vec<u8>>,
 }
 
@@ -392,6 +398,38 @@ mod byte_string {
     }
 }
 
+/// [`byte_string`] for an optional byte vector.
+mod opt_byte_string {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    struct BytesRef<'a>(&'a [u8]);
+
+    impl Serialize for BytesRef<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            super::byte_string::serialize(self.0, s)
+        }
+    }
+
+    struct Bytes(Vec<u8>);
+
+    impl<'de> Deserialize<'de> for Bytes {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            super::byte_string::deserialize(d).map(Bytes)
+        }
+    }
+
+    pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(b) => s.serialize_some(&BytesRef(b)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        Ok(Option::<Bytes>::deserialize(d)?.map(|b| b.0))
+    }
+}
+
 #[cfg(test)]
 mod byte_string_tests {
     use super::*;
@@ -419,5 +457,32 @@ mod byte_string_tests {
         let new: AccountStateRecord = crate::codec::bincode_decode(&encoded).unwrap();
         assert_eq!(new.shard_account, bytes);
         assert_eq!(crate::codec::bincode_encode(&new), encoded);
+    }
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct OptionalSequence {
+        payload: Option<Vec<u8>>,
+        after: u32,
+    }
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct OptionalBytes {
+        #[serde(with = "opt_byte_string")]
+        payload: Option<Vec<u8>>,
+        after: u32,
+    }
+
+    #[test]
+    fn optional_byte_strings_keep_the_stored_form() {
+        for payload in [None, Some(Vec::new()), Some((0..=255u8).collect())] {
+            let old = OptionalSequence {
+                payload: payload.clone(),
+                after: 5,
+            };
+            let encoded = crate::codec::bincode_encode(&old);
+            let new: OptionalBytes = crate::codec::bincode_decode(&encoded).unwrap();
+            assert_eq!((new.payload.clone(), new.after), (payload, 5));
+            assert_eq!(crate::codec::bincode_encode(&new), encoded);
+        }
     }
 }
