@@ -228,6 +228,18 @@ pub fn spawn_confirmed(
                     .map_or(0, |(_, last)| last.gen_software_version);
                 let interfaces = crate::query::tokens::StoredInterfaces(&reader);
                 for t in round.iter() {
+                    // A follower may see a shard block only after its
+                    // commit: a trace already final is not shown again
+                    // at a lower level.
+                    let root = t.txs.first().map(|(c, _)| c.repr_hash().0);
+                    if root.is_some_and(|h| {
+                        crate::query::transactions::tx_id_by_hash(&reader, &h)
+                            .ok()
+                            .flatten()
+                            .is_some()
+                    }) {
+                        continue;
+                    }
                     if let Err(e) = store.add_confirmed(t, version, &interfaces) {
                         tracing::warn!(
                             external = %crate::api::encoding::b64(&t.external_hash_norm),

@@ -122,6 +122,13 @@ pub trait ChainLink: Send + Sync {
     fn confirmed_feed(&self) -> Option<tokio::sync::broadcast::Receiver<ConfirmedRound>> {
         None
     }
+    /// The newest shard block of each shard that this chain made and no
+    /// masterchain block commits yet, for its lite server's
+    /// `liteServer.nonfinal.getPendingShardBlocks`; `None` where this
+    /// chain makes no blocks (the query is then refused).
+    fn pending_shard_blocks(&self) -> Option<Vec<tonindex_model::BlockIdExt>> {
+        None
+    }
     /// The signatures of a masterchain block this chain produced, as
     /// `(node_id_short, signature)`; `None` when it holds none.
     fn block_signatures(

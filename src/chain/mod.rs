@@ -1,6 +1,8 @@
 //! Where blocks come from: block files, archive packages, the devnet this
-//! process runs, and the liteservers of a network.
+//! process runs, and the liteservers of a network — and the shard blocks
+//! either of the last two shows before it commits them (`confirm`).
 
+pub mod confirm;
 pub mod devnet;
 pub mod files;
 pub mod link;

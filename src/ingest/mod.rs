@@ -16,7 +16,9 @@ pub mod sources;
 
 pub use decode_ahead::{decode_ahead, decode_pool, DecodeTimes};
 pub use order::{OrderError, Plan};
-pub use pipeline::{CommitFeed, FetchedAccount, HeldState, IndexView, Pipeline, SourceUnit};
+pub use pipeline::{
+    CommitFeed, Committed, FetchedAccount, HeldState, IndexView, Pipeline, SourceUnit,
+};
 pub use sources::Source;
 
 use std::path::{Path, PathBuf};

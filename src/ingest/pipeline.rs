@@ -24,7 +24,7 @@ use crate::index::{Applied, IndexError, Indexer, IndexerState, Unit};
 use crate::query;
 use crate::state::cells::{CellRows, Loader};
 
-pub use crate::index::feed::CommitFeed;
+pub use crate::index::feed::{CommitFeed, Committed};
 pub use crate::index::FetchedAccount;
 
 /// What a source hands the pipeline at a time: one commit.

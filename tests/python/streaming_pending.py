@@ -7,33 +7,44 @@ level once, never going down, all named by tonutils' normalized hash of the
 external message, the emulation executing the message the chain executes.
 With argv[2] = "confirmed" (the devnet run with --confirm-gap) it is heard at
 `confirmed` in between: the shard block's own transactions (not emulated,
-the hashes the committed ones then have). Prints one JSON line; a failed
-expectation raises."""
+the hashes the committed ones then have). With argv[3] = another node's base
+URL (`tonindex run` following the devnet's lite server), the transfer is sent
+to that node and heard from its streams: `confirmed` is then what the
+follower learnt from `liteServer.nonfinal.getPendingShardBlocks`. Prints one
+JSON line; a failed expectation raises."""
 
 import asyncio
 import json
 import sys
 
-from streaming_common import Listening, funded_transfer, genesis, must, wait_for
+from streaming_common import Listening, funded_transfer, genesis, get_json, must, wait_for
 from ton_core import NetworkGlobalID
 from toncenter.streaming import ToncenterSSE
 from toncenter.types import Network
 from tonutils.clients import ToncenterClient
 
 
-async def main(base, levels):
+async def main(base, levels, node):
     accounts = genesis(base)
     client = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{base}/api/v2", rps_limit=1000, rps_period=1)
-    async with client:
+    sender = ToncenterClient(NetworkGlobalID.MAINNET, base_url=f"{node}/api/v2", rps_limit=1000, rps_period=1)
+    async with client, sender:
         me, message, norm = await funded_transfer(base, client, accounts[3]["address"], "pending")
-        sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=base))
+        if node != base:
+            # The follower has indexed the funding before the wallet sends.
+            funded = get_json(base, "/api/v2/getMasterchainInfo")["result"]["last"]["seqno"]
+            await wait_for(
+                lambda: get_json(node, "/api/v2/getMasterchainInfo")["result"]["last"]["seqno"] >= funded,
+                "the follower indexed the funding",
+            )
+        sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=node))
         got = await sse.start(
             addresses=[me],
             types=["transactions", "actions", "trace"],
             trace_external_hash_norms=[norm],
             min_finality="pending",
         )
-        await client.send_message(message.as_hex)
+        await sender.send_message(message.as_hex)
         done = lambda: {(n.type, n.finality) for n in got} >= {
             (k, f) for k in ("transactions", "actions", "trace") for f in levels
         }
@@ -72,5 +83,5 @@ async def main(base, levels):
     print(json.dumps({"ok": True, "seen": seen}))
 
 
-LEVELS = ("pending", "confirmed", "finalized") if sys.argv[2:] == ["confirmed"] else ("pending", "finalized")
-asyncio.run(main(sys.argv[1], LEVELS))
+LEVELS = ("pending", "confirmed", "finalized") if sys.argv[2:3] == ["confirmed"] else ("pending", "finalized")
+asyncio.run(main(sys.argv[1], LEVELS, sys.argv[3] if len(sys.argv) > 3 else sys.argv[1]))

@@ -18,8 +18,11 @@
 //! `getOneTransaction` and `listBlockTransactions` (`transactions.rs`), `getConfigAll` and
 //! `getConfigParams` (`config_params.rs`), `getLibraries` (`libraries.rs`),
 //! `getOutMsgQueueSizes`, `sendMessage`, each with
-//! `waitMasterchainSeqno`. Any other query gets a `liteServer.error` saying
-//! tonindex does not answer it yet.
+//! `waitMasterchainSeqno`, and `liteServer.nonfinal.getPendingShardBlocks`
+//! (the shard blocks `dev --confirm-gap` made and has not committed yet;
+//! `getBlock` serves them), a query `ton_liteapi` does not type: queries
+//! travel as bytes (`chain::liteserver::frames`). Any other query gets a
+//! `liteServer.error` saying tonindex does not answer it.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -27,9 +30,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ton_liteapi::tl::adnl::Message;
 use ton_liteapi::tl::common::{AccountId, BlockIdExt, Int256, ZeroStateIdExt};
-use ton_liteapi::tl::request::{Request, WrappedRequest};
+use ton_liteapi::tl::request::{LiteQuery, Request, WrappedRequest};
 use ton_liteapi::tl::response::{
     AccountState, AllShardsInfo, BlockData, BlockHeader, BlockState, CurrentTime,
     Error as LiteErrorAnswer, MasterchainInfo, MasterchainInfoExt, OutMsgQueueSize,
@@ -47,6 +49,8 @@ mod transactions;
 
 use super::{Api, Ctx, ReadFailure};
 use crate::chain::devnet::proof;
+use crate::chain::liteserver::frames::{split_wait, Frame, FramePeer, LiteEnvelope};
+use crate::chain::liteserver::nonfinal;
 use crate::query;
 
 /// A query's error answer, boxed (it is large) while it travels up.
@@ -302,11 +306,11 @@ impl LiteServer {
                         return;
                     }
                 };
-                let service = tower04::service_fn(move |msg: Message| {
+                let service = tower04::service_fn(move |frame: Frame| {
                     let server = Arc::clone(&server);
-                    async move { Ok::<_, Infallible>(server.answer_message(msg).await) }
+                    async move { Ok::<_, Infallible>(server.answer_frame(frame).await) }
                 });
-                let peer_io = ton_liteapi::peer::LitePeer::new(adnl);
+                let peer_io = FramePeer::new(adnl);
                 if let Err(e) = tokio_tower::multiplex::Server::new(peer_io, service).await {
                     tracing::debug!("lite client {peer}: {e:?}");
                 }
@@ -315,23 +319,89 @@ impl LiteServer {
     }
 
     /// One ADNL message: a query gets its answer, a ping its pong.
-    async fn answer_message(&self, msg: Message) -> Message {
-        match msg {
-            Message::Query { query_id, query } => Message::Answer {
+    async fn answer_frame(&self, frame: Frame) -> Frame {
+        match frame {
+            Frame::Query { query_id, query } => Frame::Answer {
                 query_id,
-                answer: self.answer(query.wrapped_request).await,
+                answer: self.answer_bytes(&query).await,
             },
-            Message::Ping { random_id } => Message::Pong { random_id },
+            Frame::Ping { random_id } => Frame::Pong { random_id },
             // A client never sends answers or pongs to a server.
-            Message::Answer { query_id, .. } => Message::Answer {
+            Frame::Answer { query_id, .. } => Frame::Answer {
                 query_id,
-                answer: error(
+                answer: tl_proto::serialize(error(
                     code::PROTOVIOLATION,
                     "a lite server takes queries, not answers",
-                ),
+                )),
             },
-            Message::Pong { random_id } => Message::Pong { random_id },
+            Frame::Pong { random_id } => Frame::Pong { random_id },
         }
+    }
+
+    /// A query's bytes → its answer's: the lite API as `ton_liteapi`
+    /// types it, else the calls it does not know that we answer
+    /// (`liteServer.nonfinal.getPendingShardBlocks`), else an error naming
+    /// the constructor.
+    async fn answer_bytes(&self, query: &[u8]) -> Vec<u8> {
+        if let Ok(q) = tl_proto::deserialize::<LiteQuery>(query) {
+            return tl_proto::serialize(self.answer(q.wrapped_request).await);
+        }
+        let Ok(envelope) = tl_proto::deserialize::<LiteEnvelope>(query) else {
+            return tl_proto::serialize(error(code::PROTOVIOLATION, "not a liteServer.query"));
+        };
+        let (wait, call) = split_wait(&envelope.data);
+        if let Some(w) = wait {
+            let budget = Duration::from_millis(u64::from(w.timeout_ms).min(30_000));
+            if let Err(e) = self.wait_for(w.seqno, budget).await {
+                return tl_proto::serialize(*e);
+            }
+        }
+        if nonfinal::is_get_pending_shard_blocks(call) {
+            return match tl_proto::deserialize::<nonfinal::GetPendingShardBlocks>(call) {
+                Ok(q) => self.pending_shard_blocks(q.shard),
+                Err(e) => tl_proto::serialize(error(
+                    code::PROTOVIOLATION,
+                    format!("a nonfinal.getPendingShardBlocks that does not parse: {e:?}"),
+                )),
+            };
+        }
+        tl_proto::serialize(error(
+            code::PROTOVIOLATION,
+            format!(
+                "tonindex's lite server does not answer the query with constructor {:#010x}",
+                nonfinal::constructor(call).unwrap_or(0)
+            ),
+        ))
+    }
+
+    /// `liteServer.nonfinal.getPendingShardBlocks`: the newest shard block
+    /// of each shard (of the one asked, or overlapping it) that the chain
+    /// made and no masterchain block commits yet; every block the devnet
+    /// makes is signed at once, so none is a mere candidate.
+    fn pending_shard_blocks(&self, asked: Option<(i32, u64)>) -> Vec<u8> {
+        let Some(blocks) = self
+            .api
+            .chain
+            .as_ref()
+            .and_then(|c| c.pending_shard_blocks())
+        else {
+            // The C++ node's words when nonfinal queries are off.
+            return tl_proto::serialize(error(code::ERROR, "query is not allowed"));
+        };
+        let signed_blocks = blocks
+            .iter()
+            .filter(|b| {
+                asked.is_none_or(|(wc, shard)| {
+                    wc == b.id.workchain
+                        && (shard_contains(shard, b.id.shard) || shard_contains(b.id.shard, shard))
+                })
+            })
+            .map(lite_block_id)
+            .collect();
+        tl_proto::serialize(nonfinal::PendingShardBlocks {
+            signed_blocks,
+            candidates: Vec::new(),
+        })
     }
 
     /// A lite API query, after its `waitMasterchainSeqno` prefix if any.
@@ -532,7 +602,19 @@ impl LiteServer {
 
     /// The block's BoC as the chain stored it (its file hash is the id's).
     async fn block_file(&self, id: &BlockIdExt) -> Result<Vec<u8>, Refusal> {
-        self.known_block(id).await?;
+        if let Err(e) = self.known_block(id).await {
+            // A shard block made and not yet committed is served too, as
+            // a node with nonfinal queries serves blocks not yet applied.
+            let pending = self
+                .api
+                .chain
+                .as_ref()
+                .and_then(|c| c.pending_shard_blocks())
+                .is_some_and(|p| p.iter().any(|b| lite_block_id(b) == *id));
+            if !pending {
+                return Err(e);
+            }
+        }
         let path = self
             .blocks_dir
             .join(crate::chain::devnet::node::block_file_name(
@@ -806,14 +888,18 @@ fn shard_contains(shard: u64, prefix: u64) -> bool {
     (prefix & mask) == (shard & mask)
 }
 
-fn block_id(b: &BlockRecord) -> BlockIdExt {
+fn lite_block_id(id: &tonindex_model::BlockIdExt) -> BlockIdExt {
     BlockIdExt {
-        workchain: b.id.id.workchain,
-        shard: b.id.id.shard,
-        seqno: b.id.id.seqno,
-        root_hash: Int256(b.id.root_hash),
-        file_hash: Int256(b.id.file_hash),
+        workchain: id.id.workchain,
+        shard: id.id.shard,
+        seqno: id.id.seqno,
+        root_hash: Int256(id.root_hash),
+        file_hash: Int256(id.file_hash),
     }
+}
+
+fn block_id(b: &BlockRecord) -> BlockIdExt {
+    lite_block_id(&b.id)
 }
 
 fn error(code: i32, message: impl Into<String>) -> Response {

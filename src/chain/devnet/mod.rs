@@ -4,7 +4,6 @@
 
 pub mod archive;
 pub mod collator;
-pub mod confirm;
 pub mod genesis;
 pub mod genesis_config;
 pub mod layout;

@@ -7,6 +7,7 @@
 //! the chain itself — shard states, blocks, cursor — lives in the index,
 //! so a restart continues from the last committed block pair.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ use super::genesis::{self, GenesisAccount};
 use super::layout::{self, Layout};
 use super::proof;
 use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
-use crate::decode::{decode_block, state::decode_state_file, state::StateFile};
+use crate::decode::{decode_block, state::decode_state_file, state::StateFile, DecodedBlock};
 use crate::ingest::{CommitFeed, IndexView, Pipeline, SourceUnit};
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
 use crate::wallet_client::mnemonic::{self, Keys};
@@ -114,6 +115,10 @@ pub struct Devnet {
     /// before its masterchain block is indexed (none: not announced).
     confirmed: tokio::sync::broadcast::Sender<crate::chain::link::ConfirmedRound>,
     confirm_gap: Option<Duration>,
+    /// The newest shard block of each shard made and not yet committed
+    /// (during the confirm gap), as the lite server's
+    /// `liteServer.nonfinal.getPendingShardBlocks` lists them.
+    signed: PendingShardBlocks,
     /// Blocks produced by this process.
     pub produced: u64,
 }
@@ -368,6 +373,7 @@ impl Devnet {
             export_packages: opts.export_packages.clone(),
             feed,
             confirmed: tokio::sync::broadcast::channel(64).0,
+            signed: PendingShardBlocks::default(),
             confirm_gap: opts.confirm_gap,
             produced: 0,
         })
@@ -543,18 +549,22 @@ impl Devnet {
         if let Some(gap) = self.confirm_gap {
             // The shard blocks are made: their traces are confirmed, and
             // final once the masterchain block is indexed, a gap later.
-            let traces = super::confirm::confirmed_traces(&decoded);
+            let traces = crate::chain::confirm::confirmed_traces(&decoded);
             if !traces.is_empty() {
                 // Nobody following is fine.
                 let _ = self.confirmed.send(std::sync::Arc::new(traces));
             }
+            self.signed.set(newest_shard_blocks(&decoded));
             std::thread::sleep(gap);
         }
         let mut commits = self.feed.subscribe();
-        self.pipeline.apply(SourceUnit {
+        let applied = self.pipeline.apply(SourceUnit {
             blocks: decoded,
             ..Default::default()
-        })?;
+        });
+        // Committed (or not made at all): no longer pending either way.
+        self.signed.set(Vec::new());
+        applied?;
         // No block follows at once: the round's traces are classified now.
         self.pipeline.flush()?;
         // What the round executed, as the index committed it.
@@ -751,6 +761,8 @@ pub struct DevnetHandle {
     feed: CommitFeed,
     /// Where shard-block traces are announced, when they are.
     confirmed: Option<tokio::sync::broadcast::Sender<crate::chain::link::ConfirmedRound>>,
+    /// The shard blocks made and not yet committed.
+    signed: PendingShardBlocks,
     automine: bool,
     /// What the index holds (the cells the proofs walk), and where.
     index: IndexView,
@@ -806,6 +818,11 @@ impl ChainLink for DevnetHandle {
         &self,
     ) -> Option<tokio::sync::broadcast::Receiver<crate::chain::link::ConfirmedRound>> {
         self.confirmed.as_ref().map(|c| c.subscribe())
+    }
+    fn pending_shard_blocks(&self) -> Option<Vec<tonindex_model::BlockIdExt>> {
+        // Without a confirm gap no block is ever made and not committed:
+        // the query is refused, as a node without `--nonfinal-ls` does.
+        self.confirmed.is_some().then(|| self.signed.get())
     }
     fn emulate_trace(&self, msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
         // With automine the real trace is indexed before the send answers.
@@ -957,6 +974,35 @@ impl Waiting {
     }
 }
 
+/// The shard blocks a round made that no masterchain block commits yet,
+/// shared by the producer (which sets them) and the lite server.
+#[derive(Clone, Default)]
+struct PendingShardBlocks(Arc<std::sync::Mutex<Vec<tonindex_model::BlockIdExt>>>);
+
+impl PendingShardBlocks {
+    fn set(&self, blocks: Vec<tonindex_model::BlockIdExt>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = blocks;
+    }
+
+    fn get(&self) -> Vec<tonindex_model::BlockIdExt> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The newest basechain block of each shard among `blocks` (the C++ node
+/// lists the last signed block of each shard's validator group).
+fn newest_shard_blocks(blocks: &[DecodedBlock]) -> Vec<tonindex_model::BlockIdExt> {
+    let mut newest: BTreeMap<(i32, u64), tonindex_model::BlockIdExt> = BTreeMap::new();
+    for b in blocks.iter().filter(|b| b.record.id.id.workchain != -1) {
+        let id = &b.record.id;
+        let slot = newest.entry((id.id.workchain, id.id.shard)).or_insert(*id);
+        if id.id.seqno > slot.id.seqno {
+            *slot = *id;
+        }
+    }
+    newest.into_values().collect()
+}
+
 /// Starts the producer thread; returns the API's handle.
 pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle> {
     let (tx, rx) = mpsc::channel::<Command>();
@@ -968,6 +1014,7 @@ pub fn spawn(mut devnet: Devnet, interval: Option<Duration>) -> Arc<DevnetHandle
             .confirm_gap
             .is_some()
             .then(|| devnet.confirmed.clone()),
+        signed: devnet.signed.clone(),
         automine: interval.is_none(),
         index: devnet.pipeline.view().clone(),
         accounts: accounts_json(&devnet),

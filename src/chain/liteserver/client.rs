@@ -1,21 +1,22 @@
 //! A lite API connection that carries many queries at once: the follower
 //! asks for the states of every account a block changed together, one
-//! round trip for all of them instead of one each. Built from
-//! `ton_liteapi`'s own parts (the ADNL peer, its message layers and
-//! tokio-tower's multiplexing client, queries matched to answers by id);
-//! its `LiteClient` takes one query at a time.
+//! round trip for all of them instead of one each. Built from the `adnl`
+//! peer, our byte-level frames (`frames.rs`, so that queries
+//! `ton_liteapi` does not know can travel too) and tokio-tower's
+//! multiplexing client (queries matched to answers by id);
+//! `ton_liteapi`'s `LiteClient` takes one query at a time.
 
 use adnl::AdnlPeer;
-use ton_liteapi::layers::{UnwrapErrorLayer, WrapMessagesLayer};
-use ton_liteapi::peer::LitePeer;
-use ton_liteapi::tl::request::{Request, WrappedRequest};
+use ton_liteapi::tl::request::{LiteQuery, Request, WrappedRequest};
 use ton_liteapi::tl::response::Response;
 use ton_liteapi::types::LiteError;
-use tower04::{Service as _, ServiceBuilder, ServiceExt as _};
+use tower04::{Service as _, ServiceExt as _};
 
+use super::frames::{Frame, FramePeer, LiteEnvelope};
 use super::LiteServerAddr;
 
-type Inner = tower04::util::BoxService<WrappedRequest, Response, LiteError>;
+type Inner =
+    tower04::util::BoxService<Frame, Frame, Box<dyn std::error::Error + Send + Sync + 'static>>;
 
 /// One connection to a lite server, shared by concurrent queries.
 pub struct Multiplexed {
@@ -25,30 +26,68 @@ pub struct Multiplexed {
 impl Multiplexed {
     pub async fn connect(server: &LiteServerAddr) -> Result<Self, LiteError> {
         let adnl = AdnlPeer::connect(server.key, server.addr).await?;
-        let service = ServiceBuilder::new()
-            .layer(UnwrapErrorLayer)
-            .layer(WrapMessagesLayer)
-            .service(tokio_tower::multiplex::Client::<
-                _,
-                Box<dyn std::error::Error + Send + Sync + 'static>,
-                _,
-            >::new(LitePeer::new(adnl)));
+        let client = tokio_tower::multiplex::Client::<
+            _,
+            Box<dyn std::error::Error + Send + Sync + 'static>,
+            _,
+        >::new(FramePeer::new(adnl));
         Ok(Self {
-            service: tokio::sync::Mutex::new(service.boxed()),
+            service: tokio::sync::Mutex::new(client.boxed()),
         })
     }
 
-    /// Sends `request` and waits for its answer; other queries may be sent
-    /// meanwhile (the connection is held only while sending).
-    pub async fn query(&self, request: Request) -> Result<Response, LiteError> {
+    /// Sends `query` (a `liteServer.query`'s bytes) and waits for its
+    /// answer's bytes; other queries may be sent meanwhile (the
+    /// connection is held only while sending).
+    async fn exchange(&self, query: Vec<u8>) -> Result<Vec<u8>, LiteError> {
         let answer = {
             let mut service = self.service.lock().await;
-            service.ready().await?.call(WrappedRequest {
+            service
+                .ready()
+                .await
+                .map_err(LiteError::UnknownError)?
+                .call(Frame::Query {
+                    query_id: [0; 32],
+                    query,
+                })
+        };
+        match answer.await.map_err(LiteError::UnknownError)? {
+            Frame::Answer { answer, .. } => Ok(answer),
+            _ => Err(LiteError::UnexpectedMessage),
+        }
+    }
+
+    /// Sends `request` and waits for its answer; a `liteServer.error` is
+    /// [`LiteError::ServerError`].
+    pub async fn query(&self, request: Request) -> Result<Response, LiteError> {
+        let query = tl_proto::serialize(LiteQuery {
+            wrapped_request: WrappedRequest {
                 wait_masterchain_seqno: None,
                 request,
-            })
-        };
-        answer.await
+            },
+        });
+        let answer = self.exchange(query).await?;
+        match tl_proto::deserialize::<Response>(&answer).map_err(LiteError::TlError)? {
+            Response::Error(e) => Err(LiteError::ServerError(e)),
+            r => Ok(r),
+        }
+    }
+
+    /// Sends a function call `ton_liteapi` does not know (`call`: its TL
+    /// bytes) and returns the answer's bytes, or the server's error
+    /// message when it refuses.
+    pub async fn query_raw(&self, call: Vec<u8>) -> Result<Result<Vec<u8>, String>, LiteError> {
+        let answer = self
+            .exchange(tl_proto::serialize(LiteEnvelope { data: call }))
+            .await?;
+        let error_id = 0xbba9e148u32.to_le_bytes();
+        if answer.get(..4) == Some(&error_id[..]) {
+            return match tl_proto::deserialize::<Response>(&answer).map_err(LiteError::TlError)? {
+                Response::Error(e) => Ok(Err(format!("{} (code {})", e.message, e.code))),
+                _ => Err(LiteError::UnexpectedMessage),
+            };
+        }
+        Ok(Ok(answer))
     }
 }
 

@@ -8,6 +8,8 @@
 
 pub mod client;
 pub mod follow;
+pub mod frames;
+pub mod nonfinal;
 pub mod proofs;
 pub mod tips;
 pub mod trust;

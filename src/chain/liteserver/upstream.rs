@@ -36,12 +36,15 @@ pub struct LiteSender {
     runtime: tokio::runtime::Handle,
     /// What the follower in the same process commits, when there is one.
     feed: Option<crate::ingest::CommitFeed>,
+    /// The traces of the shard blocks the servers list as signed and not
+    /// yet committed (`nonfinal.rs`), when following.
+    confirmed: Option<tokio::sync::broadcast::Sender<crate::chain::link::ConfirmedRound>>,
 }
 
 /// The API's connections to the lite servers: one multiplexed connection
 /// per server, made when first needed and made again after a failure, and
 /// a bound on the queries in flight on each.
-struct Conns {
+pub(super) struct Conns {
     /// The servers and what each last showed: they are tried in the
     /// order it gives (alive first; archival first for old blocks).
     tips: Arc<Tips>,
@@ -74,21 +77,55 @@ impl LiteSender {
             }),
             runtime,
             feed: None,
+            confirmed: None,
         }
     }
 
     /// Announces `feed` (what the follower's index commits) to the API:
     /// sent messages are then emulated and shown as pending until their
-    /// traces are indexed.
+    /// traces are indexed, and the shard blocks the servers show signed
+    /// before their commit are watched for (the `confirmed` level, where
+    /// a server offers it).
     pub fn with_feed(self, feed: crate::ingest::CommitFeed) -> Self {
+        let confirmed = tokio::sync::broadcast::channel(64).0;
+        self.runtime.spawn(super::nonfinal::watch(
+            Arc::clone(&self.conns),
+            feed.clone(),
+            confirmed.clone(),
+        ));
         Self {
             feed: Some(feed),
+            confirmed: Some(confirmed),
             ..self
         }
     }
 }
 
 impl Conns {
+    /// The servers and what each last showed.
+    pub(super) fn tips(&self) -> &Tips {
+        &self.tips
+    }
+
+    /// Asks server `i` `f` on its connection, holding a place on it; any
+    /// failure drops the connection (the next query makes it again).
+    pub(super) async fn with<T, F, Fut>(&self, i: usize, f: F) -> anyhow::Result<T>
+    where
+        F: FnOnce(Arc<Multiplexed>) -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<T>>,
+    {
+        self.on(i, |conn| async move {
+            f(conn)
+                .await
+                .map_err(|e| Failed::Elsewhere(format!("{e:#}")))
+        })
+        .await
+        .map_err(|failed| match failed {
+            Failed::Elsewhere(e) => anyhow::anyhow!(e),
+            Failed::Answer(refused) => anyhow::anyhow!(refused.message),
+        })
+    }
+
     /// A place on server `i` and its connection (made if need be).
     async fn take(&self, i: usize) -> Result<(OwnedSemaphorePermit, Arc<Multiplexed>), String> {
         let server = &self.tips.servers()[i];
@@ -116,7 +153,7 @@ impl Conns {
 
     /// Drops server `i`'s connection after a failure on it (unless it was
     /// made again meanwhile).
-    async fn forget(&self, i: usize, conn: &Arc<Multiplexed>) {
+    pub(super) async fn forget(&self, i: usize, conn: &Arc<Multiplexed>) {
         let mut slot = self.conns[i].lock().await;
         if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
             *slot = None;
@@ -299,6 +336,11 @@ async fn read_account(
 impl ChainLink for LiteSender {
     fn emulates_on_known_state(&self) -> bool {
         self.feed.is_some()
+    }
+    fn confirmed_feed(
+        &self,
+    ) -> Option<tokio::sync::broadcast::Receiver<crate::chain::link::ConfirmedRound>> {
+        self.confirmed.as_ref().map(|c| c.subscribe())
     }
     fn commit_feed(&self) -> Option<crate::ingest::CommitFeed> {
         self.feed.clone()

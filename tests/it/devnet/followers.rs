@@ -414,6 +414,63 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
     assert_eq!(status, 404);
     let _ = run.kill();
     let _ = run.wait();
+    // A devnet without --confirm-gap refuses nonfinal queries as a node
+    // without --nonfinal-ls does; the follower says so (no confirmed level).
+    let mut log = String::new();
+    run.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    assert!(log.contains("does not offer nonfinal queries"), "{log}");
+}
+
+/// The `confirmed` level on a follower: `tonindex dev --block-interval
+/// --confirm-gap` makes each round's shard blocks a gap before it commits
+/// them, and its lite server lists them in
+/// `liteServer.nonfinal.getPendingShardBlocks` — as pytoniq, whose TL
+/// schema is the C++ node's, reads it (`tests/python/devnet_nonfinal.py`:
+/// the listed block newer than the committed top, served by `getBlock`
+/// with its hash checked, gone once committed). `tonindex run` following
+/// that lite server asks the same and fetches the blocks: PyPI toncenter's
+/// ToncenterSSE subscribed to the follower hears a transfer sent to the
+/// follower at `pending` (emulated), `confirmed` (the shard block's own
+/// transactions) and `finalized` — each kind once per level, never going
+/// down (`tests/python/streaming_pending.py`).
+#[test]
+fn a_follower_hears_shard_blocks_before_their_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let config = dir.path().join("global.json");
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &[
+            "--liteserver-listen",
+            &format!("127.0.0.1:{port}"),
+            "--liteserver-config",
+            config.to_str().unwrap(),
+            "--block-interval",
+            "1500",
+            "--confirm-gap",
+            "1000",
+        ],
+    );
+    common::wait_listening(port);
+    let v = python(
+        "devnet_nonfinal.py",
+        &[config.to_str().unwrap(), dev.url().as_str()],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+
+    let (mut run, http) = start_run(&dir.path().join("follower"), &config, &[]);
+    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    let v = python(
+        "streaming_pending.py",
+        &[
+            dev.url(),
+            "confirmed".into(),
+            format!("http://127.0.0.1:{http}"),
+        ],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let _ = run.kill();
+    let _ = run.wait();
 }
 
 /// Pending traces on a follower (F6 item 4 on a live node): the devnet
