@@ -26,6 +26,7 @@ use crate::chain::devnet::layout::Layout;
 use crate::chain::devnet::node::{Devnet, DevnetOptions, GenesisWallet};
 use crate::chain::devnet::reference_jetton::{self, Jetton};
 use crate::chain::devnet::reference_nft::{self, Collection};
+use crate::chain::devnet::reference_pool::{self, Pool};
 use crate::chain::devnet::replay::emulator_input;
 use crate::chain::devnet::DEFAULT_MNEMONIC;
 use crate::wallet_client::highload_v3::HighloadV3;
@@ -73,7 +74,8 @@ pub struct BenchDevArgs {
     /// exchange wallet in ~20 % of transfers, comments, bounces from
     /// nonexistent accounts, three-message batches, Jetton transfers of a
     /// TEP-74 Jetton that every fourth sender holds, to wallets deployed as
-    /// they first receive, and NFT transfers of a collection's items).
+    /// they first receive, NFT transfers of a collection's items, and calls
+    /// to a pool-like contract that answers each).
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
     /// Then index the same blocks twice more, into fresh databases: imported
@@ -118,9 +120,10 @@ struct Item {
 
 /// What the mainnet profile's senders send and hold: the receivers, the
 /// hot wallet, the Jetton wallet of every fourth sender (from index 0) and
-/// two NFT items of every fourth (from index 1); and v3r2 wallets (one
-/// for every ten senders) and highload v3 wallets (one for every hundred)
-/// deployed for the run, sending plain transfers.
+/// two NFT items of every fourth (from index 1); v3r2 wallets (one for
+/// every ten senders) and highload v3 wallets (one for every hundred)
+/// deployed for the run, sending plain transfers; and a pool that answers
+/// every call.
 struct Mix {
     senders: Vec<StdAddr>,
     v3r2: Vec<(Wallet, StdAddr)>,
@@ -129,6 +132,7 @@ struct Mix {
     hot: StdAddr,
     jetton_wallets: std::collections::HashMap<usize, StdAddr>,
     items: Vec<Item>,
+    pool: StdAddr,
 }
 
 impl Mix {
@@ -247,6 +251,18 @@ impl Mix {
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         send(devnet, out)?;
+        // The pool, deployed with its first coins.
+        let pool = Pool::new()?;
+        send(
+            devnet,
+            vec![Outgoing {
+                to: pool.address.clone(),
+                amount: 1_000_000_000,
+                bounce: false,
+                body: None,
+                init: Some(pool.init),
+            }],
+        )?;
         Ok(Self {
             senders: senders.iter().map(|w| w.address.clone()).collect(),
             v3r2,
@@ -255,6 +271,7 @@ impl Mix {
             hot,
             jetton_wallets,
             items,
+            pool: pool.address,
         })
     }
 
@@ -315,7 +332,8 @@ impl Mix {
     /// with a comment, 5 % bouncing from a nonexistent account (enough
     /// value for the bounce), 10 % three messages at once, 15 % of a Jetton
     /// holder's a Jetton transfer (a third forwarding a comment), 5 % of an
-    /// item owner's an NFT transfer to another sender, the rest one plain
+    /// item owner's an NFT transfer to another sender, 5 % a call to the
+    /// pool (answered with a reply), the rest one plain
     /// transfer to a random wallet.
     fn next(&mut self, draw: &mut Draw, i: usize, round: u32) -> anyhow::Result<Vec<Outgoing>> {
         let plain = |to: &StdAddr| Outgoing {
@@ -400,6 +418,16 @@ impl Mix {
                     init: None,
                 }]
             }
+            // A call to the pool, answered with what is left of its value.
+            70..75 => vec![Outgoing {
+                to: self.pool.clone(),
+                amount: 100_000_000,
+                bounce: true,
+                body: Some(reference_pool::call_body(
+                    u64::from(round) << 32 | i as u64,
+                )?),
+                init: None,
+            }],
             _ => vec![plain(&pick(draw))],
         })
     }

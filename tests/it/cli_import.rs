@@ -466,7 +466,8 @@ fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
 /// the contracts' own getters (run by the index) account for every unit
 /// minted, spread over more wallets than were minted to; NFT transfers
 /// of a collection's items, each item owned by its last transfer's new
-/// owner; and a highload v3 wallet's payouts, every one executed.
+/// owner; a highload v3 wallet's payouts, every one executed; and calls
+/// to a pool that answers each, as its own getter counts them.
 #[test]
 fn bench_dev_mainnet_profile_makes_its_mix() {
     use std::collections::HashMap;
@@ -542,8 +543,47 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
         &counts[..3],
         msgs.len()
     );
+    // The pool answers every message it gets (its deploy and the calls)
+    // with a reply to the message's sender, and its `calls` getter (run
+    // by the index on its state) counts them.
+    let calls: Vec<&MessageRecord> = msgs
+        .iter()
+        .filter(|m| m.opcode == Some(0x4341_4c4c))
+        .collect();
+    assert!(calls.len() >= 3, "{} pool calls", calls.len());
+    let pool = calls[0].destination.expect("a call's destination");
+    assert!(calls.iter().all(|m| m.destination == Some(pool)));
+    let mut asked: Vec<_> = msgs
+        .iter()
+        .filter(|m| m.destination == Some(pool))
+        .map(|m| m.source)
+        .collect();
+    let mut answered: Vec<_> = msgs
+        .iter()
+        .filter(|m| m.source == Some(pool))
+        .inspect(|m| assert_eq!(m.opcode, Some(0x504f_4f4c), "a pool reply"))
+        .map(|m| m.destination)
+        .collect();
+    asked.sort_unstable();
+    answered.sort_unstable();
+    assert_eq!(
+        asked, answered,
+        "every message to the pool is answered to its sender"
+    );
     let db = std::sync::Arc::new(db);
     let rt = tokio::runtime::Runtime::new().unwrap();
+    let pool_text = format!("0:{}", hex::encode(pool.id));
+    let got = api_get(
+        &rt,
+        &db,
+        &format!("/api/v2/runGetMethod?address={pool_text}&method=calls&stack=%5B%5D"),
+    );
+    assert_eq!(got["result"]["exit_code"], 0, "{got}");
+    assert_eq!(
+        got["result"]["stack"][0][1],
+        format!("{:#x}", asked.len()),
+        "{got}"
+    );
     let masters = api_get(&rt, &db, "/api/v3/jetton/masters");
     let masters = masters["jetton_masters"].as_array().unwrap();
     assert_eq!(masters.len(), 1, "{masters:?}");

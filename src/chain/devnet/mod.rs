@@ -13,6 +13,7 @@ pub mod proof;
 pub mod queue;
 pub mod reference_jetton;
 pub mod reference_nft;
+pub mod reference_pool;
 pub mod replay;
 mod shard_work;
 
