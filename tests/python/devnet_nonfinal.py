@@ -14,26 +14,16 @@ import asyncio
 import json
 import sys
 import time
-import urllib.request
 
 from pytoniq import LiteClient
 from pytoniq_core.tl.block import BlockIdExt
-
-
-def must(cond, what):
-    if not cond:
-        raise AssertionError(f"expectation failed: {what}")
-
-
-def get(url):
-    with urllib.request.urlopen(url) as r:
-        return json.load(r)
+from streaming_common import get_json, must
 
 
 def committed_top(base):
     """The basechain shard tops of the newest committed masterchain block."""
-    last = get(f"{base}/api/v2/getMasterchainInfo")["result"]["last"]["seqno"]
-    shards = get(f"{base}/api/v2/shards?seqno={last}")["result"]["shards"]
+    last = get_json(base, "/api/v2/getMasterchainInfo")["result"]["last"]["seqno"]
+    shards = get_json(base, f"/api/v2/shards?seqno={last}")["result"]["shards"]
     return {(s["workchain"], int(s["shard"]) % 2**64): s["seqno"] for s in shards}
 
 
