@@ -263,20 +263,21 @@ fn table_digests(db: &Path) -> Value {
     v["tables"].clone()
 }
 
-/// A devnet in `dir/db` that also serves the lite API; returns it with the
-/// global config it wrote (`dir/global.json`) and the lite server's port.
-fn dev_with_lite_server(dir: &Path) -> (Dev, PathBuf, u16) {
+/// A devnet in `dir/db` (with `extra` flags) that also serves the lite
+/// API; returns it with the global config it wrote (`dir/global.json`)
+/// and the lite server's port.
+fn dev_with_lite_server(dir: &Path, extra: &[&str]) -> (Dev, PathBuf, u16) {
     let port = common::free_port();
     let config = dir.join("global.json");
-    let dev = Dev::start(
-        &dir.join("db"),
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{port}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-        ],
-    );
+    let listen = format!("127.0.0.1:{port}");
+    let mut args = vec![
+        "--liteserver-listen",
+        &listen,
+        "--liteserver-config",
+        config.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let dev = Dev::start(&dir.join("db"), &args);
     common::wait_listening(port);
     (dev, config, port)
 }

@@ -22,7 +22,7 @@ use super::*;
 #[test]
 fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, port) = dev_with_lite_server(dir.path());
+    let (dev, config, port) = dev_with_lite_server(dir.path(), &[]);
     // The config as TON tools read it.
     let cfg: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
     let ls = &cfg["liteservers"][0];
@@ -61,7 +61,7 @@ fn pytoniq_lite_client_talks_to_the_devnets_lite_server() {
 fn the_lite_server_drops_silent_and_garbage_clients() {
     use std::io::Read as _;
     let dir = tempfile::tempdir().unwrap();
-    let (_dev, config, port) = dev_with_lite_server(dir.path());
+    let (_dev, config, port) = dev_with_lite_server(dir.path(), &[]);
     let silent: Vec<TcpStream> = (0..3)
         .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
         .collect();
@@ -119,7 +119,7 @@ fn the_lite_server_drops_silent_and_garbage_clients() {
 #[test]
 fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let db = dir.path().join("db");
     let targets = [
         "0:5151515151515151515151515151515151515151515151515151515151515151",
@@ -200,20 +200,7 @@ fn a_second_tonindex_syncs_from_the_devnets_lite_server() {
 #[test]
 fn trust_walks_key_blocks_from_the_init_block() {
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
-    let config = dir.path().join("global.json");
-    let dev = Dev::start(
-        &dir.path().join("db"),
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{port}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-            "--key-block-every",
-            "3",
-        ],
-    );
-    common::wait_listening(port);
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &["--key-block-every", "3"]);
     let mut n = 0u8;
     while dev.mc_seqno() < 11 {
         n += 1;
@@ -365,7 +352,7 @@ fn trust_walks_key_blocks_from_the_init_block() {
 #[test]
 fn tonindex_run_follows_serves_and_forwards_sends() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let funded = "0:5353535353535353535353535353535353535353535353535353535353535353";
     fund(&dev, funded, 3_000_000_000);
 
@@ -436,22 +423,10 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
 #[test]
 fn a_follower_hears_shard_blocks_before_their_commit() {
     let dir = tempfile::tempdir().unwrap();
-    let port = common::free_port();
-    let config = dir.path().join("global.json");
-    let dev = Dev::start(
-        &dir.path().join("db"),
-        &[
-            "--liteserver-listen",
-            &format!("127.0.0.1:{port}"),
-            "--liteserver-config",
-            config.to_str().unwrap(),
-            "--block-interval",
-            "1500",
-            "--confirm-gap",
-            "1000",
-        ],
+    let (dev, config, _) = dev_with_lite_server(
+        dir.path(),
+        &["--block-interval", "1500", "--confirm-gap", "1000"],
     );
-    common::wait_listening(port);
     let v = python(
         "devnet_nonfinal.py",
         &[config.to_str().unwrap(), dev.url().as_str()],
@@ -766,7 +741,7 @@ fn a_follower_confirms_wallets_of_a_master_it_never_saw_change() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let dir = tempfile::tempdir().unwrap();
     let fixtures = common::fixtures();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let minted = node(
         "follower_jetton_parent.mjs",
         &["mint", &dev.url(), fixtures.to_str().unwrap()],
@@ -803,7 +778,7 @@ fn http_status(port: u16, path: &str) -> (u16, String) {
 #[test]
 fn a_killed_sync_resumes_without_gaps_or_doubles() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let db = dir.path().join("db");
     for i in 0..30u8 {
         let target = format!("0:{}", hex::encode([i + 1; 32]));

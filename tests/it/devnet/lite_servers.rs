@@ -17,7 +17,7 @@ use super::*;
 fn sync_leaves_failing_lite_servers_for_the_next() {
     use std::net::TcpListener;
     let dir = tempfile::tempdir().unwrap();
-    let (dev, written, _) = dev_with_lite_server(dir.path());
+    let (dev, written, _) = dev_with_lite_server(dir.path(), &[]);
     for i in 0..3u8 {
         fund(
             &dev,
@@ -346,7 +346,7 @@ fn proxy_in_front(config: &Path, lie: Lie) -> (Value, Value, MaxInFlight) {
 #[test]
 fn a_lite_server_that_lies_about_signatures_is_caught() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     fund(
         &dev,
         "0:5454545454545454545454545454545454545454545454545454545454545454",
@@ -478,7 +478,7 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
 #[test]
 fn a_lite_server_whose_tip_stands_still_is_left() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let (honest, frozen, _) = proxy_in_front(&config, Lie::Frozen);
     let mut both = honest.clone();
     both["liteservers"] = serde_json::json!([frozen, honest["liteservers"][0].clone()]);
@@ -506,7 +506,7 @@ fn a_lite_server_whose_tip_stands_still_is_left() {
 #[test]
 fn a_follower_looks_up_blocks_it_has_not_indexed() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     let (mut run, http) = start_run(
         &dir.path().join("follower"),
         &config,
@@ -573,7 +573,7 @@ fn a_follower_looks_up_blocks_it_has_not_indexed() {
 #[test]
 fn servers_are_asked_by_their_tips_and_archival_blocks() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     while dev.mc_seqno() < 8 {
         fund(
             &dev,
@@ -658,7 +658,7 @@ fn servers_are_asked_by_their_tips_and_archival_blocks() {
 #[test]
 fn queries_in_flight_on_a_lite_server_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     while dev.mc_seqno() < 8 {
         fund(
             &dev,

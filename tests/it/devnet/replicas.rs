@@ -51,7 +51,7 @@ fn stop(child: Child) {
 fn replicas_behind_haproxy_serve_every_read_through_a_kill() {
     let dir = tempfile::tempdir().unwrap();
     let d = |name: &str| dir.path().join(name);
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     fund(&dev, &format!("0:{}", "71".repeat(32)), 2_000_000_000);
     let (mut source, source_http) = start_run(&d("source"), &config, &[]);
     wait_for_seqno(&mut source, source_http, dev.mc_seqno());

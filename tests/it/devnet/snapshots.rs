@@ -70,7 +70,7 @@ fn stop(child: std::process::Child) {
 fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let d = |name: &str| dir.path().join(name);
-    let (dev, config, _) = dev_with_lite_server(dir.path());
+    let (dev, config, _) = dev_with_lite_server(dir.path(), &[]);
     fund(&dev, &format!("0:{}", "61".repeat(32)), 2_000_000_000);
     let (mut run, http) = start_run(&d("follower"), &config, &[]);
     wait_for_seqno(&mut run, http, dev.mc_seqno());
