@@ -28,9 +28,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtHashKey, AccountLtKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks, GroupOrderKey,
-    HashMsgKey, HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
-    McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
+    hash_tag, AccountLtKey, AccountLtTagKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks,
+    GroupOrderKey, HashMsgKey, HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey,
+    McBlocks, McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TimeBlockKey,
     TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt,
@@ -1057,16 +1057,17 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
 
 /// A message's row and its indexes: source, destination, normalized hash,
 /// body hash, opcode, created_lt, created_at.
-fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
+pub(crate) fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     rows.put::<Messages>(&m.hash, m);
+    let tag = hash_tag(&m.hash);
     let key = NullableOrderKey {
         value: m.created_lt,
-        hash: m.hash,
+        tag,
     };
     rows.put::<MsgByCreatedLt>(&key, &());
     let key = NullableOrderKey {
         value: m.created_at.map(u64::from),
-        hash: m.hash,
+        tag,
     };
     rows.put::<MsgByCreatedAt>(&key, &());
     if let Some(hash_norm) = m.hash_norm {
@@ -1080,7 +1081,7 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     // hash; external-in messages have neither and sort as nulls.
     let by_lt = NullableOrderKey {
         value: m.created_lt,
-        hash: m.hash,
+        tag,
     };
     let grouped = |group: &MessageGroupKey<'_>, order: NullableOrderKey| GroupOrderKey {
         group: group.encode(),
@@ -1088,7 +1089,7 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     };
     let by_at = NullableOrderKey {
         value: m.created_at.map(u64::from),
-        hash: m.hash,
+        tag,
     };
     let body = MessageGroupKey::Hash(&m.body_hash);
     rows.put::<MsgByBodyHash>(&grouped(&body, by_lt), &());
@@ -1101,10 +1102,10 @@ fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
     if let Some(source) = m.source {
         // Every message with a source has a created_lt; the importing
         // transaction's lt stands in should one not.
-        let key = AccountLtHashKey {
+        let key = AccountLtTagKey {
             account: source,
             lt: m.created_lt.unwrap_or(tx_lt),
-            hash: m.hash,
+            tag,
         };
         rows.put::<MsgBySource>(&key, &());
     }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtHashKey, GroupOrderKey, HashTxKey, MessageGroupKey, Messages, MsgByBodyHash,
+    AccountLtTagKey, GroupOrderKey, HashTag, HashTxKey, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TxBocs, TxByInMsg,
     TxByOutMsg,
@@ -62,19 +62,99 @@ pub fn msg_hashes_or_norm(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Hash>, 
     Ok(out)
 }
 
+/// A row of a message index: the message's [`HashTag`] and the value the
+/// index orders it by (none for an external-in message), what is needed
+/// to page without reading messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedMsg {
+    pub tag: HashTag,
+    pub value: Option<u64>,
+}
+
+/// The index a row was read from: what its message must match, which tells
+/// it from another stored message whose hash starts with the same tag.
+#[derive(Debug, Clone, Copy)]
+pub enum MsgIndex<'g> {
+    /// `/messages` order ([`rows_in_order`]), of every message or of a group.
+    Ordered {
+        order: MessageOrder,
+        group: Option<&'g MessageGroup>,
+    },
+    /// The messages an account sent, by `created_lt` ([`sent_rows`]).
+    Sent(&'g Address),
+}
+
+impl MsgIndex<'_> {
+    fn fits(&self, row: &IndexedMsg, m: &MessageRecord) -> bool {
+        match *self {
+            MsgIndex::Ordered { order, group } => {
+                let value = match order {
+                    MessageOrder::CreatedLt => m.created_lt,
+                    MessageOrder::CreatedAt => m.created_at.map(u64::from),
+                };
+                value == row.value
+                    && match group {
+                        None => true,
+                        Some(MessageGroup::Destination(a)) => m.destination.as_ref() == Some(a),
+                        Some(MessageGroup::BodyHash(h)) => &m.body_hash == h,
+                        Some(MessageGroup::Opcode(op)) => m.opcode == Some(*op),
+                    }
+            }
+            // A message with a source has a created_lt; the row of one
+            // without holds its transaction's lt instead.
+            MsgIndex::Sent(account) => {
+                m.source.as_ref() == Some(account)
+                    && m.created_lt.is_none_or(|lt| Some(lt) == row.value)
+            }
+        }
+    }
+}
+
+const MISSING_INDEXED: Error = Error::Corrupt("a message index row names no stored message");
+
+/// The records of index rows read from `index`, in the rows' order: each
+/// found by its tag (a key prefix of [`Messages`]) among the stored
+/// messages that share it, checked against the row. Two messages whose keys
+/// are equal up to the tag (a 64-bit hash prefix: one pair in billions of
+/// equal keys, or one made on purpose) share one row; it stands for both,
+/// given in hash order (`desc`: the reverse, as the walk), so neither is
+/// lost, though an offset counts them as one.
+pub fn load_indexed(
+    r: &Reader<'_>,
+    index: &MsgIndex<'_>,
+    rows: &[IndexedMsg],
+    desc: bool,
+) -> Result<Vec<MessageRecord>, Error> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let first = out.len();
+        for x in r.prefix::<Messages>(&row.tag, desc) {
+            let (_, m) = x?;
+            if index.fits(row, &m) {
+                out.push(m);
+            }
+        }
+        if out.len() == first {
+            return Err(MISSING_INDEXED);
+        }
+    }
+    Ok(out)
+}
+
 /// Hashes of every message of `group`, in its index order (values
 /// ascending, then those without one).
 fn group_hashes(r: &Reader<'_>, group: &MessageGroup) -> Result<Vec<Hash>, Error> {
-    hashes_in_order(
-        r,
-        MessageOrder::CreatedLt,
-        Some(group),
-        (0, u64::MAX),
-        true,
-        true,
-        false,
-    )
-    .collect()
+    let order = MessageOrder::CreatedLt;
+    let rows = rows_in_order(r, order, Some(group), (0, u64::MAX), true, true, false)
+        .collect::<Result<Vec<_>, _>>()?;
+    let index = MsgIndex::Ordered {
+        order,
+        group: Some(group),
+    };
+    Ok(load_indexed(r, &index, &rows, false)?
+        .into_iter()
+        .map(|m| m.hash)
+        .collect())
 }
 
 /// Hashes of the messages whose body has hash `body_hash`.
@@ -94,28 +174,33 @@ pub enum Side {
     Receiver,
 }
 
-/// Hashes of the messages `account` sent with `lo <= created_lt <= hi`,
-/// ascending.
-pub fn sent_msg_hashes(
+/// The messages `account` sent with `lo <= created_lt <= hi`, ascending.
+pub fn sent_messages(
     r: &Reader<'_>,
     account: &Address,
     lo: u64,
     hi: u64,
-) -> Result<Vec<Hash>, Error> {
-    sent_msg_hashes_iter(r, account, (lo, hi), false).collect()
+) -> Result<Vec<MessageRecord>, Error> {
+    let rows = sent_rows(r, account, (lo, hi), false).collect::<Result<Vec<_>, _>>()?;
+    load_indexed(r, &MsgIndex::Sent(account), &rows, false)
 }
 
-/// Hashes of the messages `account` sent with `lo <= created_lt <= hi`,
-/// by lt then hash, oldest or newest first, read as they are used.
-pub fn sent_msg_hashes_iter<'a>(
+/// The index rows of the messages `account` sent with `lo <= created_lt
+/// <= hi`, by lt then hash, oldest or newest first, read as they are used
+/// (their records: [`load_indexed`] with [`MsgIndex::Sent`]).
+pub fn sent_rows<'a>(
     r: &Reader<'a>,
     account: &Address,
     (lo, hi): (u64, u64),
     desc: bool,
-) -> impl Iterator<Item = Result<Hash, Error>> + 'a {
-    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
-    r.range::<MsgBySource>(&lower, upper, desc)
-        .map(|x| x.map(|(k, ())| k.hash))
+) -> impl Iterator<Item = Result<IndexedMsg, Error>> + 'a {
+    let (lower, upper) = AccountLtTagKey::lt_range(account, lo, hi);
+    r.range::<MsgBySource>(&lower, upper, desc).map(|x| {
+        x.map(|(k, ())| IndexedMsg {
+            tag: k.tag,
+            value: Some(k.lt),
+        })
+    })
 }
 
 /// The `created_lt` range `lo..=hi` of the messages `source` sent,
@@ -129,16 +214,16 @@ pub fn sent_lt_range_in_time(
     window: (Option<u64>, Option<u64>),
 ) -> Result<Option<(u64, u64)>, Error> {
     let first_from = |lt: u64| -> Result<Option<(u64, u32)>, Error> {
-        let Some(hash) = sent_msg_hashes_iter(r, source, (lt, u64::MAX), false).next() else {
+        let Some(row) = sent_rows(r, source, (lt, u64::MAX), false).next() else {
             return Ok(None);
         };
-        let m = message(r, &hash?)?.ok_or(Error::Corrupt("a listed message is missing"))?;
-        Ok(m.created_lt.zip(m.created_at))
+        let m = load_indexed(r, &MsgIndex::Sent(source), &[row?], false)?;
+        Ok(m.first().and_then(|m| m.created_lt.zip(m.created_at)))
     };
     super::transactions::lt_range_in_time(first_from, lts, window)
 }
 
-/// The order [`hashes_in_order`] walks messages in.
+/// The order [`rows_in_order`] walks messages in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MessageOrder {
     /// By `created_at`.
@@ -158,11 +243,12 @@ pub enum MessageGroup {
     Opcode(u32),
 }
 
-/// Message hashes in one order, of every message or of one `group`: those
+/// Index rows in one order, of every message or of one `group`: those
 /// whose ordering value is in `lo..=hi` (when `with_value`), then those
 /// without one (external-in messages have no `created_lt`/`created_at`;
-/// when `without_value`), ascending, or the reverse when `desc`.
-pub fn hashes_in_order<'a>(
+/// when `without_value`), ascending, or the reverse when `desc`. Their
+/// records: [`load_indexed`] with [`MsgIndex::Ordered`].
+pub fn rows_in_order<'a>(
     r: &Reader<'a>,
     order: MessageOrder,
     group: Option<&MessageGroup>,
@@ -170,8 +256,8 @@ pub fn hashes_in_order<'a>(
     with_value: bool,
     without_value: bool,
     desc: bool,
-) -> impl Iterator<Item = Result<Hash, Error>> + 'a {
-    type Walk<'a> = Box<dyn Iterator<Item = Result<Hash, Error>> + 'a>;
+) -> impl Iterator<Item = Result<IndexedMsg, Error>> + 'a {
+    type Walk<'a> = Box<dyn Iterator<Item = Result<IndexedMsg, Error>> + 'a>;
     fn walk<'a, T>(
         r: &Reader<'a>,
         (lower, upper): (Vec<u8>, Option<Vec<u8>>),
@@ -179,11 +265,11 @@ pub fn hashes_in_order<'a>(
     ) -> Walk<'a>
     where
         T: tonindex_storage::tables::Table<Value = ()> + 'a,
-        T::Key: HasMsgHash,
+        T::Key: OrderedMsgKey,
     {
         Box::new(
             r.range::<T>(&lower, upper, desc)
-                .map(|k| k.map(|(k, ())| k.msg_hash())),
+                .map(|k| k.map(|(k, ())| k.row())),
         )
     }
     let group_key = group.map(|g| match g {
@@ -240,20 +326,23 @@ pub fn hashes_in_order<'a>(
     walks.into_iter().flatten()
 }
 
-/// Keys that end in a message hash.
-trait HasMsgHash {
-    fn msg_hash(&self) -> Hash;
+/// Keys of the `/messages` order indexes.
+trait OrderedMsgKey {
+    fn row(&self) -> IndexedMsg;
 }
 
-impl HasMsgHash for NullableOrderKey {
-    fn msg_hash(&self) -> Hash {
-        self.hash
+impl OrderedMsgKey for NullableOrderKey {
+    fn row(&self) -> IndexedMsg {
+        IndexedMsg {
+            tag: self.tag,
+            value: self.value,
+        }
     }
 }
 
-impl HasMsgHash for GroupOrderKey {
-    fn msg_hash(&self) -> Hash {
-        self.order.hash
+impl OrderedMsgKey for GroupOrderKey {
+    fn row(&self) -> IndexedMsg {
+        self.order.row()
     }
 }
 
@@ -306,4 +395,129 @@ pub fn message_with_contents(
     let cells = tx_message_cells(&boc)?;
     let cell = cells.get(&record.hash);
     with_contents(record, cell)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonindex_model::MsgKind;
+    use tonindex_storage::{Db, DbOptions, EncodedRows};
+
+    fn address(n: u8) -> Address {
+        Address {
+            workchain: 0,
+            id: [n; 32],
+        }
+    }
+
+    fn record(hash: Hash, lt: Option<u64>, destination: u8, body: u8) -> MessageRecord {
+        MessageRecord {
+            hash,
+            kind: if lt.is_some() {
+                MsgKind::Internal
+            } else {
+                MsgKind::ExternalIn
+            },
+            source: lt.map(|_| address(200)),
+            destination: Some(address(destination)),
+            value: None,
+            fwd_fee: None,
+            ihr_fee: None,
+            extra_flags: None,
+            import_fee: None,
+            created_lt: lt,
+            created_at: lt.map(|lt| lt as u32 / 10),
+            ihr_disabled: None,
+            bounce: None,
+            bounced: None,
+            opcode: Some(u32::from(body)),
+            body_hash: [body; 32],
+            init_state_hash: None,
+            metadata: None,
+            hash_norm: None,
+        }
+    }
+
+    /// Messages whose hashes share their first 8 bytes (the tag the
+    /// indexes keep) are each found by every index that lists them, and
+    /// in hash order where their keys are otherwise equal.
+    #[test]
+    fn messages_sharing_a_tag_resolve_to_the_one_each_row_lists() {
+        let hash = |last: u8| {
+            let mut h = [0x5a; 32];
+            h[31] = last;
+            h
+        };
+        // Same created_lt and destination, other body; other lt; an
+        // external-in; and one with its own tag.
+        let msgs = [
+            record(hash(3), Some(100), 1, 7),
+            record(hash(1), Some(100), 1, 8),
+            record(hash(2), Some(150), 2, 7),
+            record(hash(4), None, 1, 7),
+            record([9; 32], Some(120), 1, 7),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut rows = EncodedRows::default();
+        for m in &msgs {
+            crate::index::message_rows(&mut rows, m, 0);
+        }
+        let mut batch = db.batch();
+        batch.append(rows);
+        db.write(batch).unwrap();
+        let r = db.reader();
+        let walk = |order, group: Option<&MessageGroup>, desc| -> Vec<Hash> {
+            let rows = rows_in_order(&r, order, group, (0, u64::MAX), true, true, desc)
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            let index = MsgIndex::Ordered { order, group };
+            load_indexed(&r, &index, &rows, desc)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.hash)
+                .collect()
+        };
+        // What a scan of every message gives: by value (nulls last), then hash.
+        let scan = |order, keep: &dyn Fn(&MessageRecord) -> bool, desc: bool| -> Vec<Hash> {
+            let mut v: Vec<&MessageRecord> = msgs.iter().filter(|m| keep(m)).collect();
+            v.sort_by_key(|m| {
+                let value = match order {
+                    MessageOrder::CreatedLt => m.created_lt,
+                    MessageOrder::CreatedAt => m.created_at.map(u64::from),
+                };
+                (value.is_none(), value, m.hash)
+            });
+            if desc {
+                v.reverse();
+            }
+            v.into_iter().map(|m| m.hash).collect()
+        };
+        let groups = [
+            None,
+            Some(MessageGroup::Destination(address(1))),
+            Some(MessageGroup::BodyHash([7; 32])),
+            Some(MessageGroup::Opcode(8)),
+        ];
+        for order in [MessageOrder::CreatedLt, MessageOrder::CreatedAt] {
+            for group in &groups {
+                let keep = |m: &MessageRecord| match group {
+                    None => true,
+                    Some(MessageGroup::Destination(a)) => m.destination == Some(*a),
+                    Some(MessageGroup::BodyHash(h)) => m.body_hash == *h,
+                    Some(MessageGroup::Opcode(op)) => m.opcode == Some(*op),
+                };
+                for desc in [false, true] {
+                    let got = walk(order, group.as_ref(), desc);
+                    assert_eq!(got, scan(order, &keep, desc), "{order:?} {group:?} {desc}");
+                }
+            }
+        }
+        let sent = sent_messages(&r, &address(200), 0, u64::MAX).unwrap();
+        let sent: Vec<Hash> = sent.into_iter().map(|m| m.hash).collect();
+        assert_eq!(sent, vec![hash(1), hash(3), [9; 32], hash(2)]);
+        let at_150 = sent_messages(&r, &address(200), 150, 150).unwrap();
+        assert_eq!(at_150.len(), 1);
+        assert_eq!(at_150[0].hash, hash(2));
+    }
 }

@@ -104,6 +104,10 @@ impl<'a> KeyReader<'a> {
     pub fn hash(&mut self) -> Result<Hash, Error> {
         self.take()
     }
+    /// A hash's tag (its first 8 bytes, see [`crate::keys::HashTag`]).
+    pub fn tag(&mut self) -> Result<crate::keys::HashTag, Error> {
+        self.take()
+    }
     /// `n` raw bytes.
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], Error> {
         if self.0.len() < n {

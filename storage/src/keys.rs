@@ -8,6 +8,25 @@ use tonindex_model::{Address, BlockId, Hash};
 use crate::codec::{Key, KeyReader, KeyWriter};
 use crate::Error;
 
+/// The first 8 bytes of a hash, standing for the hash where an index row
+/// names a message: the rows of `/messages`' indexes are keyed by a value
+/// (a destination, a created_lt) and then the hash, which only breaks ties
+/// and finds the record. Random bytes do not compress, and 24 fewer of them
+/// in a dozen rows a message is ~200 bytes a transaction on disk. The order
+/// is still the hash's. A reader finds the record by this prefix and checks
+/// it against the rest of the row's key, so a tag that two stored messages
+/// share (about one pair in mainnet's history) resolves to the right one;
+/// two messages whose keys are equal up to the tag (made on purpose: 2^32
+/// tries) share one row, which the reader expands to both.
+pub type HashTag = [u8; 8];
+
+/// The tag of `hash`.
+pub fn hash_tag(hash: &Hash) -> HashTag {
+    let mut tag = [0; 8];
+    tag.copy_from_slice(&hash[..8]);
+    tag
+}
+
 /// `mc_seqno u32 | block`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McBlockKey {
@@ -432,6 +451,53 @@ impl Key for AccountLtHashKey {
     }
 }
 
+/// `account | lt u64 | msg tag [8]`: the messages an account sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountLtTagKey {
+    pub account: Address,
+    pub lt: u64,
+    pub tag: HashTag,
+}
+
+impl AccountLtTagKey {
+    /// Key bounds `[lower, upper)` of one account's rows with `lo <= lt <= hi`.
+    pub fn lt_range(account: &Address, lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
+        let key = |lt| {
+            AccountLtTagKey {
+                account: *account,
+                lt,
+                tag: [0; 8],
+            }
+            .encode()
+        };
+        let upper = match hi.checked_add(1) {
+            Some(lt) => Some(key(lt)),
+            None => crate::db::prefix_successor(&AccountLtHashKey::prefix(account)),
+        };
+        (key(lo), upper)
+    }
+}
+
+impl Key for AccountLtTagKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(52)
+            .address(&self.account)
+            .u64(self.lt)
+            .bytes(&self.tag)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = AccountLtTagKey {
+            account: r.address()?,
+            lt: r.u64()?,
+            tag: r.tag()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
 /// `account | account`: one account's relation to another (an owner and
 /// its Jetton wallet, a master and its wallet, an admin and its master).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -650,17 +716,21 @@ impl Key for OpcodeLtHashKey {
     }
 }
 
-/// `null flag u8 | value u64 | msg hash [32]`: messages ordered by a value
-/// some of them lack. The flag is 0 with a value and 1 without (value 0),
+/// `null flag u8 | value u64 | msg tag [8]`: messages ordered by a value
+/// some of them lack (then by hash: the tag is the hash's first bytes,
+/// see [`HashTag`]). The flag is 0 with a value and 1 without (value 0),
 /// so missing values sort last ascending and first descending, as Postgres
 /// orders nulls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NullableOrderKey {
     pub value: Option<u64>,
-    pub hash: Hash,
+    pub tag: HashTag,
 }
 
 impl NullableOrderKey {
+    /// Its encoded length.
+    pub const LEN: usize = 1 + 8 + 8;
+
     /// Key bounds `[lower, upper)` of the rows whose value lies in `lo..=hi`.
     pub fn value_range(lo: u64, hi: u64) -> (Vec<u8>, Option<Vec<u8>>) {
         let lower = KeyWriter::with_capacity(9).u8(0).u64(lo).finish();
@@ -683,10 +753,10 @@ impl Key for NullableOrderKey {
             Some(v) => (0, v),
             None => (1, 0),
         };
-        KeyWriter::with_capacity(41)
+        KeyWriter::with_capacity(NullableOrderKey::LEN)
             .u8(flag)
             .u64(value)
-            .hash(&self.hash)
+            .bytes(&self.tag)
             .finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
@@ -699,18 +769,19 @@ impl Key for NullableOrderKey {
                 1 => None,
                 _ => return Err(Error::Corrupt("bad null flag in key")),
             },
-            hash: r.hash()?,
+            tag: r.tag()?,
         };
         r.end()?;
         Ok(k)
     }
 }
 
-/// `group | null flag u8 | value u64 | msg hash [32]`: the messages of one
+/// `group | null flag u8 | value u64 | msg tag [8]`: the messages of one
 /// group (a destination account, a body hash, an opcode) in a
 /// [`NullableOrderKey`] order, so that a filtered `/messages` page is a
 /// key range walked in answer order. `group` has a fixed length per table
-/// (see [`MessageGroupKey`]); the order is always the last 41 bytes.
+/// (see [`MessageGroupKey`]); the order is always the last
+/// [`NullableOrderKey::LEN`] bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupOrderKey {
     pub group: Vec<u8>,
@@ -760,7 +831,7 @@ impl Key for GroupOrderKey {
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let split = bytes
             .len()
-            .checked_sub(41)
+            .checked_sub(NullableOrderKey::LEN)
             .ok_or(Error::Corrupt("short group order key"))?;
         Ok(GroupOrderKey {
             group: bytes[..split].to_vec(),

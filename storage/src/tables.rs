@@ -250,20 +250,22 @@ table!(
     Messages, "messages", Hash => MessageRecord, blob_values
 );
 table!(
-    /// key: `source account | created_lt u64 | msg hash [32]` → ().
-    MsgBySource, "msg_by_source", AccountLtHashKey => ()
+    /// key: `source account | created_lt u64 | msg tag [8]` → ().
+    MsgBySource, "msg_by_source", AccountLtTagKey => ()
 );
 table!(
     /// The messages an account received in `/messages` order: by
     /// `created_lt`, then hash; external-in messages (no `created_lt`) after
     /// the rest, as Postgres orders nulls. key: `destination account | null
-    /// flag u8 | created_lt u64 | msg hash [32]` ([`GroupOrderKey`]) → ().
+    /// flag u8 | created_lt u64 | msg tag [8]` ([`GroupOrderKey`]) → ().
+    /// Every message index ends in the message's [`HashTag`], not its hash:
+    /// the reader finds the record by the tag and checks it against the key.
     MsgByDestination, "msg_by_destination", GroupOrderKey => ()
 );
 table!(
     /// As [`MsgByDestination`], by `created_at` (the order of `/messages`
     /// with a time window). key: `destination account | null flag u8 |
-    /// created_at u64 | msg hash [32]` → ().
+    /// created_at u64 | msg tag [8]` → ().
     MsgByDestinationUtime, "msg_by_destination_utime", GroupOrderKey => ()
 );
 table!(
@@ -283,37 +285,37 @@ table!(
 table!(
     /// Messages by the hash of their body, in `/messages` order (see
     /// [`MsgByDestination`]). key: `body_hash [32] | null flag u8 |
-    /// created_lt u64 | msg hash [32]` → ().
+    /// created_lt u64 | msg tag [8]` → ().
     MsgByBodyHash, "msg_by_body_hash", GroupOrderKey => ()
 );
 table!(
     /// Messages by body opcode (the first 32 bits of a body that has them),
     /// in `/messages` order (see [`MsgByDestination`]).
-    /// key: `opcode u32 | null flag u8 | created_lt u64 | msg hash [32]` → ().
+    /// key: `opcode u32 | null flag u8 | created_lt u64 | msg tag [8]` → ().
     MsgByOpcode, "msg_by_opcode", GroupOrderKey => ()
 );
 table!(
     /// As [`MsgByBodyHash`], by `created_at` (the order of `/messages`
     /// with a time window): a body's messages come from every shard, whose
     /// lts do not follow time, so a time window is no lt range of them.
-    /// key: `body_hash [32] | null flag u8 | created_at u64 | msg hash [32]` → ().
+    /// key: `body_hash [32] | null flag u8 | created_at u64 | msg tag [8]` → ().
     MsgByBodyHashUtime, "msg_by_body_hash_utime", GroupOrderKey => ()
 );
 table!(
     /// As [`MsgByOpcode`], by `created_at` (see [`MsgByBodyHashUtime`]).
-    /// key: `opcode u32 | null flag u8 | created_at u64 | msg hash [32]` → ().
+    /// key: `opcode u32 | null flag u8 | created_at u64 | msg tag [8]` → ().
     MsgByOpcodeUtime, "msg_by_opcode_utime", GroupOrderKey => ()
 );
 table!(
     /// Every message in `created_lt` order, for v3 `/messages` with no
     /// narrower filter (Postgres' `(created_lt, msg_hash)` index).
     /// External-in messages have no created_lt and sort after the rest.
-    /// key: `null flag u8 | created_lt u64 | msg hash [32]` → ().
+    /// key: `null flag u8 | created_lt u64 | msg tag [8]` → ().
     MsgByCreatedLt, "msg_by_created_lt", NullableOrderKey => ()
 );
 table!(
     /// Every message in `created_at` order (`(created_at, msg_hash)`), as
-    /// [`MsgByCreatedLt`]. key: `null flag u8 | created_at u64 | msg hash [32]` → ().
+    /// [`MsgByCreatedLt`]. key: `null flag u8 | created_at u64 | msg tag [8]` → ().
     MsgByCreatedAt, "msg_by_created_at", NullableOrderKey => ()
 );
 table!(

@@ -295,16 +295,12 @@ fn located_messages(ctx: &Ctx<'_>, q: &LocateRequest) -> Result<Vec<Hash>, V2Err
     let source = required(q.source, "source")?.address;
     let destination = required(q.destination, "destination")?.address;
     let created_lt: u64 = required(q.created_lt, "created_lt")?;
-    let mut out = Vec::new();
-    let sent = query::messages::sent_msg_hashes(&ctx.reader, &source, created_lt, created_lt)?;
-    for hash in sent {
-        if let Some(m) = query::messages::message(&ctx.reader, &hash)? {
-            if m.destination == Some(destination) {
-                out.push(hash);
-            }
-        }
-    }
-    Ok(out)
+    let sent = query::messages::sent_messages(&ctx.reader, &source, created_lt, created_lt)?;
+    Ok(sent
+        .into_iter()
+        .filter(|m| m.destination == Some(destination))
+        .map(|m| m.hash)
+        .collect())
 }
 
 fn locate(ctx: &Ctx<'_>, q: &LocateRequest, side: Side) -> Result<TonlibTransaction, V2Error> {

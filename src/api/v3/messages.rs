@@ -15,7 +15,7 @@ use crate::api::request::{request, DirectionWords, OpcodeArg, ParamValue, Utime,
 use crate::api::Ctx;
 use crate::query::{
     self,
-    messages::{MessageGroup, MessageOrder, Side},
+    messages::{MessageGroup, MessageOrder, MsgIndex, Side},
 };
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -185,7 +185,7 @@ fn in_index_order(
     }
     let (mut skip, want) = (paging.offset, paging.limit);
     let mut page = Vec::with_capacity(want.min(256));
-    /// Messages fetched per multi-get.
+    /// Messages read per step.
     const CHUNK: usize = 64;
     let order = if filter.by_utime {
         MessageOrder::CreatedAt
@@ -194,7 +194,7 @@ fn in_index_order(
     };
     // Messages without the value (external ones) are ruled out by a bound
     // or by `exclude_externals`.
-    let mut keys = query::messages::hashes_in_order(
+    let mut keys = query::messages::rows_in_order(
         &ctx.reader,
         order,
         group,
@@ -211,12 +211,13 @@ fn in_index_order(
             }
         }
     }
+    let index = MsgIndex::Ordered { order, group };
     loop {
-        let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
-        if hashes.is_empty() {
+        let rows = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
+        if rows.is_empty() {
             break;
         }
-        for m in query::messages::messages(&ctx.reader, &hashes)? {
+        for m in query::messages::load_indexed(&ctx.reader, &index, &rows, paging.desc)? {
             if !filter.keeps(ctx, &m)? {
                 continue;
             }
@@ -255,16 +256,16 @@ fn sent_by(
         return Ok(Vec::new());
     };
     let needed = paging.needed();
-    let mut keys = query::messages::sent_msg_hashes_iter(r, source, range, paging.desc);
+    let mut keys = query::messages::sent_rows(r, source, range, paging.desc);
     let mut kept: Vec<MessageRecord> = Vec::new();
-    /// Messages fetched per multi-get.
+    /// Messages read per step.
     const CHUNK: usize = 64;
     'walk: loop {
-        let hashes = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
-        if hashes.is_empty() {
+        let rows = keys.by_ref().take(CHUNK).collect::<Result<Vec<_>, _>>()?;
+        if rows.is_empty() {
             break;
         }
-        for m in query::messages::messages(r, &hashes)? {
+        for m in query::messages::load_indexed(r, &MsgIndex::Sent(source), &rows, paging.desc)? {
             // By time, ties go by hash, not lt: take the last kept
             // second's messages whole before stopping.
             let tie = |x: &MessageRecord| filter.by_utime && x.created_at == m.created_at;
