@@ -34,7 +34,7 @@ use tonindex_storage::tables::{
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TimeBlockKey,
     TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt,
-    TxByMcBlock, TxByNow, TxByOutMsg,
+    TxByMcBlock, TxByNow, TxByOutMsg, TxTail,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
@@ -803,9 +803,9 @@ impl<'a> Indexer<'a> {
             let key = McLtAccountKey {
                 mc_seqno,
                 lt: row.lt,
-                account: row.account,
+                tx: TxTail::new(&row.account, *tx_id),
             };
-            batch.put::<TxByMcBlock>(&key, tx_id);
+            batch.put::<TxByMcBlock>(&key, &());
             let place = TxPlace {
                 block: row.block,
                 mc_block_seqno: Some(mc_seqno),
@@ -990,29 +990,30 @@ fn tx_rows_one(
         &tx_id,
     );
     rows.put::<TxByHash>(&rec.hash, &tx_id);
+    let tail = TxTail::new(&account, tx_id);
     rows.put::<TxByLt>(
         &LtAccountKey {
             lt: rec.lt,
-            account,
+            tx: tail,
         },
-        &tx_id,
+        &(),
     );
     rows.put::<TxByNow>(
         &TimeLtAccountKey {
             now: rec.now,
             lt: rec.lt,
-            account,
+            tx: tail,
         },
-        &tx_id,
+        &(),
     );
     rows.put::<TxByBlock>(&BlockTxKey { block: id, tx_id }, &());
     if let Some(mc) = b.mc_seqno {
         let key = McLtAccountKey {
             mc_seqno: mc,
             lt: rec.lt,
-            account,
+            tx: tail,
         };
-        rows.put::<TxByMcBlock>(&key, &tx_id);
+        rows.put::<TxByMcBlock>(&key, &());
     }
     // In-message first, then out-messages: the order `write_msgs` follows.
     let msgs = tx.in_msg.iter().map(|m| (m, true));

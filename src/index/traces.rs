@@ -17,8 +17,8 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
-    ActionByType, Actions, HashMsgKey, LtHashKey, OpcodeLtHashKey, TraceByAccount,
+    hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
+    ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey, TraceByAccount,
     TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges, TraceOfTx,
     TraceOrphans, TraceTxKey, Traces, TxByTrace, TypeEndKey,
 };
@@ -600,24 +600,24 @@ fn move_stored(
     }
     if old.pending_messages == 0 {
         for account in accounts {
-            let key = AccountLtHashKey {
+            let key = AccountLtTagKey {
                 account,
                 lt: old.end_lt,
-                hash: old.trace_id,
+                tag: hash_tag(&old.trace_id),
             };
             batch.delete::<TraceByAccount>(&key);
-            batch.delete::<TraceByAccountUtime>(&AccountLtHashKey {
+            batch.delete::<TraceByAccountUtime>(&AccountLtTagKey {
                 lt: u64::from(old.end_utime),
                 ..key
             });
         }
-        batch.delete::<TraceByEndLt>(&LtHashKey {
+        batch.delete::<TraceByEndLt>(&LtTagKey {
             lt: old.end_lt,
-            hash: old.trace_id,
+            tag: hash_tag(&old.trace_id),
         });
-        batch.delete::<TraceByEndUtime>(&LtHashKey {
+        batch.delete::<TraceByEndUtime>(&LtTagKey {
             lt: u64::from(old.end_utime),
-            hash: old.trace_id,
+            tag: hash_tag(&old.trace_id),
         });
     }
     batch.delete::<Traces>(&old.trace_id);
@@ -634,42 +634,42 @@ fn settle(
     cached: Option<Chunks>,
     in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
-    let id = trace.trace_id;
+    let tag = hash_tag(&trace.trace_id);
     let txs = trace_transactions(db, stored, cached, in_unit)?;
     let accounts: HashSet<Address> = txs.iter().map(|t| t.account).collect();
     for account in &accounts {
-        let key = AccountLtHashKey {
+        let key = AccountLtTagKey {
             account: *account,
             lt: trace.end_lt,
-            hash: id,
+            tag,
         };
         batch.put::<TraceByAccount>(&key, &());
-        let by_time = AccountLtHashKey {
+        let by_time = AccountLtTagKey {
             lt: u64::from(trace.end_utime),
             ..key
         };
         batch.put::<TraceByAccountUtime>(&by_time, &());
     }
     batch.put::<TraceByEndLt>(
-        &LtHashKey {
+        &LtTagKey {
             lt: trace.end_lt,
-            hash: id,
+            tag,
         },
         &(),
     );
     batch.put::<TraceByEndUtime>(
-        &LtHashKey {
+        &LtTagKey {
             lt: u64::from(trace.end_utime),
-            hash: id,
+            tag,
         },
         &(),
     );
     if trace.state == TraceState::Complete {
         if let Some(mc) = trace.mc_seqno_end {
-            let key = OpcodeLtHashKey {
-                opcode: mc,
+            let key = McLtTagKey {
+                mc_seqno: mc,
                 lt: trace.end_lt,
-                hash: id,
+                tag,
             };
             batch.put::<TraceByMcBlock>(&key, &());
         }
@@ -704,13 +704,13 @@ fn write_action(
     batch.put::<ActionById>(&action.action_id, &trace.trace_id);
     for account in &action.accounts {
         if listed.accounts.insert(*account) {
-            let key = AccountLtHashKey {
+            let key = AccountLtTagKey {
                 account: *account,
                 lt: trace.end_lt,
-                hash: trace.trace_id,
+                tag: hash_tag(&trace.trace_id),
             };
             batch.put::<ActionByAccount>(&key, &());
-            let by_time = AccountLtHashKey {
+            let by_time = AccountLtTagKey {
                 lt: u64::from(trace.end_utime),
                 ..key
             };
@@ -728,7 +728,7 @@ fn write_action(
                 account,
                 kind: action.kind.clone(),
                 end,
-                hash: trace.trace_id,
+                tag: hash_tag(&trace.trace_id),
             };
             match account {
                 Some(_) => batch.put::<ActionByAccountType>(&key, &()),

@@ -4,8 +4,8 @@
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
-    AccountLtHashKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
-    ActionByType, Actions, LtHashKey, OpcodeLtHashKey, TraceByAccount, TraceByAccountUtime,
+    AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
+    ActionByType, Actions, HashTag, LtTagKey, McLtTagKey, TraceByAccount, TraceByAccountUtime,
     TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces, TxByTrace, TypeEndKey,
 };
 use tonindex_storage::{Error, Key, KeyWriter, Reader};
@@ -36,8 +36,99 @@ pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
         .collect()
 }
 
-/// `(end, trace id)` pairs of a trace listing, in its order.
-pub type TraceIds<'a> = Box<dyn Iterator<Item = Result<(u64, Hash), Error>> + 'a>;
+/// `(end, trace tag)` rows of a trace listing, in its order, and what
+/// they say of their traces ([`Listing`]).
+pub struct TraceIds<'a> {
+    rows: Box<dyn Iterator<Item = Result<(u64, HashTag), Error>> + 'a>,
+    listing: Listing,
+}
+
+impl TraceIds<'_> {
+    /// The rows' traces, read as they are used.
+    pub fn listing(&self) -> Listing {
+        self.listing
+    }
+}
+
+impl Iterator for TraceIds<'_> {
+    type Item = Result<(u64, HashTag), Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rows.next()
+    }
+}
+
+/// What the rows of a trace listing say of their traces: the end they are
+/// ordered by and, for listings by participant, the account. A row names
+/// its trace by the id's [`HashTag`]; this tells the trace from another
+/// stored one whose id starts with the same 8 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    pub order: TraceOrder,
+    /// The masterchain block that completed the listed traces.
+    pub mc_seqno: Option<u32>,
+    /// An account every listed trace has a transaction of.
+    pub participant: Option<Address>,
+}
+
+/// The traces of listing rows, in the rows' order: each found by its tag
+/// (a key prefix of [`Traces`]) among the stored traces that share it and
+/// fit the row (a row with none is logged and left out). Two traces whose rows are equal up to the tag (made on
+/// purpose: 2^32 tries) share one row; it stands for both, in id order
+/// (`desc`: the reverse), so neither is lost.
+pub fn listed_traces(
+    r: &Reader<'_>,
+    listing: &Listing,
+    rows: &[(u64, HashTag)],
+    desc: bool,
+) -> Result<Vec<TraceRecord>, Error> {
+    let mut out = Vec::with_capacity(rows.len());
+    for (end, tag) in rows {
+        let mut found: Vec<TraceRecord> = Vec::new();
+        for x in r.prefix::<Traces>(tag, desc) {
+            let (_, t) = x?;
+            let at = match listing.order {
+                TraceOrder::EndLt => t.end_lt,
+                TraceOrder::EndUtime => u64::from(t.end_utime),
+            };
+            if at == *end && listing.mc_seqno.is_none_or(|mc| t.mc_seqno_end == Some(mc)) {
+                found.push(t);
+            }
+        }
+        if found.len() > 1 {
+            if let Some(account) = &listing.participant {
+                let mut with = Vec::with_capacity(found.len());
+                for t in found {
+                    if has_participant(r, &t.trace_id, account)? {
+                        with.push(t);
+                    }
+                }
+                found = with;
+            }
+        }
+        if found.is_empty() {
+            // An index row without its trace: the index is damaged there.
+            tracing::warn!(
+                tag = %hex::encode(tag),
+                end,
+                ?listing,
+                "a trace listing names no stored trace: left out of the answer"
+            );
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Whether trace `id` has a transaction of `account`.
+fn has_participant(r: &Reader<'_>, id: &Hash, account: &Address) -> Result<bool, Error> {
+    let prefix = KeyWriter::with_capacity(32).hash(id).finish();
+    for x in r.prefix::<TxByTrace>(&prefix, false) {
+        if x?.0.account == *account {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
 
 /// Which of a trace's ends a listing is ordered by: v3 orders by end lt,
 /// or by end time when the request filters by time.
@@ -47,7 +138,7 @@ pub enum TraceOrder {
     EndUtime,
 }
 
-/// `(end, trace id)` of settled traces with `lo <= end <= hi` (`end`:
+/// `(end, trace tag)` of settled traces with `lo <= end <= hi` (`end`:
 /// their end lt or end time, as `order` says) that `account` took part in
 /// (`None`: every account), oldest or newest first.
 pub fn settled_trace_ids<'a>(
@@ -58,57 +149,74 @@ pub fn settled_trace_ids<'a>(
     hi: u64,
     desc: bool,
 ) -> TraceIds<'a> {
-    match (account, order) {
+    let rows = match (account, order) {
         (Some(a), TraceOrder::EndLt) => by_account::<TraceByAccount>(r, a, lo, hi, desc),
         (Some(a), TraceOrder::EndUtime) => by_account::<TraceByAccountUtime>(r, a, lo, hi, desc),
         (None, TraceOrder::EndLt) => by_end::<TraceByEndLt>(r, lo, hi, desc),
         (None, TraceOrder::EndUtime) => by_end::<TraceByEndUtime>(r, lo, hi, desc),
+    };
+    TraceIds {
+        rows,
+        listing: Listing {
+            order,
+            mc_seqno: None,
+            participant: account.copied(),
+        },
     }
 }
 
-/// `(end, trace id)` rows of an `account | end | trace id` table.
-fn by_account<'a, T: Table<Key = AccountLtHashKey, Value = ()> + 'a>(
+type Rows<'a> = Box<dyn Iterator<Item = Result<(u64, HashTag), Error>> + 'a>;
+
+/// `(end, trace tag)` rows of an `account | end | trace tag` table.
+fn by_account<'a, T: Table<Key = AccountLtTagKey, Value = ()> + 'a>(
     r: &Reader<'a>,
     account: &Address,
     lo: u64,
     hi: u64,
     desc: bool,
-) -> TraceIds<'a> {
-    let (lower, upper) = AccountLtHashKey::lt_range(account, lo, hi);
+) -> Rows<'a> {
+    let (lower, upper) = AccountLtTagKey::lt_range(account, lo, hi);
     Box::new(
         r.range::<T>(&lower, upper, desc)
-            .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+            .map(|x| x.map(|(k, ())| (k.lt, k.tag))),
     )
 }
 
-/// `(end, trace id)` rows of an `end | trace id` table.
-fn by_end<'a, T: Table<Key = LtHashKey, Value = ()> + 'a>(
+/// `(end, trace tag)` rows of an `end | trace tag` table.
+fn by_end<'a, T: Table<Key = LtTagKey, Value = ()> + 'a>(
     r: &Reader<'a>,
     lo: u64,
     hi: u64,
     desc: bool,
-) -> TraceIds<'a> {
-    let key = |lt| LtHashKey { lt, hash: [0; 32] }.encode();
+) -> Rows<'a> {
+    let key = |lt| LtTagKey { lt, tag: [0; 8] }.encode();
     let upper = hi.checked_add(1).map(key);
     Box::new(
         r.range::<T>(&key(lo), upper, desc)
-            .map(|x| x.map(|(k, ())| (k.lt, k.hash))),
+            .map(|x| x.map(|(k, ())| (k.lt, k.tag))),
     )
 }
 
-/// `(end_lt, trace id)` of the traces masterchain block `mc_seqno` completed, by end lt.
+/// The traces masterchain block `mc_seqno` completed, by end lt (then id).
 pub fn completed_in_mc_block(
     r: &Reader<'_>,
     mc_seqno: u32,
     desc: bool,
-) -> Result<Vec<(u64, Hash)>, Error> {
-    let prefix = OpcodeLtHashKey::prefix(mc_seqno);
-    r.prefix::<TraceByMcBlock>(&prefix, desc)
-        .map(|x| x.map(|(k, ())| (k.lt, k.hash)))
-        .collect()
+) -> Result<Vec<TraceRecord>, Error> {
+    let prefix = McLtTagKey::prefix(mc_seqno);
+    let rows = r
+        .prefix::<TraceByMcBlock>(&prefix, desc)
+        .map(|x| x.map(|(k, ())| (k.lt, k.tag)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let listing = Listing {
+        order: TraceOrder::EndLt,
+        mc_seqno: Some(mc_seqno),
+        participant: None,
+    };
+    listed_traces(r, &listing, &rows, desc)
 }
 
-/// `(trace end, trace id)` of traces with actions involving `account`,
+/// `(trace end, trace tag)` of traces with actions involving `account`,
 /// by the traces' end lt or end time.
 pub fn action_trace_ids<'a>(
     r: &Reader<'a>,
@@ -118,13 +226,22 @@ pub fn action_trace_ids<'a>(
     hi: u64,
     desc: bool,
 ) -> TraceIds<'a> {
-    match order {
+    let rows = match order {
         TraceOrder::EndLt => by_account::<ActionByAccount>(r, account, lo, hi, desc),
         TraceOrder::EndUtime => by_account::<ActionByAccountUtime>(r, account, lo, hi, desc),
+    };
+    // An account in a trace's actions need not have a transaction in it.
+    TraceIds {
+        rows,
+        listing: Listing {
+            order,
+            mc_seqno: None,
+            participant: None,
+        },
     }
 }
 
-/// `(trace end, trace id)` of traces with an action of one of `kinds`
+/// `(trace end, trace tag)` of traces with an action of one of `kinds`
 /// (involving `account`, when given), by end lt or end time: the types'
 /// index ranges merged in answer order, each trace once.
 pub fn typed_trace_ids<'a>(
@@ -136,14 +253,14 @@ pub fn typed_trace_ids<'a>(
     hi: u64,
     desc: bool,
 ) -> TraceIds<'a> {
-    let order = match order {
+    let flag = match order {
         TraceOrder::EndLt => 0,
         TraceOrder::EndUtime => 1,
     };
-    let mut each: Vec<TraceIds<'a>> = Vec::new();
+    let mut each: Vec<Rows<'a>> = Vec::new();
     for kind in kinds {
-        let (lower, upper) = TypeEndKey::end_range(order, account, kind, lo, hi);
-        let pairs = |x: Result<(TypeEndKey, ()), Error>| x.map(|(k, ())| (k.end, k.hash));
+        let (lower, upper) = TypeEndKey::end_range(flag, account, kind, lo, hi);
+        let pairs = |x: Result<(TypeEndKey, ()), Error>| x.map(|(k, ())| (k.end, k.tag));
         each.push(match account {
             Some(_) => Box::new(
                 r.range::<ActionByAccountType>(&lower, upper, desc)
@@ -152,18 +269,25 @@ pub fn typed_trace_ids<'a>(
             None => Box::new(r.range::<ActionByType>(&lower, upper, desc).map(pairs)),
         });
     }
-    Box::new(Merged::new(each, desc))
+    TraceIds {
+        rows: Box::new(Merged::new(each, desc)),
+        listing: Listing {
+            order,
+            mc_seqno: None,
+            participant: None,
+        },
+    }
 }
 
 /// Ordered streams of `(end, id)` merged into one ordered stream, each
 /// pair once (a trace with actions of two types the filter names).
 struct Merged<'a> {
-    streams: Vec<std::iter::Peekable<TraceIds<'a>>>,
+    streams: Vec<std::iter::Peekable<Rows<'a>>>,
     desc: bool,
 }
 
 impl<'a> Merged<'a> {
-    fn new(streams: Vec<TraceIds<'a>>, desc: bool) -> Self {
+    fn new(streams: Vec<Rows<'a>>, desc: bool) -> Self {
         Self {
             streams: streams.into_iter().map(Iterator::peekable).collect(),
             desc,
@@ -172,10 +296,10 @@ impl<'a> Merged<'a> {
 }
 
 impl Iterator for Merged<'_> {
-    type Item = Result<(u64, Hash), Error>;
+    type Item = Result<(u64, HashTag), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut best: Option<(u64, Hash)> = None;
+        let mut best: Option<(u64, HashTag)> = None;
         for s in &mut self.streams {
             match s.peek() {
                 Some(Err(_)) => return s.next(),
@@ -216,28 +340,29 @@ pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>,
 /// would cost a round of lookups per trace.
 const PAGE_READ_BATCH: usize = 64;
 
-/// Walks traces in answer order (`(end_lt, id)` from an index), handing
-/// each record to `take`, until the items it kept reach `wanted`. The
-/// trace that reaches it is taken whole, so that a caller that sorts
-/// within a trace (actions) pages exactly as over every trace. Complete
-/// however selective `take` is: it reads on until the index ends, or the
-/// reader's deadline stops it (an error), never a window of candidates.
+/// Walks traces in answer order (a listing's rows), handing each record
+/// to `take`, until the items it kept reach `wanted`. The trace that
+/// reaches it is taken whole, so that a caller that sorts within a trace
+/// (actions) pages exactly as over every trace. Complete however selective
+/// `take` is: it reads on until the index ends, or the reader's deadline
+/// stops it (an error), never a window of candidates.
 pub fn fill_page<T>(
     r: &Reader<'_>,
-    ids: impl Iterator<Item = Result<(u64, Hash), Error>>,
+    ids: TraceIds<'_>,
     wanted: usize,
+    desc: bool,
     mut take: impl FnMut(&Reader<'_>, TraceRecord, &mut Vec<T>) -> Result<(), Error>,
 ) -> Result<Vec<T>, Error> {
+    let listing = ids.listing();
     let mut out = Vec::new();
     let mut ids = ids.peekable();
     while out.len() < wanted && ids.peek().is_some() {
         // Read no further ahead than the page can still use.
-        let batch: Vec<Hash> = ids
+        let batch: Vec<(u64, HashTag)> = ids
             .by_ref()
             .take((wanted - out.len()).clamp(1, PAGE_READ_BATCH))
-            .map(|x| x.map(|(_, h)| h))
             .collect::<Result<_, _>>()?;
-        for trace in traces(r, &batch)? {
+        for trace in listed_traces(r, &listing, &batch, desc)? {
             if out.len() >= wanted {
                 break;
             }
@@ -253,8 +378,8 @@ mod tests {
 
     #[test]
     fn merged_streams_come_out_in_order_each_pair_once() {
-        let stream = |v: Vec<u64>| -> Box<dyn Iterator<Item = Result<(u64, Hash), Error>>> {
-            Box::new(v.into_iter().map(|e| Ok((e, [e as u8; 32]))))
+        let stream = |v: Vec<u64>| -> Rows<'static> {
+            Box::new(v.into_iter().map(|e| Ok((e, [e as u8; 8]))))
         };
         let asc: Vec<u64> = Merged::new(
             vec![stream(vec![1, 4, 6]), stream(vec![2, 4, 9]), stream(vec![])],
@@ -267,5 +392,108 @@ mod tests {
             .map(|x| x.unwrap().0)
             .collect();
         assert_eq!(desc, [9, 6, 4, 2, 1]);
+    }
+
+    fn trace(last: u8, end_lt: u64, end_utime: u32, mc: u32) -> TraceRecord {
+        let mut trace_id = [0x5a; 32];
+        trace_id[31] = last;
+        TraceRecord {
+            trace_id,
+            external_hash: None,
+            external_hash_norm: None,
+            mc_seqno_start: Some(mc),
+            mc_seqno_end: Some(mc),
+            start_lt: end_lt - 1,
+            start_utime: end_utime,
+            end_lt,
+            end_utime,
+            state: tonindex_model::TraceState::Complete,
+            transactions: 1,
+            messages: 1,
+            pending_messages: 0,
+            classification: tonindex_model::ClassificationState::Ok,
+        }
+    }
+
+    /// Traces whose ids share their first 8 bytes (the tag listings keep)
+    /// are each found by the rows that list them: by end, by masterchain
+    /// block and by participant, in (end, id) order either way.
+    #[test]
+    fn traces_sharing_a_tag_resolve_to_the_ones_each_row_lists() {
+        use tonindex_storage::tables::TraceTxKey;
+        use tonindex_storage::{Db, DbOptions};
+        let traces = [
+            trace(1, 100, 10, 7),
+            trace(2, 100, 11, 8),
+            trace(3, 200, 10, 8),
+            trace(4, 150, 12, 7),
+        ];
+        let account = Address {
+            workchain: 0,
+            id: [1; 32],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut batch = db.batch();
+        for (n, t) in traces.iter().enumerate() {
+            let tag = tonindex_storage::tables::hash_tag(&t.trace_id);
+            batch.put::<Traces>(&t.trace_id, t);
+            batch.put::<TraceByEndLt>(&LtTagKey { lt: t.end_lt, tag }, &());
+            let at = u64::from(t.end_utime);
+            batch.put::<TraceByEndUtime>(&LtTagKey { lt: at, tag }, &());
+            let mc = McLtTagKey {
+                mc_seqno: t.mc_seqno_end.unwrap(),
+                lt: t.end_lt,
+                tag,
+            };
+            batch.put::<TraceByMcBlock>(&mc, &());
+            // The account takes part in the first trace only.
+            let who = if n == 0 {
+                account
+            } else {
+                Address {
+                    workchain: 0,
+                    id: [2; 32],
+                }
+            };
+            let tx = TraceTxKey {
+                trace_id: t.trace_id,
+                lt: t.end_lt,
+                account: who,
+            };
+            batch.put::<TxByTrace>(&tx, &(n as u64));
+            let by = AccountLtTagKey {
+                account: who,
+                lt: t.end_lt,
+                tag,
+            };
+            batch.put::<TraceByAccount>(&by, &());
+        }
+        db.write(batch).unwrap();
+        let r = db.reader();
+        let page = |account: Option<&Address>, order, desc| -> Vec<u8> {
+            let ids = settled_trace_ids(&r, account, order, 0, u64::MAX, desc);
+            fill_page(&r, ids, 100, desc, |_, t, out| {
+                out.push(t.trace_id[31]);
+                Ok(())
+            })
+            .unwrap()
+        };
+        assert_eq!(page(None, TraceOrder::EndLt, false), [1, 2, 4, 3]);
+        assert_eq!(page(None, TraceOrder::EndLt, true), [3, 4, 2, 1]);
+        assert_eq!(page(None, TraceOrder::EndUtime, false), [1, 3, 2, 4]);
+        assert_eq!(page(None, TraceOrder::EndUtime, true), [4, 2, 3, 1]);
+        // The second trace ends with the first and shares its tag, but the
+        // account has no transaction in it.
+        assert_eq!(page(Some(&account), TraceOrder::EndLt, false), [1]);
+        let mc = |seqno| -> Vec<u8> {
+            completed_in_mc_block(&r, seqno, false)
+                .unwrap()
+                .iter()
+                .map(|t| t.trace_id[31])
+                .collect()
+        };
+        assert_eq!(mc(7), [1, 4]);
+        assert_eq!(mc(8), [2, 3]);
     }
 }

@@ -9,7 +9,7 @@ use tycho_types::cell::Cell;
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
     AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, TraceOfTx, Transactions, TxBocs,
-    TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow,
+    TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
@@ -241,8 +241,8 @@ pub struct IndexedTx {
     /// Its time, where the index is by time.
     pub now: Option<u32>,
     pub lt: u64,
-    pub account: Address,
-    pub id: u64,
+    /// Its account's workchain and tag (ties of lt go by account), and its id.
+    pub tx: TxTail,
 }
 
 /// Every account's transactions with `lo <= lt <= hi`, by lt (then
@@ -256,20 +256,16 @@ pub fn lt_txs_iter<'a>(
     let key = |lt| {
         LtAccountKey {
             lt,
-            account: Address {
-                workchain: i32::MIN,
-                id: [0; 32],
-            },
+            tx: TxTail::MIN,
         }
         .encode()
     };
     let upper = hi.checked_add(1).map(key);
     r.range::<TxByLt>(&key(lo), upper, desc).map(|x| {
-        x.map(|(k, id)| IndexedTx {
+        x.map(|(k, ())| IndexedTx {
             now: None,
             lt: k.lt,
-            account: k.account,
-            id,
+            tx: k.tx,
         })
     })
 }
@@ -286,10 +282,7 @@ pub fn now_txs_iter<'a>(
         TimeLtAccountKey {
             now,
             lt: 0,
-            account: Address {
-                workchain: i32::MIN,
-                id: [0; 32],
-            },
+            tx: TxTail::MIN,
         }
         .encode()
     };
@@ -298,11 +291,10 @@ pub fn now_txs_iter<'a>(
     };
     let upper = past.map(key);
     Box::new(r.range::<TxByNow>(&key(lo), upper, desc).map(|x| {
-        x.map(|(k, id)| IndexedTx {
+        x.map(|(k, ())| IndexedTx {
             now: Some(k.now),
             lt: k.lt,
-            account: k.account,
-            id,
+            tx: k.tx,
         })
     }))
 }
@@ -311,6 +303,6 @@ pub fn now_txs_iter<'a>(
 /// it commits.
 pub fn mc_block_tx_ids(r: &Reader<'_>, mc_seqno: u32) -> Result<Vec<u64>, Error> {
     r.prefix::<TxByMcBlock>(&McLtAccountKey::prefix(mc_seqno), false)
-        .map(|x| x.map(|(_, id)| id))
+        .map(|x| x.map(|(k, ())| k.tx.tx_id))
         .collect()
 }

@@ -884,7 +884,7 @@ impl<T: Table> Iterator for TableIter<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{AccountLtKey, LtAccountKey, TxBocs, TxByAccount, TxByHash, TxByLt};
+    use crate::tables::{AccountLtKey, TxBocs, TxByAccount, TxByHash};
     use tonindex_model::Address;
 
     /// Reference counts move by merge operands, in one batch or several,
@@ -1095,12 +1095,12 @@ mod tests {
     /// database opened as the importer opens it (vector memtables).
     #[test]
     fn encoded_rows_append_like_puts() {
-        let lt_key = |lt| LtAccountKey {
-            lt,
+        let lt_key = |lt| AccountLtKey {
             account: Address {
                 workchain: -1,
                 id: [3; 32],
             },
+            lt,
         };
         for write_only_memtables in [false, true] {
             let dir = tempfile::tempdir().unwrap();
@@ -1117,7 +1117,7 @@ mod tests {
                 rows.put::<TxByHash>(&[i as u8; 32], &i);
                 rows.put_raw::<TxBocs>(&i, &[i as u8; 5]);
                 if i % 3 == 0 {
-                    rows.put::<TxByLt>(&lt_key(i), &(i * 10));
+                    rows.put::<TxByAccount>(&lt_key(i), &(i * 10));
                 }
             }
             rows.put::<TxByHash>(&[4; 32], &44);
@@ -1132,7 +1132,7 @@ mod tests {
                     r.get::<TxBocs>(&i).unwrap(),
                     Some(RawBytes(vec![i as u8; 5]))
                 );
-                let by_lt = r.get::<TxByLt>(&lt_key(i)).unwrap();
+                let by_lt = r.get::<TxByAccount>(&lt_key(i)).unwrap();
                 assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
             }
         }

@@ -91,28 +91,71 @@ impl Key for AccountLtKey {
     }
 }
 
-/// `now u32 | lt u64 | account`: a transaction by time.
+/// The end of a key that lists transactions by lt (after a time or a
+/// masterchain block) and then account: `wc i32 | account tag [8] | tx_id
+/// u64` → (). The account's id is cut to its [`HashTag`] (random bytes do
+/// not compress; 24 fewer in three such rows a transaction) and the
+/// transaction's id, which the row exists to give, ends the key and keeps
+/// it unique. Ties of lt go by account, as the full id would order them,
+/// unless two accounts share a tag (then by id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TxTail {
+    pub workchain: i32,
+    pub account_tag: HashTag,
+    pub tx_id: u64,
+}
+
+impl TxTail {
+    /// The tail of transaction `tx_id` of `account`.
+    pub fn new(account: &Address, tx_id: u64) -> Self {
+        TxTail {
+            workchain: account.workchain,
+            account_tag: hash_tag(&account.id),
+            tx_id,
+        }
+    }
+
+    /// The lowest tail: key bounds start at it.
+    pub const MIN: TxTail = TxTail {
+        workchain: i32::MIN,
+        account_tag: [0; 8],
+        tx_id: 0,
+    };
+
+    fn write(&self, w: KeyWriter) -> KeyWriter {
+        w.i32(self.workchain)
+            .bytes(&self.account_tag)
+            .u64(self.tx_id)
+    }
+
+    fn read(r: &mut KeyReader<'_>) -> Result<Self, Error> {
+        Ok(TxTail {
+            workchain: r.i32()?,
+            account_tag: r.tag()?,
+            tx_id: r.u64()?,
+        })
+    }
+}
+
+/// `now u32 | lt u64 | tail`: a transaction by time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeLtAccountKey {
     pub now: u32,
     pub lt: u64,
-    pub account: Address,
+    pub tx: TxTail,
 }
 
 impl Key for TimeLtAccountKey {
     fn encode(&self) -> Vec<u8> {
-        KeyWriter::with_capacity(48)
-            .u32(self.now)
-            .u64(self.lt)
-            .address(&self.account)
-            .finish()
+        let w = KeyWriter::with_capacity(32).u32(self.now).u64(self.lt);
+        self.tx.write(w).finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = KeyReader::new(bytes);
         let k = TimeLtAccountKey {
             now: r.u32()?,
             lt: r.u64()?,
-            account: r.address()?,
+            tx: TxTail::read(&mut r)?,
         };
         r.end()?;
         Ok(k)
@@ -244,7 +287,8 @@ pub struct TypeEndKey {
     pub account: Option<Address>,
     pub kind: String,
     pub end: u64,
-    pub hash: Hash,
+    /// The trace's [`HashTag`].
+    pub tag: HashTag,
 }
 
 impl TypeEndKey {
@@ -281,7 +325,7 @@ impl Key for TypeEndKey {
     fn encode(&self) -> Vec<u8> {
         Self::head(self.order, self.account.as_ref(), &self.kind)
             .u64(self.end)
-            .hash(&self.hash)
+            .bytes(&self.tag)
             .finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
@@ -300,32 +344,30 @@ impl Key for TypeEndKey {
             account,
             kind,
             end: r.u64()?,
-            hash: r.hash()?,
+            tag: r.tag()?,
         };
         r.end()?;
         Ok(k)
     }
 }
 
-/// `lt u64 | account`.
+/// `lt u64 | tail` (see [`TxTail`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LtAccountKey {
     pub lt: u64,
-    pub account: Address,
+    pub tx: TxTail,
 }
 
 impl Key for LtAccountKey {
     fn encode(&self) -> Vec<u8> {
-        KeyWriter::with_capacity(44)
-            .u64(self.lt)
-            .address(&self.account)
-            .finish()
+        let w = KeyWriter::with_capacity(28).u64(self.lt);
+        self.tx.write(w).finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = KeyReader::new(bytes);
         let k = LtAccountKey {
             lt: r.u64()?,
-            account: r.address()?,
+            tx: TxTail::read(&mut r)?,
         };
         r.end()?;
         Ok(k)
@@ -364,12 +406,12 @@ impl Key for BlockTxKey {
     }
 }
 
-/// `mc_seqno u32 | lt u64 | account`.
+/// `mc_seqno u32 | lt u64 | tail` (see [`TxTail`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McLtAccountKey {
     pub mc_seqno: u32,
     pub lt: u64,
-    pub account: Address,
+    pub tx: TxTail,
 }
 
 impl McLtAccountKey {
@@ -381,18 +423,15 @@ impl McLtAccountKey {
 
 impl Key for McLtAccountKey {
     fn encode(&self) -> Vec<u8> {
-        KeyWriter::with_capacity(48)
-            .u32(self.mc_seqno)
-            .u64(self.lt)
-            .address(&self.account)
-            .finish()
+        let w = KeyWriter::with_capacity(32).u32(self.mc_seqno).u64(self.lt);
+        self.tx.write(w).finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = KeyReader::new(bytes);
         let k = McLtAccountKey {
             mc_seqno: r.u32()?,
             lt: r.u64()?,
-            account: r.address()?,
+            tx: TxTail::read(&mut r)?,
         };
         r.end()?;
         Ok(k)
@@ -451,7 +490,8 @@ impl Key for AccountLtHashKey {
     }
 }
 
-/// `account | lt u64 | msg tag [8]`: the messages an account sent.
+/// `account | lt u64 | tag [8]`: the messages an account sent (by
+/// created_lt), the traces it took part in or has actions in (by end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AccountLtTagKey {
     pub account: Address,
@@ -681,35 +721,63 @@ impl Key for LtHashKey {
     }
 }
 
-/// `opcode u32 | lt u64 | msg hash [32]` (also `mc_seqno u32 | lt u64 | trace id [32]`).
+/// `mc_seqno u32 | end lt u64 | trace tag [8]`: the traces one
+/// masterchain block completed (see [`LtTagKey`] for the tag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpcodeLtHashKey {
-    pub opcode: u32,
+pub struct McLtTagKey {
+    pub mc_seqno: u32,
     pub lt: u64,
-    pub hash: Hash,
+    pub tag: HashTag,
 }
 
-impl OpcodeLtHashKey {
-    /// Prefix of all messages with one opcode.
-    pub fn prefix(opcode: u32) -> Vec<u8> {
-        KeyWriter::with_capacity(4).u32(opcode).finish()
+impl McLtTagKey {
+    /// Prefix of the traces of one masterchain block.
+    pub fn prefix(mc_seqno: u32) -> Vec<u8> {
+        KeyWriter::with_capacity(4).u32(mc_seqno).finish()
     }
 }
 
-impl Key for OpcodeLtHashKey {
+impl Key for McLtTagKey {
     fn encode(&self) -> Vec<u8> {
-        KeyWriter::with_capacity(44)
-            .u32(self.opcode)
+        KeyWriter::with_capacity(20)
+            .u32(self.mc_seqno)
             .u64(self.lt)
-            .hash(&self.hash)
+            .bytes(&self.tag)
             .finish()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = KeyReader::new(bytes);
-        let k = OpcodeLtHashKey {
-            opcode: r.u32()?,
+        let k = McLtTagKey {
+            mc_seqno: r.u32()?,
             lt: r.u64()?,
-            hash: r.hash()?,
+            tag: r.tag()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `end u64 | trace tag [8]`: traces by an end (lt or time). Trace
+/// listings end in the trace id's [`HashTag`] as message indexes end in
+/// the message's: the reader finds the trace by the tag and checks its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtTagKey {
+    pub lt: u64,
+    pub tag: HashTag,
+}
+
+impl Key for LtTagKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(16)
+            .u64(self.lt)
+            .bytes(&self.tag)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = LtTagKey {
+            lt: r.u64()?,
+            tag: r.tag()?,
         };
         r.end()?;
         Ok(k)
@@ -929,6 +997,39 @@ impl Key for StateReleaseKey {
 mod tests {
     use super::*;
 
+    /// Transaction list keys read back, and sort as (lt, account) does
+    /// where accounts' tags differ: the order v3 pages tie by.
+    #[test]
+    fn transaction_tails_sort_as_their_accounts() {
+        let accounts: Vec<Address> = (0u8..24)
+            .map(|i| Address {
+                workchain: [-1, 0, 5][usize::from(i % 3)],
+                id: std::array::from_fn(|j| i.wrapping_mul(37).wrapping_add(j as u8 * 11)),
+            })
+            .collect();
+        let mut keys: Vec<(u64, Address, Vec<u8>)> = Vec::new();
+        for (n, a) in accounts.iter().enumerate() {
+            for lt in [7u64, 8] {
+                let k = LtAccountKey {
+                    lt,
+                    tx: TxTail::new(a, 1000 - n as u64),
+                };
+                assert_eq!(LtAccountKey::decode(&k.encode()).unwrap(), k);
+                let t = TimeLtAccountKey {
+                    now: 3,
+                    lt,
+                    tx: k.tx,
+                };
+                assert_eq!(TimeLtAccountKey::decode(&t.encode()).unwrap(), t);
+                keys.push((lt, *a, k.encode()));
+            }
+        }
+        let mut by_bytes = keys.clone();
+        by_bytes.sort_by(|x, y| x.2.cmp(&y.2));
+        keys.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        assert_eq!(keys, by_bytes);
+    }
+
     #[test]
     fn type_keys_read_back_and_their_ranges_hold_only_their_type() {
         let a = Address {
@@ -942,7 +1043,7 @@ mod tests {
                     account,
                     kind: kind.into(),
                     end: 42,
-                    hash: [9; 32],
+                    tag: [9; 8],
                 };
                 assert_eq!(TypeEndKey::decode(&k.encode()).unwrap(), k);
                 let (lo, hi) = TypeEndKey::end_range(1, account.as_ref(), kind, 42, 42);

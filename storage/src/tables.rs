@@ -224,14 +224,15 @@ table!(
     TxByHash, "tx_by_hash", Hash => u64, point_lookup
 );
 table!(
-    /// Global order. key: `lt u64 | account` → `tx_id u64`.
-    TxByLt, "tx_by_lt", LtAccountKey => u64
+    /// Global order. key: `lt u64 | wc i32 | account tag [8] | tx_id u64`
+    /// ([`TxTail`]) → ().
+    TxByLt, "tx_by_lt", LtAccountKey => ()
 );
 table!(
     /// Transactions by time: v3 orders a page with a utime filter by
     /// `now, lt, account`, which lt alone does not give across shards.
-    /// key: `now u32 | lt u64 | account` → `tx_id u64`.
-    TxByNow, "tx_by_now", TimeLtAccountKey => u64
+    /// key: `now u32 | lt u64 | wc i32 | account tag [8] | tx_id u64` → ().
+    TxByNow, "tx_by_now", TimeLtAccountKey => ()
 );
 table!(
     /// key: `block | tx_id u64` → (). Ids are allocated per block in
@@ -239,8 +240,8 @@ table!(
     TxByBlock, "tx_by_block", BlockTxKey => (); importer_reads
 );
 table!(
-    /// key: `mc_seqno u32 | lt u64 | account` → `tx_id u64`.
-    TxByMcBlock, "tx_by_mc_block", McLtAccountKey => u64
+    /// key: `mc_seqno u32 | lt u64 | wc i32 | account tag [8] | tx_id u64` → ().
+    TxByMcBlock, "tx_by_mc_block", McLtAccountKey => ()
 );
 table!(
     /// key: message hash `[32]` → bincode [`MessageRecord`]. The body and
@@ -638,28 +639,31 @@ table!(
 );
 table!(
     /// Settled traces (every message delivered) by account, newest last.
-    /// key: `account | trace end_lt u64 | trace id [32]` → ().
-    TraceByAccount, "trace_by_account", AccountLtHashKey => ()
+    /// key: `account | trace end_lt u64 | trace tag [8]` → (). Trace
+    /// listings end in the trace id's [`HashTag`]; the reader finds the
+    /// trace by it and checks the row's end (and account, should two traces
+    /// share the tag and end).
+    TraceByAccount, "trace_by_account", AccountLtTagKey => ()
 );
 table!(
-    /// Settled traces by end lt. key: `end_lt u64 | trace id [32]` → ().
-    TraceByEndLt, "trace_by_end_lt", LtHashKey => ()
+    /// Settled traces by end lt. key: `end_lt u64 | trace tag [8]` → ().
+    TraceByEndLt, "trace_by_end_lt", LtTagKey => ()
 );
 table!(
     /// Settled traces by end time: v3 orders a page with a utime filter by
     /// `end_utime, trace_id`, which end lt does not give across shards.
-    /// key: `end_utime u64 | trace id [32]` → ().
-    TraceByEndUtime, "trace_by_end_utime", LtHashKey => ()
+    /// key: `end_utime u64 | trace tag [8]` → ().
+    TraceByEndUtime, "trace_by_end_utime", LtTagKey => ()
 );
 table!(
     /// Settled traces by account and end time (as [`TraceByEndUtime`]).
-    /// key: `account | end_utime u64 | trace id [32]` → ().
-    TraceByAccountUtime, "trace_by_account_utime", AccountLtHashKey => ()
+    /// key: `account | end_utime u64 | trace tag [8]` → ().
+    TraceByAccountUtime, "trace_by_account_utime", AccountLtTagKey => ()
 );
 table!(
     /// Complete traces by the masterchain block that completed them (v3
-    /// `mc_seqno`). key: `mc_seqno_end u32 | end_lt u64 | trace id [32]` → ().
-    TraceByMcBlock, "trace_by_mc_block", OpcodeLtHashKey => ()
+    /// `mc_seqno`). key: `mc_seqno_end u32 | end_lt u64 | trace tag [8]` → ().
+    TraceByMcBlock, "trace_by_mc_block", McLtTagKey => ()
 );
 table!(
     /// Actions of classified traces. key: `trace id [32] | action id [32]`
@@ -667,26 +671,26 @@ table!(
     Actions, "actions", HashMsgKey => ActionRecord, blob_values
 );
 table!(
-    /// Actions by account. key: `account | trace end_lt u64 | trace id [32]`
+    /// Actions by account. key: `account | trace end_lt u64 | trace tag [8]`
     /// → (); the trace's actions are read from [`Actions`] and filtered.
-    ActionByAccount, "action_by_account", AccountLtHashKey => ()
+    ActionByAccount, "action_by_account", AccountLtTagKey => ()
 );
 table!(
     /// Actions by account and their trace's end time, for pages with a
     /// utime filter (`trace_end_utime, trace_id, …`). key: `account |
-    /// trace end_utime u64 | trace id [32]` → ().
-    ActionByAccountUtime, "action_by_account_utime", AccountLtHashKey => ()
+    /// trace end_utime u64 | trace tag [8]` → ().
+    ActionByAccountUtime, "action_by_account_utime", AccountLtTagKey => ()
 );
 table!(
     /// Traces by the types of their actions, for `action_type` filters: by
     /// end lt (`order` 0) and by end time (`order` 1). key: `order u8 |
-    /// type (u8 length, bytes) | trace end u64 | trace id [32]` → ().
+    /// type (u8 length, bytes) | trace end u64 | trace tag [8]` → ().
     ActionByType, "action_by_type", TypeEndKey => ()
 );
 table!(
     /// The same by account (an account of an action of that type). key:
     /// `order u8 | account | type (u8 length, bytes) | trace end u64 |
-    /// trace id [32]` → ().
+    /// trace tag [8]` → ().
     ActionByAccountType, "action_by_account_type", TypeEndKey => ()
 );
 table!(
@@ -855,10 +859,7 @@ mod tests {
 
     #[test]
     fn nullable_order_keys_sort_nulls_last_and_bound_values() {
-        let k = |value, h: u8| NullableOrderKey {
-            value,
-            hash: [h; 32],
-        };
+        let k = |value, h: u8| NullableOrderKey { value, tag: [h; 8] };
         let keys = [
             k(Some(0), 9),
             k(Some(5), 1),

@@ -14,9 +14,10 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, McBlockKey, McBlocks, McLtAccountKey,
-    McShardState, Messages, TraceByAccount, TraceEdges, TraceOfTx, TraceOrphans, Traces,
-    Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock, TxByTrace,
+    AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey, McBlocks,
+    McLtAccountKey, McShardState, Messages, TraceByAccount, TraceEdges, TraceOfTx, TraceOrphans,
+    Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock,
+    TxByTrace, TxTail,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -152,9 +153,9 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                     let key = McLtAccountKey {
                         mc_seqno: seqno,
                         lt: t.lt,
-                        account: t.account,
+                        tx: TxTail::new(&t.account, tx_id),
                     };
-                    assert_eq!(r.get::<TxByMcBlock>(&key).unwrap(), Some(tx_id));
+                    assert_eq!(r.get::<TxByMcBlock>(&key).unwrap(), Some(()));
                 }
             }
             if wc == -1 {
@@ -310,7 +311,7 @@ fn assert_committed_by_2660(db: &Db, ids: [BlockId; 3]) {
     assert_eq!(committed.len(), 4);
     let mc_txs: Vec<u64> = r
         .prefix::<TxByMcBlock>(&McLtAccountKey::prefix(2660), false)
-        .map(|x| x.unwrap().1)
+        .map(|x| x.unwrap().0.tx.tx_id)
         .collect();
     let mut shard_tx_count = 0;
     for id in ids {
@@ -393,7 +394,7 @@ struct TraceView {
     /// stored ones (the second import, a fresh writer) classify alike.
     actions: std::collections::BTreeMap<(Hash, Hash), ActionRecord>,
     /// Settled traces by account and end lt.
-    by_account: Vec<(Address, u64, Hash)>,
+    by_account: Vec<(Address, u64, HashTag)>,
 }
 
 fn trace_view(db: &Db) -> TraceView {
@@ -431,7 +432,7 @@ fn trace_view(db: &Db) -> TraceView {
         .prefix::<TraceByAccount>(&[], false)
         .map(|x| {
             let (k, ()) = x.unwrap();
-            (k.account, k.lt, k.hash)
+            (k.account, k.lt, k.tag)
         })
         .collect();
     TraceView {
@@ -602,7 +603,9 @@ fn traces_a_stop_left_unassembled_are_assembled_after_a_restart() {
 #[test]
 fn complete_traces_an_earlier_build_left_unclassified_are_classified() {
     use tonindex_model::ClassificationState;
-    use tonindex_storage::tables::{AccountLtHashKey, ActionByAccount, ActionById, HashMsgKey};
+    use tonindex_storage::tables::{
+        hash_tag, AccountLtTagKey, ActionByAccount, ActionById, HashMsgKey,
+    };
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     import_files(&db, &series(), &opts(), |_, _| {}).unwrap();
@@ -625,10 +628,10 @@ fn complete_traces_an_earlier_build_left_unclassified_are_classified() {
             batch.delete::<Actions>(&key);
             batch.delete::<ActionById>(&action.action_id);
             for account in &action.accounts {
-                batch.delete::<ActionByAccount>(&AccountLtHashKey {
+                batch.delete::<ActionByAccount>(&AccountLtTagKey {
                     account: *account,
                     lt: t.end_lt,
-                    hash: t.trace_id,
+                    tag: hash_tag(&t.trace_id),
                 });
             }
         }

@@ -69,17 +69,9 @@ pub fn finalized(
 
     // actions and traces the block completed
     if wants(Kind::Actions) || wants(Kind::Trace) {
-        for (_, trace_id) in query::traces::completed_in_mc_block(r, mc_seqno, false)? {
-            let Some(trace) = query::traces::trace(r, &trace_id)? else {
-                // The block's index names it, so its row should be there.
-                tracing::warn!(
-                    mc_seqno,
-                    trace_id = %hex::encode(trace_id),
-                    "a trace the block completed is not in the index: its actions and trace \
-                     notifications are left out"
-                );
-                continue;
-            };
+        // (a row without its trace is logged by the query and left out)
+        for trace in query::traces::completed_in_mc_block(r, mc_seqno, false)? {
+            let trace_id = trace.trace_id;
             let records = query::traces::trace_actions(r, &trace_id)?;
             let whole = || traces::tree_and_transactions(ctx, &trace);
             let found = TraceFound {

@@ -176,8 +176,10 @@ fn candidate_traces<'a>(
                 "masterchain block {mc} not found"
             )));
         }
-        let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
-        return Ok(Candidates::Named(ids.into_iter().map(|(_, h)| h).collect()));
+        let traces = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
+        return Ok(Candidates::Named(
+            traces.into_iter().map(|t| t.trace_id).collect(),
+        ));
     }
     // A time window is a key range of the end-time indexes (whose order v3
     // then answers in), else the lt window one of the end-lt indexes; the
@@ -339,7 +341,7 @@ pub fn actions(ctx: &Ctx<'_>, _: &Params, q: ActionsRequest) -> Result<ActionsRe
             rows
         }
         Candidates::Ordered(ids) => {
-            query::traces::fill_page(&ctx.reader, ids, paging.needed(), take)?
+            query::traces::fill_page(&ctx.reader, ids, paging.needed(), paging.desc, take)?
         }
     };
     let key = |(t, a): &(TraceRecord, ActionRecord)| {

@@ -347,8 +347,7 @@ fn select(ctx: &Ctx<'_>, q: &TracesRequest, paging: &Paging) -> Result<Vec<Trace
                 "masterchain block {mc} not found"
             )));
         }
-        let ids = query::traces::completed_in_mc_block(r, mc, paging.desc)?;
-        by_id(ids.into_iter().map(|(_, h)| h).collect())?
+        query::traces::completed_in_mc_block(r, mc, paging.desc)?
     } else {
         let account = account.map(|a| a.address);
         // A time window is a key range of the end-time index (whose order
@@ -375,7 +374,7 @@ fn select(ctx: &Ctx<'_>, q: &TracesRequest, paging: &Paging) -> Result<Vec<Trace
                 paging.desc,
             )
         };
-        query::traces::fill_page(r, ids, paging.needed(), |_, t, out| {
+        query::traces::fill_page(r, ids, paging.needed(), paging.desc, |_, t, out| {
             if in_windows(&t) {
                 out.push(t);
             }

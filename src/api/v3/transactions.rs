@@ -314,9 +314,8 @@ fn every_account(
         Box::new(query::transactions::lt_txs_iter(r, lo, hi, paging.desc))
     };
     let workchain = f.block.0;
-    let keyed = |k: &IndexedTx| {
-        k.lt >= lo && k.lt <= hi && workchain.is_none_or(|w| w == k.account.workchain)
-    };
+    let keyed =
+        |k: &IndexedTx| k.lt >= lo && k.lt <= hi && workchain.is_none_or(|w| w == k.tx.workchain);
     let on_records = f.block.1.is_some() || f.block.2.is_some();
     let tie = |k: &IndexedTx| (k.now, k.lt);
     let needed = paging.needed();
@@ -331,7 +330,7 @@ fn every_account(
             break;
         }
         if on_records {
-            let row = query::transactions::load_tx(r, k.id)?;
+            let row = query::transactions::load_tx(r, k.tx.tx_id)?;
             if !f.matches(&row.record) {
                 continue;
             }
@@ -339,7 +338,8 @@ fn every_account(
         }
         kept.push(k);
     }
-    // Ties (same time and lt) are by account ascending in either direction.
+    // Ties (same time and lt) are by account ascending in either direction
+    // (the key's tag of it, then the id should two accounts share one).
     let order = |a: &IndexedTx, b: &IndexedTx| {
         let primary = (a.now, a.lt).cmp(&(b.now, b.lt));
         let primary = if paging.desc {
@@ -347,7 +347,7 @@ fn every_account(
         } else {
             primary
         };
-        primary.then_with(|| a.account.cmp(&b.account))
+        primary.then_with(|| a.tx.cmp(&b.tx))
     };
     if on_records {
         let mut rows: Vec<(IndexedTx, LoadedTx)> = kept.into_iter().zip(loaded).collect();
@@ -360,7 +360,7 @@ fn every_account(
         .into_iter()
         .skip(paging.offset)
         .take(paging.limit)
-        .map(|k| k.id)
+        .map(|k| k.tx.tx_id)
         .collect();
     respond(ctx, book, query::transactions::load_txs(r, &page)?)
 }
