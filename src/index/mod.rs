@@ -1092,7 +1092,7 @@ pub(crate) fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64
         value: m.created_at.map(u64::from),
         tag,
     };
-    let body = MessageGroupKey::Hash(&m.body_hash);
+    let body = MessageGroupKey::BodyHash(&m.body_hash);
     rows.put::<MsgByBodyHash>(&grouped(&body, by_lt), &());
     rows.put::<MsgByBodyHashUtime>(&grouped(&body, by_at), &());
     if let Some(opcode) = m.opcode {

@@ -449,7 +449,7 @@ pub(super) fn index_traces(
     let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
     let changes = asm.finish();
     for ((t, tx_id), trace_id) in unit.iter().zip(&ids) {
-        batch.put::<TraceOfTx>(tx_id, trace_id);
+        batch.put::<TraceOfTx>(tx_id, &hash_tag(trace_id));
         let key = TraceTxKey {
             trace_id: *trace_id,
             lt: t.lt,
@@ -591,7 +591,7 @@ fn move_stored(
             ..*key
         };
         batch.put::<TxByTrace>(&moved, tx_id);
-        batch.put::<TraceOfTx>(tx_id, &into);
+        batch.put::<TraceOfTx>(tx_id, &hash_tag(&into));
     }
     for (msg, edge) in sent.iter().zip(reader.multi_get::<TraceEdges>(&sent)?) {
         if edge == Some(old.trace_id) && !consumed.contains(msg) {
@@ -701,7 +701,7 @@ fn write_action(
         },
         action,
     );
-    batch.put::<ActionById>(&action.action_id, &trace.trace_id);
+    batch.put::<ActionById>(&action.action_id, &hash_tag(&trace.trace_id));
     for account in &action.accounts {
         if listed.accounts.insert(*account) {
             let key = AccountLtTagKey {

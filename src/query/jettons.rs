@@ -8,7 +8,7 @@ use tonindex_storage::tables::{
     AccountEventTimeKey, AccountLtHashKey, AccountPairKey, EventTable, EventTimeKey, JettonBurns,
     JettonBurnsByAccount, JettonMasters, JettonMastersByAdmin, JettonTransfers,
     JettonTransfersByAccount, JettonWallets, JettonWalletsByJetton, JettonWalletsByOwner,
-    LtHashKey, Table, TokenEventsByAccountNow, TokenEventsByNow, TraceOfTx,
+    LtHashKey, Table, TokenEventsByAccountNow, TokenEventsByNow,
 };
 use tonindex_storage::{
     Error, JettonBurnRecord, JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, Key,
@@ -334,7 +334,7 @@ where
     }
     let rows: Vec<T::Value> = rows.into_iter().skip(offset).take(limit).collect();
     let ids: Vec<u64> = rows.iter().map(|v| v.tx_id()).collect();
-    let traces = r.multi_get::<TraceOfTx>(&ids)?;
+    let traces = super::traces::trace_ids_of_txs(r, &ids)?;
     Ok(rows.into_iter().zip(traces).collect())
 }
 

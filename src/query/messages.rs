@@ -85,20 +85,16 @@ pub enum MsgIndex<'g> {
 }
 
 impl MsgIndex<'_> {
+    /// Whether `m` is the message of `row`: the row's value, and for a
+    /// group its member ([`Self::in_group`]).
     fn fits(&self, row: &IndexedMsg, m: &MessageRecord) -> bool {
         match *self {
-            MsgIndex::Ordered { order, group } => {
+            MsgIndex::Ordered { order, .. } => {
                 let value = match order {
                     MessageOrder::CreatedLt => m.created_lt,
                     MessageOrder::CreatedAt => m.created_at.map(u64::from),
                 };
                 value == row.value
-                    && match group {
-                        None => true,
-                        Some(MessageGroup::Destination(a)) => m.destination.as_ref() == Some(a),
-                        Some(MessageGroup::BodyHash(h)) => &m.body_hash == h,
-                        Some(MessageGroup::Opcode(op)) => m.opcode == Some(*op),
-                    }
             }
             // A message with a source has a created_lt; the row of one
             // without holds its transaction's lt instead.
@@ -106,6 +102,20 @@ impl MsgIndex<'_> {
                 m.source.as_ref() == Some(account)
                     && m.created_lt.is_none_or(|lt| Some(lt) == row.value)
             }
+        }
+    }
+
+    /// Whether `m` belongs to the walked group: a body hash's rows are
+    /// keyed by its tag, which another body's may share.
+    fn in_group(&self, m: &MessageRecord) -> bool {
+        match *self {
+            MsgIndex::Ordered { group, .. } => match group {
+                None => true,
+                Some(MessageGroup::Destination(a)) => m.destination.as_ref() == Some(a),
+                Some(MessageGroup::BodyHash(h)) => &m.body_hash == h,
+                Some(MessageGroup::Opcode(op)) => m.opcode == Some(*op),
+            },
+            MsgIndex::Sent(_) => true,
         }
     }
 }
@@ -118,7 +128,8 @@ const MISSING_INDEXED: Error = Error::Corrupt("a message index row names no stor
 /// are equal up to the tag (a 64-bit hash prefix: one pair in billions of
 /// equal keys, or one made on purpose) share one row; it stands for both,
 /// given in hash order (`desc`: the reverse, as the walk), so neither is
-/// lost, though an offset counts them as one.
+/// lost, though an offset counts them as one. A row of another body whose
+/// hash shares the walked body's tag is passed over.
 pub fn load_indexed(
     r: &Reader<'_>,
     index: &MsgIndex<'_>,
@@ -127,14 +138,17 @@ pub fn load_indexed(
 ) -> Result<Vec<MessageRecord>, Error> {
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
-        let first = out.len();
+        let mut fitting = 0;
         for x in r.prefix::<Messages>(&row.tag, desc) {
             let (_, m) = x?;
             if index.fits(row, &m) {
-                out.push(m);
+                fitting += 1;
+                if index.in_group(&m) {
+                    out.push(m);
+                }
             }
         }
-        if out.len() == first {
+        if fitting == 0 {
             return Err(MISSING_INDEXED);
         }
     }
@@ -274,7 +288,7 @@ pub fn rows_in_order<'a>(
     }
     let group_key = group.map(|g| match g {
         MessageGroup::Destination(a) => MessageGroupKey::Account(a).encode(),
-        MessageGroup::BodyHash(h) => MessageGroupKey::Hash(h).encode(),
+        MessageGroup::BodyHash(h) => MessageGroupKey::BodyHash(h).encode(),
         MessageGroup::Opcode(op) => MessageGroupKey::Opcode(*op).encode(),
     });
     let mut segments = Vec::with_capacity(2);
@@ -456,6 +470,11 @@ mod tests {
             record(hash(2), Some(150), 2, 7),
             record(hash(4), None, 1, 7),
             record([9; 32], Some(120), 1, 7),
+            // Another body whose hash shares the first's tag.
+            MessageRecord {
+                body_hash: std::array::from_fn(|i| if i == 31 { 1 } else { 7 }),
+                ..record(hash(5), Some(300), 1, 7)
+            },
         ];
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
@@ -515,7 +534,7 @@ mod tests {
         }
         let sent = sent_messages(&r, &address(200), 0, u64::MAX).unwrap();
         let sent: Vec<Hash> = sent.into_iter().map(|m| m.hash).collect();
-        assert_eq!(sent, vec![hash(1), hash(3), [9; 32], hash(2)]);
+        assert_eq!(sent, vec![hash(1), hash(3), [9; 32], hash(2), hash(5)]);
         let at_150 = sent_messages(&r, &address(200), 150, 150).unwrap();
         assert_eq!(at_150.len(), 1);
         assert_eq!(at_150[0].hash, hash(2));

@@ -5,8 +5,9 @@ use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
     AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
-    ActionByType, Actions, HashTag, LtTagKey, McLtTagKey, TraceByAccount, TraceByAccountUtime,
-    TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces, TxByTrace, TypeEndKey,
+    ActionByType, Actions, HashMsgKey, HashTag, LtTagKey, McLtTagKey, TraceByAccount,
+    TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces,
+    TxByTrace, TypeEndKey,
 };
 use tonindex_storage::{Error, Key, KeyWriter, Reader};
 
@@ -22,10 +23,56 @@ pub fn traces(r: &Reader<'_>, ids: &[Hash]) -> Result<Vec<TraceRecord>, Error> {
 
 /// The traces of transactions by id (those with none left out).
 pub fn traces_of_tx_ids(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Hash>, Error> {
-    Ok(r.multi_get::<TraceOfTx>(ids)?
-        .into_iter()
-        .flatten()
-        .collect())
+    Ok(trace_ids_of_txs(r, ids)?.into_iter().flatten().collect())
+}
+
+/// The trace id of each transaction by id (`None`: the index holds none).
+pub fn trace_ids_of_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Option<Hash>>, Error> {
+    let tags = r.multi_get::<TraceOfTx>(ids)?;
+    let mut out = Vec::with_capacity(ids.len());
+    for (tx_id, tag) in ids.iter().zip(tags) {
+        let Some(tag) = tag else {
+            out.push(None);
+            continue;
+        };
+        let holds = |r: &Reader<'_>, id: &Hash| -> Result<bool, Error> {
+            let prefix = KeyWriter::with_capacity(32).hash(id).finish();
+            for x in r.prefix::<TxByTrace>(&prefix, false) {
+                if x?.1 == *tx_id {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        };
+        out.push(trace_by_tag(r, &tag, holds)?);
+    }
+    Ok(out)
+}
+
+/// The stored trace whose id starts with `tag`: the only one, or of
+/// several, the first that `owns` (the row that named the tag belongs to
+/// it). A tag no stored trace has is logged: the index is damaged there.
+fn trace_by_tag(
+    r: &Reader<'_>,
+    tag: &HashTag,
+    owns: impl Fn(&Reader<'_>, &Hash) -> Result<bool, Error>,
+) -> Result<Option<Hash>, Error> {
+    let mut ids = Vec::with_capacity(1);
+    for x in r.prefix::<Traces>(tag, false) {
+        ids.push(x?.0);
+    }
+    if ids.len() > 1 {
+        for id in ids {
+            if owns(r, &id)? {
+                return Ok(Some(id));
+            }
+        }
+        return Ok(None);
+    }
+    if ids.is_empty() {
+        tracing::warn!(tag = %hex::encode(tag), "an index row names no stored trace");
+    }
+    Ok(ids.pop())
 }
 
 /// The trace's transaction ids in v3's order (lt, then account).
@@ -333,7 +380,17 @@ pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord
 
 /// The trace an action belongs to.
 pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>, Error> {
-    r.get::<ActionById>(action_id)
+    let Some(tag) = r.get::<ActionById>(action_id)? else {
+        return Ok(None);
+    };
+    let holds = |r: &Reader<'_>, id: &Hash| -> Result<bool, Error> {
+        let key = HashMsgKey {
+            hash: *id,
+            msg_hash: *action_id,
+        };
+        Ok(r.get::<Actions>(&key)?.is_some())
+    };
+    trace_by_tag(r, &tag, holds)
 }
 
 /// Trace records read together while a page fills: a point read each
@@ -415,6 +472,33 @@ mod tests {
         }
     }
 
+    fn sample_action(t: &TraceRecord) -> ActionRecord {
+        ActionRecord {
+            action_id: [8; 32],
+            trace_id: t.trace_id,
+            kind: "call_contract".into(),
+            start_lt: t.start_lt,
+            end_lt: t.end_lt,
+            start_utime: t.start_utime,
+            end_utime: t.end_utime,
+            success: true,
+            tx_hashes: Vec::new(),
+            accounts: Vec::new(),
+            source: None,
+            source_secondary: None,
+            destination: None,
+            destination_secondary: None,
+            asset: None,
+            asset_secondary: None,
+            opcode: None,
+            value: None,
+            amount: None,
+            ancestor_type: Vec::new(),
+            parent_action_id: None,
+            data: "{}".into(),
+        }
+    }
+
     /// Traces whose ids share their first 8 bytes (the tag listings keep)
     /// are each found by the rows that list them: by end, by masterchain
     /// block and by participant, in (end, id) order either way.
@@ -468,7 +552,16 @@ mod tests {
                 tag,
             };
             batch.put::<TraceByAccount>(&by, &());
+            batch.put::<TraceOfTx>(&(n as u64), &tag);
         }
+        // An action of the second trace.
+        let action = HashMsgKey {
+            hash: traces[1].trace_id,
+            msg_hash: [8; 32],
+        };
+        batch.put::<Actions>(&action, &sample_action(&traces[1]));
+        let tag = tonindex_storage::tables::hash_tag(&traces[1].trace_id);
+        batch.put::<ActionById>(&[8; 32], &tag);
         db.write(batch).unwrap();
         let r = db.reader();
         let page = |account: Option<&Address>, order, desc| -> Vec<u8> {
@@ -495,5 +588,16 @@ mod tests {
         };
         assert_eq!(mc(7), [1, 4]);
         assert_eq!(mc(8), [2, 3]);
+        // Each transaction's trace, and the action's, though three traces
+        // share the tag.
+        let of_txs = trace_ids_of_txs(&r, &[0, 1, 2, 3, 4]).unwrap();
+        let want: Vec<Option<Hash>> = traces.iter().map(|t| Some(t.trace_id)).collect();
+        assert_eq!(of_txs[..4], want[..]);
+        assert_eq!(of_txs[4], None);
+        assert_eq!(
+            trace_of_action(&r, &[8; 32]).unwrap(),
+            Some(traces[1].trace_id)
+        );
+        assert_eq!(trace_of_action(&r, &[7; 32]).unwrap(), None);
     }
 }

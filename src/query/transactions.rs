@@ -8,7 +8,7 @@ use tycho_types::cell::Cell;
 
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, TraceOfTx, Transactions, TxBocs,
+    AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, Transactions, TxBocs,
     TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
@@ -91,7 +91,7 @@ pub fn with_messages(
 ) -> Result<Vec<FullTx>, Error> {
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
-    let traces = r.multi_get::<TraceOfTx>(&ids)?;
+    let traces = super::traces::trace_ids_of_txs(r, &ids)?;
     txs.into_iter()
         .zip(traces)
         .map(|(loaded, trace_id)| {

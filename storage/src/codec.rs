@@ -246,6 +246,18 @@ impl Value for Hash {
     }
 }
 
+/// A hash's tag used as a value (a transaction → its trace's tag).
+impl Value for crate::keys::HashTag {
+    fn encode(&self) -> Vec<u8> {
+        self.to_vec()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        bytes
+            .try_into()
+            .map_err(|_| Error::Corrupt("8-byte tag value"))
+    }
+}
+
 /// A large blob stored `lz4_flex`-compressed (size-prepended block format).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lz4Bytes(pub Vec<u8>);

@@ -860,8 +860,12 @@ pub struct GroupOrderKey {
 pub enum MessageGroupKey<'a> {
     /// `account` (36 bytes).
     Account(&'a Address),
-    /// `[32]`.
-    Hash(&'a Hash),
+    /// A body hash's [`HashTag`] (`[8]`): bodies are mostly distinct, so
+    /// the group is as random as the message's own hash. A range of one
+    /// body's rows also holds those of any body whose hash shares the tag
+    /// (none short of 2^64 tries against a given body); the reader checks
+    /// each record's body and passes over the others.
+    BodyHash(&'a Hash),
     /// `u32`.
     Opcode(u32),
 }
@@ -870,7 +874,7 @@ impl MessageGroupKey<'_> {
     pub fn encode(&self) -> Vec<u8> {
         match self {
             MessageGroupKey::Account(a) => KeyWriter::with_capacity(36).address(a).finish(),
-            MessageGroupKey::Hash(h) => h.to_vec(),
+            MessageGroupKey::BodyHash(h) => hash_tag(h).to_vec(),
             MessageGroupKey::Opcode(op) => op.to_be_bytes().to_vec(),
         }
     }

@@ -285,8 +285,8 @@ table!(
 );
 table!(
     /// Messages by the hash of their body, in `/messages` order (see
-    /// [`MsgByDestination`]). key: `body_hash [32] | null flag u8 |
-    /// created_lt u64 | msg tag [8]` → ().
+    /// [`MsgByDestination`]). key: `body tag [8] | null flag u8 |
+    /// created_lt u64 | msg tag [8]` → () (see [`MessageGroupKey::BodyHash`]).
     MsgByBodyHash, "msg_by_body_hash", GroupOrderKey => ()
 );
 table!(
@@ -299,7 +299,7 @@ table!(
     /// As [`MsgByBodyHash`], by `created_at` (the order of `/messages`
     /// with a time window): a body's messages come from every shard, whose
     /// lts do not follow time, so a time window is no lt range of them.
-    /// key: `body_hash [32] | null flag u8 | created_at u64 | msg tag [8]` → ().
+    /// key: `body tag [8] | null flag u8 | created_at u64 | msg tag [8]` → ().
     MsgByBodyHashUtime, "msg_by_body_hash_utime", GroupOrderKey => ()
 );
 table!(
@@ -629,8 +629,11 @@ table!(
     TraceOrphans, "trace_orphans", Hash => Hash, point_lookup_misses; importer_reads
 );
 table!(
-    /// The trace of each transaction. key: `tx_id u64` → trace id `[32]`.
-    TraceOfTx, "trace_of_tx", u64 => Hash
+    /// The trace of each transaction. key: `tx_id u64` → the trace id's
+    /// [`HashTag`] `[8]`; the reader finds the trace by it (and, should two
+    /// stored traces share it, the one whose [`TxByTrace`] rows hold the
+    /// transaction).
+    TraceOfTx, "trace_of_tx", u64 => HashTag
 );
 table!(
     /// A trace's transactions in v3's order. key: `trace id [32] | lt u64 |
@@ -694,8 +697,9 @@ table!(
     ActionByAccountType, "action_by_account_type", TypeEndKey => ()
 );
 table!(
-    /// key: action id `[32]` → trace id `[32]`.
-    ActionById, "action_by_id", Hash => Hash, point_lookup
+    /// key: action id `[32]` → its trace id's [`HashTag`] `[8]` (should
+    /// two stored traces share it, the one with the action in [`Actions`]).
+    ActionById, "action_by_id", Hash => HashTag, point_lookup
 );
 
 /// A column family as the database opens it.

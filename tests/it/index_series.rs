@@ -499,7 +499,8 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
     }
     assert_eq!(seen.len(), txs.len());
     for (id, t) in &txs {
-        let trace = r.get::<TraceOfTx>(id).unwrap().expect("trace of tx");
+        let trace =
+            tonindex::query::traces::trace_ids_of_txs(&r, &[*id]).unwrap()[0].expect("trace of tx");
         assert!(view.traces[&trace].1.contains(&t.hash));
     }
     // Pending traces are those with undelivered messages, and the edges are those messages.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
 use tonindex_model::{ActionRecord, Address, Hash, MsgKind, TraceRecord, TransactionRecord};
-use tonindex_storage::tables::{HashTxKey, JettonWallets, TraceOfTx, TxByOutMsg};
+use tonindex_storage::tables::{HashTxKey, JettonWallets, TxByOutMsg};
 
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
@@ -440,7 +440,7 @@ fn transactions_by_trace(
 ) -> Result<BTreeMap<String, Vec<(TransactionRecord, String)>>, V3Error> {
     let r = &ctx.reader;
     let full = query::transactions::full_txs(r, ids)?;
-    let trace_ids = r.multi_get::<TraceOfTx>(ids)?;
+    let trace_ids = query::traces::trace_ids_of_txs(r, ids)?;
     let mut shown: Vec<Transaction> = full.iter().map(Transaction::from).collect();
     AccountState::fill_all(
         shown
