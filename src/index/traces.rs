@@ -20,7 +20,7 @@ use tonindex_storage::tables::{
     hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
     ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey, TraceByAccount,
     TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges, TraceOfTx,
-    TraceOrphans, TraceTxKey, Traces, TxByTrace, TypeEndKey,
+    TraceOrphans, TraceTxKey, Traces, TxByTrace, TxTail, TypeEndKey,
 };
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
@@ -453,9 +453,9 @@ pub(super) fn index_traces(
         let key = TraceTxKey {
             trace_id: *trace_id,
             lt: t.lt,
-            account: t.account,
+            tx: TxTail::new(&t.account, *tx_id),
         };
-        batch.put::<TxByTrace>(&key, tx_id);
+        batch.put::<TxByTrace>(&key, &());
     }
     let consumed: HashSet<Hash> = changes.consumed_edges.iter().copied().collect();
     for (msg, trace) in &changes.new_edges {
@@ -574,24 +574,25 @@ fn move_stored(
 ) -> Result<(), IndexError> {
     let reader = db.reader();
     let prefix = KeyWriter::with_capacity(32).hash(&old.trace_id).finish();
-    let rows: Vec<(TraceTxKey, u64)> = reader
+    let rows: Vec<TraceTxKey> = reader
         .prefix::<TxByTrace>(&prefix, false)
+        .map(|x| x.map(|(k, ())| k))
         .collect::<Result<_, _>>()?;
-    let ids: Vec<u64> = rows.iter().map(|(_, id)| *id).collect();
+    let ids: Vec<u64> = rows.iter().map(|k| k.tx.tx_id).collect();
     let mut accounts = HashSet::new();
     let mut sent = Vec::new();
     for rec in crate::query::transactions::tx_records(&reader, &ids)? {
         accounts.insert(rec.account);
         sent.extend(rec.out_msgs);
     }
-    for (key, tx_id) in &rows {
+    for key in &rows {
         batch.delete::<TxByTrace>(key);
         let moved = TraceTxKey {
             trace_id: into,
             ..*key
         };
-        batch.put::<TxByTrace>(&moved, tx_id);
-        batch.put::<TraceOfTx>(tx_id, &hash_tag(&into));
+        batch.put::<TxByTrace>(&moved, &());
+        batch.put::<TraceOfTx>(&key.tx.tx_id, &hash_tag(&into));
     }
     for (msg, edge) in sent.iter().zip(reader.multi_get::<TraceEdges>(&sent)?) {
         if edge == Some(old.trace_id) && !consumed.contains(msg) {
@@ -780,7 +781,7 @@ fn stored_transactions(
     for part in stored {
         let prefix = KeyWriter::with_capacity(32).hash(part).finish();
         for row in reader.prefix::<TxByTrace>(&prefix, false) {
-            ids.push(row?.1);
+            ids.push(row?.0.tx.tx_id);
         }
     }
     let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();

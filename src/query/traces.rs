@@ -38,7 +38,7 @@ pub fn trace_ids_of_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Option<Hash>>
         let holds = |r: &Reader<'_>, id: &Hash| -> Result<bool, Error> {
             let prefix = KeyWriter::with_capacity(32).hash(id).finish();
             for x in r.prefix::<TxByTrace>(&prefix, false) {
-                if x?.1 == *tx_id {
+                if x?.0.tx.tx_id == *tx_id {
                     return Ok(true);
                 }
             }
@@ -79,7 +79,7 @@ fn trace_by_tag(
 pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
     let prefix = KeyWriter::with_capacity(32).hash(id).finish();
     r.prefix::<TxByTrace>(&prefix, false)
-        .map(|x| x.map(|(_, tx)| tx))
+        .map(|x| x.map(|(k, ())| k.tx.tx_id))
         .collect()
 }
 
@@ -166,11 +166,14 @@ pub fn listed_traces(
     Ok(out)
 }
 
-/// Whether trace `id` has a transaction of `account`.
+/// Whether trace `id` has a transaction of `account` (of an account with
+/// its workchain and tag: the trace's rows keep no more of it).
 fn has_participant(r: &Reader<'_>, id: &Hash, account: &Address) -> Result<bool, Error> {
     let prefix = KeyWriter::with_capacity(32).hash(id).finish();
+    let tag = tonindex_storage::tables::hash_tag(&account.id);
     for x in r.prefix::<TxByTrace>(&prefix, false) {
-        if x?.0.account == *account {
+        let tx = x?.0.tx;
+        if tx.workchain == account.workchain && tx.account_tag == tag {
             return Ok(true);
         }
     }
@@ -543,9 +546,9 @@ mod tests {
             let tx = TraceTxKey {
                 trace_id: t.trace_id,
                 lt: t.end_lt,
-                account: who,
+                tx: tonindex_storage::tables::TxTail::new(&who, n as u64),
             };
-            batch.put::<TxByTrace>(&tx, &(n as u64));
+            batch.put::<TxByTrace>(&tx, &());
             let by = AccountLtTagKey {
                 account: who,
                 lt: t.end_lt,

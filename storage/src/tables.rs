@@ -640,8 +640,8 @@ table!(
 );
 table!(
     /// A trace's transactions in v3's order. key: `trace id [32] | lt u64 |
-    /// account` → `tx_id u64`.
-    TxByTrace, "tx_by_trace", TraceTxKey => u64; importer_reads
+    /// wc i32 | account tag [8] | tx_id u64` ([`TxTail`]) → ().
+    TxByTrace, "tx_by_trace", TraceTxKey => (); importer_reads
 );
 table!(
     /// Settled traces (every message delivered) by account, newest last.

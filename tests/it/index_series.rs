@@ -404,7 +404,7 @@ fn trace_view(db: &Db) -> TraceView {
         let (id, rec) = row.unwrap();
         let tx_ids: Vec<u64> = r
             .prefix::<TxByTrace>(&id, false)
-            .map(|x| x.unwrap().1)
+            .map(|x| x.unwrap().0.tx.tx_id)
             .collect();
         let hashes = tonindex::query::transactions::tx_records(&r, &tx_ids)
             .unwrap()

@@ -32,9 +32,14 @@ fn scan() -> Scan {
         .filter(|t| t.pending_messages == 0)
         .collect();
     let mut accounts: HashMap<Hash, BTreeSet<Address>> = HashMap::new();
-    for x in r.prefix::<TxByTrace>(&[], false) {
-        let (k, _) = x.unwrap();
-        accounts.entry(k.trace_id).or_default().insert(k.account);
+    let rows: Vec<(Hash, u64)> = r
+        .prefix::<TxByTrace>(&[], false)
+        .map(|x| x.map(|(k, ())| (k.trace_id, k.tx.tx_id)).unwrap())
+        .collect();
+    let ids: Vec<u64> = rows.iter().map(|(_, id)| *id).collect();
+    let records = tonindex::query::transactions::tx_records(&r, &ids).unwrap();
+    for ((trace, _), tx) in rows.iter().zip(records) {
+        accounts.entry(*trace).or_default().insert(tx.account);
     }
     let mut actions: HashMap<Hash, Vec<ActionRecord>> = HashMap::new();
     for x in r.prefix::<Actions>(&[], false) {
