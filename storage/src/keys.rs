@@ -1030,7 +1030,7 @@ mod tests {
         }
         let mut by_bytes = keys.clone();
         by_bytes.sort_by(|x, y| x.2.cmp(&y.2));
-        keys.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+        keys.sort_by_key(|x| (x.0, x.1));
         assert_eq!(keys, by_bytes);
     }
 
