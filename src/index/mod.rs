@@ -551,8 +551,13 @@ impl<'a> Indexer<'a> {
             .into_iter()
             .flatten()
             .chain(late_adopt);
+        let mut adopted_txs = Vec::new();
         for (rec, mc) in adopt {
-            self.adopt(&mut batch, rec, mc)?;
+            adopted_txs.extend(
+                self.adopt(&mut batch, rec, mc)?
+                    .into_iter()
+                    .map(|id| (id, mc)),
+            );
             applied.adopted_blocks += 1;
         }
         latest.write(self.db, &mut batch)?;
@@ -563,6 +568,7 @@ impl<'a> Indexer<'a> {
                 .time(Step::TracesWait, || result.recv())
                 .map_err(|_| IndexError::ClassifierPanicked)??;
         }
+        traces::adopt_traces(self.db, &mut batch, &adopted_txs)?;
         let nothing_new = applied.blocks == 0 && applied.adopted_blocks == 0;
         if nothing_new && applied.state_updates == 0 {
             *self.deferred() = Some(traces::Deferred::default());
@@ -776,13 +782,15 @@ impl<'a> Indexer<'a> {
         Ok(())
     }
 
-    /// Marks a stored shard block (and its transactions) as committed by `mc_seqno`.
+    /// Marks a stored shard block (and its transactions) as committed by
+    /// `mc_seqno`; hands back the transactions' ids (their traces follow
+    /// once the previous unit's trace rows are in, [`traces::adopt_traces`]).
     fn adopt(
         &self,
         batch: &mut Batch<'_>,
         mut rec: BlockRecord,
         mc_seqno: u32,
-    ) -> Result<(), IndexError> {
+    ) -> Result<Vec<u64>, IndexError> {
         let id = rec.id.id;
         rec.mc_block_seqno = Some(mc_seqno);
         batch.put::<Blocks>(&id, &rec);
@@ -812,7 +820,7 @@ impl<'a> Indexer<'a> {
             };
             batch.put::<Transactions>(tx_id, &place);
         }
-        Ok(())
+        Ok(keys)
     }
 }
 

@@ -625,6 +625,58 @@ fn move_stored(
     Ok(())
 }
 
+/// The traces of transactions a masterchain block committed after they
+/// were stored (`adopted`: tx id and the block's seqno): their records
+/// take the block into `mc_seqno_start`/`_end`, and a settled complete
+/// trace moves to the block's listing ([`TraceByMcBlock`]), as assembly
+/// would have done had the block been known. Called once the previous
+/// unit's trace rows are committed, so that it reads them.
+pub(super) fn adopt_traces(
+    db: &Db,
+    batch: &mut tonindex_storage::Batch<'_>,
+    adopted: &[(u64, u32)],
+) -> Result<(), IndexError> {
+    if adopted.is_empty() {
+        return Ok(());
+    }
+    let reader = db.reader();
+    let ids: Vec<u64> = adopted.iter().map(|(id, _)| *id).collect();
+    let traces = crate::query::traces::trace_ids_of_txs(&reader, &ids)?;
+    let mut spans: BTreeMap<Hash, (u32, u32)> = BTreeMap::new();
+    for ((_, mc), trace) in adopted.iter().zip(traces) {
+        if let Some(id) = trace {
+            let span = spans.entry(id).or_insert((*mc, *mc));
+            *span = (span.0.min(*mc), span.1.max(*mc));
+        }
+    }
+    for (id, (lo, hi)) in spans {
+        let Some(mut rec) = reader.get::<Traces>(&id)? else {
+            continue;
+        };
+        let before = (rec.mc_seqno_start, rec.mc_seqno_end);
+        rec.mc_seqno_start = Some(before.0.map_or(lo, |s| s.min(lo)));
+        rec.mc_seqno_end = Some(before.1.map_or(hi, |e| e.max(hi)));
+        if (rec.mc_seqno_start, rec.mc_seqno_end) == before {
+            continue;
+        }
+        if rec.pending_messages == 0 && rec.state == TraceState::Complete {
+            let key = |mc_seqno| McLtTagKey {
+                mc_seqno,
+                lt: rec.end_lt,
+                tag: hash_tag(&id),
+            };
+            if let Some(old) = before.1 {
+                batch.delete::<TraceByMcBlock>(&key(old));
+            }
+            if let Some(end) = rec.mc_seqno_end {
+                batch.put::<TraceByMcBlock>(&key(end), &());
+            }
+        }
+        batch.put::<Traces>(&id, &rec);
+    }
+    Ok(())
+}
+
 /// Lists a settled trace by account, end lt and (when it is complete)
 /// masterchain block; hands back its transactions, for classification.
 fn settle(

@@ -276,10 +276,46 @@ fn shard_blocks_imported_after_their_masterchain_block_are_linked() {
     let a = indexer.apply(&unit).unwrap();
     assert_eq!((a.blocks, a.adopted_blocks), (1, 2));
     assert_committed_by_2660(&db, ids);
-    // Applying it again changes nothing.
+    // Applying it again changes nothing (and assembles the last unit's traces).
     let again = indexer.apply(&unit).unwrap();
     assert_eq!((again.blocks, again.adopted_blocks), (0, 0));
     assert_committed_by_2660(&db, ids);
+    assert_traces_committed_by_2660(&db);
+}
+
+/// Every trace of the index (all of mc block 2660's and the shard blocks
+/// it commits) was completed by 2660, whether its transactions' blocks
+/// were stored before or after it, and the block's trace listing is its
+/// settled complete traces.
+fn assert_traces_committed_by_2660(db: &Db) {
+    let r = db.reader();
+    let traces: Vec<TraceRecord> = r
+        .prefix::<Traces>(&[], false)
+        .map(|x| x.unwrap().1)
+        .collect();
+    assert!(traces.len() > 3, "{} traces", traces.len());
+    for t in &traces {
+        assert_eq!(
+            (t.mc_seqno_start, t.mc_seqno_end),
+            (Some(2660), Some(2660)),
+            "trace {}",
+            hex::encode(t.trace_id)
+        );
+    }
+    let mut listed: Vec<Hash> = tonindex::query::traces::completed_in_mc_block(&r, 2660, false)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.trace_id)
+        .collect();
+    let mut complete: Vec<Hash> = traces
+        .iter()
+        .filter(|t| t.state == TraceState::Complete && t.pending_messages == 0)
+        .map(|t| t.trace_id)
+        .collect();
+    listed.sort();
+    complete.sort();
+    assert!(!complete.is_empty());
+    assert_eq!(listed, complete);
 }
 
 /// Shard blocks imported newest first, after their masterchain block: the
@@ -298,6 +334,9 @@ fn shard_ancestors_imported_after_their_top_are_linked() {
         assert_eq!((a.blocks, a.adopted_blocks), (1, 0));
     }
     assert_committed_by_2660(&db, ids);
+    // An empty unit assembles the last one's traces.
+    indexer.apply(&Unit { blocks: vec![] }).unwrap();
+    assert_traces_committed_by_2660(&db);
 }
 
 /// Mc block 2660 commits `ids` (and itself): blocks, their transactions and
@@ -703,4 +742,91 @@ fn the_commit_feed_names_classified_traces_in_their_settling_commit() {
         .collect();
     assert!(!complete.is_empty());
     assert_eq!(classified, complete);
+}
+
+/// Shard blocks indexed before the masterchain blocks that commit them
+/// (each alone, as a follower whose planner gave up waiting would): once
+/// those arrive, every trace carries the masterchain blocks an import in
+/// chain order gives it, and each block lists the same completed traces.
+/// A devnet chain over two shards (the 2019 fixtures' shard blocks hold no
+/// transactions).
+#[test]
+fn traces_of_shard_blocks_stored_first_learn_their_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let exported = dir.path().join("blocks");
+    let o = std::process::Command::new(common::tonindex_bin())
+        .args([
+            "bench-dev",
+            "--wallets",
+            "30",
+            "--blocks",
+            "6",
+            "--shards",
+            "2",
+        ])
+        .args(["--profile", "mainnet", "--export-blocks"])
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let paths = collect_paths(&[exported]).unwrap();
+    let one = Db::open(&dir.path().join("one"), &DbOptions::default()).unwrap();
+    import_files(&one, &paths, &opts(), |_, _| {}).unwrap();
+    // Shard blocks by seqno (a split's children after their parent), then
+    // the masterchain blocks.
+    let named = |prefix: &str| -> Vec<(u64, PathBuf)> {
+        let mut v: Vec<(u64, PathBuf)> = paths
+            .iter()
+            .filter_map(|p| {
+                let name = p.file_stem()?.to_str()?;
+                let seqno = name
+                    .strip_prefix(prefix)?
+                    .rsplit('_')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some((seqno, p.clone()))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (shard, mc) = (named("wc0_"), named("mc_"));
+    assert!(
+        shard.len() > 6 && mc.len() > 6,
+        "{} {}",
+        shard.len(),
+        mc.len()
+    );
+    let late = Db::open(&dir.path().join("late"), &DbOptions::default()).unwrap();
+    let indexer = Indexer::new(&late);
+    for (_, path) in shard.iter().chain(&mc) {
+        let block = decode_block_file(path).unwrap();
+        indexer
+            .apply(&Unit {
+                blocks: vec![block],
+            })
+            .unwrap();
+    }
+    indexer.apply(&Unit { blocks: vec![] }).unwrap();
+    let spans = |db: &Db| -> std::collections::BTreeMap<Hash, (Option<u32>, Option<u32>)> {
+        db.reader()
+            .prefix::<Traces>(&[], false)
+            .map(|x| x.unwrap().1)
+            .map(|t| (t.trace_id, (t.mc_seqno_start, t.mc_seqno_end)))
+            .collect()
+    };
+    let want = spans(&one);
+    assert!(want.values().all(|(_, end)| end.is_some()));
+    assert_eq!(spans(&late), want);
+    for (seqno, _) in &mc {
+        let listed = |db: &Db| -> Vec<Hash> {
+            tonindex::query::traces::completed_in_mc_block(&db.reader(), *seqno as u32, false)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.trace_id)
+                .collect()
+        };
+        assert_eq!(listed(&late), listed(&one), "mc block {seqno}");
+    }
 }
