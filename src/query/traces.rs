@@ -475,33 +475,6 @@ mod tests {
         }
     }
 
-    fn sample_action(t: &TraceRecord) -> ActionRecord {
-        ActionRecord {
-            action_id: [8; 32],
-            trace_id: t.trace_id,
-            kind: "call_contract".into(),
-            start_lt: t.start_lt,
-            end_lt: t.end_lt,
-            start_utime: t.start_utime,
-            end_utime: t.end_utime,
-            success: true,
-            tx_hashes: Vec::new(),
-            accounts: Vec::new(),
-            source: None,
-            source_secondary: None,
-            destination: None,
-            destination_secondary: None,
-            asset: None,
-            asset_secondary: None,
-            opcode: None,
-            value: None,
-            amount: None,
-            ancestor_type: Vec::new(),
-            parent_action_id: None,
-            data: "{}".into(),
-        }
-    }
-
     /// Traces whose ids share their first 8 bytes (the tag listings keep)
     /// are each found by the rows that list them: by end, by masterchain
     /// block and by participant, in (end, id) order either way.
@@ -562,7 +535,11 @@ mod tests {
             hash: traces[1].trace_id,
             msg_hash: [8; 32],
         };
-        batch.put::<Actions>(&action, &sample_action(&traces[1]));
+        let record = ActionRecord {
+            action_id: [8; 32],
+            ..crate::trace::classify::unknown(&traces[1], &[])
+        };
+        batch.put::<Actions>(&action, &record);
         let tag = tonindex_storage::tables::hash_tag(&traces[1].trace_id);
         batch.put::<ActionById>(&[8; 32], &tag);
         db.write(batch).unwrap();

@@ -800,7 +800,7 @@ pub(crate) fn serialize(
 }
 
 /// The one action of a trace nothing else describes.
-fn unknown(trace: &TraceRecord, txs: &[TraceTx]) -> ActionRecord {
+pub(crate) fn unknown(trace: &TraceRecord, txs: &[TraceTx]) -> ActionRecord {
     let mut ordered: Vec<&TraceTx> = txs.iter().collect();
     ordered.sort_by_key(|t| t.order_key());
     let mut accounts: Vec<Address> = ordered.iter().map(|t| t.account).collect();
