@@ -234,27 +234,16 @@ impl Value for BlockId {
     }
 }
 
-/// A hash used as a value (a pending message → its trace id).
-impl Value for Hash {
+/// A fixed-length byte string used as a value: a hash (a pending message
+/// → its trace id) or a hash's tag (a transaction → its trace's tag).
+impl<const N: usize> Value for [u8; N] {
     fn encode(&self) -> Vec<u8> {
         self.to_vec()
     }
     fn decode(bytes: &[u8]) -> Result<Self, Error> {
         bytes
             .try_into()
-            .map_err(|_| Error::Corrupt("32-byte hash value"))
-    }
-}
-
-/// A hash's tag used as a value (a transaction → its trace's tag).
-impl Value for crate::keys::HashTag {
-    fn encode(&self) -> Vec<u8> {
-        self.to_vec()
-    }
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        bytes
-            .try_into()
-            .map_err(|_| Error::Corrupt("8-byte tag value"))
+            .map_err(|_| Error::Corrupt("a fixed-length value of another length"))
     }
 }
 
