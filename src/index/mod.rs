@@ -29,12 +29,12 @@ use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord};
 use tonindex_storage::tables::{
     hash_tag, AccountLtKey, AccountLtTagKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks,
-    GroupOrderKey, HashMsgKey, HashTxKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey,
-    McBlocks, McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
+    GroupOrderKey, HashMsgKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
+    McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TimeBlockKey,
-    TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByLt,
-    TxByMcBlock, TxByNow, TxByOutMsg, TxTail,
+    TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByLt, TxByMcBlock,
+    TxByNow, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
@@ -1032,15 +1032,8 @@ fn tx_rows_one(
         if write {
             message_rows(rows, m, rec.lt);
         }
-        let key = HashTxKey {
-            hash: m.hash,
-            tx_id,
-        };
-        if incoming {
-            rows.put::<TxByInMsg>(&key, &());
-        } else {
-            rows.put::<TxByOutMsg>(&key, &());
-        }
+        let end = if incoming { RECEIVED_BY } else { SENT_BY };
+        rows.link::<Messages, _>(&m.hash, end, tx_id);
     }
     let state = LatestAccount {
         last_tx_lt: rec.lt,
@@ -1067,7 +1060,7 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
 /// A message's row and its indexes: source, destination, normalized hash,
 /// body hash, opcode, created_lt, created_at.
 pub(crate) fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
-    rows.put::<Messages>(&m.hash, m);
+    rows.put_linked_record::<Messages, _>(&m.hash, m);
     let tag = hash_tag(&m.hash);
     let key = NullableOrderKey {
         value: m.created_lt,

@@ -878,15 +878,16 @@ fn stored_messages(
     use tonindex_storage::tables::Messages;
     let mut hashes: Vec<Hash> = rec.in_msg.iter().copied().collect();
     hashes.extend(&rec.out_msgs);
-    let mut found = reader.multi_get::<Messages>(&hashes)?.into_iter();
     let missing = || tonindex_storage::Error::Corrupt("a transaction's message is missing");
+    let mut found = reader
+        .multi_get::<Messages>(&hashes)?
+        .into_iter()
+        .map(|m| crate::query::messages::record_of(m.ok_or_else(missing)?));
     let in_msg = match rec.in_msg {
-        Some(_) => Some(found.next().flatten().ok_or_else(missing)?),
+        Some(_) => Some(found.next().ok_or_else(missing)??),
         None => None,
     };
-    let out = found
-        .map(|m| m.ok_or_else(missing))
-        .collect::<Result<Vec<_>, _>>()?;
+    let out = found.collect::<Result<Vec<_>, _>>()?;
     Ok((in_msg, out))
 }
 

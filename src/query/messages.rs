@@ -8,12 +8,12 @@ use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtTagKey, GroupOrderKey, HashTag, HashTxKey, MessageGroupKey, Messages, MsgByBodyHash,
+    AccountLtTagKey, GroupOrderKey, HashTag, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
-    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TxBocs, TxByInMsg,
-    TxByOutMsg,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TxBocs,
+    RECEIVED_BY, SENT_BY,
 };
-use tonindex_storage::{prefix_successor, Error, Reader};
+use tonindex_storage::{prefix_successor, Error, Linked, Reader};
 use tycho_types::cell::Cell;
 
 use crate::decode::message::{message_contents, MessageContents};
@@ -31,16 +31,25 @@ pub(super) const MISSING_TX: Error = Error::Corrupt("index points to a missing t
 pub(super) const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction BoC does not parse");
 const MISSING_MSG: Error = Error::Corrupt("a transaction lacks a message the index links to it");
 
+/// The record of a stored message row: every row the indexer writes has
+/// one, put in the batch of its first transaction id.
+pub(crate) fn record_of(row: Linked<MessageRecord>) -> Result<MessageRecord, Error> {
+    row.record.ok_or(Error::Corrupt(
+        "a message row holds transaction ids but no record",
+    ))
+}
+
 /// Loads messages by hash; hashes the index does not hold are skipped.
 pub fn messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<MessageRecord>, Error> {
-    Ok(r.multi_get::<Messages>(hashes)?
+    r.multi_get::<Messages>(hashes)?
         .into_iter()
         .flatten()
-        .collect())
+        .map(record_of)
+        .collect()
 }
 
 pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Error> {
-    r.get::<Messages>(hash)
+    r.get::<Messages>(hash)?.map(record_of).transpose()
 }
 
 /// The message hashes a v3 `msg_hash` filter means: each hash itself and
@@ -140,7 +149,7 @@ pub fn load_indexed(
     for row in rows {
         let mut fitting = 0;
         for x in r.prefix::<Messages>(&row.tag, desc) {
-            let (_, m) = x?;
+            let m = record_of(x?.1)?;
             if index.fits(row, &m) {
                 fitting += 1;
                 if index.in_group(&m) {
@@ -361,25 +370,22 @@ impl OrderedMsgKey for GroupOrderKey {
 }
 
 /// The ids of the transactions at one end of a message: the receiver's
-/// (that took it in) or the sender's (that sent it out), in key order.
+/// (that took it in) or the sender's (that sent it out), ascending; none
+/// for a message the index does not hold.
 pub fn txs_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Vec<u64>, Error> {
-    let prefix = HashTxKey::prefix(msg);
-    let ids = |x: Result<(HashTxKey, ()), Error>| x.map(|(k, ())| k.tx_id);
-    match side {
-        Side::Receiver => r.prefix::<TxByInMsg>(&prefix, false).map(ids).collect(),
-        Side::Sender => r.prefix::<TxByOutMsg>(&prefix, false).map(ids).collect(),
-    }
+    let end = match side {
+        Side::Receiver => RECEIVED_BY,
+        Side::Sender => SENT_BY,
+    };
+    Ok(r.get::<Messages>(msg)?
+        .map(|row| row.ends[end].clone())
+        .unwrap_or_default())
 }
 
 /// The id of the first transaction at one end of a message (see
 /// [`txs_of_message`]).
 pub fn first_tx_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Option<u64>, Error> {
-    let prefix = HashTxKey::prefix(msg);
-    let first = match side {
-        Side::Receiver => r.prefix::<TxByInMsg>(&prefix, false).next(),
-        Side::Sender => r.prefix::<TxByOutMsg>(&prefix, false).next(),
-    };
-    Ok(first.transpose()?.map(|(k, ())| k.tx_id))
+    Ok(txs_of_message(r, msg, side)?.first().copied())
 }
 
 /// The message cells of a stored transaction BoC, by hash.

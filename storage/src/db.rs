@@ -12,12 +12,13 @@ use rocksdb::{
 };
 
 use crate::codec::{Key, RawBytes, Value};
+use crate::linked::Linked;
 use crate::rows::IngestCursor;
 use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 29;
+pub const SCHEMA_VERSION: u32 = 30;
 
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.
@@ -495,12 +496,13 @@ impl Batch<'_> {
                     at = key_end;
                     continue;
                 }
-                let value_end = key_end + value_len as usize;
-                self.wb.put_cf(
-                    cf,
-                    &table.bytes[at..key_end],
-                    &table.bytes[key_end..value_end],
-                );
+                let value_end = key_end + (value_len & !MERGED) as usize;
+                let (key, value) = (&table.bytes[at..key_end], &table.bytes[key_end..value_end]);
+                if value_len & MERGED != 0 {
+                    self.wb.merge_cf(cf, key, value);
+                } else {
+                    self.wb.put_cf(cf, key, value);
+                }
                 at = value_end;
             }
         }
@@ -539,13 +541,16 @@ pub struct EncodedRows {
 
 /// The value length that marks a row of [`EncodedRows`] as a delete.
 const DELETED: u32 = u32::MAX;
+/// The bit of a value length that marks the value as a merge operand.
+const MERGED: u32 = 1 << 31;
 
 #[derive(Debug)]
 struct TableRows {
     name: &'static str,
     /// Key and value bytes of every row, back to back.
     bytes: Vec<u8>,
-    /// Key and value length of every row ([`DELETED`]: a delete, key only).
+    /// Key and value length of every row ([`DELETED`]: a delete, key only;
+    /// with [`MERGED`]: a merge operand).
     rows: Vec<(u32, u32)>,
 }
 
@@ -557,6 +562,36 @@ impl EncodedRows {
     /// A row of a table whose values are stored as they are, from borrowed bytes.
     pub fn put_raw<T: Table<Value = RawBytes>>(&mut self, key: &T::Key, value: &[u8]) {
         self.put_encoded::<T>(&key.encode(), value);
+    }
+
+    /// Sets the record of a [`Linked`] row, keeping its ids (a merge
+    /// operand: the latest record written wins, as a put's would).
+    pub fn put_linked_record<T, V>(&mut self, key: &T::Key, record: &V)
+    where
+        T: Table<Value = Linked<V>>,
+        V: Value,
+    {
+        let operand = crate::linked::record_operand(&record.encode());
+        self.merge_encoded::<T>(&key.encode(), &operand);
+    }
+
+    /// Adds `id` at `end` (0 or 1) of a [`Linked`] row without reading it.
+    pub fn link<T, V>(&mut self, key: &T::Key, end: usize, id: u64)
+    where
+        T: Table<Value = Linked<V>>,
+    {
+        let operand = crate::linked::link_operand(end, id);
+        self.merge_encoded::<T>(&key.encode(), &operand);
+    }
+
+    fn merge_encoded<T: Table>(&mut self, key: &[u8], operand: &[u8]) {
+        let table = self.table(T::NAME);
+        table.bytes.extend_from_slice(key);
+        table.bytes.extend_from_slice(operand);
+        debug_assert!(operand.len() < MERGED as usize);
+        table
+            .rows
+            .push((key.len() as u32, operand.len() as u32 | MERGED));
     }
 
     /// Whether it holds no row.
@@ -598,7 +633,7 @@ impl EncodedRows {
         let table = self.table(T::NAME);
         table.bytes.extend_from_slice(key);
         table.bytes.extend_from_slice(value);
-        debug_assert!(value.len() < DELETED as usize);
+        debug_assert!(value.len() < MERGED as usize);
         table.rows.push((key.len() as u32, value.len() as u32));
     }
 
@@ -1170,6 +1205,75 @@ mod tests {
         assert_eq!(r.get::<TxByHash>(&[3; 32]).unwrap(), Some(3));
         assert_eq!(r.get::<TxByHash>(&[9; 32]).unwrap(), None);
         assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
+    }
+
+    /// A message row's record and ids come in separate merge operands, in
+    /// one batch or several, before and after a flush and a full
+    /// compaction: the latest record wins, each end's ids come back
+    /// ascending and once.
+    #[test]
+    fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
+        use crate::tables::{Messages, RECEIVED_BY, SENT_BY};
+        use tonindex_model::{MessageRecord, MsgKind};
+        let record = |lt| MessageRecord {
+            hash: [7; 32],
+            kind: MsgKind::Internal,
+            source: Some(Address {
+                workchain: 0,
+                id: [1; 32],
+            }),
+            destination: None,
+            value: None,
+            fwd_fee: None,
+            ihr_fee: None,
+            extra_flags: None,
+            import_fee: None,
+            created_lt: Some(lt),
+            created_at: None,
+            ihr_disabled: None,
+            bounce: None,
+            bounced: None,
+            opcode: None,
+            body_hash: [2; 32],
+            init_state_hash: None,
+            metadata: None,
+            hash_norm: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let write = |f: &dyn Fn(&mut EncodedRows)| {
+            let mut rows = EncodedRows::default();
+            f(&mut rows);
+            let mut batch = db.batch();
+            batch.append(rows);
+            db.write(batch).unwrap();
+        };
+        write(&|rows| {
+            rows.put_linked_record::<Messages, _>(&[7; 32], &record(1));
+            rows.link::<Messages, _>(&[7; 32], SENT_BY, 10);
+        });
+        db.flush().unwrap();
+        write(&|rows| {
+            rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 12);
+            rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
+        });
+        let check = |lt: u64, received: &[u64]| {
+            let row = db.reader().get::<Messages>(&[7; 32]).unwrap().unwrap();
+            assert_eq!(row.record, Some(record(lt)));
+            assert_eq!(row.at(RECEIVED_BY), received);
+            assert_eq!(row.at(SENT_BY), &[10]);
+        };
+        check(1, &[11, 12]);
+        db.compact_fully(|_| {}).unwrap();
+        check(1, &[11, 12]);
+        write(&|rows| {
+            rows.put_linked_record::<Messages, _>(&[7; 32], &record(2));
+            rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
+        });
+        check(2, &[11, 12]);
+        db.compact_fully(|_| {}).unwrap();
+        check(2, &[11, 12]);
+        assert_eq!(db.reader().get::<Messages>(&[8; 32]).unwrap(), None);
     }
 
     #[test]

@@ -628,20 +628,6 @@ impl Key for BalanceAccountKey {
     }
 }
 
-/// `hash [32] | tx_id u64`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HashTxKey {
-    pub hash: Hash,
-    pub tx_id: u64,
-}
-
-impl HashTxKey {
-    /// Prefix of all transactions linked to one message hash.
-    pub fn prefix(hash: &Hash) -> Vec<u8> {
-        hash.to_vec()
-    }
-}
-
 /// `hash [32] | msg hash [32]`: messages by a hash of theirs other than
 /// their own (normalized hash, body hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -909,24 +895,6 @@ impl Key for GroupOrderKey {
             group: bytes[..split].to_vec(),
             order: NullableOrderKey::decode(&bytes[split..])?,
         })
-    }
-}
-
-impl Key for HashTxKey {
-    fn encode(&self) -> Vec<u8> {
-        KeyWriter::with_capacity(40)
-            .hash(&self.hash)
-            .u64(self.tx_id)
-            .finish()
-    }
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        let mut r = KeyReader::new(bytes);
-        let k = HashTxKey {
-            hash: r.hash()?,
-            tx_id: r.u64()?,
-        };
-        r.end()?;
-        Ok(k)
     }
 }
 

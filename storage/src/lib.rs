@@ -5,6 +5,7 @@
 mod codec;
 mod db;
 mod keys;
+mod linked;
 pub mod rows;
 pub mod snapshot;
 pub mod tables;
@@ -13,6 +14,7 @@ pub use codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
 pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };
+pub use linked::Linked;
 pub use rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, IngestCursor, JettonBurnRecord,
     JettonMasterRecord, JettonTransferRecord, JettonWalletRecord, LatestAccount,

@@ -22,6 +22,7 @@ use tonindex_model::{
 };
 
 use crate::codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
+use crate::linked::Linked;
 use crate::rows::{
     AccountStateRecord, BalanceRecord, CodeRecord, DnsRecord, JettonBurnRecord, JettonMasterRecord,
     JettonTransferRecord, JettonWalletRecord, LatestAccount, MultisigOrderRecord, MultisigRecord,
@@ -103,6 +104,17 @@ fn blob_values(opts: &mut Options) {
     let mut block = rocksdb::BlockBasedOptions::default();
     block.set_block_size(16 << 10);
     opts.set_block_based_table_factory(&block);
+}
+
+/// Rows of [`Linked`] records ([`Messages`]): the blob tables' options,
+/// with the merge operator that folds in each end's ids.
+fn linked_values(opts: &mut Options) {
+    blob_values(opts);
+    opts.set_merge_operator(
+        "tonindex.linked",
+        crate::linked::linked_merge,
+        crate::linked::linked_partial_merge,
+    );
 }
 
 /// The cell store: point lookups (4 KiB blocks, bloom filters on every
@@ -247,12 +259,21 @@ table!(
     TxByMcBlock, "tx_by_mc_block", McLtAccountKey => ()
 );
 table!(
-    /// key: message hash `[32]` → bincode [`MessageRecord`]. The body and
-    /// init state are not repeated here: a transaction BoC in [`TxBocs`]
-    /// that sent or received the message ([`TxByOutMsg`], [`TxByInMsg`])
-    /// holds them, and readers take them from there.
-    Messages, "messages", Hash => MessageRecord, blob_values
+    /// key: message hash `[32]` → [`Linked`] bincode [`MessageRecord`] with
+    /// the ids of the transactions that received it ([`RECEIVED_BY`]) and
+    /// sent it ([`SENT_BY`]), each added by a merge operand as its
+    /// transaction is indexed (tables keyed by `message hash | tx_id` held
+    /// these at ~58 bytes a transaction; here they cost a few). The body
+    /// and init state are not repeated here: a transaction BoC in
+    /// [`TxBocs`] that sent or received the message holds them, and
+    /// readers take them from there.
+    Messages, "messages", Hash => Linked<MessageRecord>, linked_values
 );
+/// The end of a [`Messages`] row that lists the transactions that took
+/// the message in.
+pub const RECEIVED_BY: usize = 0;
+/// The end of a [`Messages`] row that lists the transaction that sent it.
+pub const SENT_BY: usize = 1;
 table!(
     /// key: `source account | created_lt u64 | msg tag [8]` → ().
     MsgBySource, "msg_by_source", AccountLtTagKey => ()
@@ -271,14 +292,6 @@ table!(
     /// with a time window). key: `destination account | null flag u8 |
     /// created_at u64 | msg tag [8]` → ().
     MsgByDestinationUtime, "msg_by_destination_utime", GroupOrderKey => ()
-);
-table!(
-    /// key: in-message hash `[32] | tx_id u64` → ().
-    TxByInMsg, "tx_by_in_msg", HashTxKey => (), point_lookup
-);
-table!(
-    /// key: out-message hash `[32] | tx_id u64` → ().
-    TxByOutMsg, "tx_by_out_msg", HashTxKey => (), point_lookup
 );
 table!(
     /// External-in messages by their TEP-467 normalized hash (what a wallet
@@ -747,8 +760,6 @@ pub fn all() -> Vec<TableSpec> {
         entry::<MsgBySource>(),
         entry::<MsgByDestination>(),
         entry::<MsgByDestinationUtime>(),
-        entry::<TxByInMsg>(),
-        entry::<TxByOutMsg>(),
         entry::<MsgByHashNorm>(),
         entry::<MsgByBodyHash>(),
         entry::<MsgByOpcode>(),

@@ -499,7 +499,7 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
     let msgs: Vec<MessageRecord> = db
         .reader()
         .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1)
+        .map(|x| x.unwrap().1.record.unwrap())
         .filter(|m| m.kind == MsgKind::Internal)
         .collect();
     // One highload v3 wallet (the published code hash), five payouts a

@@ -16,8 +16,8 @@ use tonindex_model::{
 use tonindex_storage::tables::{
     AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey, McBlocks,
     McLtAccountKey, McShardState, Messages, TraceByAccount, TraceEdges, TraceOfTx, TraceOrphans,
-    Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByInMsg, TxByMcBlock,
-    TxByTrace, TxTail,
+    Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByMcBlock, TxByTrace, TxTail,
+    RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -140,13 +140,13 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                 let boc = r.get::<TxBocs>(&tx_id).unwrap().unwrap().0;
                 let cell = tycho_types::boc::Boc::decode(&boc).unwrap();
                 assert_eq!(cell.repr_hash().as_array(), &t.hash);
-                if let Some(h) = t.in_msg {
-                    assert!(r.get::<Messages>(&h).unwrap().is_some());
-                    let linked: Vec<_> = r
-                        .prefix::<TxByInMsg>(&h, false)
-                        .map(|x| x.unwrap().0.tx_id)
-                        .collect();
-                    assert!(linked.contains(&tx_id));
+                // Each message holds its record and names the transaction
+                // at its end.
+                let ends = t.in_msg.iter().map(|h| (h, RECEIVED_BY));
+                for (h, end) in ends.chain(t.out_msgs.iter().map(|h| (h, SENT_BY))) {
+                    let row = r.get::<Messages>(h).unwrap().unwrap();
+                    assert_eq!(row.record.as_ref().unwrap().hash, *h);
+                    assert!(row.at(end).contains(&tx_id));
                 }
                 if wc == -1 {
                     assert_eq!(t.mc_block_seqno, Some(seqno));

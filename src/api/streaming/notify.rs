@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
 use tonindex_model::{ActionRecord, Address, Hash, MsgKind, TraceRecord, TransactionRecord};
-use tonindex_storage::tables::{HashTxKey, JettonWallets, TxByOutMsg};
+use tonindex_storage::tables::JettonWallets;
 
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
@@ -16,6 +16,7 @@ use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use crate::api::Ctx;
 use crate::query;
+use crate::query::messages::Side;
 
 /// A client's notifications of one commit, as JSON texts in sending order.
 pub type Outbox = Vec<(u64, Vec<String>)>;
@@ -485,14 +486,11 @@ fn root_key(ctx: &Ctx<'_>, tx: &TransactionRecord) -> Result<String, V3Error> {
         if msg.kind == MsgKind::ExternalIn {
             return Ok(b64(msg.hash_norm.as_ref().unwrap_or(&msg.hash)));
         }
-        let sender = r
-            .prefix::<TxByOutMsg>(&HashTxKey::prefix(&in_hash), false)
-            .next()
-            .transpose()?;
-        let Some((key, ())) = sender else {
+        let sender = query::messages::first_tx_of_message(r, &in_hash, Side::Sender)?;
+        let Some(tx_id) = sender else {
             break;
         };
-        cur = query::transactions::tx_record(r, key.tx_id)?;
+        cur = query::transactions::tx_record(r, tx_id)?;
     }
     Ok(b64(&cur.hash))
 }

@@ -465,7 +465,7 @@ fn messages_of_a_source_equal_a_scan() {
     let msgs: Vec<MessageRecord> = db
         .reader()
         .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1)
+        .map(|x| x.unwrap().1.record.unwrap())
         .filter(|m| m.source.is_some())
         .collect();
     assert!(msgs.len() > 200, "the fixture is too small to tell");
@@ -545,7 +545,7 @@ fn messages_by_destination_body_or_opcode_equal_a_scan() {
     let msgs: Vec<MessageRecord> = db
         .reader()
         .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1)
+        .map(|x| x.unwrap().1.record.unwrap())
         .collect();
     let external_in: Vec<MessageRecord> = msgs
         .iter()
