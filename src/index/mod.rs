@@ -1072,7 +1072,9 @@ pub(crate) fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64
         tag,
     };
     rows.put::<MsgByCreatedAt>(&key, &());
-    if let Some(hash_norm) = m.hash_norm {
+    // A message whose normalized hash is its own hash is found by that
+    // hash already (most wallets' externals: 16 bytes a transaction).
+    if let Some(hash_norm) = m.hash_norm.filter(|h| *h != m.hash) {
         let key = HashMsgKey {
             hash: hash_norm,
             msg_hash: m.hash,

@@ -295,8 +295,9 @@ table!(
 );
 table!(
     /// External-in messages by their TEP-467 normalized hash (what a wallet
-    /// knows before the message is sent; v3 `msg_hash` filters match it too).
-    /// key: `hash_norm [32] | msg hash [32]` → ().
+    /// knows before the message is sent; v3 `msg_hash` filters match it too),
+    /// when it differs from the message's own hash (a lookup by hash finds
+    /// the others). key: `hash_norm [32] | msg hash [32]` → ().
     MsgByHashNorm, "msg_by_hash_norm", HashMsgKey => (), point_lookup
 );
 table!(
