@@ -99,6 +99,7 @@ fn raw_decode(boc: &[u8]) -> anyhow::Result<u64> {
 pub(super) const IMPORTER: DbOptions = DbOptions {
     sync_writes: false,
     write_only_memtables: true,
+    scratch: false,
 };
 
 /// One phase at one thread count: the rate (tx/s) of every sample.

@@ -510,13 +510,15 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     // Nothing reads the devnet's index back but the indexer itself, unless
     // a lite server (--sync) or streams (--subscribers) serve from it: its
     // other tables take the importer's append-only memtables (a skiplist
-    // insert was a fifth of a long run's profile).
+    // insert was a fifth of a long run's profile). It is deleted after the
+    // run: a scratch index, without zstd in its last level.
     let served = args.sync || args.subscribers.is_some();
     let db = Arc::new(Db::open(
         &dir,
         &DbOptions {
             sync_writes: false,
             write_only_memtables: !served,
+            scratch: true,
         },
     )?);
     let opts = DevnetOptions {

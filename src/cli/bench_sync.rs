@@ -25,6 +25,7 @@ fn fresh(dir: &Path) -> anyhow::Result<Arc<Db>> {
         &DbOptions {
             sync_writes: false,
             write_only_memtables: false,
+            scratch: false,
         },
     )?))
 }

@@ -97,6 +97,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
         &DbOptions {
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
+            scratch: false,
         },
     )?);
     let opts = options(cfg, args)?;

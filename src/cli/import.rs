@@ -61,6 +61,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         &DbOptions {
             sync_writes: cfg.sync_writes,
             write_only_memtables: true,
+            scratch: false,
         },
     )?;
     let bar = ProgressBar::new_spinner().with_style(

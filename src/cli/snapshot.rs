@@ -308,6 +308,7 @@ fn restore_into(
         &DbOptions {
             sync_writes: false,
             write_only_memtables: false,
+            scratch: false,
         },
     )?;
     let mut header: Option<SnapshotHeader> = None;

@@ -255,6 +255,7 @@ pub fn run_and_serve(
         &DbOptions {
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
+            scratch: false,
         },
     )?);
     // The follower's end: reaching --until-seqno leaves the API serving
@@ -351,6 +352,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
         &DbOptions {
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
+            scratch: false,
         },
     )?);
     let runtime = tokio::runtime::Builder::new_current_thread()

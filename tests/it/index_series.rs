@@ -413,6 +413,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
     let importer = DbOptions {
         sync_writes: false,
         write_only_memtables: true,
+        scratch: false,
     };
     // One decode thread: rows encoded by the writer; four: across the pool.
     let serial = import(1, DbOptions::default());
