@@ -100,6 +100,7 @@ pub(super) const IMPORTER: DbOptions = DbOptions {
     sync_writes: false,
     write_only_memtables: true,
     scratch: false,
+    bulk: true,
 };
 
 /// One phase at one thread count: the rate (tx/s) of every sample.

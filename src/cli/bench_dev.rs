@@ -519,6 +519,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
             sync_writes: false,
             write_only_memtables: !served,
             scratch: true,
+            bulk: false,
         },
     )?);
     let opts = DevnetOptions {

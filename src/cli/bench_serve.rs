@@ -4,8 +4,12 @@
 //!
 //! The load generator is a small keep-alive HTTP/1.1 client on its own
 //! runtime: `connections` connections, each sending the next request when
-//! the previous answer is in, for `seconds`. It prints requests/s and
-//! p50/p99 latency per case, and the ratio to the bare handler. Each case
+//! the previous answer is in, for `seconds`. A case's requests are drawn
+//! across the whole index (accounts, hashes and depths from transactions
+//! drawn by id, see `bench_pages`), asked in turn, so a run measures
+//! building pages rather than a cache of one answer. It prints requests/s,
+//! p50/p99 latency and the mean body per case, and the ratio to the bare
+//! handler sending a body of that size. Each case
 //! also runs against the same API without its guards against hostile
 //! clients (deadlines, admission, body/response limits, the connection
 //! layer, keys and rates, request metrics), in turns with the guarded one
@@ -24,6 +28,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tonindex_storage::Db;
 
+use super::bench_pages::{self, Paths};
 use crate::api::{router, Api};
 use crate::config::Config;
 
@@ -55,6 +60,15 @@ pub struct BenchServeArgs {
     /// draws across the whole index by one client, with p50/p99 each.
     #[arg(long)]
     pub battery: bool,
+    /// Transactions drawn across the index for the load cases' requests
+    /// (each case asks its paths in turn, so a run repeats no page while it
+    /// asks fewer than this many).
+    #[arg(long, default_value_t = 65_536)]
+    pub draws: usize,
+    /// Only the load cases whose name contains this (e.g. `account page`),
+    /// for a profile of one case.
+    #[arg(long, value_name = "TEXT")]
+    pub case: Option<String>,
     /// Times each battery query is asked.
     #[arg(long, default_value_t = 50)]
     pub battery_times: usize,
@@ -123,26 +137,35 @@ struct Figures {
     rps: f64,
     p50_us: u64,
     p99_us: u64,
+    /// Mean body length.
     body: usize,
 }
 
-async fn load(port: u16, path: &str, connections: usize, seconds: f64) -> anyhow::Result<Figures> {
+/// Loads `port` for `seconds` from `connections` connections, each asking
+/// the next of `paths` once its previous answer is in.
+async fn load(
+    port: u16,
+    paths: &Paths,
+    connections: usize,
+    seconds: f64,
+) -> anyhow::Result<Figures> {
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let mut tasks = Vec::new();
     for _ in 0..connections {
-        let path = path.to_string();
+        let paths = paths.clone();
         tasks.push(tokio::spawn(async move {
             let mut conn = Conn::open(port).await?;
             let mut lat = Vec::new();
             let mut body = 0;
             while Instant::now() < deadline {
+                let path = paths.take();
                 let t = Instant::now();
-                let (status, len) = conn.get(&path).await?;
+                let (status, len) = conn.get(path).await?;
                 if status != 200 {
                     anyhow::bail!("{path} answered {status}");
                 }
                 lat.push(t.elapsed().as_micros() as u64);
-                body = len;
+                body += len;
             }
             anyhow::Ok((lat, body))
         }));
@@ -153,7 +176,7 @@ async fn load(port: u16, path: &str, connections: usize, seconds: f64) -> anyhow
     for t in tasks {
         let (lat, len) = t.await??;
         all.extend(lat);
-        body = len;
+        body += len;
     }
     let elapsed = start.elapsed().as_secs_f64().max(seconds);
     all.sort_unstable();
@@ -166,7 +189,7 @@ async fn load(port: u16, path: &str, connections: usize, seconds: f64) -> anyhow
         rps: all.len() as f64 / elapsed,
         p50_us: pct(0.50),
         p99_us: pct(0.99),
-        body,
+        body: body / all.len().max(1),
     })
 }
 
@@ -238,6 +261,7 @@ fn fetch_json(
 pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
     let scratch = super::scratch::dir("tonindex-bench-")?;
     let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
+    let db_for_draws = Arc::clone(&db);
     let mut server = tokio::runtime::Builder::new_multi_thread();
     if args.server_threads > 0 {
         server.worker_threads(args.server_threads);
@@ -263,8 +287,8 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
     // own server: what the guards cost, measured in the same run.
     let unguarded_port = start(&server, router(Api::without_guards(db, cfg.serve.clone())))?;
 
-    // Targets from the index itself: the newest transaction, and the account
-    // with the most transactions among the newest thousand (a full page).
+    // The battery's account: the one with the most transactions among the
+    // newest thousand (a full page).
     let probe: serde_json::Value = client.block_on(async {
         let mut c = Conn::open(port).await?;
         let req = "GET /api/v3/transactions?limit=1000&x_no_address_book=1 HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n";
@@ -284,13 +308,9 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             *per_account.entry(a).or_default() += 1;
         }
     }
-    let (Some(hash), Some((account, _))) = (
-        txs.first().and_then(|t| t["hash"].as_str()),
-        per_account.into_iter().max_by_key(|(a, n)| (*n, *a)),
-    ) else {
+    let Some((account, _)) = per_account.into_iter().max_by_key(|(a, n)| (*n, *a)) else {
         anyhow::bail!("the index at {} holds no transactions", cfg.db.display());
     };
-    let hash: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
     if args.battery {
         let info = fetch_json(&client, port, "/api/v3/masterchainInfo")?;
         let Some((first_utime, last_utime)) = super::bench_battery::span(&info) else {
@@ -310,57 +330,36 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             args.battery_times,
         ));
     }
-    // Token owners, where the index holds any: the owner of the first
-    // Jetton wallet and of the first NFT item.
-    let first_owner = |path: &str, list: &str, field: &str| -> anyhow::Result<Option<String>> {
+    // Token owners, where the index holds any: the owners of the first
+    // thousand Jetton wallets and NFT items.
+    let owners = |path: &str, list: &str, field: &str| -> anyhow::Result<Vec<String>> {
         let v = fetch_json(&client, port, path)?;
-        Ok(v[list][0][field].as_str().map(str::to_string))
+        let mut seen = std::collections::BTreeSet::new();
+        Ok(v[list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w[field].as_str())
+            .filter(|o| seen.insert(o.to_string()))
+            .map(|o| form_urlencoded::byte_serialize(o.as_bytes()).collect())
+            .collect())
     };
-    let jetton_owner = first_owner(
-        "/api/v3/jetton/wallets?limit=1&x_no_address_book=1&x_no_metadata=1",
+    let jetton_owners = owners(
+        "/api/v3/jetton/wallets?limit=1000&x_no_address_book=1&x_no_metadata=1",
         "jetton_wallets",
         "owner",
     )?;
-    let nft_owner = first_owner(
-        "/api/v3/nft/items?limit=1&x_no_address_book=1&x_no_metadata=1",
+    let nft_owners = owners(
+        "/api/v3/nft/items?limit=1000&x_no_address_book=1&x_no_metadata=1",
         "nft_items",
         "owner_address",
     )?;
-    let mut cases = vec![
-        ("v3 masterchainInfo", "/api/v3/masterchainInfo".to_string()),
-        (
-            "v3 transaction by hash",
-            format!("/api/v3/transactions?hash={hash}"),
-        ),
-        (
-            "v3 account page (limit 100)",
-            format!("/api/v3/transactions?account={account}&limit=100"),
-        ),
-        (
-            "v2 getTransactions (limit 10)",
-            format!("/api/v2/getTransactions?address={account}&limit=10"),
-        ),
-        (
-            "v3 traces of account (limit 100)",
-            format!("/api/v3/traces?account={account}&limit=100"),
-        ),
-        (
-            "v3 actions of account (limit 100)",
-            format!("/api/v3/actions?account={account}&limit=100"),
-        ),
-    ];
-    if let Some(owner) = jetton_owner {
-        cases.push((
-            "v3 jetton wallets of owner",
-            format!("/api/v3/jetton/wallets?owner_address={owner}"),
-        ));
+    let drawn = bench_pages::draw_transactions(&db_for_draws, args.draws)?;
+    let mut cases = bench_pages::cases(&drawn, jetton_owners, nft_owners);
+    if let Some(only) = &args.case {
+        cases.retain(|(name, _)| name.contains(only.as_str()));
     }
-    if let Some(owner) = nft_owner {
-        cases.push((
-            "v3 nft items of owner",
-            format!("/api/v3/nft/items?owner_address={owner}"),
-        ));
-    }
+    drop(drawn);
 
     println!(
         "{} connections, {:.1} s per case, server threads: {}, cores: {}",
@@ -374,7 +373,7 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!(
-        "{:<32} {:>10} {:>9} {:>9} {:>9}   {:>10} {:>9} {:>9} {:>8}   {:>12} {:>9}",
+        "{:<32} {:>10} {:>9} {:>9} {:>9}   {:>10} {:>9} {:>9} {:>8}   {:>12} {:>9}   {:>7} {:>8}",
         "case",
         "req/s",
         "p50 µs",
@@ -385,22 +384,24 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         "p99 µs",
         "vs bare",
         "no guards/s",
-        "guarded"
+        "guarded",
+        "paths",
+        "asked"
     );
-    for (name, path) in cases {
+    for (name, paths) in cases {
         // A short warm-up of each, not counted; then guarded and unguarded
         // in turns, each going first in every other round, so that drift of
         // the machine and whatever the previous round leaves behind (its
         // connections closing) hit both alike. The `guarded` column is the
         // median of the rounds' ratios; the others, medians of their rounds.
         for p in [port, unguarded_port] {
-            client.block_on(load(p, &path, args.connections, args.seconds.min(0.5)))?;
+            client.block_on(load(p, &paths, args.connections, args.seconds.min(0.5)))?;
         }
         let mut ours = Vec::new();
         let mut unguarded = Vec::new();
         let mut ratios = Vec::new();
         for round in 0..args.rounds.max(1) {
-            let run = |p: u16| client.block_on(load(p, &path, args.connections, args.seconds));
+            let run = |p: u16| client.block_on(load(p, &paths, args.connections, args.seconds));
             let (g, u) = if round % 2 == 0 {
                 let g = run(port)?;
                 (g, run(unguarded_port)?)
@@ -415,7 +416,7 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         ratios.sort_by(f64::total_cmp);
         let guarded_ratio = ratios[ratios.len() / 2];
         let (ours, unguarded) = (median(ours), median(unguarded));
-        // The bare handler answers a constant body of the same size.
+        // The bare handler answers a constant body of the same (mean) size.
         let body: &'static str =
             Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
         let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
@@ -426,9 +427,10 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
                 get(move || async move { ([("content-type", "application/json")], constant) }),
             ),
         )?;
-        let bare = client.block_on(load(bare_port, "/bare", args.connections, args.seconds))?;
+        let bare_path = Paths::new(vec!["/bare".to_string()]);
+        let bare = client.block_on(load(bare_port, &bare_path, args.connections, args.seconds))?;
         println!(
-            "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×   {:>12.0} {:>8.3}×",
+            "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×   {:>12.0} {:>8.3}×   {:>7} {:>8}",
             name,
             ours.rps,
             ours.p50_us,
@@ -439,7 +441,9 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
             bare.p99_us,
             ours.rps / bare.rps,
             unguarded.rps,
-            guarded_ratio
+            guarded_ratio,
+            paths.len(),
+            paths.asked()
         );
     }
     Ok(())

@@ -26,6 +26,7 @@ fn fresh(dir: &Path) -> anyhow::Result<Arc<Db>> {
             sync_writes: false,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )?))
 }

@@ -98,6 +98,7 @@ pub fn run(cfg: &Config, args: &DevArgs, config_path: Option<PathBuf>) -> anyhow
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )?);
     let opts = options(cfg, args)?;

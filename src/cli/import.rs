@@ -62,6 +62,7 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
             sync_writes: cfg.sync_writes,
             write_only_memtables: true,
             scratch: false,
+            bulk: true,
         },
     )?;
     let bar = ProgressBar::new_spinner().with_style(

@@ -7,6 +7,7 @@ pub mod bench;
 mod bench_battery;
 mod bench_contracts;
 pub mod bench_dev;
+mod bench_pages;
 pub mod bench_serve;
 mod bench_streams;
 pub mod bench_sync;

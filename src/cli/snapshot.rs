@@ -309,6 +309,7 @@ fn restore_into(
             sync_writes: false,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )?;
     let mut header: Option<SnapshotHeader> = None;

@@ -256,6 +256,7 @@ pub fn run_and_serve(
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )?);
     // The follower's end: reaching --until-seqno leaves the API serving
@@ -353,6 +354,7 @@ pub fn run(cfg: &Config, args: &SyncArgs) -> anyhow::Result<()> {
             sync_writes: cfg.sync_writes,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )?);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -41,6 +41,12 @@ pub struct DbOptions {
     /// with trained dictionaries, which was a quarter of a long run's CPU
     /// and only pays off for an index that is kept.
     pub scratch: bool,
+    /// A bulk import (`tonindex import`): the last level is written with
+    /// zstd at [`tables::BULK_LAST_LEVEL_ZSTD`] instead of
+    /// [`tables::LAST_LEVEL_ZSTD`], dictionaries kept. `tonindex compact`,
+    /// which a backfill should end with, opens without it and rewrites
+    /// every file at the full level.
+    pub bulk: bool,
 }
 
 /// The open database. Writes go through [`Batch`]; reads through [`Reader`].
@@ -92,6 +98,19 @@ impl Db {
                 t.options
                     .set_bottommost_compression_type(rocksdb::DBCompressionType::Lz4);
                 t.options.set_bottommost_zstd_max_train_bytes(0, false);
+            } else if options.bulk {
+                let dictionary = if t.dictionary {
+                    tables::DICTIONARY_BYTES
+                } else {
+                    0
+                };
+                t.options.set_bottommost_compression_options(
+                    -14,
+                    tables::BULK_LAST_LEVEL_ZSTD,
+                    0,
+                    dictionary,
+                    true,
+                );
             }
             ColumnFamilyDescriptor::new(t.name, t.options)
         });
@@ -1157,7 +1176,12 @@ mod tests {
             },
             lt,
         };
-        for (write_only_memtables, scratch) in [(false, false), (true, false), (true, true)] {
+        for (write_only_memtables, scratch, bulk) in [
+            (false, false, false),
+            (true, false, false),
+            (true, true, false),
+            (true, false, true),
+        ] {
             let dir = tempfile::tempdir().unwrap();
             let db = Db::open(
                 dir.path(),
@@ -1165,6 +1189,7 @@ mod tests {
                     sync_writes: false,
                     write_only_memtables,
                     scratch,
+                    bulk,
                 },
             )
             .unwrap();
@@ -1208,6 +1233,55 @@ mod tests {
                 assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
             }
         }
+    }
+
+    /// A bulk import lowers every table's last-level zstd level and keeps
+    /// the dictionaries of the tables that have them; opened again without
+    /// it, the database is back at the full level (as RocksDB records the
+    /// options it opened with).
+    #[test]
+    fn bulk_lowers_the_last_level_only_while_it_runs() {
+        fn last_level(dir: &Path, table: &str) -> String {
+            let mut files: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("OPTIONS-")
+                })
+                .collect();
+            files.sort();
+            let text = std::fs::read_to_string(files.last().unwrap()).unwrap();
+            let section = text
+                .split("[CFOptions \"")
+                .find(|s| s.starts_with(&format!("{table}\"")))
+                .unwrap();
+            let line = section
+                .lines()
+                .find(|l| l.trim_start().starts_with("bottommost_compression_opts="))
+                .unwrap();
+            let field = |name: &str| {
+                line.split(['{', ';', '}'])
+                    .find_map(|f| f.strip_prefix(&format!("{name}=")))
+                    .unwrap()
+                    .to_string()
+            };
+            format!("level {} dict {}", field("level"), field("max_dict_bytes"))
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let bulk = DbOptions {
+            bulk: true,
+            ..DbOptions::default()
+        };
+        drop(Db::open(dir.path(), &bulk).unwrap());
+        assert_eq!(last_level(dir.path(), "tx_bocs"), "level 3 dict 65536");
+        assert_eq!(last_level(dir.path(), "cells"), "level 3 dict 65536");
+        assert_eq!(last_level(dir.path(), "tx_by_hash"), "level 3 dict 0");
+        drop(Db::open(dir.path(), &DbOptions::default()).unwrap());
+        assert_eq!(last_level(dir.path(), "tx_bocs"), "level 9 dict 65536");
+        assert_eq!(last_level(dir.path(), "tx_by_hash"), "level 9 dict 0");
     }
 
     /// Deletes in encoded rows keep their place among the table's puts:

@@ -46,6 +46,10 @@ pub trait Table {
     /// import, which lets [`crate::DbOptions::write_only_memtables`] give
     /// them append-only memtables.
     const IMPORTER_READS: bool = false;
+    /// Whether its last level is compressed with a trained zstd dictionary
+    /// (the tables of BoCs and records), which [`crate::DbOptions::bulk`]
+    /// keeps when it lowers the level.
+    const DICTIONARY: bool = false;
 }
 
 /// Point-lookup tables (hash → something): bloom filters and hash index hints.
@@ -82,16 +86,28 @@ fn point_lookup_misses(opts: &mut Options) {
 /// compaction (reads decompress as fast; the import's time did not move).
 fn compress_last_level(opts: &mut Options) {
     opts.set_bottommost_compression_type(rocksdb::DBCompressionType::Zstd);
-    opts.set_bottommost_compression_options(-14, 9, 0, 0, true);
+    opts.set_bottommost_compression_options(-14, LAST_LEVEL_ZSTD, 0, 0, true);
 }
+
+/// The zstd level of every table's last level.
+pub const LAST_LEVEL_ZSTD: i32 = 9;
+
+/// The zstd level of the last level during a bulk import
+/// ([`crate::DbOptions::bulk`]): on a 10M-transaction import nearly every
+/// compaction writes the last level, and level 9's binary-tree match
+/// finder was a quarter of the CPU.
+pub const BULK_LAST_LEVEL_ZSTD: i32 = 3;
+
+/// The largest dictionary trained for a last-level file.
+pub const DICTIONARY_BYTES: i32 = 64 << 10;
 
 /// Last-level zstd with a dictionary trained per SST file: BoCs and
 /// records repeat the same code cells, headers and field layouts from row
 /// to row, which a block alone cannot see (tx_bocs 290 → 220, messages 122
 /// → 72 bytes a transaction on the devnet corpus).
 fn zstd_dictionary(opts: &mut Options) {
-    const DICT: i32 = 64 << 10;
-    opts.set_bottommost_compression_options(-14, 9, 0, DICT, true);
+    const DICT: i32 = DICTIONARY_BYTES;
+    opts.set_bottommost_compression_options(-14, LAST_LEVEL_ZSTD, 0, DICT, true);
     opts.set_bottommost_zstd_max_train_bytes(DICT * 128, true);
 }
 
@@ -137,16 +153,36 @@ fn cell_values(opts: &mut Options) {
 }
 
 macro_rules! table {
-    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:path)? $(; $reads:ident)?) => {
+    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:ident)? $(; $reads:ident)?) => {
         $(#[$doc])*
         pub struct $name;
         impl Table for $name {
             const NAME: &'static str = $cf;
             type Key = $key;
             type Value = $value;
-            $(fn options(opts: &mut Options) { $opts(opts) })?
+            $(
+                fn options(opts: &mut Options) { $opts(opts) }
+                const DICTIONARY: bool = dictionary!($opts);
+            )?
             $(const IMPORTER_READS: bool = importer_reads!($reads);)?
         }
+    };
+}
+
+/// Whether a table's options give its last level a zstd dictionary
+/// ([`zstd_dictionary`]).
+macro_rules! dictionary {
+    (blob_values) => {
+        true
+    };
+    (linked_values) => {
+        true
+    };
+    (cell_values) => {
+        true
+    };
+    ($other:ident) => {
+        false
     };
 }
 
@@ -725,6 +761,8 @@ pub struct TableSpec {
     pub options: Options,
     /// See [`Table::IMPORTER_READS`].
     pub importer_reads: bool,
+    /// See [`Table::DICTIONARY`].
+    pub dictionary: bool,
 }
 
 /// Every column family, for opening the database and for statistics.
@@ -737,6 +775,7 @@ pub fn all() -> Vec<TableSpec> {
             name: T::NAME,
             options,
             importer_reads: T::IMPORTER_READS,
+            dictionary: T::DICTIONARY,
         }
     }
     vec![

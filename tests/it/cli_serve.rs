@@ -119,3 +119,38 @@ fn serve_follows_a_concurrent_import_and_stops_on_sigterm() {
     };
     assert!(code.success(), "{code:?}");
 }
+
+/// `bench-serve` asks pages drawn across the whole index: over the fixture
+/// index every transaction is drawn once (ids are dense), each giving a
+/// different account page, and every one of them answers 200 (any other
+/// status stops the run with an error).
+#[test]
+fn bench_serve_draws_its_pages_across_the_index() {
+    let f = common::api::fixture();
+    let out = Command::new(common::tonindex_bin())
+        .arg("bench-serve")
+        .arg("--db")
+        .arg(f.db_path())
+        .args(["--seconds", "0.3", "--rounds", "1", "--connections", "2"])
+        .args(["--case", "account page"])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("v3 account page"))
+        .unwrap_or_else(|| panic!("no account page row: {text}"))
+        .split_whitespace()
+        .collect();
+    let cases = text.lines().filter(|l| l.starts_with("v3 ")).count();
+    assert_eq!(cases, 1, "--case keeps one case: {text}");
+    let paths: usize = row[row.len() - 2].parse().unwrap();
+    let asked: usize = row[row.len() - 1].parse().unwrap();
+    assert_eq!(paths, f.txs().len(), "{text}");
+    assert!(asked > 16, "{text}");
+}

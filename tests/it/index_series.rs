@@ -414,6 +414,7 @@ fn import_options_and_row_encoding_do_not_change_what_is_written() {
         sync_writes: false,
         write_only_memtables: true,
         scratch: false,
+        bulk: false,
     };
     // One decode thread: rows encoded by the writer; four: across the pool.
     let serial = import(1, DbOptions::default());

@@ -387,6 +387,7 @@ fn a_lite_server_that_lies_about_signatures_is_caught() {
             sync_writes: false,
             write_only_memtables: false,
             scratch: false,
+            bulk: false,
         },
     )
     .unwrap();
