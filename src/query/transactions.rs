@@ -13,7 +13,7 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
-use super::messages::{message, messages, with_contents, Message, CORRUPT_TX_BOC, MISSING_TX};
+use super::messages::{messages_by_hash, with_contents, Message, CORRUPT_TX_BOC, MISSING_TX};
 use crate::decode::transaction::stored_transaction;
 
 /// A transaction with its messages resolved.
@@ -84,7 +84,9 @@ pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
 }
 
 /// Resolves the in- and out-messages (out-messages by `created_lt`) and
-/// the traces of loaded transactions.
+/// the traces of loaded transactions. Every message of the transactions is
+/// read in one batched read rather than one read each (a page's messages
+/// lie in as many random blocks of the `messages` table).
 pub fn with_messages(
     r: &Reader<'_>,
     txs: impl IntoIterator<Item = LoadedTx>,
@@ -92,6 +94,11 @@ pub fn with_messages(
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
     let traces = super::traces::trace_ids_of_txs(r, &ids)?;
+    let mut hashes: Vec<Hash> = Vec::new();
+    for t in &txs {
+        hashes.extend(t.record.in_msg.iter().chain(&t.record.out_msgs));
+    }
+    let records = messages_by_hash(r, &hashes)?;
     txs.into_iter()
         .zip(traces)
         .map(|(loaded, trace_id)| {
@@ -106,17 +113,17 @@ pub fn with_messages(
                 .map(|c| (*c.repr_hash().as_array(), c))
                 .collect();
             let in_msg = match &tx.in_msg {
-                Some(h) => message(r, h)?
-                    .map(|m| with_contents(m, cells.get(h)))
+                Some(h) => records
+                    .get(h)
+                    .map(|m| with_contents(m.clone(), cells.get(h)))
                     .transpose()?,
                 None => None,
             };
-            let mut out_msgs = messages(r, &tx.out_msgs)?
-                .into_iter()
-                .map(|m| {
-                    let cell = cells.get(&m.hash);
-                    with_contents(m, cell)
-                })
+            let mut out_msgs = tx
+                .out_msgs
+                .iter()
+                .filter_map(|h| records.get(h))
+                .map(|m| with_contents(m.clone(), cells.get(&m.hash)))
                 .collect::<Result<Vec<_>, _>>()?;
             out_msgs.sort_by_key(|m| m.record.created_lt);
             Ok(FullTx {
