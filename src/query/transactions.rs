@@ -94,6 +94,23 @@ pub fn with_messages(
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
     let traces = super::traces::trace_ids_of_txs(r, &ids)?;
+    resolve(r, txs, traces)
+}
+
+/// Loads the transactions of one trace by id (see [`full_txs`]): their
+/// trace is known, so it is not looked up transaction by transaction.
+pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec<FullTx>, Error> {
+    let txs = load_txs(r, ids)?;
+    let traces = vec![Some(trace); txs.len()];
+    resolve(r, txs, traces)
+}
+
+/// [`with_messages`] with the transactions' traces given.
+fn resolve(
+    r: &Reader<'_>,
+    txs: Vec<LoadedTx>,
+    traces: Vec<Option<Hash>>,
+) -> Result<Vec<FullTx>, Error> {
     let mut hashes: Vec<Hash> = Vec::new();
     for t in &txs {
         hashes.extend(t.record.in_msg.iter().chain(&t.record.out_msgs));
