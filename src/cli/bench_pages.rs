@@ -147,19 +147,22 @@ pub(super) fn cases(
             }),
         ),
     ];
-    if !jetton_owners.is_empty() {
-        let list = jetton_owners
-            .iter()
-            .map(|o| format!("/api/v3/jetton/wallets?owner_address={o}"))
-            .collect();
-        cases.push(("v3 jetton wallets of owner", Paths::new(list)));
-    }
-    if !nft_owners.is_empty() {
-        let list = nft_owners
-            .iter()
-            .map(|o| format!("/api/v3/nft/items?owner_address={o}"))
-            .collect();
-        cases.push(("v3 nft items of owner", Paths::new(list)));
+    let owned = [
+        (
+            "v3 jetton wallets of owner",
+            "/api/v3/jetton/wallets",
+            jetton_owners,
+        ),
+        ("v3 nft items of owner", "/api/v3/nft/items", nft_owners),
+    ];
+    for (name, path, owners) in owned {
+        if !owners.is_empty() {
+            let list = owners
+                .iter()
+                .map(|o| format!("{path}?owner_address={o}"))
+                .collect();
+            cases.push((name, Paths::new(list)));
+        }
     }
     cases
 }
