@@ -806,8 +806,9 @@ impl<'a> Indexer<'a> {
             .prefix::<TxByBlock>(&BlockTxKey::prefix(&id), false)
             .map(|r| r.map(|(k, ())| k.tx_id))
             .collect::<Result<_, _>>()?;
-        let rows = crate::query::transactions::tx_records(&reader, &keys)?;
-        for (tx_id, row) in keys.iter().zip(rows) {
+        let rows = crate::query::transactions::load_txs(&reader, &keys)?;
+        for (tx_id, loaded) in keys.iter().zip(rows) {
+            let row = loaded.record;
             let key = McLtAccountKey {
                 mc_seqno,
                 lt: row.lt,
@@ -817,6 +818,7 @@ impl<'a> Indexer<'a> {
             let place = TxPlace {
                 block: row.block,
                 mc_block_seqno: Some(mc_seqno),
+                global_version: loaded.global_version,
             };
             batch.put::<Transactions>(tx_id, &place);
         }
@@ -1047,6 +1049,7 @@ fn tx_rows_one(
     let place = TxPlace {
         block: rec.block,
         mc_block_seqno: rec.mc_block_seqno,
+        global_version: b.block.record.gen_software_version,
     };
     rows.put::<Transactions>(&tx_id, &place);
     rows.put_raw::<TxBocs>(&tx_id, &tx.boc);

@@ -48,21 +48,6 @@ pub fn messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<MessageRecord>, E
         .collect()
 }
 
-/// Loads messages by hash in one batched read, keyed by hash; hashes the
-/// index does not hold are absent.
-pub fn messages_by_hash(
-    r: &Reader<'_>,
-    hashes: &[Hash],
-) -> Result<HashMap<Hash, MessageRecord>, Error> {
-    let mut out = HashMap::with_capacity(hashes.len());
-    for (hash, row) in hashes.iter().zip(r.multi_get::<Messages>(hashes)?) {
-        if let Some(row) = row {
-            out.insert(*hash, record_of(row)?);
-        }
-    }
-    Ok(out)
-}
-
 pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Error> {
     r.get::<Messages>(hash)?.map(record_of).transpose()
 }

@@ -2,8 +2,6 @@
 //! resolved; ids by hash, by account and lt, by lt across accounts, and by
 //! the masterchain block that commits them.
 
-use std::collections::HashMap;
-
 use tycho_types::cell::Cell;
 
 use tonindex_model::{Address, Hash, TransactionRecord};
@@ -13,7 +11,8 @@ use tonindex_storage::tables::{
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
 
-use super::messages::{messages_by_hash, with_contents, Message, CORRUPT_TX_BOC, MISSING_TX};
+use super::messages::{Message, CORRUPT_TX_BOC, MISSING_TX};
+use crate::decode::message::decode_message_with_contents;
 use crate::decode::transaction::stored_transaction;
 
 /// A transaction with its messages resolved.
@@ -29,13 +28,15 @@ pub struct FullTx {
 
 /// A stored transaction as readers use it: its id, its record (rebuilt
 /// from the BoC and the stored place, see `tables::Transactions`), the
-/// BoC, and its message cells (the in-message first, then the
-/// out-messages in `out_msgs` order).
+/// BoC, its message cells (the in-message first, then the out-messages in
+/// `out_msgs` order), and its block's version, which decides how those
+/// cells' records read.
 pub struct LoadedTx {
     pub id: u64,
     pub record: TransactionRecord,
     pub boc: Vec<u8>,
     pub message_cells: Vec<Cell>,
+    pub global_version: u32,
 }
 
 /// Loads transactions by id (one batched read of places and BoCs, one
@@ -58,6 +59,7 @@ pub fn load_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<LoadedTx>, Error> {
                 record: stored.record,
                 boc,
                 message_cells: stored.message_cells,
+                global_version: place.global_version,
             })
         })
         .collect()
@@ -84,9 +86,7 @@ pub fn full_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<FullTx>, Error> {
 }
 
 /// Resolves the in- and out-messages (out-messages by `created_lt`) and
-/// the traces of loaded transactions. Every message of the transactions is
-/// read in one batched read rather than one read each (a page's messages
-/// lie in as many random blocks of the `messages` table).
+/// the traces of loaded transactions.
 pub fn with_messages(
     r: &Reader<'_>,
     txs: impl IntoIterator<Item = LoadedTx>,
@@ -94,64 +94,48 @@ pub fn with_messages(
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
     let traces = super::traces::trace_ids_of_txs(r, &ids)?;
-    resolve(r, txs, traces)
+    txs.into_iter().zip(traces).map(resolve).collect()
 }
 
 /// Loads the transactions of one trace by id (see [`full_txs`]): their
 /// trace is known, so it is not looked up transaction by transaction.
 pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec<FullTx>, Error> {
     let txs = load_txs(r, ids)?;
-    let traces = vec![Some(trace); txs.len()];
-    resolve(r, txs, traces)
+    txs.into_iter().map(|t| resolve((t, Some(trace)))).collect()
 }
 
-/// [`with_messages`] with the transactions' traces given.
-fn resolve(
-    r: &Reader<'_>,
-    txs: Vec<LoadedTx>,
-    traces: Vec<Option<Hash>>,
-) -> Result<Vec<FullTx>, Error> {
-    let mut hashes: Vec<Hash> = Vec::new();
-    for t in &txs {
-        hashes.extend(t.record.in_msg.iter().chain(&t.record.out_msgs));
-    }
-    let records = messages_by_hash(r, &hashes)?;
-    txs.into_iter()
-        .zip(traces)
-        .map(|(loaded, trace_id)| {
-            let LoadedTx {
-                record: tx,
-                boc,
-                message_cells,
-                ..
-            } = loaded;
-            let cells: HashMap<Hash, Cell> = message_cells
-                .into_iter()
-                .map(|c| (*c.repr_hash().as_array(), c))
-                .collect();
-            let in_msg = match &tx.in_msg {
-                Some(h) => records
-                    .get(h)
-                    .map(|m| with_contents(m.clone(), cells.get(h)))
-                    .transpose()?,
-                None => None,
-            };
-            let mut out_msgs = tx
-                .out_msgs
-                .iter()
-                .filter_map(|h| records.get(h))
-                .map(|m| with_contents(m.clone(), cells.get(&m.hash)))
-                .collect::<Result<Vec<_>, _>>()?;
-            out_msgs.sort_by_key(|m| m.record.created_lt);
-            Ok(FullTx {
-                tx,
-                in_msg,
-                out_msgs,
-                boc,
-                trace_id,
-            })
-        })
-        .collect()
+/// A loaded transaction with its messages, each decoded from the BoC's
+/// own message cell as the indexer decoded it (the block's version
+/// given): every field a page shows is in the cell, so a page reads no
+/// `messages` row (those were a few hundred random block reads a
+/// 100-transaction page). Only the v2-envelope metadata is not in the
+/// cell, and no page shows it.
+fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error> {
+    let LoadedTx {
+        record: tx,
+        boc,
+        message_cells,
+        global_version,
+        ..
+    } = loaded;
+    let mut messages = message_cells.iter().map(|cell| {
+        let (record, contents) =
+            decode_message_with_contents(cell, global_version).map_err(|_| CORRUPT_TX_BOC)?;
+        Ok(Message { record, contents })
+    });
+    let in_msg = match tx.in_msg {
+        Some(_) => Some(messages.next().ok_or(CORRUPT_TX_BOC)??),
+        None => None,
+    };
+    let mut out_msgs = messages.collect::<Result<Vec<_>, Error>>()?;
+    out_msgs.sort_by_key(|m| m.record.created_lt);
+    Ok(FullTx {
+        tx,
+        in_msg,
+        out_msgs,
+        boc,
+        trace_id,
+    })
 }
 
 pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {

@@ -18,7 +18,7 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 30;
+pub const SCHEMA_VERSION: u32 = 31;
 
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.

@@ -331,6 +331,12 @@ pub struct TxPlace {
     pub block: BlockId,
     /// The masterchain block that commits `block`, once known.
     pub mc_block_seqno: Option<u32>,
+    /// The block's `gen_software` version: how its messages' `ihr_fee`
+    /// header field reads (`extra_flags` from version 12). Readers decode
+    /// a page's message records from the BoC's own message cells with it
+    /// instead of looking each one up in the `messages` table (a few
+    /// hundred random block reads a 100-transaction page).
+    pub global_version: u32,
 }
 
 bincode_value!(
