@@ -18,7 +18,7 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 31;
+pub const SCHEMA_VERSION: u32 = 32;
 
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.
@@ -270,7 +270,7 @@ impl Db {
     /// Reads the newest committed value (for the single writer; the API uses [`Reader`]).
     pub fn get<T: Table>(&self, key: &T::Key) -> Result<Option<T::Value>, Error> {
         match self.db.get_pinned_cf(self.cf::<T>(), key.encode())? {
-            Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+            Some(bytes) => Ok(Some(T::decode_value(key, &bytes)?)),
             None => Ok(None),
         }
     }
@@ -512,7 +512,7 @@ pub struct Batch<'a> {
 impl Batch<'_> {
     pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
         self.wb
-            .put_cf(self.db.cf::<T>(), key.encode(), value.encode());
+            .put_cf(self.db.cf::<T>(), key.encode(), T::encode_value(value));
     }
 
     /// Adds rows encoded elsewhere (see [`EncodedRows`]).
@@ -595,7 +595,7 @@ struct TableRows {
 
 impl EncodedRows {
     pub fn put<T: Table>(&mut self, key: &T::Key, value: &T::Value) {
-        self.put_encoded::<T>(&key.encode(), &value.encode());
+        self.put_encoded::<T>(&key.encode(), &T::encode_value(value));
     }
 
     /// A row of a table whose values are stored as they are, from borrowed bytes.
@@ -608,9 +608,13 @@ impl EncodedRows {
     pub fn put_linked_record<T, V>(&mut self, key: &T::Key, record: &V)
     where
         T: Table<Value = Linked<V>>,
-        V: Value,
+        V: Value + Clone,
     {
-        let operand = crate::linked::record_operand(&record.encode());
+        // A row of the record alone encodes as the operand that sets it.
+        let operand = T::encode_value(&Linked {
+            record: Some(record.clone()),
+            ends: [Vec::new(), Vec::new()],
+        });
         self.merge_encoded::<T>(&key.encode(), &operand);
     }
 
@@ -794,7 +798,7 @@ impl<'a> Reader<'a> {
             .db
             .get_pinned_cf_opt(self.db.cf::<T>(), key.encode(), &self.read_opts())?
         {
-            Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+            Some(bytes) => Ok(Some(T::decode_value(key, &bytes)?)),
             None => Ok(None),
         }
     }
@@ -808,8 +812,9 @@ impl<'a> Reader<'a> {
             .db
             .batched_multi_get_cf_opt(cf, &encoded, false, &self.read_opts())
             .into_iter()
-            .map(|r| match r? {
-                Some(bytes) => Ok(Some(T::Value::decode(&bytes)?)),
+            .zip(keys)
+            .map(|(r, key)| match r? {
+                Some(bytes) => Ok(Some(T::decode_value(key, &bytes)?)),
                 None => Ok(None),
             })
             .collect()
@@ -943,7 +948,7 @@ impl<T: Table> Iterator for TableIter<'_, T> {
         }
         let item = (|| {
             let k = T::Key::decode(self.it.key().unwrap_or(&[]))?;
-            let v = T::Value::decode(self.it.value().unwrap_or(&[]))?;
+            let v = T::decode_value(&k, self.it.value().unwrap_or(&[]))?;
             Ok((k, v))
         })();
         if self.descending {
@@ -1385,6 +1390,116 @@ mod tests {
         db.compact_fully(|_| {}).unwrap();
         check(2, &[11, 12]);
         assert_eq!(db.reader().get::<Messages>(&[8; 32]).unwrap(), None);
+    }
+
+    /// Records that repeat their key (messages, traces, actions) are stored
+    /// without those bytes and read back whole, by every kind of read.
+    #[test]
+    fn keyed_records_are_stored_without_their_key() {
+        use crate::tables::{Actions, HashMsgKey, Messages, Traces};
+        use tonindex_model::{ActionRecord, ClassificationState, MessageRecord, MsgKind};
+        use tonindex_model::{TraceRecord, TraceState};
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let (msg, trace, action) = ([0xa1; 32], [0xb2; 32], [0xc3; 32]);
+        let message = MessageRecord {
+            hash: msg,
+            kind: MsgKind::ExternalIn,
+            source: None,
+            destination: None,
+            value: None,
+            fwd_fee: None,
+            ihr_fee: None,
+            extra_flags: None,
+            import_fee: Some(5),
+            created_lt: None,
+            created_at: None,
+            ihr_disabled: None,
+            bounce: None,
+            bounced: None,
+            opcode: Some(7),
+            body_hash: [2; 32],
+            init_state_hash: None,
+            metadata: None,
+            hash_norm: None,
+        };
+        let trace_row = TraceRecord {
+            trace_id: trace,
+            external_hash: Some(msg),
+            external_hash_norm: None,
+            mc_seqno_start: Some(1),
+            mc_seqno_end: Some(2),
+            start_lt: 10,
+            start_utime: 11,
+            end_lt: 12,
+            end_utime: 13,
+            state: TraceState::Complete,
+            transactions: 1,
+            messages: 1,
+            pending_messages: 0,
+            classification: ClassificationState::Ok,
+        };
+        let action_row = ActionRecord {
+            action_id: action,
+            trace_id: trace,
+            kind: "call_contract".into(),
+            start_lt: 10,
+            end_lt: 12,
+            start_utime: 11,
+            end_utime: 13,
+            success: true,
+            tx_hashes: vec![trace],
+            accounts: Vec::new(),
+            source: None,
+            source_secondary: None,
+            destination: None,
+            destination_secondary: None,
+            asset: None,
+            asset_secondary: None,
+            opcode: Some(7),
+            value: None,
+            amount: None,
+            ancestor_type: Vec::new(),
+            parent_action_id: None,
+            data: "{}".into(),
+        };
+        let action_key = HashMsgKey {
+            hash: trace,
+            msg_hash: action,
+        };
+        let mut rows = EncodedRows::default();
+        rows.put_linked_record::<Messages, _>(&msg, &message);
+        rows.put::<Traces>(&trace, &trace_row);
+        let mut batch = db.batch();
+        batch.append(rows);
+        batch.put::<Actions>(&action_key, &action_row);
+        db.write(batch).unwrap();
+        // The stored bytes hold none of the key's hashes (the trace's
+        // external hash and the action's transaction are other fields).
+        let raw = |cf: &ColumnFamily, key: &[u8]| db.db.get_cf(cf, key).unwrap().unwrap();
+        let holds = |bytes: &[u8], h: &[u8; 32]| bytes.windows(32).any(|w| w == h);
+        assert!(!holds(&raw(db.cf::<Messages>(), &msg), &msg));
+        assert!(!holds(&raw(db.cf::<Traces>(), &trace), &trace));
+        let stored = raw(db.cf::<Actions>(), &action_key.encode());
+        assert!(!holds(&stored, &action));
+        assert_eq!(stored.windows(32).filter(|w| *w == trace).count(), 1);
+        let r = db.reader();
+        assert_eq!(
+            r.get::<Messages>(&msg).unwrap().unwrap().record,
+            Some(message.clone())
+        );
+        let found = r
+            .multi_get::<Messages>(&[msg])
+            .unwrap()
+            .pop()
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.record, Some(message));
+        assert_eq!(db.get::<Traces>(&trace).unwrap(), Some(trace_row.clone()));
+        let (_, scanned) = r.prefix::<Traces>(&[], false).next().unwrap().unwrap();
+        assert_eq!(scanned, trace_row);
+        let (_, scanned) = r.prefix::<Actions>(&trace, false).next().unwrap().unwrap();
+        assert_eq!(scanned, action_row);
     }
 
     /// A table written once at the start does not pin the write-ahead log:

@@ -50,6 +50,17 @@ pub trait Table {
     /// (the tables of BoCs and records), which [`crate::DbOptions::bulk`]
     /// keeps when it lowers the level.
     const DICTIONARY: bool = false;
+    /// Encodes a value to store. Tables whose records repeat their key (a
+    /// message's or a trace's hash, an action's two ids: random bytes no
+    /// compression shrinks) blank those fields here and have
+    /// [`Table::decode_value`] put them back from the key.
+    fn encode_value(value: &Self::Value) -> Vec<u8> {
+        value.encode()
+    }
+    /// Decodes a stored value read under `key` (see [`Table::encode_value`]).
+    fn decode_value(_key: &Self::Key, bytes: &[u8]) -> Result<Self::Value, Error> {
+        Self::Value::decode(bytes)
+    }
 }
 
 /// Point-lookup tables (hash → something): bloom filters and hash index hints.
@@ -161,7 +172,7 @@ fn cell_values(opts: &mut Options) {
 }
 
 macro_rules! table {
-    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:ident)? $(; $reads:ident)?) => {
+    ($(#[$doc:meta])* $name:ident, $cf:literal, $key:ty => $value:ty $(, $opts:ident)? $(; $reads:ident)? $(| $keyed:ident)?) => {
         $(#[$doc])*
         pub struct $name;
         impl Table for $name {
@@ -173,6 +184,16 @@ macro_rules! table {
                 const DICTIONARY: bool = dictionary!($opts);
             )?
             $(const IMPORTER_READS: bool = importer_reads!($reads);)?
+            $(
+                fn encode_value(value: &Self::Value) -> Vec<u8> {
+                    $keyed::blank(value).encode()
+                }
+                fn decode_value(key: &Self::Key, bytes: &[u8]) -> Result<Self::Value, Error> {
+                    let mut value = Self::Value::decode(bytes)?;
+                    $keyed::restore(key, &mut value);
+                    Ok(value)
+                }
+            )?
         }
     };
 }
@@ -192,6 +213,69 @@ macro_rules! dictionary {
     ($other:ident) => {
         false
     };
+}
+
+/// A record that repeats its key, stored with those fields blank (the
+/// marker `| keyed_value` after a table's declaration; see
+/// [`Table::encode_value`]).
+trait KeyedValue<K>: Sized {
+    /// The record with the fields its key holds blanked.
+    fn blank(&self) -> Self;
+    /// Puts those fields back from the key.
+    fn restore(key: &K, value: &mut Self);
+}
+
+/// Calls [`KeyedValue`] for a table's value type.
+mod keyed_value {
+    pub(super) fn blank<K, V: super::KeyedValue<K>>(value: &V) -> V {
+        value.blank()
+    }
+    pub(super) fn restore<K, V: super::KeyedValue<K>>(key: &K, value: &mut V) {
+        V::restore(key, value)
+    }
+}
+
+impl KeyedValue<Hash> for Linked<MessageRecord> {
+    fn blank(&self) -> Self {
+        Linked {
+            record: self.record.as_ref().map(|r| MessageRecord {
+                hash: [0; 32],
+                ..r.clone()
+            }),
+            ends: self.ends.clone(),
+        }
+    }
+    fn restore(key: &Hash, value: &mut Self) {
+        if let Some(r) = &mut value.record {
+            r.hash = *key;
+        }
+    }
+}
+
+impl KeyedValue<Hash> for TraceRecord {
+    fn blank(&self) -> Self {
+        TraceRecord {
+            trace_id: [0; 32],
+            ..self.clone()
+        }
+    }
+    fn restore(key: &Hash, value: &mut Self) {
+        value.trace_id = *key;
+    }
+}
+
+impl KeyedValue<HashMsgKey> for ActionRecord {
+    fn blank(&self) -> Self {
+        ActionRecord {
+            trace_id: [0; 32],
+            action_id: [0; 32],
+            ..self.clone()
+        }
+    }
+    fn restore(key: &HashMsgKey, value: &mut Self) {
+        value.trace_id = key.hash;
+        value.action_id = key.msg_hash;
+    }
 }
 
 /// The marker `; importer_reads` after a table's declaration.
@@ -310,8 +394,9 @@ table!(
     /// these at ~58 bytes a transaction; here they cost a few). The body
     /// and init state are not repeated here: a transaction BoC in
     /// [`TxBocs`] that sent or received the message holds them, and
-    /// readers take them from there.
-    Messages, "messages", Hash => Linked<MessageRecord>, linked_values
+    /// readers take them from there. The record's own `hash` (the key) is
+    /// stored blank and read back from the key (32 random bytes a message).
+    Messages, "messages", Hash => Linked<MessageRecord>, linked_values | keyed_value
 );
 /// The end of a [`Messages`] row that lists the transactions that took
 /// the message in.
@@ -672,8 +757,9 @@ impl VestingRole {
 
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
-    /// transaction's hash) → bincode [`TraceRecord`].
-    Traces, "traces", Hash => TraceRecord, point_lookup; importer_reads
+    /// transaction's hash) → bincode [`TraceRecord`], its `trace_id` (the
+    /// key) stored blank and read back from the key.
+    Traces, "traces", Hash => TraceRecord, point_lookup; importer_reads | keyed_value
 );
 table!(
     /// Trace assembly's pending edges: internal messages sent and not yet
@@ -731,8 +817,9 @@ table!(
 );
 table!(
     /// Actions of classified traces. key: `trace id [32] | action id [32]`
-    /// → bincode [`ActionRecord`].
-    Actions, "actions", HashMsgKey => ActionRecord, blob_values
+    /// → bincode [`ActionRecord`], its `trace_id` and `action_id` (the key)
+    /// stored blank and read back from the key.
+    Actions, "actions", HashMsgKey => ActionRecord, blob_values | keyed_value
 );
 table!(
     /// Actions by account. key: `account | trace end_lt u64 | trace tag [8]`
