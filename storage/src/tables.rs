@@ -51,9 +51,12 @@ pub trait Table {
     /// keeps when it lowers the level.
     const DICTIONARY: bool = false;
     /// Encodes a value to store. Tables whose records repeat their key (a
-    /// message's or a trace's hash, an action's two ids: random bytes no
-    /// compression shrinks) blank those fields here and have
-    /// [`Table::decode_value`] put them back from the key.
+    /// message's or a trace's hash, an action's two ids) blank those fields
+    /// here and have [`Table::decode_value`] put them back from the key.
+    /// Compression had already made most of each copy a back-reference to
+    /// the key beside it: on the first 1.83M transactions of the mainnet
+    /// corpus, compacted, 951.6 → 942.8 SST bytes a transaction (messages
+    /// −5.5, actions −2.4, traces −0.7).
     fn encode_value(value: &Self::Value) -> Vec<u8> {
         value.encode()
     }
@@ -395,7 +398,7 @@ table!(
     /// and init state are not repeated here: a transaction BoC in
     /// [`TxBocs`] that sent or received the message holds them, and
     /// readers take them from there. The record's own `hash` (the key) is
-    /// stored blank and read back from the key (32 random bytes a message).
+    /// stored blank and read back from the key.
     Messages, "messages", Hash => Linked<MessageRecord>, linked_values | keyed_value
 );
 /// The end of a [`Messages`] row that lists the transactions that took
