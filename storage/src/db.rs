@@ -20,6 +20,18 @@ use crate::Error;
 /// Bumped whenever a key layout or value encoding changes.
 pub const SCHEMA_VERSION: u32 = 32;
 
+/// Older schema versions whose databases this build reads exactly as they
+/// are, so that opening one for writing only records [`SCHEMA_VERSION`]:
+/// 31 stored the key fields of messages, traces and actions that 32 blanks
+/// ([`crate::Table::encode_value`]), and reading overwrites them from the
+/// key either way.
+pub const SCHEMA_READ_AS_IS: &[u32] = &[31];
+
+/// Whether this build reads a database of schema `found`.
+fn schema_readable(found: u32) -> bool {
+    found == SCHEMA_VERSION || SCHEMA_READ_AS_IS.contains(&found)
+}
+
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.
 const BATCH_RESERVE_MAX: usize = 64 << 20;
@@ -153,7 +165,7 @@ impl Db {
             last_batch_bytes: AtomicUsize::new(0),
         };
         match this.get::<Meta>(&MetaKey::SchemaVersion)? {
-            Some(bytes) if <u32 as Value>::decode(&bytes)? == SCHEMA_VERSION => Ok(this),
+            Some(bytes) if schema_readable(<u32 as Value>::decode(&bytes)?) => Ok(this),
             Some(bytes) => Err(Error::SchemaMismatch {
                 path: this.path.display().to_string(),
                 found: <u32 as Value>::decode(&bytes)?,
@@ -192,7 +204,7 @@ impl Db {
             Some(bytes) => <u32 as Value>::decode(&bytes)?,
             None => return Ok(()),
         };
-        if found == SCHEMA_VERSION {
+        if schema_readable(found) {
             Ok(())
         } else {
             Err(Error::SchemaMismatch {
@@ -207,12 +219,18 @@ impl Db {
         match self.get::<Meta>(&MetaKey::SchemaVersion)? {
             Some(bytes) => {
                 let found = <u32 as Value>::decode(&bytes)?;
-                if found != SCHEMA_VERSION {
+                if !schema_readable(found) {
                     return Err(Error::SchemaMismatch {
                         path: self.path.display().to_string(),
                         found,
                         expected: SCHEMA_VERSION,
                     });
+                }
+                if found != SCHEMA_VERSION {
+                    // Read as it is: the migration is the version alone.
+                    let mut batch = self.batch();
+                    batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&SCHEMA_VERSION));
+                    self.write(batch)?;
                 }
                 Ok(())
             }
@@ -1064,6 +1082,31 @@ mod tests {
         );
         db.write(batch).unwrap();
         drop(db);
+        let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
+        assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+    }
+
+    /// A database of a schema this build reads as it is opens, and opening
+    /// it for writing records the current version; an older one is refused.
+    #[test]
+    fn schemas_read_as_they_are_open_and_are_recorded_current() {
+        let dir = tempfile::tempdir().unwrap();
+        let set = |version: u32| {
+            let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+            let mut batch = db.batch();
+            batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&version));
+            db.write(batch).unwrap();
+        };
+        let version = |db: &Db| {
+            let bytes = db.get::<Meta>(&MetaKey::SchemaVersion).unwrap().unwrap();
+            <u32 as Value>::decode(&bytes).unwrap()
+        };
+        for &old in SCHEMA_READ_AS_IS {
+            set(old);
+            let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+            assert_eq!(version(&db), SCHEMA_VERSION);
+        }
+        set(SCHEMA_VERSION - SCHEMA_READ_AS_IS.len() as u32 - 1);
         let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
         assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
     }
