@@ -142,7 +142,9 @@ fn blob_values(opts: &mut Options) {
 /// a 16 KiB block was decompressed for every one: an account page drawn
 /// across a 1.8M-transaction index went 420/469 → 526/553 req/s, for
 /// 117.0 → 121.3 SST bytes a transaction in this table. (Every blob table
-/// at 4 KiB: +18.5 bytes a transaction, no further gain.)
+/// at 4 KiB: +18.5 bytes a transaction, no further gain.) Transaction
+/// pages have since stopped reading these rows (they decode messages from
+/// the transaction BoC); message lists and lookups by hash still do.
 fn linked_values(opts: &mut Options) {
     blob_values(opts);
     let mut block = rocksdb::BlockBasedOptions::default();
