@@ -93,7 +93,8 @@ pub fn with_messages(
 ) -> Result<Vec<FullTx>, Error> {
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
-    let traces = super::traces::trace_ids_of_txs(r, &ids)?;
+    let hashes: Vec<Hash> = txs.iter().map(|t| t.record.hash).collect();
+    let traces = super::traces::trace_ids_of_hashed_txs(r, &ids, &hashes)?;
     txs.into_iter().zip(traces).map(resolve).collect()
 }
 
