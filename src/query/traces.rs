@@ -35,9 +35,9 @@ pub fn trace_ids_of_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Option<Hash>>
 /// in the order of `ids`): one whose trace tag is its own hash's is its
 /// trace's root, whose id is that hash, so its trace row is not read (a
 /// random read of `traces` for about half of a wallet's transactions). A
-/// trace of another root with that tag would take a 2^64 search for a
-/// hash prefix, against the 2^32 of the tag collisions [`trace_by_tag`]
-/// resolves.
+/// transaction that is not its trace's root yet shares that trace's tag
+/// would take a 2^64 search for a hash prefix, against the 2^32 of the
+/// tag collisions between traces that [`trace_by_tag`] resolves.
 pub fn trace_ids_of_hashed_txs(
     r: &Reader<'_>,
     ids: &[u64],
