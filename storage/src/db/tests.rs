@@ -1,0 +1,612 @@
+//! The database layer's tests: opening, schema checks, batches, readers,
+//! merge rows and keyed records.
+
+use super::*;
+use crate::tables::{AccountLtKey, TxBocs, TxByAccount, TxByHash};
+use tonindex_model::Address;
+
+/// Reference counts move by merge operands, in one batch or several,
+/// before and after a flush and a full compaction (which fold them
+/// into the row); the row's bytes stay as put.
+#[test]
+fn counted_rows_add_up_their_deltas_across_batches_and_compactions() {
+    use crate::tables::Cells;
+    use crate::Counted;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let count = |db: &Db, key: &[u8; 32]| db.get::<Cells>(key).unwrap().map(|c| c.count);
+    let (a, b, gone) = ([1; 32], [2; 32], [3; 32]);
+    let mut batch = db.batch();
+    batch.put::<Cells>(
+        &a,
+        &Counted {
+            count: 1,
+            bytes: b"row a".to_vec(),
+        },
+    );
+    batch.add_refs::<Cells>(&a, 2);
+    batch.put::<Cells>(
+        &b,
+        &Counted {
+            count: 5,
+            bytes: b"row b".to_vec(),
+        },
+    );
+    db.write(batch).unwrap();
+    assert_eq!(count(&db, &a), Some(3));
+    let mut batch = db.batch();
+    batch.add_refs::<Cells>(&a, -1);
+    batch.add_refs::<Cells>(&b, -2);
+    batch.add_refs::<Cells>(&b, -1);
+    db.write(batch).unwrap();
+    db.flush().unwrap();
+    let mut batch = db.batch();
+    batch.add_refs::<Cells>(&a, 4);
+    db.write(batch).unwrap();
+    assert_eq!((count(&db, &a), count(&db, &b)), (Some(6), Some(2)));
+    db.compact_fully(|_| {}).unwrap();
+    assert_eq!((count(&db, &a), count(&db, &b)), (Some(6), Some(2)));
+    assert_eq!(db.get::<Cells>(&a).unwrap().unwrap().bytes, b"row a");
+    // Never below zero; a delta on a row that is not there makes a row
+    // without bytes (its reader reports it) instead of failing merges.
+    let mut batch = db.batch();
+    batch.add_refs::<Cells>(&b, -7);
+    batch.add_refs::<Cells>(&gone, 1);
+    db.write(batch).unwrap();
+    db.compact_fully(|_| {}).unwrap();
+    assert_eq!(count(&db, &b), Some(0));
+    let stray = db.get::<Cells>(&gone).unwrap().unwrap();
+    assert_eq!((stray.count, stray.bytes.len()), (1, 0));
+}
+
+#[test]
+fn prefix_scan_both_directions_and_schema_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let a = Address {
+        workchain: 0,
+        id: [1; 32],
+    };
+    let b = Address {
+        workchain: 0,
+        id: [2; 32],
+    };
+    let mut batch = db.batch();
+    for (i, lt) in [5u64, 1, 3].into_iter().enumerate() {
+        batch.put::<TxByAccount>(&AccountLtKey { account: a, lt }, &(i as u64));
+    }
+    batch.put::<TxByAccount>(&AccountLtKey { account: b, lt: 2 }, &9);
+    db.write(batch).unwrap();
+
+    let r = db.reader();
+    let asc: Vec<u64> = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+        .map(|x| x.unwrap().0.lt)
+        .collect();
+    assert_eq!(asc, vec![1, 3, 5]);
+    let desc: Vec<u64> = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), true)
+        .map(|x| x.unwrap().0.lt)
+        .collect();
+    assert_eq!(desc, vec![5, 3, 1]);
+    drop(r);
+
+    budgeted_readers(&db, a, b);
+    drop(db);
+
+    // A database written by another schema version is refused, not misread.
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let mut batch = db.batch();
+    batch.put::<Meta>(
+        &MetaKey::SchemaVersion,
+        &Value::encode(&(SCHEMA_VERSION + 1)),
+    );
+    db.write(batch).unwrap();
+    drop(db);
+    let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
+    assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+}
+
+/// A database of a schema this build reads as it is opens, and opening
+/// it for writing records the current version; an older one is refused.
+#[test]
+fn schemas_read_as_they_are_open_and_are_recorded_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = |version: u32| {
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        let mut batch = db.batch();
+        batch.put::<Meta>(&MetaKey::SchemaVersion, &Value::encode(&version));
+        db.write(batch).unwrap();
+    };
+    let version = |db: &Db| {
+        let bytes = db.get::<Meta>(&MetaKey::SchemaVersion).unwrap().unwrap();
+        <u32 as Value>::decode(&bytes).unwrap()
+    };
+    for &old in SCHEMA_READ_AS_IS {
+        set(old);
+        let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+        assert_eq!(version(&db), SCHEMA_VERSION);
+    }
+    set(SCHEMA_VERSION - SCHEMA_READ_AS_IS.len() as u32 - 1);
+    let err = Db::open(dir.path(), &DbOptions::default()).err().unwrap();
+    assert!(matches!(err, Error::SchemaMismatch { .. }), "{err}");
+}
+
+/// 4 rows = a get, then an iterator's 3 steps; the next read fails and
+/// the reader says it ran out.
+fn budgeted_readers(db: &Db, a: Address, b: Address) {
+    let r = db.reader_with_row_budget(4);
+    let key = AccountLtKey { account: b, lt: 2 };
+    assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
+    let rows: Vec<_> = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(Result::is_ok));
+    assert!(!r.over_budget());
+    assert!(matches!(
+        r.multi_get::<TxByAccount>(&[key]),
+        Err(Error::OverBudget)
+    ));
+    assert!(r.over_budget());
+    let r = db.reader_with_row_budget(2);
+    let rows: Vec<_> = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+        .collect();
+    assert_eq!(rows.len(), 3, "two rows, then the error ends the scan");
+    assert!(matches!(rows[2], Err(Error::OverBudget)));
+    let r = db.reader_with_row_budget(100);
+    assert!(r.exhaust_budget() && r.over_budget());
+    assert!(!db.reader().exhaust_budget());
+
+    // A deadline stops reads once it has passed, however many rows are left.
+    let soon = Instant::now() + std::time::Duration::from_millis(50);
+    let r = db.reader_limited(None, Some(soon));
+    let key = AccountLtKey { account: b, lt: 2 };
+    assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
+    assert!(r.check_deadline().is_ok() && !r.exhaust_budget());
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    // The clock is read every DEADLINE_STRIDE rows: one of the next
+    // that many reads fails, and every read after it.
+    let failed_at = (0..DEADLINE_STRIDE)
+        .position(|_| r.get::<TxByAccount>(&key).is_err())
+        .expect("a read past the deadline fails");
+    assert!(failed_at < DEADLINE_STRIDE as usize);
+    assert!(matches!(
+        r.get::<TxByAccount>(&key),
+        Err(Error::DeadlineExceeded)
+    ));
+    let rows: Vec<_> = r
+        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+        .collect();
+    assert!(matches!(rows[..], [Err(Error::DeadlineExceeded)]));
+    assert!(matches!(r.check_deadline(), Err(Error::DeadlineExceeded)));
+    assert_eq!(r.deadline(), Some(soon));
+}
+
+#[test]
+fn follower_sees_commits_after_catch_up_and_readers_stay_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        Db::open_follower(dir.path(), scratch.path()),
+        Err(Error::Missing(_))
+    ));
+    let writer = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let key = |lt| AccountLtKey {
+        account: Address {
+            workchain: 0,
+            id: [7; 32],
+        },
+        lt,
+    };
+    let mut batch = writer.batch();
+    batch.put::<TxByAccount>(&key(1), &10);
+    writer.write(batch).unwrap();
+
+    let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+    assert_eq!(
+        follower.reader().prefix::<TxByAccount>(&[], false).count(),
+        1
+    );
+    assert_eq!(
+        follower.reader().get::<TxByAccount>(&key(1)).unwrap(),
+        Some(10)
+    );
+    let mut batch = writer.batch();
+    batch.put::<TxByAccount>(&key(2), &20);
+    writer.write(batch).unwrap();
+    assert_eq!(follower.reader().get::<TxByAccount>(&key(2)).unwrap(), None);
+
+    // A catch-up waits for the readers that are open.
+    let reader = follower.reader();
+    std::thread::scope(|s| {
+        let catching_up = s.spawn(|| follower.catch_up().unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(reader.get::<TxByAccount>(&key(2)).unwrap(), None);
+        drop(reader);
+        catching_up.join().unwrap();
+    });
+    assert_eq!(
+        follower.reader().get::<TxByAccount>(&key(2)).unwrap(),
+        Some(20)
+    );
+}
+
+/// Rows encoded ahead land in their tables as `put` would write them,
+/// a key written twice keeping its later value, and likewise on a
+/// database opened as the importer opens it (vector memtables).
+#[test]
+fn encoded_rows_append_like_puts() {
+    let lt_key = |lt| AccountLtKey {
+        account: Address {
+            workchain: -1,
+            id: [3; 32],
+        },
+        lt,
+    };
+    for (write_only_memtables, scratch, bulk) in [
+        (false, false, false),
+        (true, false, false),
+        (true, true, false),
+        (true, false, true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(
+            dir.path(),
+            &DbOptions {
+                sync_writes: false,
+                write_only_memtables,
+                scratch,
+                bulk,
+            },
+        )
+        .unwrap();
+        let mut rows = EncodedRows::default();
+        for i in 0..10u64 {
+            rows.put::<TxByHash>(&[i as u8; 32], &i);
+            rows.put_raw::<TxBocs>(&i, &[i as u8; 5]);
+            if i % 3 == 0 {
+                rows.put::<TxByAccount>(&lt_key(i), &(i * 10));
+            }
+        }
+        rows.put::<TxByHash>(&[4; 32], &44);
+        let mut batch = db.batch();
+        batch.append(rows);
+        db.write(batch).unwrap();
+        // Read from the memtables, then from the last level.
+        for compacted in [false, true] {
+            if compacted {
+                db.compact_fully(|_| {}).unwrap();
+            }
+            check(&db);
+        }
+    }
+    fn check(db: &Db) {
+        let lt_key = |lt| AccountLtKey {
+            account: Address {
+                workchain: -1,
+                id: [3; 32],
+            },
+            lt,
+        };
+        let r = db.reader();
+        for i in 0..10u64 {
+            let want = if i == 4 { 44 } else { i };
+            assert_eq!(r.get::<TxByHash>(&[i as u8; 32]).unwrap(), Some(want));
+            assert_eq!(
+                r.get::<TxBocs>(&i).unwrap(),
+                Some(RawBytes(vec![i as u8; 5]))
+            );
+            let by_lt = r.get::<TxByAccount>(&lt_key(i)).unwrap();
+            assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
+        }
+    }
+}
+
+/// A bulk import lowers every table's last-level zstd level and keeps
+/// the dictionaries of the tables that have them; opened again without
+/// it, the database is back at the full level (as RocksDB records the
+/// options it opened with).
+#[test]
+fn bulk_lowers_the_last_level_only_while_it_runs() {
+    fn last_level(dir: &Path, table: &str) -> String {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("OPTIONS-")
+            })
+            .collect();
+        files.sort();
+        let text = std::fs::read_to_string(files.last().unwrap()).unwrap();
+        let section = text
+            .split("[CFOptions \"")
+            .find(|s| s.starts_with(&format!("{table}\"")))
+            .unwrap();
+        let line = section
+            .lines()
+            .find(|l| l.trim_start().starts_with("bottommost_compression_opts="))
+            .unwrap();
+        let field = |name: &str| {
+            line.split(['{', ';', '}'])
+                .find_map(|f| f.strip_prefix(&format!("{name}=")))
+                .unwrap()
+                .to_string()
+        };
+        format!("level {} dict {}", field("level"), field("max_dict_bytes"))
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bulk = DbOptions {
+        bulk: true,
+        ..DbOptions::default()
+    };
+    drop(Db::open(dir.path(), &bulk).unwrap());
+    assert_eq!(last_level(dir.path(), "tx_bocs"), "level 3 dict 65536");
+    assert_eq!(last_level(dir.path(), "cells"), "level 3 dict 65536");
+    assert_eq!(last_level(dir.path(), "tx_by_hash"), "level 3 dict 0");
+    drop(Db::open(dir.path(), &DbOptions::default()).unwrap());
+    assert_eq!(last_level(dir.path(), "tx_bocs"), "level 9 dict 65536");
+    assert_eq!(last_level(dir.path(), "tx_by_hash"), "level 9 dict 0");
+}
+
+/// Deletes in encoded rows keep their place among the table's puts:
+/// a row deleted after its put is gone, one put after its delete stays,
+/// a stored row deleted is gone; `extend` appends table by table.
+#[test]
+fn encoded_rows_delete_in_order_and_extend() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let mut batch = db.batch();
+    batch.put::<TxByHash>(&[9; 32], &9);
+    db.write(batch).unwrap();
+
+    let mut first = EncodedRows::default();
+    first.put::<TxByHash>(&[1; 32], &1);
+    first.delete::<TxByHash>(&[1; 32]);
+    first.delete::<TxByHash>(&[2; 32]);
+    first.put_raw::<TxBocs>(&5, &[5; 3]);
+    let mut second = EncodedRows::default();
+    second.put::<TxByHash>(&[2; 32], &2);
+    second.delete::<TxByHash>(&[9; 32]);
+    second.put::<TxByHash>(&[3; 32], &3);
+    second.delete::<TxBocs>(&5);
+    first.extend(second);
+    let mut batch = db.batch();
+    batch.append(first);
+    db.write(batch).unwrap();
+
+    let r = db.reader();
+    assert_eq!(r.get::<TxByHash>(&[1; 32]).unwrap(), None);
+    assert_eq!(r.get::<TxByHash>(&[2; 32]).unwrap(), Some(2));
+    assert_eq!(r.get::<TxByHash>(&[3; 32]).unwrap(), Some(3));
+    assert_eq!(r.get::<TxByHash>(&[9; 32]).unwrap(), None);
+    assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
+}
+
+/// A message row's record and ids come in separate merge operands, in
+/// one batch or several, before and after a flush and a full
+/// compaction: the latest record wins, each end's ids come back
+/// ascending and once.
+#[test]
+fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
+    use crate::tables::{Messages, RECEIVED_BY, SENT_BY};
+    use tonindex_model::{MessageRecord, MsgKind};
+    let record = |lt| MessageRecord {
+        hash: [7; 32],
+        kind: MsgKind::Internal,
+        source: Some(Address {
+            workchain: 0,
+            id: [1; 32],
+        }),
+        destination: None,
+        value: None,
+        fwd_fee: None,
+        ihr_fee: None,
+        extra_flags: None,
+        import_fee: None,
+        created_lt: Some(lt),
+        created_at: None,
+        ihr_disabled: None,
+        bounce: None,
+        bounced: None,
+        opcode: None,
+        body_hash: [2; 32],
+        init_state_hash: None,
+        metadata: None,
+        hash_norm: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let write = |f: &dyn Fn(&mut EncodedRows)| {
+        let mut rows = EncodedRows::default();
+        f(&mut rows);
+        let mut batch = db.batch();
+        batch.append(rows);
+        db.write(batch).unwrap();
+    };
+    write(&|rows| {
+        rows.put_linked_record::<Messages, _>(&[7; 32], &record(1));
+        rows.link::<Messages, _>(&[7; 32], SENT_BY, 10);
+    });
+    db.flush().unwrap();
+    write(&|rows| {
+        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 12);
+        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
+    });
+    let check = |lt: u64, received: &[u64]| {
+        let row = db.reader().get::<Messages>(&[7; 32]).unwrap().unwrap();
+        assert_eq!(row.record, Some(record(lt)));
+        assert_eq!(row.at(RECEIVED_BY), received);
+        assert_eq!(row.at(SENT_BY), &[10]);
+    };
+    check(1, &[11, 12]);
+    db.compact_fully(|_| {}).unwrap();
+    check(1, &[11, 12]);
+    write(&|rows| {
+        rows.put_linked_record::<Messages, _>(&[7; 32], &record(2));
+        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
+    });
+    check(2, &[11, 12]);
+    db.compact_fully(|_| {}).unwrap();
+    check(2, &[11, 12]);
+    assert_eq!(db.reader().get::<Messages>(&[8; 32]).unwrap(), None);
+}
+
+/// Records that repeat their key (messages, traces, actions) are stored
+/// without those bytes and read back whole, by every kind of read.
+#[test]
+fn keyed_records_are_stored_without_their_key() {
+    use crate::tables::{Actions, HashMsgKey, Messages, Traces};
+    use tonindex_model::{ActionRecord, ClassificationState, MessageRecord, MsgKind};
+    use tonindex_model::{TraceRecord, TraceState};
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let (msg, trace, action) = ([0xa1; 32], [0xb2; 32], [0xc3; 32]);
+    let message = MessageRecord {
+        hash: msg,
+        kind: MsgKind::ExternalIn,
+        source: None,
+        destination: None,
+        value: None,
+        fwd_fee: None,
+        ihr_fee: None,
+        extra_flags: None,
+        import_fee: Some(5),
+        created_lt: None,
+        created_at: None,
+        ihr_disabled: None,
+        bounce: None,
+        bounced: None,
+        opcode: Some(7),
+        body_hash: [2; 32],
+        init_state_hash: None,
+        metadata: None,
+        hash_norm: None,
+    };
+    let trace_row = TraceRecord {
+        trace_id: trace,
+        external_hash: Some(msg),
+        external_hash_norm: None,
+        mc_seqno_start: Some(1),
+        mc_seqno_end: Some(2),
+        start_lt: 10,
+        start_utime: 11,
+        end_lt: 12,
+        end_utime: 13,
+        state: TraceState::Complete,
+        transactions: 1,
+        messages: 1,
+        pending_messages: 0,
+        classification: ClassificationState::Ok,
+    };
+    let action_row = ActionRecord {
+        action_id: action,
+        trace_id: trace,
+        kind: "call_contract".into(),
+        start_lt: 10,
+        end_lt: 12,
+        start_utime: 11,
+        end_utime: 13,
+        success: true,
+        tx_hashes: vec![trace],
+        accounts: Vec::new(),
+        source: None,
+        source_secondary: None,
+        destination: None,
+        destination_secondary: None,
+        asset: None,
+        asset_secondary: None,
+        opcode: Some(7),
+        value: None,
+        amount: None,
+        ancestor_type: Vec::new(),
+        parent_action_id: None,
+        data: "{}".into(),
+    };
+    let action_key = HashMsgKey {
+        hash: trace,
+        msg_hash: action,
+    };
+    let mut rows = EncodedRows::default();
+    rows.put_linked_record::<Messages, _>(&msg, &message);
+    rows.put::<Traces>(&trace, &trace_row);
+    let mut batch = db.batch();
+    batch.append(rows);
+    batch.put::<Actions>(&action_key, &action_row);
+    db.write(batch).unwrap();
+    // The stored bytes hold none of the key's hashes (the trace's
+    // external hash and the action's transaction are other fields).
+    let raw = |cf: &ColumnFamily, key: &[u8]| db.db.get_cf(cf, key).unwrap().unwrap();
+    let holds = |bytes: &[u8], h: &[u8; 32]| bytes.windows(32).any(|w| w == h);
+    assert!(!holds(&raw(db.cf::<Messages>(), &msg), &msg));
+    assert!(!holds(&raw(db.cf::<Traces>(), &trace), &trace));
+    let stored = raw(db.cf::<Actions>(), &action_key.encode());
+    assert!(!holds(&stored, &action));
+    assert_eq!(stored.windows(32).filter(|w| *w == trace).count(), 1);
+    let r = db.reader();
+    assert_eq!(
+        r.get::<Messages>(&msg).unwrap().unwrap().record,
+        Some(message.clone())
+    );
+    let found = r
+        .multi_get::<Messages>(&[msg])
+        .unwrap()
+        .pop()
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.record, Some(message));
+    assert_eq!(db.get::<Traces>(&trace).unwrap(), Some(trace_row.clone()));
+    let (_, scanned) = r.prefix::<Traces>(&[], false).next().unwrap().unwrap();
+    assert_eq!(scanned, trace_row);
+    let (_, scanned) = r.prefix::<Actions>(&trace, false).next().unwrap().unwrap();
+    assert_eq!(scanned, action_row);
+}
+
+/// A table written once at the start does not pin the write-ahead log:
+/// once a full memtable closes a log file, past the cap (4 MiB under
+/// test) the tables holding the oldest log flush and it is deleted.
+/// Without the cap all 96 MiB stay in logs.
+#[test]
+fn write_ahead_log_stays_near_its_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let mut batch = db.batch();
+    batch.put::<TxByHash>(&[1; 32], &1);
+    db.write(batch).unwrap();
+    for i in 0..96u64 {
+        let mut rows = EncodedRows::default();
+        for j in 0..64u64 {
+            rows.put_raw::<TxBocs>(&(i * 64 + j), &[j as u8; 16 << 10]);
+        }
+        let mut batch = db.batch();
+        batch.append(rows);
+        db.write(batch).unwrap();
+    }
+    let logs = || -> u64 {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+            .map(|e| e.metadata().unwrap().len())
+            .sum()
+    };
+    // Flushes, and the deletion of the logs they free, run in the
+    // background.
+    let deadline = Instant::now() + std::time::Duration::from_secs(10);
+    while logs() >= 64 << 20 && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(logs() < 64 << 20, "{} bytes of logs", logs());
+    assert_eq!(db.reader().get::<TxByHash>(&[1; 32]).unwrap(), Some(1));
+}
+
+#[test]
+fn successor_of_prefix() {
+    assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
+    assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
+    assert_eq!(prefix_successor(&[0xff, 0xff]), None);
+}
