@@ -387,17 +387,12 @@ fn encoded_rows_delete_in_order_and_extend() {
     assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
 }
 
-/// A message row's record and ids come in separate merge operands, in
-/// one batch or several, before and after a flush and a full
-/// compaction: the latest record wins, each end's ids come back
-/// ascending and once.
-#[test]
-fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
-    use crate::tables::{Messages, RECEIVED_BY, SENT_BY};
-    use tonindex_model::{MessageRecord, MsgKind};
-    let record = |lt| MessageRecord {
-        hash: [7; 32],
-        kind: MsgKind::Internal,
+/// An internal message's record with `hash` and `created_lt`, for the
+/// tests of message rows.
+fn message_record(hash: [u8; 32], lt: u64) -> tonindex_model::MessageRecord {
+    tonindex_model::MessageRecord {
+        hash,
+        kind: tonindex_model::MsgKind::Internal,
         source: Some(Address {
             workchain: 0,
             id: [1; 32],
@@ -418,7 +413,17 @@ fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
         init_state_hash: None,
         metadata: None,
         hash_norm: None,
-    };
+    }
+}
+
+/// A message row's record and ids come in separate merge operands, in
+/// one batch or several, before and after a flush and a full
+/// compaction: the latest record wins, each end's ids come back
+/// ascending and once.
+#[test]
+fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
+    use crate::tables::{Messages, RECEIVED_BY, SENT_BY};
+    let record = |lt| message_record([7; 32], lt);
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let write = |f: &dyn Fn(&mut EncodedRows)| {
@@ -461,32 +466,12 @@ fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
 #[test]
 fn keyed_records_are_stored_without_their_key() {
     use crate::tables::{Actions, HashMsgKey, Messages, Traces};
-    use tonindex_model::{ActionRecord, ClassificationState, MessageRecord, MsgKind};
+    use tonindex_model::{ActionRecord, ClassificationState};
     use tonindex_model::{TraceRecord, TraceState};
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let (msg, trace, action) = ([0xa1; 32], [0xb2; 32], [0xc3; 32]);
-    let message = MessageRecord {
-        hash: msg,
-        kind: MsgKind::ExternalIn,
-        source: None,
-        destination: None,
-        value: None,
-        fwd_fee: None,
-        ihr_fee: None,
-        extra_flags: None,
-        import_fee: Some(5),
-        created_lt: None,
-        created_at: None,
-        ihr_disabled: None,
-        bounce: None,
-        bounced: None,
-        opcode: Some(7),
-        body_hash: [2; 32],
-        init_state_hash: None,
-        metadata: None,
-        hash_norm: None,
-    };
+    let message = message_record(msg, 3);
     let trace_row = TraceRecord {
         trace_id: trace,
         external_hash: Some(msg),
