@@ -1060,10 +1060,10 @@ fn prev_ids(rec: &BlockRecord) -> Vec<BlockId> {
     rec.prev_blocks.iter().map(|p| p.block.id).collect()
 }
 
-/// A message's row and its indexes: source, destination, normalized hash,
-/// body hash, opcode, created_lt, created_at.
+/// A message's indexes: source, destination, normalized hash, body hash,
+/// opcode, created_lt, created_at. Its `messages` row holds only the
+/// transactions at its ends, linked by each.
 pub(crate) fn message_rows(rows: &mut EncodedRows, m: &MessageRecord, tx_lt: u64) {
-    rows.put_linked_record::<Messages, _>(&m.hash, m);
     let tag = hash_tag(&m.hash);
     let key = NullableOrderKey {
         value: m.created_lt,

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use tonindex_model::{
     ActionRecord, Address, ClassificationState, Hash, MessageRecord, TraceRecord, TraceState,
-    TransactionRecord,
 };
 use tonindex_storage::tables::{
     hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
@@ -857,7 +856,7 @@ fn stored_trace_txs(
         if skip.contains(&rec.hash) {
             continue;
         }
-        let (in_msg, out) = stored_messages(reader, rec)?;
+        let (in_msg, out) = stored_messages(&loaded)?;
         let mut t = trace_tx(rec, in_msg.as_ref(), &out, rec.mc_block_seqno);
         let contents: Vec<Option<MessageContents>> = loaded
             .message_cells
@@ -870,24 +869,21 @@ fn stored_trace_txs(
     Ok(txs)
 }
 
-/// A stored transaction's message records.
+/// A stored transaction's message records, decoded from its own message
+/// cells (the in-message first) with its block's version.
 fn stored_messages(
-    reader: &tonindex_storage::Reader<'_>,
-    rec: &TransactionRecord,
+    loaded: &crate::query::transactions::LoadedTx,
 ) -> Result<(Option<MessageRecord>, Vec<MessageRecord>), IndexError> {
-    use tonindex_storage::tables::Messages;
-    let mut hashes: Vec<Hash> = rec.in_msg.iter().copied().collect();
-    hashes.extend(&rec.out_msgs);
-    let missing = || tonindex_storage::Error::Corrupt("a transaction's message is missing");
-    let mut found = reader
-        .multi_get::<Messages>(&hashes)?
-        .into_iter()
-        .map(|m| crate::query::messages::record_of(m.ok_or_else(missing)?));
-    let in_msg = match rec.in_msg {
-        Some(_) => Some(found.next().ok_or_else(missing)??),
+    let corrupt =
+        || tonindex_storage::Error::Corrupt("a stored transaction's message does not parse");
+    let mut records = loaded.message_cells.iter().map(|cell| {
+        crate::decode::message::decode_message(cell, loaded.global_version).map_err(|_| corrupt())
+    });
+    let in_msg = match loaded.record.in_msg {
+        Some(_) => Some(records.next().ok_or_else(corrupt)??),
         None => None,
     };
-    let out = found.collect::<Result<Vec<_>, _>>()?;
+    let out = records.collect::<Result<Vec<_>, _>>()?;
     Ok((in_msg, out))
 }
 

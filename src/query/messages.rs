@@ -1,8 +1,9 @@
 //! Messages: by hash (and TEP-467 normalized hash), an account's sent
 //! messages in lt order, every message — or those of one destination, body
 //! hash or opcode — in creation order, and the transactions on each side of one.
-//! Bodies and init states live only in the BoCs of the transactions that
-//! hold the messages, and are read from there.
+//! A message's row holds only the ids of the transactions at its two ends;
+//! every field of the message is read from its cell in the BoC of one of
+//! them (the sender's when the index holds it).
 
 use std::collections::HashMap;
 
@@ -10,13 +11,13 @@ use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
     AccountLtTagKey, GroupOrderKey, HashTag, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
-    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TxBocs,
-    RECEIVED_BY, SENT_BY,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, Transactions,
+    TxBocs, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{prefix_successor, Error, Linked, Reader};
 use tycho_types::cell::Cell;
 
-use crate::decode::message::{message_contents, MessageContents};
+use crate::decode::message::{decode_message_with_contents, MessageContents};
 use crate::decode::transaction::message_cells;
 
 /// A message as the APIs show it: its record, and its body and init state
@@ -30,26 +31,99 @@ pub struct Message {
 pub(super) const MISSING_TX: Error = Error::Corrupt("index points to a missing transaction");
 pub(super) const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction BoC does not parse");
 const MISSING_MSG: Error = Error::Corrupt("a transaction lacks a message the index links to it");
+const NO_HOLDER: Error = Error::Corrupt("a message row links no transaction");
 
-/// The record of a stored message row: every row the indexer writes has
-/// one, put in the batch of its first transaction id.
-pub(crate) fn record_of(row: Linked<MessageRecord>) -> Result<MessageRecord, Error> {
-    row.record.ok_or(Error::Corrupt(
-        "a message row holds transaction ids but no record",
-    ))
+/// A stored message: what its cell says, and the ids of the transactions
+/// at its two ends (its row).
+pub struct Stored {
+    pub message: Message,
+    pub links: Linked<()>,
 }
 
-/// Loads messages by hash; hashes the index does not hold are skipped.
-pub fn messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<MessageRecord>, Error> {
-    r.multi_get::<Messages>(hashes)?
-        .into_iter()
-        .flatten()
-        .map(record_of)
+impl Stored {
+    /// The first transaction at one end, if the index holds one.
+    pub fn first_tx(&self, side: Side) -> Option<u64> {
+        self.links.at(end_of(side)).first().copied()
+    }
+
+    pub fn record(&self) -> &MessageRecord {
+        &self.message.record
+    }
+}
+
+fn end_of(side: Side) -> usize {
+    match side {
+        Side::Receiver => RECEIVED_BY,
+        Side::Sender => SENT_BY,
+    }
+}
+
+/// The transaction a message is read from: the one that sent it (its cell
+/// as it was made, read with the sender's block's version), else the first
+/// that took it in. Every row the indexer writes links one.
+fn holder(links: &Linked<()>) -> Result<u64, Error> {
+    let sent = links.at(SENT_BY).first();
+    sent.or(links.at(RECEIVED_BY).first())
+        .copied()
+        .ok_or(NO_HOLDER)
+}
+
+/// Decodes stored messages (hash and row) from their holders' BoCs: one
+/// batched read of the holders' places and BoCs, each BoC parsed once.
+fn decode_rows(r: &Reader<'_>, rows: Vec<(Hash, Linked<()>)>) -> Result<Vec<Stored>, Error> {
+    let ids = rows
+        .iter()
+        .map(|(_, links)| holder(links))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    let places = r.multi_get::<Transactions>(&unique)?;
+    let bocs = r.multi_get::<TxBocs>(&unique)?;
+    let mut held: HashMap<u64, (u32, HashMap<Hash, Cell>)> = HashMap::with_capacity(unique.len());
+    for ((id, place), boc) in unique.into_iter().zip(places).zip(bocs) {
+        let (Some(place), Some(boc)) = (place, boc) else {
+            return Err(MISSING_TX);
+        };
+        held.insert(id, (place.global_version, tx_message_cells(&boc.0)?));
+    }
+    rows.into_iter()
+        .zip(ids)
+        .map(|((hash, links), id)| {
+            let (version, cells) = &held[&id];
+            let cell = cells.get(&hash).ok_or(MISSING_MSG)?;
+            let (record, contents) =
+                decode_message_with_contents(cell, *version).map_err(|_| CORRUPT_TX_BOC)?;
+            Ok(Stored {
+                message: Message { record, contents },
+                links,
+            })
+        })
         .collect()
 }
 
+/// Loads messages by hash, in the order given; hashes the index does not
+/// hold are skipped.
+pub fn stored_messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Stored>, Error> {
+    let rows = r
+        .multi_get::<Messages>(hashes)?
+        .into_iter()
+        .zip(hashes)
+        .filter_map(|(row, hash)| row.map(|row| (*hash, row)))
+        .collect();
+    decode_rows(r, rows)
+}
+
+/// The records of messages by hash (see [`stored_messages`]).
+pub fn messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<MessageRecord>, Error> {
+    Ok(stored_messages(r, hashes)?
+        .into_iter()
+        .map(|m| m.message.record)
+        .collect())
+}
+
 pub fn message(r: &Reader<'_>, hash: &Hash) -> Result<Option<MessageRecord>, Error> {
-    r.get::<Messages>(hash)?.map(record_of).transpose()
+    Ok(messages(r, std::slice::from_ref(hash))?.pop())
 }
 
 /// The message hashes a v3 `msg_hash` filter means: each hash itself and
@@ -131,28 +205,53 @@ impl MsgIndex<'_> {
 
 const MISSING_INDEXED: Error = Error::Corrupt("a message index row names no stored message");
 
-/// The records of index rows read from `index`, in the rows' order: each
+/// The messages of index rows read from `index`, in the rows' order: each
 /// found by its tag (a key prefix of [`Messages`]) among the stored
-/// messages that share it, checked against the row. Two messages whose keys
-/// are equal up to the tag (a 64-bit hash prefix: one pair in billions of
-/// equal keys, or one made on purpose) share one row; it stands for both,
-/// given in hash order (`desc`: the reverse, as the walk), so neither is
-/// lost, though an offset counts them as one. A row of another body whose
-/// hash shares the walked body's tag is passed over.
+/// messages that share it, checked against the row (see [`select`]). The
+/// candidates of all rows are decoded in one batch.
 pub fn load_indexed(
     r: &Reader<'_>,
     index: &MsgIndex<'_>,
     rows: &[IndexedMsg],
     desc: bool,
-) -> Result<Vec<MessageRecord>, Error> {
-    let mut out = Vec::with_capacity(rows.len());
+) -> Result<Vec<Stored>, Error> {
+    let mut tagged = Vec::with_capacity(rows.len());
+    let mut counts = Vec::with_capacity(rows.len());
     for row in rows {
-        let mut fitting = 0;
+        let before = tagged.len();
         for x in r.prefix::<Messages>(&row.tag, desc) {
-            let m = record_of(x?.1)?;
-            if index.fits(row, &m) {
+            tagged.push(x?);
+        }
+        counts.push(tagged.len() - before);
+    }
+    let mut decoded = decode_rows(r, tagged)?.into_iter();
+    let candidates = counts
+        .into_iter()
+        .map(|n| decoded.by_ref().take(n).collect::<Vec<_>>());
+    select(index, rows, candidates, Stored::record)
+}
+
+/// Of each row's `candidates` (the stored messages whose hashes start
+/// with its tag, in hash order, or the reverse when the walk is), those
+/// that fit the row and belong to the walked group. Two messages whose
+/// keys are equal up to the tag (a 64-bit hash prefix: one pair in
+/// billions of equal keys, or one made on purpose) share one row; it
+/// stands for both, so neither is lost, though an offset counts them as
+/// one. A row of another body whose hash shares the walked body's tag is
+/// passed over.
+fn select<T>(
+    index: &MsgIndex<'_>,
+    rows: &[IndexedMsg],
+    candidates: impl IntoIterator<Item = Vec<T>>,
+    record: impl Fn(&T) -> &MessageRecord,
+) -> Result<Vec<T>, Error> {
+    let mut out = Vec::with_capacity(rows.len());
+    for (row, found) in rows.iter().zip(candidates) {
+        let mut fitting = 0;
+        for m in found {
+            if index.fits(row, record(&m)) {
                 fitting += 1;
-                if index.in_group(&m) {
+                if index.in_group(record(&m)) {
                     out.push(m);
                 }
             }
@@ -176,7 +275,7 @@ fn group_hashes(r: &Reader<'_>, group: &MessageGroup) -> Result<Vec<Hash>, Error
     };
     Ok(load_indexed(r, &index, &rows, false)?
         .into_iter()
-        .map(|m| m.hash)
+        .map(|m| m.message.record.hash)
         .collect())
 }
 
@@ -205,7 +304,10 @@ pub fn sent_messages(
     hi: u64,
 ) -> Result<Vec<MessageRecord>, Error> {
     let rows = sent_rows(r, account, (lo, hi), false).collect::<Result<Vec<_>, _>>()?;
-    load_indexed(r, &MsgIndex::Sent(account), &rows, false)
+    Ok(load_indexed(r, &MsgIndex::Sent(account), &rows, false)?
+        .into_iter()
+        .map(|m| m.message.record)
+        .collect())
 }
 
 /// The index rows of the messages `account` sent with `lo <= created_lt
@@ -241,7 +343,8 @@ pub fn sent_lt_range_in_time(
             return Ok(None);
         };
         let m = load_indexed(r, &MsgIndex::Sent(source), &[row?], false)?;
-        Ok(m.first().and_then(|m| m.created_lt.zip(m.created_at)))
+        Ok(m.first()
+            .and_then(|m| m.record().created_lt.zip(m.record().created_at)))
     };
     super::transactions::lt_range_in_time(first_from, lts, window)
 }
@@ -373,12 +476,8 @@ impl OrderedMsgKey for GroupOrderKey {
 /// (that took it in) or the sender's (that sent it out), ascending; none
 /// for a message the index does not hold.
 pub fn txs_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Vec<u64>, Error> {
-    let end = match side {
-        Side::Receiver => RECEIVED_BY,
-        Side::Sender => SENT_BY,
-    };
     Ok(r.get::<Messages>(msg)?
-        .map(|row| row.ends[end].clone())
+        .map(|row| row.ends[end_of(side)].clone())
         .unwrap_or_default())
 }
 
@@ -396,25 +495,6 @@ pub(super) fn tx_message_cells(boc: &[u8]) -> Result<HashMap<Hash, Cell>, Error>
         .into_iter()
         .map(|c| (*c.repr_hash().as_array(), c))
         .collect())
-}
-
-/// A record with the contents of its message cell.
-pub(super) fn with_contents(record: MessageRecord, cell: Option<&Cell>) -> Result<Message, Error> {
-    let contents = message_contents(cell.ok_or(MISSING_MSG)?).map_err(|_| CORRUPT_TX_BOC)?;
-    Ok(Message { record, contents })
-}
-
-/// A message record with its contents, read from the BoC of transaction
-/// `holder`, one that sent or received it.
-pub fn message_with_contents(
-    r: &Reader<'_>,
-    record: MessageRecord,
-    holder: u64,
-) -> Result<Message, Error> {
-    let boc = r.get::<TxBocs>(&holder)?.ok_or(MISSING_TX)?.0;
-    let cells = tx_message_cells(&boc)?;
-    let cell = cells.get(&record.hash);
-    with_contents(record, cell)
 }
 
 #[cfg(test)]
@@ -460,7 +540,10 @@ mod tests {
 
     /// Messages whose hashes share their first 8 bytes (the tag the
     /// indexes keep) are each found by every index that lists them, and
-    /// in hash order where their keys are otherwise equal.
+    /// in hash order where their keys are otherwise equal. (Real message
+    /// hashes cannot be made to share a tag, so the stored messages under
+    /// each tag are given here; the walks over the fixture's messages in
+    /// `tests/it` read them from the store.)
     #[test]
     fn messages_sharing_a_tag_resolve_to_the_one_each_row_lists() {
         let hash = |last: u8| {
@@ -492,16 +575,33 @@ mod tests {
         batch.append(rows);
         db.write(batch).unwrap();
         let r = db.reader();
+        // The stored messages under each row's tag, as `load_indexed`
+        // reads them from the `messages` rows and the BoCs: in hash order,
+        // reversed for a descending walk.
+        let load = |index: &MsgIndex<'_>, rows: &[IndexedMsg], desc: bool| -> Vec<Hash> {
+            let candidates = rows.iter().map(|row| {
+                let mut v: Vec<MessageRecord> = msgs
+                    .iter()
+                    .filter(|m| tonindex_storage::tables::hash_tag(&m.hash) == row.tag)
+                    .cloned()
+                    .collect();
+                v.sort_by_key(|m| m.hash);
+                if desc {
+                    v.reverse();
+                }
+                v
+            });
+            fn itself(m: &MessageRecord) -> &MessageRecord {
+                m
+            }
+            let found = select(index, rows, candidates, itself).unwrap();
+            found.into_iter().map(|m| m.hash).collect()
+        };
         let walk = |order, group: Option<&MessageGroup>, desc| -> Vec<Hash> {
             let rows = rows_in_order(&r, order, group, (0, u64::MAX), true, true, desc)
                 .collect::<Result<Vec<_>, _>>()
                 .unwrap();
-            let index = MsgIndex::Ordered { order, group };
-            load_indexed(&r, &index, &rows, desc)
-                .unwrap()
-                .into_iter()
-                .map(|m| m.hash)
-                .collect()
+            load(&MsgIndex::Ordered { order, group }, &rows, desc)
         };
         // What a scan of every message gives: by value (nulls last), then hash.
         let scan = |order, keep: &dyn Fn(&MessageRecord) -> bool, desc: bool| -> Vec<Hash> {
@@ -538,11 +638,16 @@ mod tests {
                 }
             }
         }
-        let sent = sent_messages(&r, &address(200), 0, u64::MAX).unwrap();
-        let sent: Vec<Hash> = sent.into_iter().map(|m| m.hash).collect();
-        assert_eq!(sent, vec![hash(1), hash(3), [9; 32], hash(2), hash(5)]);
-        let at_150 = sent_messages(&r, &address(200), 150, 150).unwrap();
-        assert_eq!(at_150.len(), 1);
-        assert_eq!(at_150[0].hash, hash(2));
+        let sent = |lo, hi| {
+            let rows = sent_rows(&r, &address(200), (lo, hi), false)
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            load(&MsgIndex::Sent(&address(200)), &rows, false)
+        };
+        assert_eq!(
+            sent(0, u64::MAX),
+            vec![hash(1), hash(3), [9; 32], hash(2), hash(5)]
+        );
+        assert_eq!(sent(150, 150), vec![hash(2)]);
     }
 }

@@ -18,7 +18,7 @@
 
 use rocksdb::Options;
 use tonindex_model::{
-    ActionRecord, Address, BlockId, BlockRecord, Hash, MessageRecord, ShardDescrRecord, TraceRecord,
+    ActionRecord, Address, BlockId, BlockRecord, Hash, ShardDescrRecord, TraceRecord,
 };
 
 use crate::codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
@@ -240,23 +240,6 @@ mod keyed_value {
     }
 }
 
-impl KeyedValue<Hash> for Linked<MessageRecord> {
-    fn blank(&self) -> Self {
-        Linked {
-            record: self.record.as_ref().map(|r| MessageRecord {
-                hash: [0; 32],
-                ..r.clone()
-            }),
-            ends: self.ends.clone(),
-        }
-    }
-    fn restore(key: &Hash, value: &mut Self) {
-        if let Some(r) = &mut value.record {
-            r.hash = *key;
-        }
-    }
-}
-
 impl KeyedValue<Hash> for TraceRecord {
     fn blank(&self) -> Self {
         TraceRecord {
@@ -392,16 +375,18 @@ table!(
     TxByMcBlock, "tx_by_mc_block", McLtAccountKey => ()
 );
 table!(
-    /// key: message hash `[32]` → [`Linked`] bincode [`MessageRecord`] with
-    /// the ids of the transactions that received it ([`RECEIVED_BY`]) and
-    /// sent it ([`SENT_BY`]), each added by a merge operand as its
-    /// transaction is indexed (tables keyed by `message hash | tx_id` held
-    /// these at ~58 bytes a transaction; here they cost a few). The body
-    /// and init state are not repeated here: a transaction BoC in
-    /// [`TxBocs`] that sent or received the message holds them, and
-    /// readers take them from there. The record's own `hash` (the key) is
-    /// stored blank and read back from the key.
-    Messages, "messages", Hash => Linked<MessageRecord>, linked_values | keyed_value
+    /// key: message hash `[32]` → [`Linked`] ids of the transactions that
+    /// received the message ([`RECEIVED_BY`]) and sent it ([`SENT_BY`]),
+    /// each added by a merge operand as its transaction is indexed (tables
+    /// keyed by `message hash | tx_id` held these at ~58 bytes a
+    /// transaction; here they cost a few). No record: every field of a
+    /// message is in its cell, which the BoC of a transaction at either end
+    /// holds in [`TxBocs`], and readers decode it from there with that
+    /// block's version. The stored record cost ~50 bytes a transaction
+    /// after compression (its addresses, amounts and body hash); rows that
+    /// schemas 31–32 wrote still hold one, which reads as `()` and is
+    /// not used.
+    Messages, "messages", Hash => Linked<()>, linked_values
 );
 /// The end of a [`Messages`] row that lists the transactions that took
 /// the message in.

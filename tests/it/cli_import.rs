@@ -472,7 +472,6 @@ fn an_older_schema_is_refused_with_how_to_rebuild_and_left_untouched() {
 fn bench_dev_mainnet_profile_makes_its_mix() {
     use std::collections::HashMap;
     use tonindex_model::{MessageRecord, MsgKind};
-    use tonindex_storage::tables::Messages;
     let dir = tempfile::tempdir().unwrap();
     let blocks = dir.path().join("blocks");
     let o = tonindex(&[
@@ -496,10 +495,8 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let db = tonindex_storage::Db::open(&db, &tonindex_storage::DbOptions::default()).unwrap();
-    let msgs: Vec<MessageRecord> = db
-        .reader()
-        .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1.record.unwrap())
+    let msgs: Vec<MessageRecord> = common::all_messages(&db.reader())
+        .into_iter()
         .filter(|m| m.kind == MsgKind::Internal)
         .collect();
     // One highload v3 wallet (the published code hash), five payouts a

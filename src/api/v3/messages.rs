@@ -15,7 +15,7 @@ use crate::api::request::{request, DirectionWords, OpcodeArg, ParamValue, Utime,
 use crate::api::Ctx;
 use crate::query::{
     self,
-    messages::{MessageGroup, MessageOrder, MsgIndex, Side},
+    messages::{MessageGroup, MessageOrder, MsgIndex, Side, Stored},
 };
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -134,7 +134,8 @@ impl MessageFilter {
             && !(self.by_utime && (self.lt.0.is_some() || self.lt.1.is_some()))
     }
 
-    fn keeps(&self, ctx: &Ctx<'_>, m: &MessageRecord) -> Result<bool, V3Error> {
+    fn keeps(&self, stored: &Stored) -> bool {
+        let m = stored.record();
         let within = |v: Option<u64>, (lo, hi): (Option<u64>, Option<u64>)| {
             lo.is_none_or(|lo| v.is_some_and(|v| v >= lo))
                 && hi.is_none_or(|hi| v.is_some_and(|v| v <= hi))
@@ -147,19 +148,11 @@ impl MessageFilter {
             && within(m.created_lt, self.lt)
             && !(self.exclude_externals && self.order_key(m).is_none())
             && !(self.only_externals && self.order_key(m).is_some());
-        if !ok {
-            return Ok(false);
-        }
-        Ok(match self.direction {
+        ok && match self.direction {
             None => true,
-            Some(true) => {
-                query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Receiver)?
-                    .is_some()
-            }
-            Some(false) => {
-                query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Sender)?.is_some()
-            }
-        })
+            Some(true) => stored.first_tx(Side::Receiver).is_some(),
+            Some(false) => stored.first_tx(Side::Sender).is_some(),
+        }
     }
 }
 
@@ -172,7 +165,7 @@ fn in_index_order(
     filter: &MessageFilter,
     group: Option<&MessageGroup>,
     paging: &Paging,
-) -> Result<Vec<MessageRecord>, V3Error> {
+) -> Result<Vec<Stored>, V3Error> {
     let (lo, hi) = if filter.by_utime {
         filter.utime
     } else {
@@ -218,7 +211,7 @@ fn in_index_order(
             break;
         }
         for m in query::messages::load_indexed(&ctx.reader, &index, &rows, paging.desc)? {
-            if !filter.keeps(ctx, &m)? {
+            if !filter.keeps(&m) {
                 continue;
             }
             if skip > 0 {
@@ -244,7 +237,7 @@ fn sent_by(
     source: &Address,
     filter: &MessageFilter,
     paging: &Paging,
-) -> Result<Vec<MessageRecord>, V3Error> {
+) -> Result<Vec<Stored>, V3Error> {
     let r = &ctx.reader;
     let lts = (filter.lt.0.unwrap_or(0), filter.lt.1.unwrap_or(u64::MAX));
     let range = if filter.by_utime {
@@ -257,7 +250,7 @@ fn sent_by(
     };
     let needed = paging.needed();
     let mut keys = query::messages::sent_rows(r, source, range, paging.desc);
-    let mut kept: Vec<MessageRecord> = Vec::new();
+    let mut kept: Vec<Stored> = Vec::new();
     /// Messages read per step.
     const CHUNK: usize = 64;
     'walk: loop {
@@ -268,17 +261,18 @@ fn sent_by(
         for m in query::messages::load_indexed(r, &MsgIndex::Sent(source), &rows, paging.desc)? {
             // By time, ties go by hash, not lt: take the last kept
             // second's messages whole before stopping.
-            let tie = |x: &MessageRecord| filter.by_utime && x.created_at == m.created_at;
+            let created_at = m.record().created_at;
+            let tie = |x: &Stored| filter.by_utime && x.record().created_at == created_at;
             if kept.len() >= needed && !kept.last().is_some_and(tie) {
                 break 'walk;
             }
-            if filter.keeps(ctx, &m)? {
+            if filter.keeps(&m) {
                 kept.push(m);
             }
         }
     }
     if filter.by_utime {
-        kept.sort_by_key(|m| (m.created_at, m.hash));
+        kept.sort_by_key(|m| (m.record().created_at, m.record().hash));
         if paging.desc {
             kept.reverse();
         }
@@ -289,19 +283,10 @@ fn sent_by(
 /// The page of `candidates` that pass the filter, in `/messages` order:
 /// `<key> <s>, msg_hash <s>`, a null key last ascending and first
 /// descending, as Postgres sorts.
-fn sorted_page(
-    ctx: &Ctx<'_>,
-    filter: &MessageFilter,
-    paging: &Paging,
-    candidates: Vec<MessageRecord>,
-) -> Result<Vec<MessageRecord>, V3Error> {
-    let mut kept = Vec::new();
-    for m in candidates {
-        if filter.keeps(ctx, &m)? {
-            kept.push(m);
-        }
-    }
+fn sorted_page(filter: &MessageFilter, paging: &Paging, candidates: Vec<Stored>) -> Vec<Stored> {
+    let mut kept: Vec<Stored> = candidates.into_iter().filter(|m| filter.keeps(m)).collect();
     kept.sort_by(|a, b| {
+        let (a, b) = (a.record(), b.record());
         let o = match (filter.order_key(a), filter.order_key(b)) {
             (None, None) => Ordering::Equal,
             (None, Some(_)) => Ordering::Greater,
@@ -315,7 +300,7 @@ fn sorted_page(
             o
         }
     });
-    Ok(paging.page(kept))
+    paging.page(kept)
 }
 
 pub fn messages(
@@ -351,8 +336,8 @@ pub fn messages(
     };
     let page = if !hashes.is_empty() {
         let found =
-            query::messages::messages(r, &query::messages::msg_hashes_or_norm(r, &hashes)?)?;
-        sorted_page(ctx, &filter, &paging, found)?
+            query::messages::stored_messages(r, &query::messages::msg_hashes_or_norm(r, &hashes)?)?;
+        sorted_page(&filter, &paging, found)
     } else if let AddrFilter::Is(source) = filter.source {
         sent_by(ctx, &source, &filter, &paging)?
     } else {
@@ -360,12 +345,11 @@ pub fn messages(
     };
     let addresses: Vec<Address> = page
         .iter()
-        .flat_map(|m| m.source.into_iter().chain(m.destination))
+        .flat_map(|m| m.record().source.into_iter().chain(m.record().destination))
         .collect();
     let mut out = Vec::with_capacity(page.len());
     for m in page {
-        let received = query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Receiver)?;
-        let sent = query::messages::first_tx_of_message(&ctx.reader, &m.hash, Side::Sender)?;
+        let (received, sent) = (m.first_tx(Side::Receiver), m.first_tx(Side::Sender));
         let tx_hash = |id| query::transactions::tx_record(r, id).map(|t| B64(t.hash));
         let (in_msg_tx_hash, out_msg_tx_hash) = (
             received.map(tx_hash).transpose()?,
@@ -384,7 +368,7 @@ pub fn messages(
             in_msg_tx_hash,
             out_msg_tx_hash,
             trace_id,
-            ..Message::from(&query::messages::message_with_contents(r, m, holder)?)
+            ..Message::from(&m.message)
         });
     }
     let address_book = address_book::build(ctx, &q.shape.book, addresses.iter().copied())?;

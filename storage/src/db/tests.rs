@@ -387,8 +387,8 @@ fn encoded_rows_delete_in_order_and_extend() {
     assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
 }
 
-/// An internal message's record with `hash` and `created_lt`, for the
-/// tests of message rows.
+/// An internal message's record with `hash` and `created_lt`: what a
+/// `messages` row of schemas 31–32 held.
 fn message_record(hash: [u8; 32], lt: u64) -> tonindex_model::MessageRecord {
     tonindex_model::MessageRecord {
         hash,
@@ -416,14 +416,13 @@ fn message_record(hash: [u8; 32], lt: u64) -> tonindex_model::MessageRecord {
     }
 }
 
-/// A message row's record and ids come in separate merge operands, in
-/// one batch or several, before and after a flush and a full
-/// compaction: the latest record wins, each end's ids come back
-/// ascending and once.
+/// A message row's ids come in separate merge operands, in one batch or
+/// several, before and after a flush and a full compaction: each end's
+/// ids come back ascending and once. A row that schemas 31–32 wrote,
+/// with a record frame before its ids, reads the same, past the record.
 #[test]
-fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
+fn linked_rows_fold_ids_across_batches_and_compactions() {
     use crate::tables::{Messages, RECEIVED_BY, SENT_BY};
-    let record = |lt| message_record([7; 32], lt);
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let write = |f: &dyn Fn(&mut EncodedRows)| {
@@ -433,45 +432,48 @@ fn linked_rows_fold_records_and_ids_across_batches_and_compactions() {
         batch.append(rows);
         db.write(batch).unwrap();
     };
-    write(&|rows| {
-        rows.put_linked_record::<Messages, _>(&[7; 32], &record(1));
-        rows.link::<Messages, _>(&[7; 32], SENT_BY, 10);
-    });
+    // The old row: its record frame as schema 32 wrote it, by merge.
+    let old_record = crate::linked::record_operand(&message_record([0; 32], 1).encode());
+    db.db
+        .merge_cf(db.cf::<Messages>(), [8; 32], &old_record)
+        .unwrap();
+    for key in [[7; 32], [8; 32]] {
+        write(&|rows| rows.link::<Messages, _>(&key, SENT_BY, 10));
+    }
     db.flush().unwrap();
-    write(&|rows| {
-        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 12);
-        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
-    });
-    let check = |lt: u64, received: &[u64]| {
-        let row = db.reader().get::<Messages>(&[7; 32]).unwrap().unwrap();
-        assert_eq!(row.record, Some(record(lt)));
-        assert_eq!(row.at(RECEIVED_BY), received);
+    for key in [[7; 32], [8; 32]] {
+        write(&|rows| {
+            rows.link::<Messages, _>(&key, RECEIVED_BY, 12);
+            rows.link::<Messages, _>(&key, RECEIVED_BY, 11);
+        });
+    }
+    let check = |key: [u8; 32], old: bool| {
+        let row = db.reader().get::<Messages>(&key).unwrap().unwrap();
+        assert_eq!(row.record, old.then_some(()));
+        assert_eq!(row.at(RECEIVED_BY), &[11, 12]);
         assert_eq!(row.at(SENT_BY), &[10]);
     };
-    check(1, &[11, 12]);
+    check([7; 32], false);
+    check([8; 32], true);
     db.compact_fully(|_| {}).unwrap();
-    check(1, &[11, 12]);
-    write(&|rows| {
-        rows.put_linked_record::<Messages, _>(&[7; 32], &record(2));
-        rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11);
-    });
-    check(2, &[11, 12]);
+    check([7; 32], false);
+    check([8; 32], true);
+    write(&|rows| rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11));
     db.compact_fully(|_| {}).unwrap();
-    check(2, &[11, 12]);
-    assert_eq!(db.reader().get::<Messages>(&[8; 32]).unwrap(), None);
+    check([7; 32], false);
+    assert_eq!(db.reader().get::<Messages>(&[9; 32]).unwrap(), None);
 }
 
-/// Records that repeat their key (messages, traces, actions) are stored
+/// Records that repeat their key (traces, actions) are stored
 /// without those bytes and read back whole, by every kind of read.
 #[test]
 fn keyed_records_are_stored_without_their_key() {
-    use crate::tables::{Actions, HashMsgKey, Messages, Traces};
+    use crate::tables::{Actions, HashMsgKey, Traces};
     use tonindex_model::{ActionRecord, ClassificationState};
     use tonindex_model::{TraceRecord, TraceState};
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let (msg, trace, action) = ([0xa1; 32], [0xb2; 32], [0xc3; 32]);
-    let message = message_record(msg, 3);
     let trace_row = TraceRecord {
         trace_id: trace,
         external_hash: Some(msg),
@@ -517,7 +519,6 @@ fn keyed_records_are_stored_without_their_key() {
         msg_hash: action,
     };
     let mut rows = EncodedRows::default();
-    rows.put_linked_record::<Messages, _>(&msg, &message);
     rows.put::<Traces>(&trace, &trace_row);
     let mut batch = db.batch();
     batch.append(rows);
@@ -527,23 +528,11 @@ fn keyed_records_are_stored_without_their_key() {
     // external hash and the action's transaction are other fields).
     let raw = |cf: &ColumnFamily, key: &[u8]| db.db.get_cf(cf, key).unwrap().unwrap();
     let holds = |bytes: &[u8], h: &[u8; 32]| bytes.windows(32).any(|w| w == h);
-    assert!(!holds(&raw(db.cf::<Messages>(), &msg), &msg));
     assert!(!holds(&raw(db.cf::<Traces>(), &trace), &trace));
     let stored = raw(db.cf::<Actions>(), &action_key.encode());
     assert!(!holds(&stored, &action));
     assert_eq!(stored.windows(32).filter(|w| *w == trace).count(), 1);
     let r = db.reader();
-    assert_eq!(
-        r.get::<Messages>(&msg).unwrap().unwrap().record,
-        Some(message.clone())
-    );
-    let found = r
-        .multi_get::<Messages>(&[msg])
-        .unwrap()
-        .pop()
-        .unwrap()
-        .unwrap();
-    assert_eq!(found.record, Some(message));
     assert_eq!(db.get::<Traces>(&trace).unwrap(), Some(trace_row.clone()));
     let (_, scanned) = r.prefix::<Traces>(&[], false).next().unwrap().unwrap();
     assert_eq!(scanned, trace_row);

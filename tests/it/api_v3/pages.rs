@@ -459,13 +459,10 @@ fn message_page_is(
 #[test]
 fn messages_of_a_source_equal_a_scan() {
     use tonindex_model::MessageRecord;
-    use tonindex_storage::tables::Messages;
     let scratch = tempfile::tempdir().unwrap();
     let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
-    let msgs: Vec<MessageRecord> = db
-        .reader()
-        .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1.record.unwrap())
+    let msgs: Vec<MessageRecord> = crate::common::all_messages(&db.reader())
+        .into_iter()
         .filter(|m| m.source.is_some())
         .collect();
     assert!(msgs.len() > 200, "the fixture is too small to tell");
@@ -539,14 +536,9 @@ fn messages_of_a_source_equal_a_scan() {
 #[test]
 fn messages_by_destination_body_or_opcode_equal_a_scan() {
     use tonindex_model::{MessageRecord, MsgKind};
-    use tonindex_storage::tables::Messages;
     let scratch = tempfile::tempdir().unwrap();
     let db = Db::open_follower(fixture().db_path(), scratch.path()).unwrap();
-    let msgs: Vec<MessageRecord> = db
-        .reader()
-        .prefix::<Messages>(&[], false)
-        .map(|x| x.unwrap().1.record.unwrap())
-        .collect();
+    let msgs: Vec<MessageRecord> = crate::common::all_messages(&db.reader());
     let external_in: Vec<MessageRecord> = msgs
         .iter()
         .filter(|m| m.kind == MsgKind::ExternalIn)

@@ -196,6 +196,20 @@ pub fn block_transactions(
     (ours, theirs)
 }
 
+/// Every message the index holds, in hash order: a scan of the
+/// `messages` rows, each read as the APIs read it (from a linked
+/// transaction's BoC). What the property tests compare the indexes with.
+pub fn all_messages(reader: &tonindex_storage::Reader<'_>) -> Vec<tonindex_model::MessageRecord> {
+    use tonindex_storage::tables::Messages;
+    let hashes: Vec<[u8; 32]> = reader
+        .prefix::<Messages>(&[], false)
+        .map(|x| x.unwrap().0)
+        .collect();
+    let msgs = tonindex::query::messages::messages(reader, &hashes).unwrap();
+    assert_eq!(msgs.len(), hashes.len());
+    msgs
+}
+
 /// A 32-byte hash given as hex in a parser's JSON.
 pub fn hex32(v: &serde_json::Value) -> [u8; 32] {
     hex::decode(v.as_str().unwrap())
