@@ -32,9 +32,9 @@ use tonindex_storage::tables::{
     GroupOrderKey, HashMsgKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
     McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
-    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TimeBlockKey,
-    TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByLt, TxByMcBlock,
-    TxByNow, TxTail, RECEIVED_BY, SENT_BY,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TagIdKey,
+    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByLt,
+    TxByMcBlock, TxByNow, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
 use tycho_types::cell::Cell;
@@ -999,7 +999,11 @@ fn tx_rows_one(
         },
         &tx_id,
     );
-    rows.put::<TxByHash>(&rec.hash, &tx_id);
+    let by_hash = TagIdKey {
+        tag: hash_tag(&rec.hash),
+        id: tx_id,
+    };
+    rows.put::<TxByHash>(&by_hash, &());
     let tail = TxTail::new(&account, tx_id);
     rows.put::<TxByLt>(
         &LtAccountKey {

@@ -17,9 +17,9 @@ use tonindex_model::{
 };
 use tonindex_storage::tables::{
     hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
-    ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey, TraceByAccount,
-    TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges, TraceOfTx,
-    TraceOrphans, TraceTxKey, Traces, TxByTrace, TxTail, TypeEndKey,
+    ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey, TagPairKey,
+    TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges,
+    TraceOfTx, TraceOrphans, TraceTxKey, Traces, TxByTrace, TxTail, TypeEndKey,
 };
 use tonindex_storage::{Db, EncodedRows, KeyWriter};
 
@@ -753,7 +753,11 @@ fn write_action(
         },
         action,
     );
-    batch.put::<ActionById>(&action.action_id, &hash_tag(&trace.trace_id));
+    let by_id = TagPairKey {
+        tag: hash_tag(&action.action_id),
+        other: hash_tag(&trace.trace_id),
+    };
+    batch.put::<ActionById>(&by_id, &());
     for account in &action.accounts {
         if listed.accounts.insert(*account) {
             let key = AccountLtTagKey {

@@ -4,8 +4,8 @@
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
-    AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime, ActionById,
-    ActionByType, Actions, HashMsgKey, HashTag, LtTagKey, McLtTagKey, TraceByAccount,
+    hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
+    ActionById, ActionByType, Actions, HashMsgKey, HashTag, LtTagKey, McLtTagKey, TraceByAccount,
     TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces,
     TxByTrace, TypeEndKey,
 };
@@ -410,11 +410,9 @@ pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord
         .collect()
 }
 
-/// The trace an action belongs to.
+/// The trace an action belongs to: of the traces its id's tag names
+/// ([`ActionById`]), the one whose actions hold the whole id.
 pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>, Error> {
-    let Some(tag) = r.get::<ActionById>(action_id)? else {
-        return Ok(None);
-    };
     let holds = |r: &Reader<'_>, id: &Hash| -> Result<bool, Error> {
         let key = HashMsgKey {
             hash: *id,
@@ -422,7 +420,17 @@ pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>,
         };
         Ok(r.get::<Actions>(&key)?.is_some())
     };
-    trace_by_tag(r, &tag, holds)
+    for row in r.prefix::<ActionById>(&hash_tag(action_id), false) {
+        let trace_tag = row?.0.other;
+        // `trace_by_tag` checks only between traces sharing the tag; an
+        // action id that shares a tag with a stored one is checked here.
+        if let Some(id) = trace_by_tag(r, &trace_tag, holds)? {
+            if holds(r, &id)? {
+                return Ok(Some(id));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Trace records read together while a page fills: a point read each
@@ -569,8 +577,11 @@ mod tests {
             ..crate::trace::classify::unknown(&traces[1], &[])
         };
         batch.put::<Actions>(&action, &record);
-        let tag = tonindex_storage::tables::hash_tag(&traces[1].trace_id);
-        batch.put::<ActionById>(&[8; 32], &tag);
+        let by_id = tonindex_storage::tables::TagPairKey {
+            tag: hash_tag(&[8; 32]),
+            other: hash_tag(&traces[1].trace_id),
+        };
+        batch.put::<ActionById>(&by_id, &());
         db.write(batch).unwrap();
         let r = db.reader();
         let page = |account: Option<&Address>, order, desc| -> Vec<u8> {

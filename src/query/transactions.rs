@@ -6,7 +6,7 @@ use tycho_types::cell::Cell;
 
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, Transactions, TxBocs,
+    hash_tag, AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, Transactions, TxBocs,
     TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail,
 };
 use tonindex_storage::{prefix_successor, Error, Key, Reader};
@@ -139,8 +139,18 @@ fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error
     })
 }
 
+/// The id of the transaction with `hash`: of the ids its tag lists
+/// ([`TxByHash`]), the one whose BoC's root hash it is.
 pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {
-    r.get::<TxByHash>(hash)
+    for row in r.prefix::<TxByHash>(&hash_tag(hash), false) {
+        let id = row?.0.id;
+        let boc = r.get::<TxBocs>(&id)?.ok_or(MISSING_TX)?;
+        let root = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT_TX_BOC)?;
+        if root.repr_hash().as_array() == hash {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// An account's transaction ids with `lo <= lt <= hi`, oldest or newest first.

@@ -18,15 +18,14 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 33;
+pub const SCHEMA_VERSION: u32 = 34;
 
 /// Older schema versions whose databases this build reads exactly as they
-/// are, so that opening one for writing only records [`SCHEMA_VERSION`]:
-/// 31 stored the key fields of messages, traces and actions that 32 blanks
-/// ([`crate::Table::encode_value`]), and reading overwrites them from the
-/// key either way; 31 and 32 kept a record in each `messages` row, which
-/// 33 does not write and reads past (`Linked<()>`).
-pub const SCHEMA_READ_AS_IS: &[u32] = &[31, 32];
+/// are, so that opening one for writing only records [`SCHEMA_VERSION`].
+/// None now: 31–33 keyed `tx_by_hash` and `action_by_id` by whole hashes,
+/// which 34 keys by their tags. (32 read 31 so: it only blanked the key
+/// fields of records, which reading overwrites from the key either way.)
+pub const SCHEMA_READ_AS_IS: &[u32] = &[];
 
 /// Whether this build reads a database of schema `found`.
 fn schema_readable(found: u32) -> bool {

@@ -743,6 +743,60 @@ impl Key for McLtTagKey {
     }
 }
 
+/// `tag [8] | id u64`: a row found by the [`HashTag`] of a hash, that
+/// names the row holding the whole hash (a transaction by its id). The
+/// reader checks the hash there: two hashes may share a tag, and each has
+/// a row of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TagIdKey {
+    pub tag: HashTag,
+    pub id: u64,
+}
+
+impl Key for TagIdKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(16)
+            .bytes(&self.tag)
+            .u64(self.id)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TagIdKey {
+            tag: r.tag()?,
+            id: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
+/// `tag [8] | other tag [8]`: as [`TagIdKey`], naming a row by the tag of
+/// another hash (an action's trace, whose rows hold the action's id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TagPairKey {
+    pub tag: HashTag,
+    pub other: HashTag,
+}
+
+impl Key for TagPairKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(16)
+            .bytes(&self.tag)
+            .bytes(&self.other)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = TagPairKey {
+            tag: r.tag()?,
+            other: r.tag()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
 /// `end u64 | trace tag [8]`: traces by an end (lt or time). Trace
 /// listings end in the trace id's [`HashTag`] as message indexes end in
 /// the message's: the reader finds the trace by the tag and checks its end.

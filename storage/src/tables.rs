@@ -144,7 +144,8 @@ fn blob_values(opts: &mut Options) {
 /// 117.0 → 121.3 SST bytes a transaction in this table. (Every blob table
 /// at 4 KiB: +18.5 bytes a transaction, no further gain.) Transaction
 /// pages have since stopped reading these rows (they decode messages from
-/// the transaction BoC); message lists and lookups by hash still do.
+/// the transaction BoC); message lists and lookups by hash still do, for
+/// the ids alone since schema 33 (39 bytes a transaction, from 116).
 fn linked_values(opts: &mut Options) {
     blob_values(opts);
     let mut block = rocksdb::BlockBasedOptions::default();
@@ -351,8 +352,12 @@ table!(
     TxByAccount, "tx_by_account", AccountLtKey => u64
 );
 table!(
-    /// key: transaction hash `[32]` → `tx_id u64`.
-    TxByHash, "tx_by_hash", Hash => u64, point_lookup
+    /// key: transaction hash's [`HashTag`] `[8]` | `tx_id u64` → ()
+    /// ([`TagIdKey`]). The reader checks the hash against the transaction's
+    /// BoC (its root hash). The whole hash as the key cost 37.5 bytes a
+    /// transaction after compression (32 random bytes no compression
+    /// shrinks); the BoC already holds it.
+    TxByHash, "tx_by_hash", TagIdKey => ()
 );
 table!(
     /// Global order. key: `lt u64 | wc i32 | account tag [8] | tx_id u64`
@@ -382,10 +387,10 @@ table!(
     /// transaction; here they cost a few). No record: every field of a
     /// message is in its cell, which the BoC of a transaction at either end
     /// holds in [`TxBocs`], and readers decode it from there with that
-    /// block's version. The stored record cost ~50 bytes a transaction
-    /// after compression (its addresses, amounts and body hash); rows that
-    /// schemas 31–32 wrote still hold one, which reads as `()` and is
-    /// not used.
+    /// block's version. The stored record cost 77 bytes a transaction
+    /// after compression (its addresses, amounts and body hash: this
+    /// table went 115.8 → 39.1 on a 1.83M mainnet-profile prefix). A row
+    /// with a record frame (as schemas 31–32 wrote) reads it as `()`.
     Messages, "messages", Hash => Linked<()>, linked_values
 );
 /// The end of a [`Messages`] row that lists the transactions that took
@@ -835,9 +840,12 @@ table!(
     ActionByAccountType, "action_by_account_type", TypeEndKey => ()
 );
 table!(
-    /// key: action id `[32]` → its trace id's [`HashTag`] `[8]` (should
-    /// two stored traces share it, the one with the action in [`Actions`]).
-    ActionById, "action_by_id", Hash => HashTag, point_lookup
+    /// key: action id's [`HashTag`] `[8]` | its trace id's tag `[8]` → ()
+    /// ([`TagPairKey`]). The reader finds the action in [`Actions`] under
+    /// a trace with that tag, whose key holds the whole action id (should
+    /// two actions or two traces share a tag, the one that holds it). The
+    /// whole action id as the key cost ~24 bytes an action more.
+    ActionById, "action_by_id", TagPairKey => ()
 );
 
 /// A column family as the database opens it.

@@ -14,10 +14,10 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey, McBlocks,
-    McLtAccountKey, McShardState, Messages, TraceByAccount, TraceEdges, TraceOfTx, TraceOrphans,
-    Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByMcBlock, TxByTrace, TxTail,
-    RECEIVED_BY, SENT_BY,
+    hash_tag, AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey,
+    McBlocks, McLtAccountKey, McShardState, Messages, TagIdKey, TraceByAccount, TraceEdges,
+    TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
+    TxByMcBlock, TxByTrace, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -128,7 +128,14 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
             assert_eq!(txs.len() as u32, b.tx_count);
             for t in &tonindex::query::transactions::tx_records(&r, &txs).unwrap() {
                 assert_eq!(t.block, id);
-                let tx_id = r.get::<TxByHash>(&t.hash).unwrap().unwrap();
+                let tx_id = tonindex::query::transactions::tx_id_by_hash(&r, &t.hash)
+                    .unwrap()
+                    .unwrap();
+                let by_hash = TagIdKey {
+                    tag: hash_tag(&t.hash),
+                    id: tx_id,
+                };
+                assert_eq!(r.get::<TxByHash>(&by_hash).unwrap(), Some(()));
                 assert_eq!(
                     r.get::<TxByAccount>(&AccountLtKey {
                         account: t.account,
@@ -670,7 +677,10 @@ fn complete_traces_an_earlier_build_left_unclassified_are_classified() {
         for row in r.prefix::<Actions>(&t.trace_id, false) {
             let (key, action): (HashMsgKey, ActionRecord) = row.unwrap();
             batch.delete::<Actions>(&key);
-            batch.delete::<ActionById>(&action.action_id);
+            batch.delete::<ActionById>(&tonindex_storage::tables::TagPairKey {
+                tag: hash_tag(&action.action_id),
+                other: hash_tag(&t.trace_id),
+            });
             for account in &action.accounts {
                 batch.delete::<ActionByAccount>(&AccountLtTagKey {
                     account: *account,
@@ -833,4 +843,67 @@ fn traces_of_shard_blocks_stored_first_learn_their_blocks() {
         };
         assert_eq!(listed(&late), listed(&one), "mc block {seqno}");
     }
+}
+
+/// Transactions and actions are found by the tags of their hashes, each
+/// checked against the whole hash: a hash that shares a stored one's tag
+/// finds nothing, and a tag listing two rows gives the one the hash is.
+#[test]
+fn lookups_by_tag_answer_only_the_whole_hash() {
+    use tonindex::query::{traces::trace_of_action, transactions::tx_id_by_hash};
+    use tonindex_storage::tables::TagPairKey;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    import_files(&db, &series(), &opts(), |_, _| {}).unwrap();
+    let r = db.reader();
+    let (key, action): (_, ActionRecord) = r.prefix::<Actions>(&[], false).next().unwrap().unwrap();
+    let tx = action.tx_hashes[0];
+    let tx_id = tx_id_by_hash(&r, &tx).unwrap().unwrap();
+    let other_tx = tx_id_by_hash(&r, &action.tx_hashes[action.tx_hashes.len() - 1])
+        .unwrap()
+        .unwrap();
+    let twin = |h: &Hash| {
+        let mut t = *h;
+        t[31] ^= 1;
+        t
+    };
+    let r_traces = |db: &Db| -> Vec<Hash> {
+        db.reader()
+            .prefix::<Traces>(&[], false)
+            .map(|x| x.unwrap().0)
+            .collect()
+    };
+    assert_eq!(
+        trace_of_action(&r, &action.action_id).unwrap(),
+        Some(key.hash)
+    );
+    drop(r);
+    // The tag of `tx` also lists other transactions (sorting before and
+    // after it), and the action's tag other traces (one stored, two not).
+    let mut batch = db.batch();
+    for id in [0, other_tx.max(tx_id) + 1] {
+        let key = TagIdKey {
+            tag: hash_tag(&tx),
+            id,
+        };
+        batch.put::<TxByHash>(&key, &());
+    }
+    let other_trace = r_traces(&db)
+        .into_iter()
+        .find(|t| hash_tag(t) != hash_tag(&key.hash))
+        .unwrap();
+    for other in [hash_tag(&other_trace), [0; 8], [0xff; 8]] {
+        let by_id = TagPairKey {
+            tag: hash_tag(&action.action_id),
+            other,
+        };
+        batch.put::<tonindex_storage::tables::ActionById>(&by_id, &());
+    }
+    db.write(batch).unwrap();
+    let r = db.reader();
+    assert_eq!(tx_id_by_hash(&r, &tx).unwrap(), Some(tx_id));
+    assert_eq!(tx_id_by_hash(&r, &twin(&tx)).unwrap(), None);
+    let trace = action.trace_id;
+    assert_eq!(trace_of_action(&r, &action.action_id).unwrap(), Some(trace));
+    assert_eq!(trace_of_action(&r, &twin(&action.action_id)).unwrap(), None);
 }

@@ -2,8 +2,22 @@
 //! merge rows and keyed records.
 
 use super::*;
-use crate::tables::{AccountLtKey, TxBocs, TxByAccount, TxByHash};
-use tonindex_model::Address;
+use crate::tables::{AccountLtKey, BlockByHash, TxBocs, TxByAccount};
+use tonindex_model::{Address, BlockId};
+
+/// A block id standing for the number `n` in tests of a hash-keyed table.
+fn seq(n: u64) -> BlockId {
+    BlockId {
+        workchain: 0,
+        shard: 1 << 63,
+        seqno: n as u32,
+    }
+}
+
+/// The number [`seq`] stands for.
+fn seqno(b: BlockId) -> u64 {
+    u64::from(b.seqno)
+}
 
 /// Reference counts move by merge operands, in one batch or several,
 /// before and after a flush and a full compaction (which fold them
@@ -264,13 +278,13 @@ fn encoded_rows_append_like_puts() {
         .unwrap();
         let mut rows = EncodedRows::default();
         for i in 0..10u64 {
-            rows.put::<TxByHash>(&[i as u8; 32], &i);
+            rows.put::<BlockByHash>(&[i as u8; 32], &seq(i));
             rows.put_raw::<TxBocs>(&i, &[i as u8; 5]);
             if i % 3 == 0 {
                 rows.put::<TxByAccount>(&lt_key(i), &(i * 10));
             }
         }
-        rows.put::<TxByHash>(&[4; 32], &44);
+        rows.put::<BlockByHash>(&[4; 32], &seq(44));
         let mut batch = db.batch();
         batch.append(rows);
         db.write(batch).unwrap();
@@ -293,7 +307,10 @@ fn encoded_rows_append_like_puts() {
         let r = db.reader();
         for i in 0..10u64 {
             let want = if i == 4 { 44 } else { i };
-            assert_eq!(r.get::<TxByHash>(&[i as u8; 32]).unwrap(), Some(want));
+            assert_eq!(
+                r.get::<BlockByHash>(&[i as u8; 32]).unwrap().map(seqno),
+                Some(want)
+            );
             assert_eq!(
                 r.get::<TxBocs>(&i).unwrap(),
                 Some(RawBytes(vec![i as u8; 5]))
@@ -361,18 +378,18 @@ fn encoded_rows_delete_in_order_and_extend() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let mut batch = db.batch();
-    batch.put::<TxByHash>(&[9; 32], &9);
+    batch.put::<BlockByHash>(&[9; 32], &seq(9));
     db.write(batch).unwrap();
 
     let mut first = EncodedRows::default();
-    first.put::<TxByHash>(&[1; 32], &1);
-    first.delete::<TxByHash>(&[1; 32]);
-    first.delete::<TxByHash>(&[2; 32]);
+    first.put::<BlockByHash>(&[1; 32], &seq(1));
+    first.delete::<BlockByHash>(&[1; 32]);
+    first.delete::<BlockByHash>(&[2; 32]);
     first.put_raw::<TxBocs>(&5, &[5; 3]);
     let mut second = EncodedRows::default();
-    second.put::<TxByHash>(&[2; 32], &2);
-    second.delete::<TxByHash>(&[9; 32]);
-    second.put::<TxByHash>(&[3; 32], &3);
+    second.put::<BlockByHash>(&[2; 32], &seq(2));
+    second.delete::<BlockByHash>(&[9; 32]);
+    second.put::<BlockByHash>(&[3; 32], &seq(3));
     second.delete::<TxBocs>(&5);
     first.extend(second);
     let mut batch = db.batch();
@@ -380,10 +397,10 @@ fn encoded_rows_delete_in_order_and_extend() {
     db.write(batch).unwrap();
 
     let r = db.reader();
-    assert_eq!(r.get::<TxByHash>(&[1; 32]).unwrap(), None);
-    assert_eq!(r.get::<TxByHash>(&[2; 32]).unwrap(), Some(2));
-    assert_eq!(r.get::<TxByHash>(&[3; 32]).unwrap(), Some(3));
-    assert_eq!(r.get::<TxByHash>(&[9; 32]).unwrap(), None);
+    assert_eq!(r.get::<BlockByHash>(&[1; 32]).unwrap().map(seqno), None);
+    assert_eq!(r.get::<BlockByHash>(&[2; 32]).unwrap().map(seqno), Some(2));
+    assert_eq!(r.get::<BlockByHash>(&[3; 32]).unwrap().map(seqno), Some(3));
+    assert_eq!(r.get::<BlockByHash>(&[9; 32]).unwrap().map(seqno), None);
     assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
 }
 
@@ -549,7 +566,7 @@ fn write_ahead_log_stays_near_its_cap() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     let mut batch = db.batch();
-    batch.put::<TxByHash>(&[1; 32], &1);
+    batch.put::<BlockByHash>(&[1; 32], &seq(1));
     db.write(batch).unwrap();
     for i in 0..96u64 {
         let mut rows = EncodedRows::default();
@@ -575,7 +592,10 @@ fn write_ahead_log_stays_near_its_cap() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert!(logs() < 64 << 20, "{} bytes of logs", logs());
-    assert_eq!(db.reader().get::<TxByHash>(&[1; 32]).unwrap(), Some(1));
+    assert_eq!(
+        db.reader().get::<BlockByHash>(&[1; 32]).unwrap().map(seqno),
+        Some(1)
+    );
 }
 
 #[test]
