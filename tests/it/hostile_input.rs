@@ -587,16 +587,19 @@ fn health(port: u16) -> Option<Duration> {
     }
 }
 
-/// Samples `/healthcheck` every 20 ms until `stop`; the worst latency, or
+/// Samples `/healthcheck` every 20 ms until `stop`; every latency, or
 /// `None` when one sample failed.
-fn watch_health(port: u16, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Option<Duration>> {
+fn watch_health(
+    port: u16,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Option<Vec<Duration>>> {
     std::thread::spawn(move || {
-        let mut worst = Duration::ZERO;
+        let mut samples = Vec::new();
         while !stop.load(Ordering::SeqCst) {
-            worst = worst.max(health(port)?);
+            samples.push(health(port)?);
             std::thread::sleep(Duration::from_millis(20));
         }
-        Some(worst)
+        Some(samples)
     })
 }
 
@@ -692,13 +695,21 @@ fn slow_and_idle_clients_are_cut_off_and_the_server_stays_healthy() {
         );
     }
     stop.store(true, Ordering::SeqCst);
-    let worst = watcher
+    let mut samples = watcher
         .join()
         .unwrap()
         .expect("/healthcheck failed during the slow clients");
+    samples.sort();
+    assert!(samples.len() >= 20, "only {} samples", samples.len());
+    // A server whose workers the slow sockets held would answer only when
+    // they are cut off (600 ms). A busy CI machine can stall one request
+    // for a scheduler slice or two, so the typical answer must be quick and
+    // none may wait for the cut-off.
+    let median = samples[samples.len() / 2];
+    let worst = samples[samples.len() - 1];
     assert!(
-        worst < Duration::from_millis(100),
-        "healthcheck took {worst:?}"
+        median < Duration::from_millis(50) && worst < Duration::from_millis(450),
+        "healthcheck median {median:?}, worst {worst:?}"
     );
 }
 
