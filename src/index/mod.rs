@@ -28,15 +28,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord};
 use tonindex_storage::tables::{
-    hash_tag, AccountLtKey, AccountLtTagKey, BlockByHash, BlockByUtime, BlockTxKey, Blocks,
+    hash_tag, AccountLtTagKey, AccountNumbers, BlockByHash, BlockByUtime, BlockTxKey, Blocks,
     GroupOrderKey, HashMsgKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
     McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TagIdKey,
-    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash, TxByLt,
-    TxByMcBlock, TxByNow, TxTail, RECEIVED_BY, SENT_BY,
+    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByBlock, TxByHash, TxByLt, TxByMcBlock,
+    TxByNow, TxTail, RECEIVED_BY, SENT_BY,
 };
-use tonindex_storage::{Batch, Db, EncodedRows, LatestAccount, Lz4Bytes, TxPlace};
+use tonindex_storage::{
+    Batch, Db, EncodedRows, IngestCursor, LatestAccount, Lz4Bytes, TxBoc, TxPlace,
+};
 use tycho_types::cell::Cell;
 
 use crate::decode::state::StateFile;
@@ -489,9 +491,11 @@ impl<'a> Indexer<'a> {
                 token_events::index_token_events(self.db, batch, &new_blocks, &step)?;
             Ok(())
         };
+        let numbers = account_numbers(self.db, &mut batch, &mut cursor, &new_blocks)?;
         let encode_rows = || {
-            self.clock
-                .time(Step::Rows, || tx_rows(&new_blocks, &self.encoding))
+            self.clock.time(Step::Rows, || {
+                tx_rows(&new_blocks, &numbers, &self.encoding)
+            })
         };
         // What the next batch assembles: this unit's transactions.
         let for_traces = || match self.traces {
@@ -816,9 +820,8 @@ impl<'a> Indexer<'a> {
             };
             batch.put::<TxByMcBlock>(&key, &());
             let place = TxPlace {
-                block: row.block,
                 mc_block_seqno: Some(mc_seqno),
-                global_version: loaded.global_version,
+                ..loaded.place
             };
             batch.put::<Transactions>(tx_id, &place);
         }
@@ -929,6 +932,39 @@ fn block_rows(block: &DecodedBlock, mc_seqno: Option<u32>) -> EncodedRows {
     rows
 }
 
+/// The numbers of the accounts of the new blocks' transactions
+/// ([`AccountNumbers`]): those stored, and new ones handed out from the
+/// cursor in order of first appearance, their rows queued in `batch`.
+fn account_numbers(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    cursor: &mut IngestCursor,
+    blocks: &[NewBlock<'_>],
+) -> Result<HashMap<Address, u64>, IndexError> {
+    let mut accounts = Vec::new();
+    let mut seen = HashSet::new();
+    for tx in blocks.iter().flat_map(|b| &b.block.transactions) {
+        if seen.insert(tx.record.account) {
+            accounts.push(tx.record.account);
+        }
+    }
+    let stored = db.reader().multi_get::<AccountNumbers>(&accounts)?;
+    let mut numbers = HashMap::with_capacity(accounts.len());
+    for (account, num) in accounts.into_iter().zip(stored) {
+        let num = match num {
+            Some(num) => num,
+            None => {
+                let num = cursor.next_account_num;
+                cursor.next_account_num += 1;
+                batch.put::<AccountNumbers>(&account, &num);
+                num
+            }
+        };
+        numbers.insert(account, num);
+    }
+    Ok(numbers)
+}
+
 /// Transactions per parallel encoding task.
 const TX_CHUNK: usize = 32;
 
@@ -936,6 +972,7 @@ const TX_CHUNK: usize = 32;
 /// account's newest state offered, encoded in chunks as `encoding` says.
 fn tx_rows(
     blocks: &[NewBlock<'_>],
+    numbers: &HashMap<Address, u64>,
     encoding: &RowEncoding,
 ) -> Vec<(EncodedRows, Vec<(Address, LatestAccount)>)> {
     // A message seen from both ends within the unit is written once, where
@@ -968,7 +1005,8 @@ fn tx_rows(
         for (i, write_msgs) in range.clone().zip(first.iter()) {
             let tx_id = b.first_tx_id + i as u64;
             let tx = &b.block.transactions[i];
-            offers.push(tx_rows_one(&mut rows, b, tx, tx_id, write_msgs));
+            let num = numbers[&tx.record.account];
+            offers.push(tx_rows_one(&mut rows, b, tx, (tx_id, num), write_msgs));
         }
         (rows, offers)
     };
@@ -980,25 +1018,19 @@ fn tx_rows(
     }
 }
 
-/// One transaction's rows; returns the account state it leaves.
+/// One transaction's rows (`ids`: its id and its account's number);
+/// returns the account state it leaves.
 fn tx_rows_one(
     rows: &mut EncodedRows,
     b: &NewBlock<'_>,
     tx: &DecodedTransaction,
-    tx_id: u64,
+    (tx_id, account_num): (u64, u64),
     write_msgs: &[bool],
 ) -> (Address, LatestAccount) {
     let id = b.block.record.id.id;
     let mut rec = tx.record.clone();
     rec.mc_block_seqno = b.mc_seqno;
     let account = rec.account;
-    rows.put::<TxByAccount>(
-        &AccountLtKey {
-            account,
-            lt: rec.lt,
-        },
-        &tx_id,
-    );
     let by_hash = TagIdKey {
         tag: hash_tag(&rec.hash),
         id: tx_id,
@@ -1054,9 +1086,15 @@ fn tx_rows_one(
         block: rec.block,
         mc_block_seqno: rec.mc_block_seqno,
         global_version: b.block.record.gen_software_version,
+        account_num,
+        lt: rec.lt,
     };
     rows.put::<Transactions>(&tx_id, &place);
-    rows.put_raw::<TxBocs>(&tx_id, &tx.boc);
+    let boc = TxBoc {
+        tx_id,
+        boc: tx.boc.clone(),
+    };
+    rows.put::<TxBocs>(&place.boc_key(), &boc);
     (account, state)
 }
 

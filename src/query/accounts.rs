@@ -4,8 +4,7 @@
 
 use tonindex_model::{AccountStatus, Address, Hash};
 use tonindex_storage::tables::{
-    AccountBalances, AccountLtKey, AccountStates, AccountsByBalance, Codes, LatestAccounts,
-    TxByAccount,
+    AccountBalances, AccountStates, AccountsByBalance, Codes, LatestAccounts,
 };
 use tonindex_storage::{Error, Reader};
 
@@ -114,11 +113,7 @@ pub fn top_by_balance(
     for row in r.prefix::<AccountsByBalance>(&[], true) {
         let (key, ()) = row?;
         let held = r.get::<AccountBalances>(&key.account)?;
-        let newest_tx = r
-            .prefix::<TxByAccount>(&AccountLtKey::prefix(&key.account), true)
-            .next()
-            .transpose()?
-            .map(|(k, _)| k.lt);
+        let newest_tx = super::transactions::newest_tx_lt(r, &key.account)?;
         if held.is_some_and(|h| newest_tx.is_some_and(|lt| lt > h.last_trans_lt)) {
             continue;
         }

@@ -11,8 +11,8 @@ use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
     AccountLtTagKey, GroupOrderKey, HashTag, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
-    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, Transactions,
-    TxBocs, RECEIVED_BY, SENT_BY,
+    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, RECEIVED_BY,
+    SENT_BY,
 };
 use tonindex_storage::{prefix_successor, Error, Linked, Reader};
 use tycho_types::cell::Cell;
@@ -78,14 +78,10 @@ fn decode_rows(r: &Reader<'_>, rows: Vec<(Hash, Linked<()>)>) -> Result<Vec<Stor
     let mut unique = ids.clone();
     unique.sort_unstable();
     unique.dedup();
-    let places = r.multi_get::<Transactions>(&unique)?;
-    let bocs = r.multi_get::<TxBocs>(&unique)?;
+    let read = super::transactions::places_and_bocs(r, &unique)?;
     let mut held: HashMap<u64, (u32, HashMap<Hash, Cell>)> = HashMap::with_capacity(unique.len());
-    for ((id, place), boc) in unique.into_iter().zip(places).zip(bocs) {
-        let (Some(place), Some(boc)) = (place, boc) else {
-            return Err(MISSING_TX);
-        };
-        held.insert(id, (place.global_version, tx_message_cells(&boc.0)?));
+    for (id, (place, boc)) in unique.into_iter().zip(read) {
+        held.insert(id, (place.global_version, tx_message_cells(&boc)?));
     }
     rows.into_iter()
         .zip(ids)

@@ -6,10 +6,10 @@ use tycho_types::cell::Cell;
 
 use tonindex_model::{Address, Hash, TransactionRecord};
 use tonindex_storage::tables::{
-    hash_tag, AccountLtKey, LtAccountKey, McLtAccountKey, TimeLtAccountKey, Transactions, TxBocs,
-    TxByAccount, TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail,
+    hash_tag, AccountNumbers, LtAccountKey, McLtAccountKey, NumLtKey, TimeLtAccountKey,
+    Transactions, TxBocs, TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail,
 };
-use tonindex_storage::{prefix_successor, Error, Key, Reader};
+use tonindex_storage::{prefix_successor, Error, Key, Reader, TxBoc, TxPlace};
 
 use super::messages::{Message, CORRUPT_TX_BOC, MISSING_TX};
 use crate::decode::message::decode_message_with_contents;
@@ -29,40 +29,71 @@ pub struct FullTx {
 /// A stored transaction as readers use it: its id, its record (rebuilt
 /// from the BoC and the stored place, see `tables::Transactions`), the
 /// BoC, its message cells (the in-message first, then the out-messages in
-/// `out_msgs` order), and its block's version, which decides how those
-/// cells' records read.
+/// `out_msgs` order), and its place, whose block version decides how
+/// those cells' records read.
 pub struct LoadedTx {
     pub id: u64,
     pub record: TransactionRecord,
     pub boc: Vec<u8>,
     pub message_cells: Vec<Cell>,
     pub global_version: u32,
+    pub place: TxPlace,
 }
 
-/// Loads transactions by id (one batched read of places and BoCs, one
-/// decode each), in the order given.
-pub fn load_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<LoadedTx>, Error> {
-    let places = r.multi_get::<Transactions>(ids)?;
-    let bocs = r.multi_get::<TxBocs>(ids)?;
+/// The places and BoCs of transactions by id, in the order given: one
+/// batched read of the places, then one of the BoCs they name. Each BoC
+/// row must name the id it was read for.
+pub fn places_and_bocs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<(TxPlace, Vec<u8>)>, Error> {
+    let places = r
+        .multi_get::<Transactions>(ids)?
+        .into_iter()
+        .map(|p| p.ok_or(MISSING_TX))
+        .collect::<Result<Vec<TxPlace>, Error>>()?;
+    let keys: Vec<NumLtKey> = places.iter().map(TxPlace::boc_key).collect();
+    let bocs = r.multi_get::<TxBocs>(&keys)?;
     ids.iter()
         .zip(places)
         .zip(bocs)
-        .map(|((&id, place), boc)| {
-            let (Some(place), Some(boc)) = (place, boc) else {
-                return Err(MISSING_TX);
-            };
-            let boc = boc.0;
-            let stored = stored_transaction(&boc, place.block, place.mc_block_seqno)
-                .map_err(|_| CORRUPT_TX_BOC)?;
-            Ok(LoadedTx {
-                id,
-                record: stored.record,
-                boc,
-                message_cells: stored.message_cells,
-                global_version: place.global_version,
-            })
+        .map(|((&id, place), row)| match row {
+            Some(row) if row.tx_id == id => Ok((place, row.boc)),
+            Some(_) => Err(Error::Corrupt("a transaction's place names another's BoC")),
+            None => Err(MISSING_TX),
         })
         .collect()
+}
+
+/// Loads transactions by id (one batched read of places, one of BoCs, one
+/// decode each), in the order given.
+pub fn load_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<LoadedTx>, Error> {
+    ids.iter()
+        .zip(places_and_bocs(r, ids)?)
+        .map(|(&id, (place, boc))| loaded(id, place, boc))
+        .collect()
+}
+
+/// Loads transactions whose BoC rows a range of an account's history has
+/// read already ([`account_txs_iter`]): only their places are looked up.
+pub fn load_rows(r: &Reader<'_>, rows: Vec<TxBoc>) -> Result<Vec<LoadedTx>, Error> {
+    let ids: Vec<u64> = rows.iter().map(|row| row.tx_id).collect();
+    let places = r.multi_get::<Transactions>(&ids)?;
+    rows.into_iter()
+        .zip(places)
+        .map(|(row, place)| loaded(row.tx_id, place.ok_or(MISSING_TX)?, row.boc))
+        .collect()
+}
+
+/// A transaction decoded from its BoC and place.
+fn loaded(id: u64, place: TxPlace, boc: Vec<u8>) -> Result<LoadedTx, Error> {
+    let stored =
+        stored_transaction(&boc, place.block, place.mc_block_seqno).map_err(|_| CORRUPT_TX_BOC)?;
+    Ok(LoadedTx {
+        id,
+        record: stored.record,
+        boc,
+        message_cells: stored.message_cells,
+        global_version: place.global_version,
+        place,
+    })
 }
 
 /// Loads one transaction (see [`load_txs`]).
@@ -144,13 +175,46 @@ fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error
 pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {
     for row in r.prefix::<TxByHash>(&hash_tag(hash), false) {
         let id = row?.0.id;
-        let boc = r.get::<TxBocs>(&id)?.ok_or(MISSING_TX)?;
-        let root = tycho_types::boc::Boc::decode(&boc.0).map_err(|_| CORRUPT_TX_BOC)?;
+        let (_, boc) = places_and_bocs(r, &[id])?.pop().ok_or(MISSING_TX)?;
+        let root = tycho_types::boc::Boc::decode(&boc).map_err(|_| CORRUPT_TX_BOC)?;
         if root.repr_hash().as_array() == hash {
             return Ok(Some(id));
         }
     }
     Ok(None)
+}
+
+/// The number [`AccountNumbers`] gives `account`, if it has transactions.
+pub fn account_num(r: &Reader<'_>, account: &Address) -> Result<Option<u64>, Error> {
+    r.get::<AccountNumbers>(account)
+}
+
+/// An account's transactions with `lo <= lt <= hi`, oldest or newest first:
+/// `(lt, tx_id, BoC)`, read from its history's rows in one range.
+pub fn account_txs_iter<'a>(
+    r: &Reader<'a>,
+    account: &Address,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> impl Iterator<Item = Result<(u64, TxBoc), Error>> + 'a {
+    let (num, failed) = match account_num(r, account) {
+        Ok(num) => (num, None),
+        Err(e) => (None, Some(e)),
+    };
+    let rows = num.map(|num| {
+        let key = |lt| NumLtKey { num, lt }.encode();
+        let upper = match hi.checked_add(1) {
+            Some(lt) => Some(key(lt)),
+            None => prefix_successor(&NumLtKey::prefix(num)),
+        };
+        r.range::<TxBocs>(&key(lo), upper, desc)
+            .map(|x| x.map(|(k, row)| (k.lt, row)))
+    });
+    failed
+        .map(Err)
+        .into_iter()
+        .chain(rows.into_iter().flatten())
 }
 
 /// An account's transaction ids with `lo <= lt <= hi`, oldest or newest first.
@@ -161,26 +225,23 @@ pub fn account_tx_ids_iter<'a>(
     hi: u64,
     desc: bool,
 ) -> impl Iterator<Item = Result<u64, Error>> + 'a {
-    let key = |lt| {
-        AccountLtKey {
-            account: *account,
-            lt,
-        }
-        .encode()
-    };
-    let upper = match hi.checked_add(1) {
-        Some(lt) => Some(key(lt)),
-        None => prefix_successor(&AccountLtKey::prefix(account)),
-    };
-    r.range::<TxByAccount>(&key(lo), upper, desc)
-        .map(|x| x.map(|(_, id)| id))
+    account_txs_iter(r, account, lo, hi, desc).map(|x| x.map(|(_, row)| row.tx_id))
+}
+
+/// The lt of `account`'s newest indexed transaction.
+pub fn newest_tx_lt(r: &Reader<'_>, account: &Address) -> Result<Option<u64>, Error> {
+    Ok(account_txs_iter(r, account, 0, u64::MAX, true)
+        .next()
+        .transpose()?
+        .map(|(lt, _)| lt))
 }
 
 /// The lt and time of `account`'s first transaction at or after lt `lt`.
 fn first_tx_from(r: &Reader<'_>, account: &Address, lt: u64) -> Result<Option<(u64, u32)>, Error> {
-    match account_tx_ids_iter(r, account, lt, u64::MAX, false).next() {
-        Some(id) => {
-            let t = tx_record(r, id?)?;
+    match account_txs_iter(r, account, lt, u64::MAX, false).next() {
+        Some(row) => {
+            let (_, row) = row?;
+            let t = load_rows(r, vec![row])?.pop().ok_or(MISSING_TX)?.record;
             Ok(Some((t.lt, t.now)))
         }
         None => Ok(None),

@@ -6,9 +6,7 @@ use tycho_types::cell::{Cell, HashBytes};
 use tycho_types::models::{AccountState, ShardAccount};
 
 use tonindex_model::{Address, BlockId, Coins, Hash};
-use tonindex_storage::tables::{
-    workchain_prefix, AccountLtKey, AccountStates, ShardKey, ShardStates, TxByAccount,
-};
+use tonindex_storage::tables::{workchain_prefix, AccountStates, ShardKey, ShardStates};
 use tonindex_storage::{AccountStateRecord, Reader};
 
 /// The account's lifecycle state as the APIs name it.
@@ -137,11 +135,7 @@ pub enum Known<T> {
 
 /// The lt of the newest indexed transaction of `address`.
 fn newest_tx_lt(r: &Reader<'_>, address: &Address) -> Result<Option<u64>, AccountError> {
-    let row = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(address), true)
-        .next()
-        .transpose()?;
-    Ok(row.map(|(k, _)| k.lt))
+    Ok(crate::query::transactions::newest_tx_lt(r, address)?)
 }
 
 fn raw(address: &Address) -> String {

@@ -275,6 +275,33 @@ impl Value for RawBytes {
     }
 }
 
+/// A transaction's BoC with its dense id in front (`tx_id u64 | BoC`):
+/// the row of an account's history that names the transaction every
+/// other index points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxBoc {
+    pub tx_id: u64,
+    pub boc: Vec<u8>,
+}
+
+impl Value for TxBoc {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + self.boc.len());
+        out.extend_from_slice(&self.tx_id.to_be_bytes());
+        out.extend_from_slice(&self.boc);
+        out
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let (id, boc) = bytes
+            .split_first_chunk::<8>()
+            .ok_or(Error::Corrupt("transaction BoC row"))?;
+        Ok(TxBoc {
+            tx_id: u64::from_be_bytes(*id),
+            boc: boc.to_vec(),
+        })
+    }
+}
+
 /// A shared row with its reference count in front (`count u32 | bytes`),
 /// for tables whose rows many others point to and that are collected when
 /// none does (the cell store). A writer moves counts with merge operands

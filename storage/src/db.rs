@@ -18,13 +18,14 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 34;
+pub const SCHEMA_VERSION: u32 = 35;
 
 /// Older schema versions whose databases this build reads exactly as they
 /// are, so that opening one for writing only records [`SCHEMA_VERSION`].
-/// None now: 31–33 keyed `tx_by_hash` and `action_by_id` by whole hashes,
-/// which 34 keys by their tags. (32 read 31 so: it only blanked the key
-/// fields of records, which reading overwrites from the key either way.)
+/// None now: 35 keys `tx_bocs` by account number and lt (34 by tx id),
+/// and 31–33 keyed `tx_by_hash` and `action_by_id` by whole hashes, which
+/// 34 keys by their tags. (32 read 31 so: it only blanked the key fields
+/// of records, which reading overwrites from the key either way.)
 pub const SCHEMA_READ_AS_IS: &[u32] = &[];
 
 /// Whether this build reads a database of schema `found`.

@@ -91,6 +91,40 @@ impl Key for AccountLtKey {
     }
 }
 
+/// `account number u64 | lt u64`: one account's transactions under the
+/// dense number [`crate::tables::AccountNumbers`] gives it, so its history
+/// is one contiguous run of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumLtKey {
+    pub num: u64,
+    pub lt: u64,
+}
+
+impl NumLtKey {
+    /// Prefix of all rows of one account number.
+    pub fn prefix(num: u64) -> Vec<u8> {
+        KeyWriter::with_capacity(8).u64(num).finish()
+    }
+}
+
+impl Key for NumLtKey {
+    fn encode(&self) -> Vec<u8> {
+        KeyWriter::with_capacity(16)
+            .u64(self.num)
+            .u64(self.lt)
+            .finish()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, Error> {
+        let mut r = KeyReader::new(bytes);
+        let k = NumLtKey {
+            num: r.u64()?,
+            lt: r.u64()?,
+        };
+        r.end()?;
+        Ok(k)
+    }
+}
+
 /// The end of a key that lists transactions by lt (after a time or a
 /// masterchain block) and then account: `wc i32 | account tag [8] | tx_id
 /// u64` → (). The account's id is cut to its [`HashTag`] (random bytes do

@@ -10,7 +10,7 @@ pub mod rows;
 pub mod snapshot;
 pub mod tables;
 
-pub use codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, Value};
+pub use codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, TxBoc, Value};
 pub use db::{
     prefix_successor, Batch, Db, DbOptions, EncodedRows, Reader, TableStats, SCHEMA_VERSION,
 };

@@ -312,6 +312,8 @@ pub struct NftTransferRecord {
 pub struct IngestCursor {
     /// Next transaction number to hand out.
     pub next_tx_id: u64,
+    /// Next account number to hand out ([`crate::tables::AccountNumbers`]).
+    pub next_account_num: u64,
     /// Units (one masterchain block with its shard blocks, or one standalone block) committed.
     pub units: u64,
     pub blocks: u64,
@@ -337,6 +339,20 @@ pub struct TxPlace {
     /// instead of looking each one up in the `messages` table (a few
     /// hundred random block reads a 100-transaction page).
     pub global_version: u32,
+    /// Its account's number and its lt: the key of its BoC in
+    /// [`crate::tables::TxBocs`].
+    pub account_num: u64,
+    pub lt: u64,
+}
+
+impl TxPlace {
+    /// The key of the transaction's BoC.
+    pub fn boc_key(&self) -> crate::keys::NumLtKey {
+        crate::keys::NumLtKey {
+            num: self.account_num,
+            lt: self.lt,
+        }
+    }
 }
 
 bincode_value!(

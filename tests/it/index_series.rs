@@ -3,6 +3,7 @@
 
 use crate::common;
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use tonindex::chain::files::collect_paths;
@@ -14,9 +15,9 @@ use tonindex_model::{
     TransactionRecord,
 };
 use tonindex_storage::tables::{
-    hash_tag, AccountLtKey, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey,
-    McBlocks, McLtAccountKey, McShardState, Messages, TagIdKey, TraceByAccount, TraceEdges,
-    TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs, TxByAccount, TxByBlock, TxByHash,
+    hash_tag, AccountNumbers, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey,
+    McBlocks, McLtAccountKey, McShardState, Messages, NumLtKey, TagIdKey, TraceByAccount,
+    TraceEdges, TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs, TxByBlock, TxByHash,
     TxByMcBlock, TxByTrace, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Db, DbOptions};
@@ -88,6 +89,7 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
     assert_eq!(cursor.last_mc_seqno, Some(2690));
 
     let r = db.reader();
+    let mut numbered: HashMap<u64, Address> = HashMap::new();
     for (wc, shard, range) in [
         (-1, 0x8000_0000_0000_0000u64, 2660..=2690u32),
         (0, 0x2000_0000_0000_0000, 571525..=571555),
@@ -136,16 +138,16 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                     id: tx_id,
                 };
                 assert_eq!(r.get::<TxByHash>(&by_hash).unwrap(), Some(()));
-                assert_eq!(
-                    r.get::<TxByAccount>(&AccountLtKey {
-                        account: t.account,
-                        lt: t.lt
-                    })
-                    .unwrap(),
-                    Some(tx_id)
-                );
-                let boc = r.get::<TxBocs>(&tx_id).unwrap().unwrap().0;
-                let cell = tycho_types::boc::Boc::decode(&boc).unwrap();
+                // Its BoC is in its account's history, under the number
+                // its account alone has, and its place names that row.
+                let num = r.get::<AccountNumbers>(&t.account).unwrap().unwrap();
+                assert_eq!(*numbered.entry(num).or_insert(t.account), t.account);
+                let key = NumLtKey { num, lt: t.lt };
+                let place = r.get::<Transactions>(&tx_id).unwrap().unwrap();
+                assert_eq!(place.boc_key(), key);
+                let row = r.get::<TxBocs>(&key).unwrap().unwrap();
+                assert_eq!(row.tx_id, tx_id);
+                let cell = tycho_types::boc::Boc::decode(&row.boc).unwrap();
                 assert_eq!(cell.repr_hash().as_array(), &t.hash);
                 // Each message's row names the transaction at its end (and
                 // holds no record), and reads back as the message it is.
@@ -500,6 +502,66 @@ fn trace_view(db: &Db) -> TraceView {
 /// one go or in two imports (the second completing traces the first left
 /// pending, and sending messages the first saw received) give the same
 /// traces.
+/// Every account's transactions `(lt, hash)` in lt order, from a scan of
+/// every stored transaction.
+fn scanned_histories(db: &Db) -> BTreeMap<Address, Vec<(u64, Hash)>> {
+    let r = db.reader();
+    let ids: Vec<u64> = r
+        .prefix::<Transactions>(&[], false)
+        .map(|x| x.unwrap().0)
+        .collect();
+    let mut out: BTreeMap<Address, Vec<(u64, Hash)>> = BTreeMap::new();
+    for t in tonindex::query::transactions::tx_records(&r, &ids).unwrap() {
+        out.entry(t.account).or_default().push((t.lt, t.hash));
+    }
+    for h in out.values_mut() {
+        h.sort();
+    }
+    out
+}
+
+/// Each account's history as `account_txs_iter` reads it (whole, newest
+/// first, and in lt windows) equals the scan's.
+fn check_histories(db: &Db, histories: &BTreeMap<Address, Vec<(u64, Hash)>>) {
+    use tonindex::query::transactions::{account_txs_iter, load_rows, newest_tx_lt};
+    let r = db.reader();
+    for (account, want) in histories {
+        let read = |lo, hi, desc| -> Vec<(u64, Hash)> {
+            let rows: Vec<_> = account_txs_iter(&r, account, lo, hi, desc)
+                .map(|x| x.unwrap().1)
+                .collect();
+            let got = load_rows(&r, rows).unwrap();
+            got.iter().map(|t| (t.record.lt, t.record.hash)).collect()
+        };
+        assert_eq!(&read(0, u64::MAX, false), want);
+        let mut desc = want.clone();
+        desc.reverse();
+        assert_eq!(read(0, u64::MAX, true), desc);
+        assert_eq!(newest_tx_lt(&r, account).unwrap(), want.last().map(|t| t.0));
+        // Windows that start and end on a transaction, and between two.
+        let (lo, hi) = (want[want.len() / 3].0, want[want.len() * 2 / 3].0);
+        let window = |lo: u64, hi: u64| -> Vec<(u64, Hash)> {
+            want.iter()
+                .filter(|t| (lo..=hi).contains(&t.0))
+                .copied()
+                .collect()
+        };
+        assert_eq!(read(lo, hi, false), window(lo, hi));
+        assert_eq!(read(lo + 1, hi - 1, false), window(lo + 1, hi - 1));
+    }
+    // An account with no transactions has no number and no history.
+    let stranger = Address {
+        workchain: 0,
+        id: [0xee; 32],
+    };
+    assert!(!histories.contains_key(&stranger));
+    assert_eq!(
+        account_txs_iter(&r, &stranger, 0, u64::MAX, false).count(),
+        0
+    );
+    assert_eq!(newest_tx_lt(&r, &stranger).unwrap(), None);
+}
+
 #[test]
 fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
     let paths = series();
@@ -528,6 +590,14 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
 
     let view = trace_view(&one);
     assert_eq!(view, trace_view(&two), "one import and two differ");
+    // Each account's history, read by its number, is what a scan of every
+    // transaction gives, whether its number came in the first import or
+    // the second.
+    let histories = scanned_histories(&one);
+    assert_eq!(histories, scanned_histories(&two));
+    for db in [&one, &two] {
+        check_histories(db, &histories);
+    }
 
     // Every transaction in exactly one trace, and that trace knows it.
     let r = one.reader();

@@ -36,13 +36,14 @@ impl LiteServer {
         let (lt, hash) = (r.lt, r.hash.0);
         let answer = self
             .read(move |ctx| {
-                let ids =
-                    query::transactions::account_tx_ids_iter(&ctx.reader, &account, 0, lt, true)
+                let rows =
+                    query::transactions::account_txs_iter(&ctx.reader, &account, 0, lt, true)
                         .take(count)
-                        .collect::<Result<Vec<u64>, _>>()
+                        .map(|row| row.map(|(_, row)| row))
+                        .collect::<Result<Vec<_>, _>>()
                         .map_err(storage_error)?;
                 let loaded =
-                    query::transactions::load_txs(&ctx.reader, &ids).map_err(storage_error)?;
+                    query::transactions::load_rows(&ctx.reader, rows).map_err(storage_error)?;
                 let mut cells = Vec::new();
                 let mut blocks = Vec::new();
                 let mut expect = (lt, hash);

@@ -536,7 +536,15 @@ pub fn spawn_catching_up(api: Weak<Api>, every: std::time::Duration) {
 /// one, unless the writer's last unit still waits for its traces.
 fn complete_through(r: &tonindex_storage::Reader<'_>) -> Option<u32> {
     let newest = newest_mc(r)?;
-    let settled = r.unassembled().ok()?.is_none() && r.unclassified().ok()?.is_empty();
+    let marks = r.unassembled().and_then(|u| Ok((u, r.unclassified()?)));
+    let (unassembled, unclassified) = match marks {
+        Ok(marks) => marks,
+        Err(e) => {
+            tracing::warn!(error = %e, "streams: cannot read whether the newest traces are written");
+            return None;
+        }
+    };
+    let settled = unassembled.is_none() && unclassified.is_empty();
     if settled {
         Some(newest)
     } else {
@@ -546,10 +554,13 @@ fn complete_through(r: &tonindex_storage::Reader<'_>) -> Option<u32> {
 
 /// The newest masterchain block the index holds.
 fn newest_mc(r: &tonindex_storage::Reader<'_>) -> Option<u32> {
-    crate::query::blocks::mc_block_range(r)
-        .ok()
-        .flatten()
-        .map(|(_, last)| last.id.id.seqno)
+    match crate::query::blocks::mc_block_range(r) {
+        Ok(range) => range.map(|(_, last)| last.id.id.seqno),
+        Err(e) => {
+            tracing::warn!(error = %e, "streams: cannot read the newest masterchain block");
+            None
+        }
+    }
 }
 
 /// Queues what was built; when it could not be (logged), every client

@@ -195,7 +195,7 @@ fn account_history(
     }
     let to_lt: u64 = q.to_lt.unwrap_or(0);
     let r = &ctx.reader;
-    let ids: Vec<u64> = query::transactions::account_tx_ids_iter(
+    let rows: Vec<_> = query::transactions::account_txs_iter(
         r,
         &address,
         to_lt.saturating_add(1),
@@ -203,8 +203,9 @@ fn account_history(
         true,
     )
     .take(limit)
+    .map(|row| row.map(|(_, row)| row))
     .collect::<Result<_, _>>()?;
-    let txs = query::transactions::full_txs(r, &ids)?;
+    let txs = query::transactions::with_messages(r, query::transactions::load_rows(r, rows)?)?;
     if let (Some(lt), Some(hash)) = (lt, hash) {
         match txs.first() {
             Some(t) if t.tx.lt == lt && t.tx.hash == hash => {}

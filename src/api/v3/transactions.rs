@@ -245,23 +245,25 @@ pub fn transactions(
                 Some((lo, hi))
             };
             let Some((lo, hi)) = range else { continue };
-            let ids = query::transactions::account_tx_ids_iter(r, account, lo, hi, paging.desc);
             if f.accounts.len() == 1 && f.block == (None, None, None) && f.mc_seqno.is_none() {
                 // One account's lt range is every filter, and its history
                 // in key order is the answer's order: the offset skips
-                // keys, and only the page's transactions are read.
+                // rows undecoded, and the page's BoCs come from the same
+                // range read.
+                let rows = query::transactions::account_txs_iter(r, account, lo, hi, paging.desc);
                 let mut page = Vec::with_capacity(paging.limit.min(1024));
-                for (i, id) in ids.enumerate() {
+                for (i, row) in rows.enumerate() {
                     if page.len() == paging.limit {
                         break;
                     }
-                    let id = id?;
+                    let (_, row) = row?;
                     if i >= paging.offset {
-                        page.push(id);
+                        page.push(row);
                     }
                 }
-                return respond(ctx, &q.book, query::transactions::load_txs(r, &page)?);
+                return respond(ctx, &q.book, query::transactions::load_rows(r, page)?);
             }
+            let ids = query::transactions::account_tx_ids_iter(r, account, lo, hi, paging.desc);
             rows.extend(collect_ordered(ctx, &f, needed, ids)?);
         }
         if f.accounts.len() == 1 {

@@ -2,7 +2,8 @@
 //! merge rows and keyed records.
 
 use super::*;
-use crate::tables::{AccountLtKey, BlockByHash, TxBocs, TxByAccount};
+use crate::codec::TxBoc;
+use crate::tables::{BlockByHash, NumLtKey, TxBocs};
 use tonindex_model::{Address, BlockId};
 
 /// A block id standing for the number `n` in tests of a hash-keyed table.
@@ -77,29 +78,22 @@ fn counted_rows_add_up_their_deltas_across_batches_and_compactions() {
 fn prefix_scan_both_directions_and_schema_check() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
-    let a = Address {
-        workchain: 0,
-        id: [1; 32],
-    };
-    let b = Address {
-        workchain: 0,
-        id: [2; 32],
-    };
+    let (a, b) = (1u64, 2u64);
     let mut batch = db.batch();
     for (i, lt) in [5u64, 1, 3].into_iter().enumerate() {
-        batch.put::<TxByAccount>(&AccountLtKey { account: a, lt }, &(i as u64));
+        batch.put::<TxBocs>(&NumLtKey { num: a, lt }, &tx_boc(i as u64, &[]));
     }
-    batch.put::<TxByAccount>(&AccountLtKey { account: b, lt: 2 }, &9);
+    batch.put::<TxBocs>(&NumLtKey { num: b, lt: 2 }, &tx_boc(9, &[]));
     db.write(batch).unwrap();
 
     let r = db.reader();
     let asc: Vec<u64> = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
+        .prefix::<TxBocs>(&NumLtKey::prefix(a), false)
         .map(|x| x.unwrap().0.lt)
         .collect();
     assert_eq!(asc, vec![1, 3, 5]);
     let desc: Vec<u64> = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), true)
+        .prefix::<TxBocs>(&NumLtKey::prefix(a), true)
         .map(|x| x.unwrap().0.lt)
         .collect();
     assert_eq!(desc, vec![5, 3, 1]);
@@ -148,25 +142,21 @@ fn schemas_read_as_they_are_open_and_are_recorded_current() {
 
 /// 4 rows = a get, then an iterator's 3 steps; the next read fails and
 /// the reader says it ran out.
-fn budgeted_readers(db: &Db, a: Address, b: Address) {
+fn budgeted_readers(db: &Db, a: u64, b: u64) {
     let r = db.reader_with_row_budget(4);
-    let key = AccountLtKey { account: b, lt: 2 };
-    assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
-    let rows: Vec<_> = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
-        .collect();
+    let key = NumLtKey { num: b, lt: 2 };
+    assert_eq!(r.get::<TxBocs>(&key).unwrap(), Some(tx_boc(9, &[])));
+    let rows: Vec<_> = r.prefix::<TxBocs>(&NumLtKey::prefix(a), false).collect();
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(Result::is_ok));
     assert!(!r.over_budget());
     assert!(matches!(
-        r.multi_get::<TxByAccount>(&[key]),
+        r.multi_get::<TxBocs>(&[key]),
         Err(Error::OverBudget)
     ));
     assert!(r.over_budget());
     let r = db.reader_with_row_budget(2);
-    let rows: Vec<_> = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
-        .collect();
+    let rows: Vec<_> = r.prefix::<TxBocs>(&NumLtKey::prefix(a), false).collect();
     assert_eq!(rows.len(), 3, "two rows, then the error ends the scan");
     assert!(matches!(rows[2], Err(Error::OverBudget)));
     let r = db.reader_with_row_budget(100);
@@ -176,23 +166,21 @@ fn budgeted_readers(db: &Db, a: Address, b: Address) {
     // A deadline stops reads once it has passed, however many rows are left.
     let soon = Instant::now() + std::time::Duration::from_millis(50);
     let r = db.reader_limited(None, Some(soon));
-    let key = AccountLtKey { account: b, lt: 2 };
-    assert_eq!(r.get::<TxByAccount>(&key).unwrap(), Some(9));
+    let key = NumLtKey { num: b, lt: 2 };
+    assert_eq!(r.get::<TxBocs>(&key).unwrap(), Some(tx_boc(9, &[])));
     assert!(r.check_deadline().is_ok() && !r.exhaust_budget());
     std::thread::sleep(std::time::Duration::from_millis(60));
     // The clock is read every DEADLINE_STRIDE rows: one of the next
     // that many reads fails, and every read after it.
     let failed_at = (0..DEADLINE_STRIDE)
-        .position(|_| r.get::<TxByAccount>(&key).is_err())
+        .position(|_| r.get::<TxBocs>(&key).is_err())
         .expect("a read past the deadline fails");
     assert!(failed_at < DEADLINE_STRIDE as usize);
     assert!(matches!(
-        r.get::<TxByAccount>(&key),
+        r.get::<TxBocs>(&key),
         Err(Error::DeadlineExceeded)
     ));
-    let rows: Vec<_> = r
-        .prefix::<TxByAccount>(&AccountLtKey::prefix(&a), false)
-        .collect();
+    let rows: Vec<_> = r.prefix::<TxBocs>(&NumLtKey::prefix(a), false).collect();
     assert!(matches!(rows[..], [Err(Error::DeadlineExceeded)]));
     assert!(matches!(r.check_deadline(), Err(Error::DeadlineExceeded)));
     assert_eq!(r.deadline(), Some(soon));
@@ -207,43 +195,34 @@ fn follower_sees_commits_after_catch_up_and_readers_stay_fixed() {
         Err(Error::Missing(_))
     ));
     let writer = Db::open(dir.path(), &DbOptions::default()).unwrap();
-    let key = |lt| AccountLtKey {
-        account: Address {
-            workchain: 0,
-            id: [7; 32],
-        },
-        lt,
-    };
+    let key = |lt| NumLtKey { num: 7, lt };
     let mut batch = writer.batch();
-    batch.put::<TxByAccount>(&key(1), &10);
+    batch.put::<TxBocs>(&key(1), &tx_boc(10, &[]));
     writer.write(batch).unwrap();
 
     let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+    assert_eq!(follower.reader().prefix::<TxBocs>(&[], false).count(), 1);
     assert_eq!(
-        follower.reader().prefix::<TxByAccount>(&[], false).count(),
-        1
-    );
-    assert_eq!(
-        follower.reader().get::<TxByAccount>(&key(1)).unwrap(),
-        Some(10)
+        follower.reader().get::<TxBocs>(&key(1)).unwrap(),
+        Some(tx_boc(10, &[]))
     );
     let mut batch = writer.batch();
-    batch.put::<TxByAccount>(&key(2), &20);
+    batch.put::<TxBocs>(&key(2), &tx_boc(20, &[]));
     writer.write(batch).unwrap();
-    assert_eq!(follower.reader().get::<TxByAccount>(&key(2)).unwrap(), None);
+    assert_eq!(follower.reader().get::<TxBocs>(&key(2)).unwrap(), None);
 
     // A catch-up waits for the readers that are open.
     let reader = follower.reader();
     std::thread::scope(|s| {
         let catching_up = s.spawn(|| follower.catch_up().unwrap());
         std::thread::sleep(std::time::Duration::from_millis(100));
-        assert_eq!(reader.get::<TxByAccount>(&key(2)).unwrap(), None);
+        assert_eq!(reader.get::<TxBocs>(&key(2)).unwrap(), None);
         drop(reader);
         catching_up.join().unwrap();
     });
     assert_eq!(
-        follower.reader().get::<TxByAccount>(&key(2)).unwrap(),
-        Some(20)
+        follower.reader().get::<TxBocs>(&key(2)).unwrap(),
+        Some(tx_boc(20, &[]))
     );
 }
 
@@ -252,13 +231,7 @@ fn follower_sees_commits_after_catch_up_and_readers_stay_fixed() {
 /// database opened as the importer opens it (vector memtables).
 #[test]
 fn encoded_rows_append_like_puts() {
-    let lt_key = |lt| AccountLtKey {
-        account: Address {
-            workchain: -1,
-            id: [3; 32],
-        },
-        lt,
-    };
+    let lt_key = |lt| NumLtKey { num: 3, lt };
     for (write_only_memtables, scratch, bulk) in [
         (false, false, false),
         (true, false, false),
@@ -279,9 +252,9 @@ fn encoded_rows_append_like_puts() {
         let mut rows = EncodedRows::default();
         for i in 0..10u64 {
             rows.put::<BlockByHash>(&[i as u8; 32], &seq(i));
-            rows.put_raw::<TxBocs>(&i, &[i as u8; 5]);
+            rows.put::<TxBocs>(&boc_key(i), &tx_boc(i, &[i as u8; 5]));
             if i % 3 == 0 {
-                rows.put::<TxByAccount>(&lt_key(i), &(i * 10));
+                rows.put::<TxBocs>(&lt_key(i), &tx_boc(i * 10, &[]));
             }
         }
         rows.put::<BlockByHash>(&[4; 32], &seq(44));
@@ -297,13 +270,7 @@ fn encoded_rows_append_like_puts() {
         }
     }
     fn check(db: &Db) {
-        let lt_key = |lt| AccountLtKey {
-            account: Address {
-                workchain: -1,
-                id: [3; 32],
-            },
-            lt,
-        };
+        let lt_key = |lt| NumLtKey { num: 3, lt };
         let r = db.reader();
         for i in 0..10u64 {
             let want = if i == 4 { 44 } else { i };
@@ -312,11 +279,11 @@ fn encoded_rows_append_like_puts() {
                 Some(want)
             );
             assert_eq!(
-                r.get::<TxBocs>(&i).unwrap(),
-                Some(RawBytes(vec![i as u8; 5]))
+                r.get::<TxBocs>(&boc_key(i)).unwrap(),
+                Some(tx_boc(i, &[i as u8; 5]))
             );
-            let by_lt = r.get::<TxByAccount>(&lt_key(i)).unwrap();
-            assert_eq!(by_lt, (i % 3 == 0).then_some(i * 10));
+            let by_lt = r.get::<TxBocs>(&lt_key(i)).unwrap();
+            assert_eq!(by_lt, (i % 3 == 0).then(|| tx_boc(i * 10, &[])));
         }
     }
 }
@@ -385,12 +352,12 @@ fn encoded_rows_delete_in_order_and_extend() {
     first.put::<BlockByHash>(&[1; 32], &seq(1));
     first.delete::<BlockByHash>(&[1; 32]);
     first.delete::<BlockByHash>(&[2; 32]);
-    first.put_raw::<TxBocs>(&5, &[5; 3]);
+    first.put::<TxBocs>(&boc_key(5), &tx_boc(5, &[5; 3]));
     let mut second = EncodedRows::default();
     second.put::<BlockByHash>(&[2; 32], &seq(2));
     second.delete::<BlockByHash>(&[9; 32]);
     second.put::<BlockByHash>(&[3; 32], &seq(3));
-    second.delete::<TxBocs>(&5);
+    second.delete::<TxBocs>(&boc_key(5));
     first.extend(second);
     let mut batch = db.batch();
     batch.append(first);
@@ -401,7 +368,7 @@ fn encoded_rows_delete_in_order_and_extend() {
     assert_eq!(r.get::<BlockByHash>(&[2; 32]).unwrap().map(seqno), Some(2));
     assert_eq!(r.get::<BlockByHash>(&[3; 32]).unwrap().map(seqno), Some(3));
     assert_eq!(r.get::<BlockByHash>(&[9; 32]).unwrap().map(seqno), None);
-    assert_eq!(r.get::<TxBocs>(&5).unwrap(), None);
+    assert_eq!(r.get::<TxBocs>(&boc_key(5)).unwrap(), None);
 }
 
 /// An internal message's record with `hash` and `created_lt`: what a
@@ -571,7 +538,7 @@ fn write_ahead_log_stays_near_its_cap() {
     for i in 0..96u64 {
         let mut rows = EncodedRows::default();
         for j in 0..64u64 {
-            rows.put_raw::<TxBocs>(&(i * 64 + j), &[j as u8; 16 << 10]);
+            rows.put::<TxBocs>(&boc_key(i * 64 + j), &tx_boc(j, &[j as u8; 16 << 10]));
         }
         let mut batch = db.batch();
         batch.append(rows);
@@ -603,4 +570,17 @@ fn successor_of_prefix() {
     assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
     assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
     assert_eq!(prefix_successor(&[0xff, 0xff]), None);
+}
+
+/// A [`TxBocs`] key of account number 0: the tests' rows keyed by a
+/// number alone.
+fn boc_key(lt: u64) -> NumLtKey {
+    NumLtKey { num: 0, lt }
+}
+
+fn tx_boc(tx_id: u64, boc: &[u8]) -> TxBoc {
+    TxBoc {
+        tx_id,
+        boc: boc.to_vec(),
+    }
 }
