@@ -881,7 +881,8 @@ fn stored_messages(
     let corrupt =
         || tonindex_storage::Error::Corrupt("a stored transaction's message does not parse");
     let mut records = loaded.message_cells.iter().map(|cell| {
-        crate::decode::message::decode_message(cell, loaded.global_version).map_err(|_| corrupt())
+        crate::decode::message::decode_message(cell, loaded.place.global_version)
+            .map_err(|_| corrupt())
     });
     let in_msg = match loaded.record.in_msg {
         Some(_) => Some(records.next().ok_or_else(corrupt)??),

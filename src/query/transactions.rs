@@ -36,7 +36,6 @@ pub struct LoadedTx {
     pub record: TransactionRecord,
     pub boc: Vec<u8>,
     pub message_cells: Vec<Cell>,
-    pub global_version: u32,
     pub place: TxPlace,
 }
 
@@ -91,7 +90,6 @@ fn loaded(id: u64, place: TxPlace, boc: Vec<u8>) -> Result<LoadedTx, Error> {
         record: stored.record,
         boc,
         message_cells: stored.message_cells,
-        global_version: place.global_version,
         place,
     })
 }
@@ -147,12 +145,12 @@ fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error
         record: tx,
         boc,
         message_cells,
-        global_version,
+        place,
         ..
     } = loaded;
     let mut messages = message_cells.iter().map(|cell| {
         let (record, contents) =
-            decode_message_with_contents(cell, global_version).map_err(|_| CORRUPT_TX_BOC)?;
+            decode_message_with_contents(cell, place.global_version).map_err(|_| CORRUPT_TX_BOC)?;
         Ok(Message { record, contents })
     });
     let in_msg = match tx.in_msg {
@@ -190,7 +188,8 @@ pub fn account_num(r: &Reader<'_>, account: &Address) -> Result<Option<u64>, Err
 }
 
 /// An account's transactions with `lo <= lt <= hi`, oldest or newest first:
-/// `(lt, tx_id, BoC)`, read from its history's rows in one range.
+/// each one's lt and row (its id and BoC), read from its history in one
+/// range.
 pub fn account_txs_iter<'a>(
     r: &Reader<'a>,
     account: &Address,
