@@ -387,6 +387,43 @@ pub struct TraceRecord {
     /// Internal messages sent and not yet delivered.
     pub pending_messages: u32,
     pub classification: ClassificationState,
+    /// The index's ids of the trace's transactions, ascending (empty for a
+    /// trace the index does not store, such as an emulated one). Stored in
+    /// the trace's row as deltas, a byte or two each: a table keyed by
+    /// `trace id | lt | account | tx id` cost ~31 bytes a transaction.
+    #[serde(with = "ascending_deltas", default)]
+    pub tx_ids: Vec<u64>,
+}
+
+/// Serializes an ascending `Vec<u64>` as its first value and the
+/// differences after it, which variable-length encodings keep short.
+mod ascending_deltas {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(ids: &[u64], s: S) -> Result<S::Ok, S::Error> {
+        let mut prev = 0u64;
+        let deltas: Vec<u64> = ids
+            .iter()
+            .map(|&id| {
+                let d = id.wrapping_sub(prev);
+                prev = id;
+                d
+            })
+            .collect();
+        deltas.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        let deltas = Vec::<u64>::deserialize(d)?;
+        let mut prev = 0u64;
+        Ok(deltas
+            .into_iter()
+            .map(|delta| {
+                prev = prev.wrapping_add(delta);
+                prev
+            })
+            .collect())
+    }
 }
 
 /// One action a trace's classification produced: toncenter's action row,

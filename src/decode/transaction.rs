@@ -158,15 +158,16 @@ pub fn stored_transaction(
     })
 }
 
-/// The cells of a transaction's in-message and out-messages, for readers
-/// that need the messages' contents from a stored transaction BoC.
-pub fn message_cells(tx: &Cell) -> Result<Vec<Cell>, tycho_types::error::Error> {
+/// The cells of a transaction's in-message and of its out-messages, for
+/// readers that need the messages' contents from a stored transaction BoC.
+#[allow(clippy::type_complexity)]
+pub fn message_cells(tx: &Cell) -> Result<(Option<Cell>, Vec<Cell>), tycho_types::error::Error> {
     let tx: Transaction = tx.parse()?;
-    let mut cells: Vec<Cell> = tx.in_msg.into_iter().collect();
+    let mut out = Vec::new();
     for msg in tx.out_msgs.values() {
-        cells.push(msg?);
+        out.push(msg?);
     }
-    Ok(cells)
+    Ok((tx.in_msg, out))
 }
 
 fn status(s: tm::AccountStatus) -> AccountStatus {

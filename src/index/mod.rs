@@ -28,13 +28,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tonindex_model::{Address, BlockId, BlockRecord, MessageRecord};
 use tonindex_storage::tables::{
-    hash_tag, AccountLtTagKey, AccountNumbers, BlockByHash, BlockByUtime, BlockTxKey, Blocks,
-    GroupOrderKey, HashMsgKey, KeyBlockConfig, LatestAccounts, LtAccountKey, McBlockKey, McBlocks,
-    McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages, MsgByBodyHash,
-    MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
-    MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, TagIdKey,
-    TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByBlock, TxByHash, TxByLt, TxByMcBlock,
-    TxByNow, TxTail, RECEIVED_BY, SENT_BY,
+    hash_tag, AccountAddresses, AccountLtTagKey, AccountNumbers, BlockByHash, BlockByUtime,
+    BlockTxKey, Blocks, GroupOrderKey, HashMsgKey, KeyBlockConfig, LatestAccounts, LtAccountKey,
+    McBlockKey, McBlocks, McByTopShard, McLtAccountKey, McShardState, MessageGroupKey, Messages,
+    MsgByBodyHash, MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination,
+    MsgByDestinationUtime, MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource,
+    NullableOrderKey, TagIdKey, TimeBlockKey, TimeLtAccountKey, Transactions, TxBocs, TxByBlock,
+    TxByHash, TxByLt, TxByMcBlock, TxByNow, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{
     Batch, Db, EncodedRows, IngestCursor, LatestAccount, Lz4Bytes, TxBoc, TxPlace,
@@ -233,9 +233,9 @@ impl<'a> Indexer<'a> {
     }
 
     /// Classifies complete traces.
-    fn classify(&self, todo: Vec<traces::Unclassified>) -> traces::Classified {
+    fn classify(&self, todo: Vec<traces::Unclassified>) -> Result<traces::Classified, IndexError> {
         if todo.is_empty() {
-            return traces::Classified::default();
+            return Ok(traces::Classified::default());
         }
         let interfaces = contracts::IndexInterfaces { db: self.db };
         let pool = match &self.encoding {
@@ -243,7 +243,7 @@ impl<'a> Indexer<'a> {
             RowEncoding::Serial => None,
         };
         self.clock.time(Step::Classify, || {
-            traces::classify_traces(todo, &interfaces, pool)
+            traces::classify_traces(self.db, todo, &interfaces, pool)
         })
     }
 
@@ -934,7 +934,8 @@ fn block_rows(block: &DecodedBlock, mc_seqno: Option<u32>) -> EncodedRows {
 
 /// The numbers of the accounts of the new blocks' transactions
 /// ([`AccountNumbers`]): those stored, and new ones handed out from the
-/// cursor in order of first appearance, their rows queued in `batch`.
+/// cursor in order of first appearance, their rows (both ways, with
+/// [`AccountAddresses`]) queued in `batch`.
 fn account_numbers(
     db: &Db,
     batch: &mut Batch<'_>,
@@ -957,6 +958,7 @@ fn account_numbers(
                 let num = cursor.next_account_num;
                 cursor.next_account_num += 1;
                 batch.put::<AccountNumbers>(&account, &num);
+                batch.put::<AccountAddresses>(&num, &account);
                 num
             }
         };
@@ -1071,7 +1073,7 @@ fn tx_rows_one(
             message_rows(rows, m, rec.lt);
         }
         let end = if incoming { RECEIVED_BY } else { SENT_BY };
-        rows.link::<Messages, _>(&m.hash, end, tx_id);
+        rows.link::<Messages, _>(&hash_tag(&m.hash), end, tx_id);
     }
     let state = LatestAccount {
         last_tx_lt: rec.lt,

@@ -16,12 +16,12 @@ use tonindex_model::{
     ActionRecord, Address, ClassificationState, Hash, MessageRecord, TraceRecord, TraceState,
 };
 use tonindex_storage::tables::{
-    hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
-    ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey, TagPairKey,
-    TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceEdges,
-    TraceOfTx, TraceOrphans, TraceTxKey, Traces, TxByTrace, TxTail, TypeEndKey,
+    hash_tag, AccountLtTagKey, AccountNumbers, ActionByAccount, ActionByAccountType,
+    ActionByAccountUtime, ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey,
+    TagPairKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock,
+    TraceEdges, TraceOfTx, TraceOrphans, Traces, TypeEndKey,
 };
-use tonindex_storage::{Db, EncodedRows, KeyWriter};
+use tonindex_storage::{Db, EncodedRows, StoredAction};
 
 use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
 use crate::decode::message::{message_contents, MessageContents};
@@ -130,7 +130,7 @@ impl TraceWork {
     pub(super) fn run(
         deferred: Deferred,
         assemble: impl FnOnce(&[(TraceTx, u64)]) -> Result<UnitTraces, IndexError>,
-        classify: impl FnOnce(Vec<Unclassified>) -> Classified,
+        classify: impl FnOnce(Vec<Unclassified>) -> Result<Classified, IndexError>,
     ) -> Result<Self, IndexError> {
         let Deferred { txs, unclassified } = deferred;
         let clears_unclassified = !unclassified.is_empty();
@@ -141,7 +141,7 @@ impl TraceWork {
         };
         let mut todo = unclassified;
         todo.extend(unit.complete);
-        let classified = classify(todo);
+        let classified = classify(todo)?;
         let mut rows = unit.rows;
         for r in classified.rows {
             rows.extend(r);
@@ -195,35 +195,80 @@ pub(super) struct Classified {
 }
 
 /// Classifies complete traces (on `pool` when there is one) into the rows
-/// of their actions and records.
+/// of their actions and records. The actions' rows name accounts by their
+/// numbers ([`StoredAction`]), read in one batch for all the traces.
 pub(super) fn classify_traces(
+    db: &Db,
     todo: Vec<Unclassified>,
     interfaces: &(dyn Interfaces + Sync),
     pool: Option<&rayon::ThreadPool>,
-) -> Classified {
-    let one = |u: Unclassified| -> (Hash, EncodedRows) {
-        let mut rows = EncodedRows::default();
+) -> Result<Classified, IndexError> {
+    let one = |u: Unclassified| -> (TraceRecord, Vec<ActionRecord>) {
         let mut trace = u.trace;
         let actions = classify::classify(&trace, &u.txs, interfaces);
         trace.classification = match &actions {
             Ok(_) => ClassificationState::Ok,
             Err(_) => ClassificationState::Failed,
         };
+        (trace, actions.unwrap_or_default())
+    };
+    let parallel = |n: usize| pool.is_some() && n >= 2;
+    let done: Vec<(TraceRecord, Vec<ActionRecord>)> = match pool {
+        Some(pool) if parallel(todo.len()) => {
+            pool.install(|| todo.into_par_iter().map(one).collect())
+        }
+        _ => todo.into_iter().map(one).collect(),
+    };
+    let mut accounts: Vec<Address> = done
+        .iter()
+        .flat_map(|(_, actions)| actions.iter().flat_map(action_accounts))
+        .collect();
+    accounts.sort_unstable();
+    accounts.dedup();
+    let found = db.reader().multi_get::<AccountNumbers>(&accounts)?;
+    let numbers: HashMap<Address, u64> = accounts
+        .into_iter()
+        .zip(found)
+        .filter_map(|(a, n)| Some((a, n?)))
+        .collect();
+    let encode = |(trace, actions): &(TraceRecord, Vec<ActionRecord>)| -> EncodedRows {
+        let mut rows = EncodedRows::default();
         // An account in several of the trace's actions is listed once:
         // its row's key names the trace, not the action.
         let mut listed = Listed::default();
-        for action in actions.unwrap_or_default() {
-            write_action(&mut rows, &trace, &action, &mut listed);
+        for action in actions {
+            write_action(&mut rows, trace, action, &numbers, &mut listed);
         }
-        rows.put::<Traces>(&trace.trace_id, &trace);
-        (trace.trace_id, rows)
+        rows.put::<Traces>(&trace.trace_id, trace);
+        rows
     };
-    let done: Vec<(Hash, EncodedRows)> = match pool {
-        Some(pool) if todo.len() >= 2 => pool.install(|| todo.into_par_iter().map(one).collect()),
-        _ => todo.into_iter().map(one).collect(),
+    let rows: Vec<EncodedRows> = match pool {
+        Some(pool) if parallel(done.len()) => {
+            pool.install(|| done.par_iter().map(encode).collect())
+        }
+        _ => done.iter().map(encode).collect(),
     };
-    let (traces, rows) = done.into_iter().unzip();
-    Classified { rows, traces }
+    Ok(Classified {
+        rows,
+        traces: done.into_iter().map(|(t, _)| t.trace_id).collect(),
+    })
+}
+
+/// Every account field of an action (its listed accounts and the
+/// source, destination and asset columns).
+fn action_accounts(a: &ActionRecord) -> impl Iterator<Item = Address> + '_ {
+    let singles = [
+        a.source,
+        a.source_secondary,
+        a.destination,
+        a.destination_secondary,
+        a.asset,
+        a.asset_secondary,
+    ];
+    a.accounts
+        .iter()
+        .copied()
+        .chain(singles.into_iter().flatten())
 }
 
 /// The complete traces that the database lists as not classified yet
@@ -235,6 +280,7 @@ fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
     let mut out = Vec::with_capacity(ids.len());
     for (id, trace) in ids.iter().zip(reader.multi_get::<Traces>(&ids)?) {
         let Some(trace) = trace else {
+            tracing::error!(trace = %hex::encode(id), "an unclassified trace is missing");
             return Err(
                 tonindex_storage::Error::Corrupt("an unclassified trace is missing").into(),
             );
@@ -244,7 +290,7 @@ fn load_unclassified(db: &Db) -> Result<Vec<Unclassified>, IndexError> {
         {
             continue;
         }
-        let mut txs = stored_transactions(db, &[*id], &[])?;
+        let mut txs = stored_transactions(db, &trace.tx_ids, &[])?;
         txs.sort_by_key(TraceTx::order_key);
         out.push(Unclassified { trace, txs });
     }
@@ -394,7 +440,7 @@ pub(super) struct PendingUpdate {
     pending: Vec<(Hash, Chunks)>,
 }
 
-/// Stored ids whose `TxByTrace` rows make up each trace: its own (when it
+/// Stored trace ids whose records list each trace's transactions: its own (when it
 /// was stored before the unit) and those of stored traces merged into it.
 type StoredParts = HashMap<Hash, Vec<Hash>>;
 
@@ -442,19 +488,17 @@ pub(super) fn index_traces(
         .flatten()
         .collect();
     let stored_ids: HashSet<Hash> = stored_traces.iter().map(|t| t.trace_id).collect();
+    let stored_tx_ids: HashMap<Hash, Vec<u64>> = stored_traces
+        .iter()
+        .map(|t| (t.trace_id, t.tx_ids.clone()))
+        .collect();
 
     let mut asm = Assembly::new(stored_edges, stored_orphans, stored_traces);
     let ids: Vec<Hash> = unit.iter().map(|(t, _)| asm.add(t)).collect();
     let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
     let changes = asm.finish();
-    for ((t, tx_id), trace_id) in unit.iter().zip(&ids) {
+    for ((_, tx_id), trace_id) in unit.iter().zip(&ids) {
         batch.put::<TraceOfTx>(tx_id, &hash_tag(trace_id));
-        let key = TraceTxKey {
-            trace_id: *trace_id,
-            lt: t.lt,
-            tx: TxTail::new(&t.account, *tx_id),
-        };
-        batch.put::<TxByTrace>(&key, &());
     }
     let consumed: HashSet<Hash> = changes.consumed_edges.iter().copied().collect();
     for (msg, trace) in &changes.new_edges {
@@ -494,13 +538,18 @@ pub(super) fn index_traces(
         let mut rows = EncodedRows::default();
         let stored = parts.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
         let in_unit = members.get(&trace.trace_id).map_or(&[][..], Vec::as_slice);
+        let stored_txs: Vec<u64> = stored
+            .iter()
+            .flat_map(|part| stored_tx_ids.get(part).into_iter().flatten().copied())
+            .collect();
+        let trace = &with_tx_ids(trace, &stored_txs, in_unit);
         let cached = if stored.is_empty() {
             Some(Vec::new())
         } else {
             held.get(stored)
         };
         if trace.pending_messages == 0 {
-            let txs = settle(db, &mut rows, trace, stored, cached, in_unit)?;
+            let txs = settle(db, &mut rows, trace, &stored_txs, cached, in_unit)?;
             // A complete trace's record is written once, classified.
             let complete = match trace.state {
                 TraceState::Complete => Some(Unclassified {
@@ -555,13 +604,36 @@ pub(super) fn index_traces(
     })
 }
 
+/// A trace's record as this unit leaves it, listing its transactions: the
+/// ids stored under it and under traces merged into it (`stored`), and
+/// the unit's. A count that disagrees with the assembled one is logged
+/// with the trace's id.
+fn with_tx_ids(trace: &TraceRecord, stored: &[u64], in_unit: &[&(TraceTx, u64)]) -> TraceRecord {
+    let mut ids: Vec<u64> = stored.to_vec();
+    ids.extend(in_unit.iter().map(|(_, id)| *id));
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() != trace.transactions as usize {
+        tracing::warn!(
+            trace = %hex::encode(trace.trace_id),
+            listed = ids.len(),
+            assembled = trace.transactions,
+            "a trace's transaction ids disagree with its count"
+        );
+    }
+    TraceRecord {
+        tx_ids: ids,
+        ..trace.clone()
+    }
+}
+
 /// The unit's transactions of a trace (bodies in), owned: for classification
 /// or for the held transactions of pending traces.
 fn owned_txs(in_unit: &[&(TraceTx, u64)]) -> Vec<TraceTx> {
     in_unit.iter().map(|(t, _)| t.clone()).collect()
 }
 
-/// Moves a stored trace merged into `into`: its transactions' rows, its
+/// Moves a stored trace merged into `into`: its transactions' trace, its
 /// pending edges (those this unit did not deliver) and, if it was settled,
 /// its listings go; its record is deleted.
 fn move_stored(
@@ -572,26 +644,17 @@ fn move_stored(
     consumed: &HashSet<Hash>,
 ) -> Result<(), IndexError> {
     let reader = db.reader();
-    let prefix = KeyWriter::with_capacity(32).hash(&old.trace_id).finish();
-    let rows: Vec<TraceTxKey> = reader
-        .prefix::<TxByTrace>(&prefix, false)
-        .map(|x| x.map(|(k, ())| k))
-        .collect::<Result<_, _>>()?;
-    let ids: Vec<u64> = rows.iter().map(|k| k.tx.tx_id).collect();
+    let ids = &old.tx_ids;
     let mut accounts = HashSet::new();
     let mut sent = Vec::new();
-    for rec in crate::query::transactions::tx_records(&reader, &ids)? {
+    for rec in crate::query::transactions::tx_records(&reader, ids)? {
         accounts.insert(rec.account);
         sent.extend(rec.out_msgs);
     }
-    for key in &rows {
-        batch.delete::<TxByTrace>(key);
-        let moved = TraceTxKey {
-            trace_id: into,
-            ..*key
-        };
-        batch.put::<TxByTrace>(&moved, &());
-        batch.put::<TraceOfTx>(&key.tx.tx_id, &hash_tag(&into));
+    // The trace `into` lists these ids in its record (written in this
+    // batch); each names its new trace.
+    for id in ids {
+        batch.put::<TraceOfTx>(id, &hash_tag(&into));
     }
     for (msg, edge) in sent.iter().zip(reader.multi_get::<TraceEdges>(&sent)?) {
         if edge == Some(old.trace_id) && !consumed.contains(msg) {
@@ -682,7 +745,7 @@ fn settle(
     db: &Db,
     batch: &mut EncodedRows,
     trace: &TraceRecord,
-    stored: &[Hash],
+    stored: &[u64],
     cached: Option<Chunks>,
     in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
@@ -744,14 +807,16 @@ fn write_action(
     batch: &mut EncodedRows,
     trace: &TraceRecord,
     action: &ActionRecord,
+    numbers: &HashMap<Address, u64>,
     listed: &mut Listed,
 ) {
+    let stored = StoredAction::new(action, |a| numbers.get(a).copied());
     batch.put::<Actions>(
         &HashMsgKey {
             hash: trace.trace_id,
             msg_hash: action.action_id,
         },
-        action,
+        &stored,
     );
     let by_id = TagPairKey {
         tag: hash_tag(&action.action_id),
@@ -795,11 +860,11 @@ fn write_action(
 }
 
 /// Every transaction of a trace with message bodies: those earlier units
-/// stored (under the `stored` trace ids; `cached` when [`PendingTxs`] held
-/// them all) and this unit's (`in_unit`).
+/// stored (the `stored` tx ids; `cached` when [`PendingTxs`] held them
+/// all) and this unit's (`in_unit`).
 fn trace_transactions(
     db: &Db,
-    stored: &[Hash],
+    stored: &[u64],
     cached: Option<Chunks>,
     in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
@@ -823,22 +888,15 @@ fn trace_transactions(
     Ok(txs)
 }
 
-/// The transactions earlier units stored under the `stored` trace ids,
-/// but those of this unit (its TxByTrace rows are still in the batch, not
-/// the db).
+/// The transactions of the `stored` ids (those earlier units stored under
+/// a trace), but those of this unit.
 fn stored_transactions(
     db: &Db,
-    stored: &[Hash],
+    stored: &[u64],
     in_unit: &[&(TraceTx, u64)],
 ) -> Result<Vec<TraceTx>, IndexError> {
     let reader = db.reader();
-    let mut ids: Vec<u64> = Vec::new();
-    for part in stored {
-        let prefix = KeyWriter::with_capacity(32).hash(part).finish();
-        for row in reader.prefix::<TxByTrace>(&prefix, false) {
-            ids.push(row?.0.tx.tx_id);
-        }
-    }
+    let ids = stored.to_vec();
     let unit_hashes: HashSet<Hash> = in_unit.iter().map(|(t, _)| t.hash).collect();
     let txs = stored_trace_txs(&reader, ids, &unit_hashes)?;
     Ok(txs.into_iter().map(|(t, _)| t).collect())

@@ -5,11 +5,11 @@
 //! every field of the message is read from its cell in the BoC of one of
 //! them (the sender's when the index holds it).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use tonindex_model::{Address, Hash, MessageRecord};
 use tonindex_storage::tables::{
-    AccountLtTagKey, GroupOrderKey, HashTag, MessageGroupKey, Messages, MsgByBodyHash,
+    hash_tag, AccountLtTagKey, GroupOrderKey, HashTag, MessageGroupKey, Messages, MsgByBodyHash,
     MsgByBodyHashUtime, MsgByCreatedAt, MsgByCreatedLt, MsgByDestination, MsgByDestinationUtime,
     MsgByHashNorm, MsgByOpcode, MsgByOpcodeUtime, MsgBySource, NullableOrderKey, RECEIVED_BY,
     SENT_BY,
@@ -33,17 +33,25 @@ pub(super) const CORRUPT_TX_BOC: Error = Error::Corrupt("a stored transaction Bo
 const MISSING_MSG: Error = Error::Corrupt("a transaction lacks a message the index links to it");
 const NO_HOLDER: Error = Error::Corrupt("a message row links no transaction");
 
-/// A stored message: what its cell says, and the ids of the transactions
-/// at its two ends (its row).
+/// A stored message: what its cell says, the ids of the transactions at
+/// its two ends, and those transactions' hashes (read from the same BoCs
+/// that tell the message from another whose hash shares its tag).
 pub struct Stored {
     pub message: Message,
     pub links: Linked<()>,
+    /// The hashes of the transactions of `links`, end by end, in order.
+    pub tx_hashes: [Vec<Hash>; 2],
 }
 
 impl Stored {
     /// The first transaction at one end, if the index holds one.
     pub fn first_tx(&self, side: Side) -> Option<u64> {
         self.links.at(end_of(side)).first().copied()
+    }
+
+    /// The hash of [`Self::first_tx`].
+    pub fn first_tx_hash(&self, side: Side) -> Option<Hash> {
+        self.tx_hashes[end_of(side)].first().copied()
     }
 
     pub fn record(&self) -> &MessageRecord {
@@ -58,42 +66,120 @@ fn end_of(side: Side) -> usize {
     }
 }
 
-/// The transaction a message is read from: the one that sent it (its cell
-/// as it was made, read with the sender's block's version), else the first
-/// that took it in. Every row the indexer writes links one.
-fn holder(links: &Linked<()>) -> Result<u64, Error> {
-    let sent = links.at(SENT_BY).first();
-    sent.or(links.at(RECEIVED_BY).first())
-        .copied()
-        .ok_or(NO_HOLDER)
+/// A transaction a [`Messages`] row links, as read to check the link:
+/// its block's version, its hash, and its message cells by end (its
+/// in-message for [`RECEIVED_BY`], its out-messages for [`SENT_BY`]).
+struct LinkedTx {
+    version: u32,
+    hash: Hash,
+    cells: [Vec<Cell>; 2],
 }
 
-/// Decodes stored messages (hash and row) from their holders' BoCs: one
-/// batched read of the holders' places and BoCs, each BoC parsed once.
-fn decode_rows(r: &Reader<'_>, rows: Vec<(Hash, Linked<()>)>) -> Result<Vec<Stored>, Error> {
-    let ids = rows
-        .iter()
-        .map(|(_, links)| holder(links))
-        .collect::<Result<Vec<u64>, _>>()?;
-    let mut unique = ids.clone();
-    unique.sort_unstable();
-    unique.dedup();
-    let read = super::transactions::places_and_bocs(r, &unique)?;
-    let mut held: HashMap<u64, (u32, HashMap<Hash, Cell>)> = HashMap::with_capacity(unique.len());
-    for (id, (place, boc)) in unique.into_iter().zip(read) {
-        held.insert(id, (place.global_version, tx_message_cells(&boc)?));
+/// Reads the transactions of `ids` (one batched read of places and BoCs,
+/// each BoC parsed once).
+fn linked_txs(r: &Reader<'_>, ids: &[u64]) -> Result<HashMap<u64, LinkedTx>, Error> {
+    let read = super::transactions::places_and_bocs(r, ids)?;
+    let mut out = HashMap::with_capacity(ids.len());
+    for (&id, (place, boc)) in ids.iter().zip(read) {
+        let root = tycho_types::boc::Boc::decode(&boc).map_err(|_| CORRUPT_TX_BOC)?;
+        let (in_msg, out_msgs) = message_cells(&root).map_err(|_| CORRUPT_TX_BOC)?;
+        let mut cells: [Vec<Cell>; 2] = Default::default();
+        cells[RECEIVED_BY] = in_msg.into_iter().collect();
+        cells[SENT_BY] = out_msgs;
+        let tx = LinkedTx {
+            version: place.global_version,
+            hash: *root.repr_hash().as_array(),
+            cells,
+        };
+        out.insert(id, tx);
     }
-    rows.into_iter()
-        .zip(ids)
-        .map(|((hash, links), id)| {
-            let (version, cells) = &held[&id];
-            let cell = cells.get(&hash).ok_or(MISSING_MSG)?;
+    Ok(out)
+}
+
+/// One message found under a tag while its row is read: its ends, and the
+/// cell it is decoded from (the first sender's, else the first receiver's)
+/// with that block's version.
+struct Found {
+    ends: [Vec<u64>; 2],
+    tx_hashes: [Vec<Hash>; 2],
+    cell: Option<(Cell, u32, usize)>,
+}
+
+/// The messages of one [`Messages`] row (`tag`'s), in hash order: every
+/// id it links must hold, at its end, a message whose hash starts with the
+/// tag, and messages that share the tag are told apart by those hashes.
+fn messages_of_row(
+    tag: &[u8],
+    row: &Linked<()>,
+    txs: &HashMap<u64, LinkedTx>,
+) -> Result<Vec<Stored>, Error> {
+    let mut found: BTreeMap<Hash, Found> = BTreeMap::new();
+    for (end, ids) in row.ends.iter().enumerate() {
+        for id in ids {
+            let tx = txs.get(id).ok_or(MISSING_TX)?;
+            let mut held = false;
+            for cell in &tx.cells[end] {
+                let hash = *cell.repr_hash().as_array();
+                if !hash.starts_with(tag) {
+                    continue;
+                }
+                held = true;
+                let f = found.entry(hash).or_insert_with(|| Found {
+                    ends: Default::default(),
+                    tx_hashes: Default::default(),
+                    cell: None,
+                });
+                f.ends[end].push(*id);
+                f.tx_hashes[end].push(tx.hash);
+                // The sender's cell, as it was made, over a receiver's.
+                if f.cell
+                    .as_ref()
+                    .is_none_or(|c| c.2 != SENT_BY && end == SENT_BY)
+                {
+                    f.cell = Some((cell.clone(), tx.version, end));
+                }
+            }
+            if !held {
+                return Err(MISSING_MSG);
+            }
+        }
+    }
+    found
+        .into_values()
+        .map(|f| {
+            let (cell, version, _) = f.cell.ok_or(NO_HOLDER)?;
             let (record, contents) =
-                decode_message_with_contents(cell, *version).map_err(|_| CORRUPT_TX_BOC)?;
+                decode_message_with_contents(&cell, version).map_err(|_| CORRUPT_TX_BOC)?;
             Ok(Stored {
                 message: Message { record, contents },
-                links,
+                links: Linked {
+                    record: Some(()),
+                    ends: f.ends,
+                },
+                tx_hashes: f.tx_hashes,
             })
+        })
+        .collect()
+}
+
+/// The stored messages under each tag, in hash order: one batched read of
+/// the rows, one of the transactions they link. Every row yields at least
+/// one message (a row whose links hold none is an error).
+pub fn under_tags(r: &Reader<'_>, tags: &[HashTag]) -> Result<Vec<Vec<Stored>>, Error> {
+    let rows = r.multi_get::<Messages>(tags)?;
+    let mut ids: Vec<u64> = rows
+        .iter()
+        .flatten()
+        .flat_map(|row| row.ends.iter().flatten().copied())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let txs = linked_txs(r, &ids)?;
+    rows.iter()
+        .zip(tags)
+        .map(|(row, tag)| match row {
+            Some(row) => messages_of_row(tag.as_slice(), row, &txs),
+            None => Ok(Vec::new()),
         })
         .collect()
 }
@@ -101,13 +187,13 @@ fn decode_rows(r: &Reader<'_>, rows: Vec<(Hash, Linked<()>)>) -> Result<Vec<Stor
 /// Loads messages by hash, in the order given; hashes the index does not
 /// hold are skipped.
 pub fn stored_messages(r: &Reader<'_>, hashes: &[Hash]) -> Result<Vec<Stored>, Error> {
-    let rows = r
-        .multi_get::<Messages>(hashes)?
+    let tags: Vec<HashTag> = hashes.iter().map(hash_tag).collect();
+    let found = under_tags(r, &tags)?;
+    Ok(found
         .into_iter()
         .zip(hashes)
-        .filter_map(|(row, hash)| row.map(|row| (*hash, row)))
-        .collect();
-    decode_rows(r, rows)
+        .filter_map(|(under, hash)| under.into_iter().find(|m| &m.message.record.hash == hash))
+        .collect())
 }
 
 /// The records of messages by hash (see [`stored_messages`]).
@@ -202,7 +288,7 @@ impl MsgIndex<'_> {
 const MISSING_INDEXED: Error = Error::Corrupt("a message index row names no stored message");
 
 /// The messages of index rows read from `index`, in the rows' order: each
-/// found by its tag (a key prefix of [`Messages`]) among the stored
+/// found by its tag (the key of its [`Messages`] row) among the stored
 /// messages that share it, checked against the row (see [`select`]). The
 /// candidates of all rows are decoded in one batch.
 pub fn load_indexed(
@@ -211,19 +297,13 @@ pub fn load_indexed(
     rows: &[IndexedMsg],
     desc: bool,
 ) -> Result<Vec<Stored>, Error> {
-    let mut tagged = Vec::with_capacity(rows.len());
-    let mut counts = Vec::with_capacity(rows.len());
-    for row in rows {
-        let before = tagged.len();
-        for x in r.prefix::<Messages>(&row.tag, desc) {
-            tagged.push(x?);
+    let tags: Vec<HashTag> = rows.iter().map(|row| row.tag).collect();
+    let candidates = under_tags(r, &tags)?.into_iter().map(|mut found| {
+        if desc {
+            found.reverse();
         }
-        counts.push(tagged.len() - before);
-    }
-    let mut decoded = decode_rows(r, tagged)?.into_iter();
-    let candidates = counts
-        .into_iter()
-        .map(|n| decoded.by_ref().take(n).collect::<Vec<_>>());
+        found
+    });
     select(index, rows, candidates, Stored::record)
 }
 
@@ -472,8 +552,9 @@ impl OrderedMsgKey for GroupOrderKey {
 /// (that took it in) or the sender's (that sent it out), ascending; none
 /// for a message the index does not hold.
 pub fn txs_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Vec<u64>, Error> {
-    Ok(r.get::<Messages>(msg)?
-        .map(|row| row.ends[end_of(side)].clone())
+    Ok(stored_messages(r, std::slice::from_ref(msg))?
+        .pop()
+        .map(|m| m.links.ends[end_of(side)].clone())
         .unwrap_or_default())
 }
 
@@ -481,16 +562,6 @@ pub fn txs_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Vec<u64>
 /// [`txs_of_message`]).
 pub fn first_tx_of_message(r: &Reader<'_>, msg: &Hash, side: Side) -> Result<Option<u64>, Error> {
     Ok(txs_of_message(r, msg, side)?.first().copied())
-}
-
-/// The message cells of a stored transaction BoC, by hash.
-pub(super) fn tx_message_cells(boc: &[u8]) -> Result<HashMap<Hash, Cell>, Error> {
-    let root = tycho_types::boc::Boc::decode(boc).map_err(|_| CORRUPT_TX_BOC)?;
-    let cells = message_cells(&root).map_err(|_| CORRUPT_TX_BOC)?;
-    Ok(cells
-        .into_iter()
-        .map(|c| (*c.repr_hash().as_array(), c))
-        .collect())
 }
 
 #[cfg(test)]
@@ -645,5 +716,100 @@ mod tests {
             vec![hash(1), hash(3), [9; 32], hash(2), hash(5)]
         );
         assert_eq!(sent(150, 150), vec![hash(2)]);
+    }
+
+    /// An external-in message to `wc:0707…07` whose body is `n`.
+    fn ext_in(n: u32) -> Cell {
+        use tycho_types::cell::{CellBuilder, HashBytes};
+        use tycho_types::models::{ExtInMsgInfo, IntAddr, MsgInfo, StdAddr};
+        let mut body = CellBuilder::new();
+        body.store_u32(n).unwrap();
+        let body = body.build().unwrap();
+        let msg = tycho_types::models::Message {
+            info: MsgInfo::ExtIn(ExtInMsgInfo {
+                src: None,
+                dst: IntAddr::Std(StdAddr::new(0, HashBytes([7; 32]))),
+                import_fee: Default::default(),
+            }),
+            init: None,
+            body: body.as_slice().unwrap(),
+            layout: None,
+        };
+        CellBuilder::build_from(msg).unwrap()
+    }
+
+    /// A `messages` row stands for every message whose hash starts with
+    /// its tag: each linked transaction must hold one at its end, and the
+    /// messages come back told apart, in hash order, each with its own
+    /// ends and their transactions' hashes. (Real hashes cannot be made to
+    /// share 8 bytes, so the row here is read under a shorter tag, which
+    /// every message shares.) A link to a transaction that holds no such
+    /// message, as a doctored row would have, is refused.
+    #[test]
+    fn a_row_under_a_shared_tag_tells_its_messages_apart() {
+        let (m1, m2, m3) = (ext_in(1), ext_in(2), ext_in(3));
+        let tx = |n: u8, received: Option<&Cell>, sent: &[&Cell]| LinkedTx {
+            version: 11,
+            hash: [n; 32],
+            cells: [
+                received.into_iter().cloned().collect(),
+                sent.iter().map(|c| (*c).clone()).collect(),
+            ],
+        };
+        let txs: HashMap<u64, LinkedTx> = [
+            (1, tx(1, Some(&m1), &[])),
+            (2, tx(2, None, &[&m2, &m3])),
+            (3, tx(3, Some(&m2), &[])),
+        ]
+        .into_iter()
+        .collect();
+        let row = Linked {
+            record: None,
+            ends: [vec![1, 3], vec![2]],
+        };
+        let found = messages_of_row(&[], &row, &txs).unwrap();
+        let hash = |c: &Cell| *c.repr_hash().as_array();
+        let mut expected = vec![
+            (hash(&m1), [vec![1], vec![]], [vec![[1; 32]], vec![]]),
+            (
+                hash(&m2),
+                [vec![3], vec![2]],
+                [vec![[3; 32]], vec![[2; 32]]],
+            ),
+            (hash(&m3), [vec![], vec![2]], [vec![], vec![[2; 32]]]),
+        ];
+        expected.sort_by_key(|e| e.0);
+        let got: Vec<_> = found
+            .iter()
+            .map(|m| {
+                (
+                    m.message.record.hash,
+                    m.links.ends.clone(),
+                    m.tx_hashes.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected);
+        for m in &found {
+            assert_eq!(m.message.record.kind, MsgKind::ExternalIn);
+        }
+        // Under m1's own tag, the row may link m1's receiver only.
+        let tag = hash_tag(&hash(&m1));
+        let one = messages_of_row(
+            &tag,
+            &Linked {
+                record: None,
+                ends: [vec![1], vec![]],
+            },
+            &txs,
+        );
+        assert_eq!(one.unwrap().len(), 1);
+        for doctored in [[vec![1, 3], vec![]], [vec![1], vec![2]]] {
+            let row = Linked {
+                record: None,
+                ends: doctored,
+            };
+            assert!(messages_of_row(&tag, &row, &txs).is_err());
+        }
     }
 }

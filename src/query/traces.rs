@@ -1,15 +1,17 @@
 //! Traces and actions: by id, by account, by end lt, by the masterchain
 //! block that completed them, and the transactions and actions of each.
 
+use std::collections::HashMap;
+
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
-    hash_tag, AccountLtTagKey, ActionByAccount, ActionByAccountType, ActionByAccountUtime,
-    ActionById, ActionByType, Actions, HashMsgKey, HashTag, LtTagKey, McLtTagKey, TraceByAccount,
-    TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock, TraceOfTx, Traces,
-    TxByTrace, TypeEndKey,
+    hash_tag, AccountAddresses, AccountLtTagKey, ActionByAccount, ActionByAccountType,
+    ActionByAccountUtime, ActionById, ActionByType, Actions, HashMsgKey, HashTag, LtTagKey,
+    McLtTagKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock,
+    TraceOfTx, Traces, TypeEndKey,
 };
-use tonindex_storage::{Error, Key, KeyWriter, Reader};
+use tonindex_storage::{Error, Key, KeyWriter, Reader, StoredAction};
 
 /// A trace by its id.
 pub fn trace(r: &Reader<'_>, id: &Hash) -> Result<Option<TraceRecord>, Error> {
@@ -64,15 +66,7 @@ fn trace_ids(
                 continue;
             }
         }
-        let holds = |r: &Reader<'_>, id: &Hash| -> Result<bool, Error> {
-            let prefix = KeyWriter::with_capacity(32).hash(id).finish();
-            for x in r.prefix::<TxByTrace>(&prefix, false) {
-                if x?.0.tx.tx_id == *tx_id {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
-        };
+        let holds = |_: &Reader<'_>, t: &TraceRecord| Ok(t.tx_ids.binary_search(tx_id).is_ok());
         out.push(trace_by_tag(r, &tag, holds)?);
     }
     Ok(out)
@@ -84,32 +78,31 @@ fn trace_ids(
 fn trace_by_tag(
     r: &Reader<'_>,
     tag: &HashTag,
-    owns: impl Fn(&Reader<'_>, &Hash) -> Result<bool, Error>,
+    owns: impl Fn(&Reader<'_>, &TraceRecord) -> Result<bool, Error>,
 ) -> Result<Option<Hash>, Error> {
-    let mut ids = Vec::with_capacity(1);
+    let mut found = Vec::with_capacity(1);
     for x in r.prefix::<Traces>(tag, false) {
-        ids.push(x?.0);
+        found.push(x?.1);
     }
-    if ids.len() > 1 {
-        for id in ids {
-            if owns(r, &id)? {
-                return Ok(Some(id));
+    if found.len() > 1 {
+        for t in found {
+            if owns(r, &t)? {
+                return Ok(Some(t.trace_id));
             }
         }
         return Ok(None);
     }
-    if ids.is_empty() {
+    if found.is_empty() {
         tracing::warn!(tag = %hex::encode(tag), "an index row names no stored trace");
     }
-    Ok(ids.pop())
+    Ok(found.pop().map(|t| t.trace_id))
 }
 
-/// The trace's transaction ids in v3's order (lt, then account).
+/// The trace's transaction ids, ascending (none for a trace the index
+/// does not hold): its record lists them. Pages order the transactions
+/// they load ([`crate::query::transactions::full_txs_of_trace`]).
 pub fn trace_tx_ids(r: &Reader<'_>, id: &Hash) -> Result<Vec<u64>, Error> {
-    let prefix = KeyWriter::with_capacity(32).hash(id).finish();
-    r.prefix::<TxByTrace>(&prefix, false)
-        .map(|x| x.map(|(k, ())| k.tx.tx_id))
-        .collect()
+    Ok(r.get::<Traces>(id)?.map(|t| t.tx_ids).unwrap_or_default())
 }
 
 /// `(end, trace tag)` rows of a trace listing, in its order, and what
@@ -174,7 +167,7 @@ pub fn listed_traces(
             if let Some(account) = &listing.participant {
                 let mut with = Vec::with_capacity(found.len());
                 for t in found {
-                    if has_participant(r, &t.trace_id, account)? {
+                    if has_participant(r, &t, account)? {
                         with.push(t);
                     }
                 }
@@ -195,18 +188,14 @@ pub fn listed_traces(
     Ok(out)
 }
 
-/// Whether trace `id` has a transaction of `account` (of an account with
-/// its workchain and tag: the trace's rows keep no more of it).
-fn has_participant(r: &Reader<'_>, id: &Hash, account: &Address) -> Result<bool, Error> {
-    let prefix = KeyWriter::with_capacity(32).hash(id).finish();
-    let tag = tonindex_storage::tables::hash_tag(&account.id);
-    for x in r.prefix::<TxByTrace>(&prefix, false) {
-        let tx = x?.0.tx;
-        if tx.workchain == account.workchain && tx.account_tag == tag {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+/// Whether trace `t` has a transaction of `account`: the account's number
+/// is in the places of the trace's transactions.
+fn has_participant(r: &Reader<'_>, t: &TraceRecord, account: &Address) -> Result<bool, Error> {
+    let Some(num) = super::transactions::account_num(r, account)? else {
+        return Ok(false);
+    };
+    let places = r.multi_get::<tonindex_storage::tables::Transactions>(&t.tx_ids)?;
+    Ok(places.into_iter().flatten().any(|p| p.account_num == num))
 }
 
 /// Which of a trace's ends a listing is ordered by: v3 orders by end lt,
@@ -405,8 +394,31 @@ impl Iterator for Merged<'_> {
 /// Every action of a trace, by action id.
 pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord>, Error> {
     let prefix = KeyWriter::with_capacity(32).hash(trace_id).finish();
-    r.prefix::<Actions>(&prefix, false)
+    let stored = r
+        .prefix::<Actions>(&prefix, false)
         .map(|x| x.map(|(_, a)| a))
+        .collect::<Result<Vec<_>, _>>()?;
+    action_records(r, stored)
+}
+
+/// Stored actions as records: the accounts they name by number read back
+/// in one batch ([`AccountAddresses`]).
+pub fn action_records(
+    r: &Reader<'_>,
+    stored: Vec<StoredAction>,
+) -> Result<Vec<ActionRecord>, Error> {
+    let mut numbers: Vec<u64> = stored.iter().flat_map(StoredAction::numbers).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let found = r.multi_get::<AccountAddresses>(&numbers)?;
+    let addresses: HashMap<u64, Address> = numbers
+        .into_iter()
+        .zip(found)
+        .filter_map(|(n, a)| Some((n, a?)))
+        .collect();
+    stored
+        .into_iter()
+        .map(|a| a.record(|n| addresses.get(&n).copied()))
         .collect()
 }
 
@@ -424,7 +436,8 @@ pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>,
         let trace_tag = row?.0.other;
         // `trace_by_tag` checks only between traces sharing the tag; an
         // action id that shares a tag with a stored one is checked here.
-        if let Some(id) = trace_by_tag(r, &trace_tag, holds)? {
+        let owns = |r: &Reader<'_>, t: &TraceRecord| holds(r, &t.trace_id);
+        if let Some(id) = trace_by_tag(r, &trace_tag, owns)? {
             if holds(r, &id)? {
                 return Ok(Some(id));
             }
@@ -509,6 +522,7 @@ mod tests {
             messages: 1,
             pending_messages: 0,
             classification: tonindex_model::ClassificationState::Ok,
+            tx_ids: Vec::new(),
         }
     }
 
@@ -517,8 +531,8 @@ mod tests {
     /// block and by participant, in (end, id) order either way.
     #[test]
     fn traces_sharing_a_tag_resolve_to_the_ones_each_row_lists() {
-        use tonindex_storage::tables::TraceTxKey;
-        use tonindex_storage::{Db, DbOptions};
+        use tonindex_storage::tables::{AccountNumbers, Transactions};
+        use tonindex_storage::{Db, DbOptions, TxPlace};
         let traces = [
             trace(1, 100, 10, 7),
             trace(2, 100, 11, 8),
@@ -534,6 +548,11 @@ mod tests {
         let mut batch = db.batch();
         for (n, t) in traces.iter().enumerate() {
             let tag = tonindex_storage::tables::hash_tag(&t.trace_id);
+            // Transaction `n` is the trace's only one.
+            let t = &TraceRecord {
+                tx_ids: vec![n as u64],
+                ..t.clone()
+            };
             batch.put::<Traces>(&t.trace_id, t);
             batch.put::<TraceByEndLt>(&LtTagKey { lt: t.end_lt, tag }, &());
             let at = u64::from(t.end_utime);
@@ -553,12 +572,22 @@ mod tests {
                     id: [2; 32],
                 }
             };
-            let tx = TraceTxKey {
-                trace_id: t.trace_id,
+            // Accounts numbered 1 (`account`) and 2; the transaction's place
+            // names its account's.
+            let num = u64::from(who.id[0]);
+            batch.put::<AccountNumbers>(&who, &num);
+            let place = TxPlace {
+                block: tonindex_model::BlockId {
+                    workchain: 0,
+                    shard: 1 << 63,
+                    seqno: 1,
+                },
+                mc_block_seqno: None,
+                global_version: 11,
+                account_num: num,
                 lt: t.end_lt,
-                tx: tonindex_storage::tables::TxTail::new(&who, n as u64),
             };
-            batch.put::<TxByTrace>(&tx, &());
+            batch.put::<Transactions>(&(n as u64), &place);
             let by = AccountLtTagKey {
                 account: who,
                 lt: t.end_lt,
@@ -576,7 +605,7 @@ mod tests {
             action_id: [8; 32],
             ..crate::trace::classify::unknown(&traces[1], &[])
         };
-        batch.put::<Actions>(&action, &record);
+        batch.put::<Actions>(&action, &StoredAction::new(&record, |_| None));
         let by_id = tonindex_storage::tables::TagPairKey {
             tag: hash_tag(&[8; 32]),
             other: hash_tag(&traces[1].trace_id),

@@ -127,10 +127,15 @@ pub fn with_messages(
     txs.into_iter().zip(traces).map(resolve).collect()
 }
 
-/// Loads the transactions of one trace by id (see [`full_txs`]): their
-/// trace is known, so it is not looked up transaction by transaction.
+/// Loads the transactions of one trace by id (see [`full_txs`]) in v3's
+/// order (lt, then account): their trace is known, so it is not looked up
+/// transaction by transaction.
 pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec<FullTx>, Error> {
-    let txs = load_txs(r, ids)?;
+    let mut txs = load_txs(r, ids)?;
+    txs.sort_by_key(|t| {
+        let (rec, tag) = (&t.record, hash_tag(&t.record.account.id));
+        (rec.lt, rec.account.workchain, tag, t.id)
+    });
     txs.into_iter().map(|t| resolve((t, Some(trace)))).collect()
 }
 

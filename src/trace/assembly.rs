@@ -197,6 +197,7 @@ impl Assembly {
                     messages: u32::from(in_msg.is_some()),
                     pending_messages: 0,
                     classification: ClassificationState::Unclassified,
+                    tx_ids: Vec::new(),
                 };
                 self.traces.insert(tx.hash, t);
                 tx.hash

@@ -164,7 +164,8 @@ impl Key for Address {
     }
 }
 
-impl Key for Hash {
+/// A hash (`[32]`) or a hash's tag (`[8]`), as its bytes.
+impl<const N: usize> Key for [u8; N] {
     fn encode(&self) -> Vec<u8> {
         self.to_vec()
     }

@@ -18,11 +18,14 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 35;
+pub const SCHEMA_VERSION: u32 = 36;
 
 /// Older schema versions whose databases this build reads exactly as they
 /// are, so that opening one for writing only records [`SCHEMA_VERSION`].
-/// None now: 35 keys `tx_bocs` by account number and lt (34 by tx id),
+/// None now: 36 keys `messages` by hash tags (35 by whole hashes), lists
+/// a trace's transactions in its record (35 in `tx_by_trace`) and names
+/// an action's accounts by number, 35 keys `tx_bocs` by account number and
+/// lt (34 by tx id),
 /// and 31–33 keyed `tx_by_hash` and `action_by_id` by whole hashes, which
 /// 34 keys by their tags. (32 read 31 so: it only blanked the key fields
 /// of records, which reading overwrites from the key either way.)

@@ -688,34 +688,6 @@ impl Key for HashMsgKey {
     }
 }
 
-/// `trace id [32] | lt u64 | tail` (see [`TxTail`]): a trace's
-/// transactions in v3's order (lt, then account).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TraceTxKey {
-    pub trace_id: Hash,
-    pub lt: u64,
-    pub tx: TxTail,
-}
-
-impl Key for TraceTxKey {
-    fn encode(&self) -> Vec<u8> {
-        let w = KeyWriter::with_capacity(60)
-            .hash(&self.trace_id)
-            .u64(self.lt);
-        self.tx.write(w).finish()
-    }
-    fn decode(bytes: &[u8]) -> Result<Self, Error> {
-        let mut r = KeyReader::new(bytes);
-        let k = TraceTxKey {
-            trace_id: r.hash()?,
-            lt: r.u64()?,
-            tx: TxTail::read(&mut r)?,
-        };
-        r.end()?;
-        Ok(k)
-    }
-}
-
 /// `lt u64 | hash [32]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LtHashKey {

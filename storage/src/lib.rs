@@ -8,6 +8,7 @@ mod keys;
 mod linked;
 pub mod rows;
 pub mod snapshot;
+mod stored_action;
 pub mod tables;
 
 pub use codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, TxBoc, Value};
@@ -21,6 +22,7 @@ pub use rows::{
     MultisigOrderRecord, MultisigRecord, NftCollectionRecord, NftItemRecord, NftSaleRecord,
     NftTransferRecord, SaleDetail, SaleKind, ShardStateRecord, TxPlace, VestingRecord,
 };
+pub use stored_action::{AccountRef, StoredAction};
 
 /// Storage errors. `Corrupt` means bytes on disk do not match the layout.
 #[derive(Debug, thiserror::Error)]

@@ -380,7 +380,8 @@ bincode_value!(
     ShardDescrRecord,
     MessageRecord,
     TraceRecord,
-    ActionRecord
+    ActionRecord,
+    Address
 );
 
 /// A byte vector (de)serialized as bytes, not as a sequence of numbers:

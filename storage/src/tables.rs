@@ -20,9 +20,7 @@
 //! `wc i32 | shard u64 | seqno u32` (16 bytes), `account` is `wc i32 | id [32]`.
 
 use rocksdb::Options;
-use tonindex_model::{
-    ActionRecord, Address, BlockId, BlockRecord, Hash, ShardDescrRecord, TraceRecord,
-};
+use tonindex_model::{Address, BlockId, BlockRecord, Hash, ShardDescrRecord, TraceRecord};
 
 use crate::codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, TxBoc, Value};
 use crate::linked::Linked;
@@ -32,6 +30,7 @@ use crate::rows::{
     NftCollectionRecord, NftItemRecord, NftSaleRecord, NftTransferRecord, ShardStateRecord,
     TxPlace, VestingRecord,
 };
+use crate::stored_action::StoredAction;
 use crate::Error;
 
 /// Every table's key layout, defined beside and named here.
@@ -104,6 +103,21 @@ fn point_lookup_misses(opts: &mut Options) {
 fn compress_last_level(opts: &mut Options) {
     opts.set_bottommost_compression_type(rocksdb::DBCompressionType::Zstd);
     opts.set_bottommost_compression_options(-14, LAST_LEVEL_ZSTD, 0, 0, true);
+}
+
+/// Listings (key-only rows read as ranges: a page, an offset skipped by
+/// keys): 16 KiB blocks instead of 4, so each block's compression sees
+/// four times the rows, whose keys repeat accounts, times and type names.
+/// On the first 1.83M transactions of the mainnet corpus, compacted:
+/// 717.2 → 704.8 SST bytes a transaction (a trained dictionary as well:
+/// 703.8, not worth its training). A page reads one or two blocks
+/// of a listing either way; the tables read one row at a time, at random
+/// (places, trace tags, lookups by tag), keep 4 KiB blocks, whose share of
+/// that gain (3 bytes) would cost every row read a 16 KiB decompression.
+fn listing(opts: &mut Options) {
+    let mut block = rocksdb::BlockBasedOptions::default();
+    block.set_block_size(16 << 10);
+    opts.set_block_based_table_factory(&block);
 }
 
 /// The zstd level of every table's last level.
@@ -256,9 +270,9 @@ impl KeyedValue<Hash> for TraceRecord {
     }
 }
 
-impl KeyedValue<HashMsgKey> for ActionRecord {
+impl KeyedValue<HashMsgKey> for StoredAction {
     fn blank(&self) -> Self {
-        ActionRecord {
+        StoredAction {
             trace_id: [0; 32],
             action_id: [0; 32],
             ..self.clone()
@@ -301,7 +315,7 @@ pub fn workchain_prefix(workchain: i32) -> Vec<u8> {
 table!(
     /// Blocks by generation time: v3 `/blocks` with a time window or a
     /// `sort` (by `gen_utime`), as key ranges. key: `gen_utime u32 | block` → ().
-    BlockByUtime, "block_by_utime", TimeBlockKey => ()
+    BlockByUtime, "block_by_utime", TimeBlockKey => (), listing
 );
 table!(
     /// key: root hash `[32]` or file hash `[32]` → `block` (16 bytes).
@@ -310,7 +324,7 @@ table!(
 table!(
     /// The shard state a masterchain block fixes: its top shard blocks.
     /// key: `mc_seqno u32 | block` → bincode [`ShardDescrRecord`].
-    McShardState, "mc_shard_state", McBlockKey => ShardDescrRecord
+    McShardState, "mc_shard_state", McBlockKey => ShardDescrRecord, listing
 );
 table!(
     /// The first masterchain block that lists a shard block as its shard's
@@ -321,7 +335,7 @@ table!(
 table!(
     /// Blocks a masterchain block commits (itself and the shard blocks new
     /// since the previous masterchain block). key: `mc_seqno u32 | block` → ().
-    McBlocks, "mc_blocks", McBlockKey => ()
+    McBlocks, "mc_blocks", McBlockKey => (), listing
 );
 table!(
     /// Config of key blocks. key: `mc_seqno u32` → lz4(ConfigParams dict BoC).
@@ -353,6 +367,13 @@ table!(
     AccountNumbers, "account_numbers", Address => u64, point_lookup; importer_reads
 );
 table!(
+    /// The account of each number ([`AccountNumbers`] the other way),
+    /// written with it. Action rows name their accounts by number
+    /// ([`StoredAction`]) and readers turn them back into addresses here.
+    /// key: `num u64` → bincode [`Address`].
+    AccountAddresses, "account_addresses", u64 => Address
+);
+table!(
     /// Transactions, each stored once, as an account's history. key:
     /// `account number u64 | lt u64` ([`NumLtKey`]) → `tx_id u64 | BoC`
     /// ([`TxBoc`]; the BoC exactly as in the block). Keyed by account, the
@@ -377,36 +398,39 @@ table!(
 table!(
     /// Global order. key: `lt u64 | wc i32 | account tag [8] | tx_id u64`
     /// ([`TxTail`]) → ().
-    TxByLt, "tx_by_lt", LtAccountKey => ()
+    TxByLt, "tx_by_lt", LtAccountKey => (), listing
 );
 table!(
     /// Transactions by time: v3 orders a page with a utime filter by
     /// `now, lt, account`, which lt alone does not give across shards.
     /// key: `now u32 | lt u64 | wc i32 | account tag [8] | tx_id u64` → ().
-    TxByNow, "tx_by_now", TimeLtAccountKey => ()
+    TxByNow, "tx_by_now", TimeLtAccountKey => (), listing
 );
 table!(
     /// key: `block | tx_id u64` → (). Ids are allocated per block in
     /// `(account, lt)` order, so this is also the v2 `getBlockTransactions` order.
-    TxByBlock, "tx_by_block", BlockTxKey => (); importer_reads
+    TxByBlock, "tx_by_block", BlockTxKey => (), listing; importer_reads
 );
 table!(
     /// key: `mc_seqno u32 | lt u64 | wc i32 | account tag [8] | tx_id u64` → ().
-    TxByMcBlock, "tx_by_mc_block", McLtAccountKey => ()
+    TxByMcBlock, "tx_by_mc_block", McLtAccountKey => (), listing
 );
 table!(
-    /// key: message hash `[32]` → [`Linked`] ids of the transactions that
-    /// received the message ([`RECEIVED_BY`]) and sent it ([`SENT_BY`]),
-    /// each added by a merge operand as its transaction is indexed (tables
-    /// keyed by `message hash | tx_id` held these at ~58 bytes a
-    /// transaction; here they cost a few). No record: every field of a
-    /// message is in its cell, which the BoC of a transaction at either end
-    /// holds in [`TxBocs`], and readers decode it from there with that
-    /// block's version. The stored record cost 77 bytes a transaction
-    /// after compression (its addresses, amounts and body hash: this
-    /// table went 115.8 → 39.1 on a 1.83M mainnet-profile prefix). A row
-    /// with a record frame (as schemas 31–32 wrote) reads it as `()`.
-    Messages, "messages", Hash => Linked<()>, linked_values
+    /// key: message hash's [`HashTag`] `[8]` → [`Linked`] ids of the
+    /// transactions that received the message ([`RECEIVED_BY`]) and sent
+    /// it ([`SENT_BY`]), each added by a merge operand as its transaction
+    /// is indexed (tables keyed by `message hash | tx_id` held these at ~58
+    /// bytes a transaction; here they cost a few). No record: every field
+    /// of a message is in its cell, which the BoC of a transaction at
+    /// either end holds in [`TxBocs`], and readers decode it from there
+    /// with that block's version. The stored record cost 77 bytes a
+    /// transaction after compression (this table went 115.8 → 39.1 on a
+    /// 1.83M mainnet-profile prefix). Keyed by the tag, not the whole hash
+    /// (24 random bytes a message less): messages whose hashes share a tag
+    /// share a row, and the reader tells them apart by the cells of the
+    /// linked transactions (an id at [`RECEIVED_BY`] holds the message as
+    /// its in-message, one at [`SENT_BY`] among its out-messages).
+    Messages, "messages", HashTag => Linked<()>, linked_values
 );
 /// The end of a [`Messages`] row that lists the transactions that took
 /// the message in.
@@ -415,7 +439,7 @@ pub const RECEIVED_BY: usize = 0;
 pub const SENT_BY: usize = 1;
 table!(
     /// key: `source account | created_lt u64 | msg tag [8]` → ().
-    MsgBySource, "msg_by_source", AccountLtTagKey => ()
+    MsgBySource, "msg_by_source", AccountLtTagKey => (), listing
 );
 table!(
     /// The messages an account received in `/messages` order: by
@@ -424,13 +448,13 @@ table!(
     /// flag u8 | created_lt u64 | msg tag [8]` ([`GroupOrderKey`]) → ().
     /// Every message index ends in the message's [`HashTag`], not its hash:
     /// the reader finds the record by the tag and checks it against the key.
-    MsgByDestination, "msg_by_destination", GroupOrderKey => ()
+    MsgByDestination, "msg_by_destination", GroupOrderKey => (), listing
 );
 table!(
     /// As [`MsgByDestination`], by `created_at` (the order of `/messages`
     /// with a time window). key: `destination account | null flag u8 |
     /// created_at u64 | msg tag [8]` → ().
-    MsgByDestinationUtime, "msg_by_destination_utime", GroupOrderKey => ()
+    MsgByDestinationUtime, "msg_by_destination_utime", GroupOrderKey => (), listing
 );
 table!(
     /// External-in messages by their TEP-467 normalized hash (what a wallet
@@ -443,37 +467,37 @@ table!(
     /// Messages by the hash of their body, in `/messages` order (see
     /// [`MsgByDestination`]). key: `body tag [8] | null flag u8 |
     /// created_lt u64 | msg tag [8]` → () (see [`MessageGroupKey::BodyHash`]).
-    MsgByBodyHash, "msg_by_body_hash", GroupOrderKey => ()
+    MsgByBodyHash, "msg_by_body_hash", GroupOrderKey => (), listing
 );
 table!(
     /// Messages by body opcode (the first 32 bits of a body that has them),
     /// in `/messages` order (see [`MsgByDestination`]).
     /// key: `opcode u32 | null flag u8 | created_lt u64 | msg tag [8]` → ().
-    MsgByOpcode, "msg_by_opcode", GroupOrderKey => ()
+    MsgByOpcode, "msg_by_opcode", GroupOrderKey => (), listing
 );
 table!(
     /// As [`MsgByBodyHash`], by `created_at` (the order of `/messages`
     /// with a time window): a body's messages come from every shard, whose
     /// lts do not follow time, so a time window is no lt range of them.
     /// key: `body tag [8] | null flag u8 | created_at u64 | msg tag [8]` → ().
-    MsgByBodyHashUtime, "msg_by_body_hash_utime", GroupOrderKey => ()
+    MsgByBodyHashUtime, "msg_by_body_hash_utime", GroupOrderKey => (), listing
 );
 table!(
     /// As [`MsgByOpcode`], by `created_at` (see [`MsgByBodyHashUtime`]).
     /// key: `opcode u32 | null flag u8 | created_at u64 | msg tag [8]` → ().
-    MsgByOpcodeUtime, "msg_by_opcode_utime", GroupOrderKey => ()
+    MsgByOpcodeUtime, "msg_by_opcode_utime", GroupOrderKey => (), listing
 );
 table!(
     /// Every message in `created_lt` order, for v3 `/messages` with no
     /// narrower filter (Postgres' `(created_lt, msg_hash)` index).
     /// External-in messages have no created_lt and sort after the rest.
     /// key: `null flag u8 | created_lt u64 | msg tag [8]` → ().
-    MsgByCreatedLt, "msg_by_created_lt", NullableOrderKey => ()
+    MsgByCreatedLt, "msg_by_created_lt", NullableOrderKey => (), listing
 );
 table!(
     /// Every message in `created_at` order (`(created_at, msg_hash)`), as
     /// [`MsgByCreatedLt`]. key: `null flag u8 | created_at u64 | msg tag [8]` → ().
-    MsgByCreatedAt, "msg_by_created_at", NullableOrderKey => ()
+    MsgByCreatedAt, "msg_by_created_at", NullableOrderKey => (), listing
 );
 table!(
     /// Latest known state per account. key: `account` → bincode [`LatestAccount`].
@@ -523,7 +547,7 @@ table!(
     /// Accounts whose exact state the index holds, by balance (v3
     /// `/topAccountsByBalance` reads it backwards). key: `nanotons u128 |
     /// account` → ().
-    AccountsByBalance, "accounts_by_balance", BalanceAccountKey => ()
+    AccountsByBalance, "accounts_by_balance", BalanceAccountKey => (), listing
 );
 table!(
     /// What the index read from each contract code it has seen in an
@@ -560,7 +584,7 @@ table!(
 table!(
     /// Jetton transfers by the accounts in them. key: `account | tx lt u64 |
     /// tx hash [32]` → the account's roles ([`JettonRole`] bits).
-    JettonTransfersByAccount, "jetton_transfers_by_account", AccountLtHashKey => u32
+    JettonTransfersByAccount, "jetton_transfers_by_account", AccountLtHashKey => u32, listing
 );
 table!(
     /// Jetton burns in lt order. key: `tx lt u64 | tx hash [32]` → bincode
@@ -569,7 +593,7 @@ table!(
 );
 table!(
     /// Jetton burns by the accounts in them, as [`JettonTransfersByAccount`].
-    JettonBurnsByAccount, "jetton_burns_by_account", AccountLtHashKey => u32
+    JettonBurnsByAccount, "jetton_burns_by_account", AccountLtHashKey => u32, listing
 );
 
 table!(
@@ -577,13 +601,13 @@ table!(
     /// [`EventTable::KIND`] first): v3 orders these lists by `tx_now` when a
     /// request filters by time. key: `kind u8 | tx now u32 | tx lt u64 | tx
     /// hash [32]` → (); the row is in the kind's table under `lt | hash`.
-    TokenEventsByNow, "token_events_by_now", EventTimeKey => ()
+    TokenEventsByNow, "token_events_by_now", EventTimeKey => (), listing
 );
 table!(
     /// The same by account, with the account's roles as in the kind's
     /// `*ByAccount` table. key: `kind u8 | account | tx now u32 | tx lt u64
     /// | tx hash [32]` → roles.
-    TokenEventsByAccountNow, "token_events_by_account_now", AccountEventTimeKey => u32
+    TokenEventsByAccountNow, "token_events_by_account_now", AccountEventTimeKey => u32, listing
 );
 
 /// A token-event table (rows keyed `tx lt | tx hash`) and its kind in
@@ -637,7 +661,7 @@ table!(
 table!(
     /// NFT items by collection, in index order. key: `collection account |
     /// index [32] (big-endian) | item account` → ().
-    NftItemsByCollection, "nft_items_by_collection", CollectionIndexKey => ()
+    NftItemsByCollection, "nft_items_by_collection", CollectionIndexKey => (), listing
 );
 table!(
     /// NFT transfers in lt order. key: `tx lt u64 | tx hash [32]` → bincode
@@ -647,7 +671,7 @@ table!(
 table!(
     /// NFT transfers by the accounts in them. key: `account | tx lt u64 |
     /// tx hash [32]` → the account's roles ([`NftRole`] bits).
-    NftTransfersByAccount, "nft_transfers_by_account", AccountLtHashKey => u32
+    NftTransfersByAccount, "nft_transfers_by_account", AccountLtHashKey => u32, listing
 );
 
 /// What an account is to an NFT transfer (bits of [`NftTransfersByAccount`] values).
@@ -768,7 +792,10 @@ impl VestingRole {
 table!(
     /// Traces as assembly left them. key: trace id `[32]` (the root
     /// transaction's hash) → bincode [`TraceRecord`], its `trace_id` (the
-    /// key) stored blank and read back from the key.
+    /// key) stored blank and read back from the key. The record lists its
+    /// transactions' ids (ascending, as deltas): schemas up to 35 kept
+    /// them in a table keyed by `trace id | lt | account | tx id`
+    /// (`tx_by_trace`, 31.2 bytes a transaction on the 10M corpus).
     Traces, "traces", Hash => TraceRecord, point_lookup; importer_reads | keyed_value
 );
 table!(
@@ -788,14 +815,8 @@ table!(
 table!(
     /// The trace of each transaction. key: `tx_id u64` → the trace id's
     /// [`HashTag`] `[8]`; the reader finds the trace by it (and, should two
-    /// stored traces share it, the one whose [`TxByTrace`] rows hold the
-    /// transaction).
+    /// stored traces share it, the one whose record lists the transaction).
     TraceOfTx, "trace_of_tx", u64 => HashTag
-);
-table!(
-    /// A trace's transactions in v3's order. key: `trace id [32] | lt u64 |
-    /// wc i32 | account tag [8] | tx_id u64` ([`TxTail`]) → ().
-    TxByTrace, "tx_by_trace", TraceTxKey => (); importer_reads
 );
 table!(
     /// Settled traces (every message delivered) by account, newest last.
@@ -803,56 +824,57 @@ table!(
     /// listings end in the trace id's [`HashTag`]; the reader finds the
     /// trace by it and checks the row's end (and account, should two traces
     /// share the tag and end).
-    TraceByAccount, "trace_by_account", AccountLtTagKey => ()
+    TraceByAccount, "trace_by_account", AccountLtTagKey => (), listing
 );
 table!(
     /// Settled traces by end lt. key: `end_lt u64 | trace tag [8]` → ().
-    TraceByEndLt, "trace_by_end_lt", LtTagKey => ()
+    TraceByEndLt, "trace_by_end_lt", LtTagKey => (), listing
 );
 table!(
     /// Settled traces by end time: v3 orders a page with a utime filter by
     /// `end_utime, trace_id`, which end lt does not give across shards.
     /// key: `end_utime u64 | trace tag [8]` → ().
-    TraceByEndUtime, "trace_by_end_utime", LtTagKey => ()
+    TraceByEndUtime, "trace_by_end_utime", LtTagKey => (), listing
 );
 table!(
     /// Settled traces by account and end time (as [`TraceByEndUtime`]).
     /// key: `account | end_utime u64 | trace tag [8]` → ().
-    TraceByAccountUtime, "trace_by_account_utime", AccountLtTagKey => ()
+    TraceByAccountUtime, "trace_by_account_utime", AccountLtTagKey => (), listing
 );
 table!(
     /// Complete traces by the masterchain block that completed them (v3
     /// `mc_seqno`). key: `mc_seqno_end u32 | end_lt u64 | trace tag [8]` → ().
-    TraceByMcBlock, "trace_by_mc_block", McLtTagKey => ()
+    TraceByMcBlock, "trace_by_mc_block", McLtTagKey => (), listing
 );
 table!(
     /// Actions of classified traces. key: `trace id [32] | action id [32]`
-    /// → bincode [`ActionRecord`], its `trace_id` and `action_id` (the key)
-    /// stored blank and read back from the key.
-    Actions, "actions", HashMsgKey => ActionRecord, blob_values | keyed_value
+    /// → bincode [`StoredAction`] (the [`tonindex_model::ActionRecord`] with its accounts
+    /// by number), its `trace_id` and `action_id` (the key) stored blank
+    /// and read back from the key.
+    Actions, "actions", HashMsgKey => StoredAction, blob_values | keyed_value
 );
 table!(
     /// Actions by account. key: `account | trace end_lt u64 | trace tag [8]`
     /// → (); the trace's actions are read from [`Actions`] and filtered.
-    ActionByAccount, "action_by_account", AccountLtTagKey => ()
+    ActionByAccount, "action_by_account", AccountLtTagKey => (), listing
 );
 table!(
     /// Actions by account and their trace's end time, for pages with a
     /// utime filter (`trace_end_utime, trace_id, …`). key: `account |
     /// trace end_utime u64 | trace tag [8]` → ().
-    ActionByAccountUtime, "action_by_account_utime", AccountLtTagKey => ()
+    ActionByAccountUtime, "action_by_account_utime", AccountLtTagKey => (), listing
 );
 table!(
     /// Traces by the types of their actions, for `action_type` filters: by
     /// end lt (`order` 0) and by end time (`order` 1). key: `order u8 |
     /// type (u8 length, bytes) | trace end u64 | trace tag [8]` → ().
-    ActionByType, "action_by_type", TypeEndKey => ()
+    ActionByType, "action_by_type", TypeEndKey => (), listing
 );
 table!(
     /// The same by account (an account of an action of that type). key:
     /// `order u8 | account | type (u8 length, bytes) | trace end u64 |
     /// trace tag [8]` → ().
-    ActionByAccountType, "action_by_account_type", TypeEndKey => ()
+    ActionByAccountType, "action_by_account_type", TypeEndKey => (), listing
 );
 table!(
     /// key: action id's [`HashTag`] `[8]` | its trace id's tag `[8]` → ()
@@ -899,6 +921,7 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Transactions>(),
         entry::<TxBocs>(),
         entry::<AccountNumbers>(),
+        entry::<AccountAddresses>(),
         entry::<TxByHash>(),
         entry::<TxByLt>(),
         entry::<TxByNow>(),
@@ -956,7 +979,6 @@ pub fn all() -> Vec<TableSpec> {
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),
         entry::<TraceOfTx>(),
-        entry::<TxByTrace>(),
         entry::<TraceByAccount>(),
         entry::<TraceByEndLt>(),
         entry::<TraceByEndUtime>(),

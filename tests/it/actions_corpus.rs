@@ -438,6 +438,7 @@ fn trace_record(row: &Value) -> TraceRecord {
         messages: row["edges_"].as_u64().unwrap_or(0) as u32,
         pending_messages: 0,
         classification: ClassificationState::Unclassified,
+        tx_ids: Vec::new(),
     }
 }
 

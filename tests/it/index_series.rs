@@ -18,7 +18,7 @@ use tonindex_storage::tables::{
     hash_tag, AccountNumbers, Actions, BlockByHash, BlockTxKey, Blocks, HashTag, McBlockKey,
     McBlocks, McLtAccountKey, McShardState, Messages, NumLtKey, TagIdKey, TraceByAccount,
     TraceEdges, TraceOfTx, TraceOrphans, Traces, Transactions, TxBocs, TxByBlock, TxByHash,
-    TxByMcBlock, TxByTrace, TxTail, RECEIVED_BY, SENT_BY,
+    TxByMcBlock, TxTail, RECEIVED_BY, SENT_BY,
 };
 use tonindex_storage::{Db, DbOptions};
 
@@ -149,15 +149,26 @@ fn series_2019_imports_with_resolving_links_and_reimport_is_a_noop() {
                 assert_eq!(row.tx_id, tx_id);
                 let cell = tycho_types::boc::Boc::decode(&row.boc).unwrap();
                 assert_eq!(cell.repr_hash().as_array(), &t.hash);
-                // Each message's row names the transaction at its end (and
-                // holds no record), and reads back as the message it is.
+                // Each message's row (under its hash's tag) names the
+                // transaction at its end (and holds no record), and reads
+                // back as the message it is, with that end and its hash.
                 let ends = t.in_msg.iter().map(|h| (h, RECEIVED_BY));
                 for (h, end) in ends.chain(t.out_msgs.iter().map(|h| (h, SENT_BY))) {
-                    let row = r.get::<Messages>(h).unwrap().unwrap();
+                    let row = r.get::<Messages>(&hash_tag(h)).unwrap().unwrap();
                     assert_eq!(row.record, None);
                     assert!(row.at(end).contains(&tx_id));
-                    let read = tonindex::query::messages::message(&r, h).unwrap();
-                    assert_eq!(read.unwrap().hash, *h);
+                    let read = tonindex::query::messages::stored_messages(&r, &[*h]).unwrap();
+                    let [read] = read.as_slice() else {
+                        panic!("message {} read {} times", hex::encode(h), read.len())
+                    };
+                    assert_eq!(read.message.record.hash, *h);
+                    let at = read
+                        .links
+                        .at(end)
+                        .iter()
+                        .position(|&id| id == tx_id)
+                        .unwrap();
+                    assert_eq!(read.tx_hashes[end][at], t.hash);
                 }
                 if wc == -1 {
                     assert_eq!(t.mc_block_seqno, Some(seqno));
@@ -453,16 +464,17 @@ fn trace_view(db: &Db) -> TraceView {
     let r = db.reader();
     let mut traces = std::collections::BTreeMap::new();
     for row in r.prefix::<Traces>(&[], false) {
-        let (id, rec) = row.unwrap();
-        let tx_ids: Vec<u64> = r
-            .prefix::<TxByTrace>(&id, false)
-            .map(|x| x.unwrap().0.tx.tx_id)
-            .collect();
-        let hashes = tonindex::query::transactions::tx_records(&r, &tx_ids)
+        let (id, mut rec) = row.unwrap();
+        // The record lists its transactions, as many as it counts.
+        let tx_ids = std::mem::take(&mut rec.tx_ids);
+        assert_eq!(tx_ids.len(), rec.transactions as usize);
+        assert!(tx_ids.windows(2).all(|w| w[0] < w[1]));
+        let mut hashes: Vec<Hash> = tonindex::query::transactions::tx_records(&r, &tx_ids)
             .unwrap()
             .into_iter()
             .map(|t| t.hash)
             .collect();
+        hashes.sort();
         traces.insert(id, (rec, hashes));
     }
     let edges = r
@@ -473,12 +485,13 @@ fn trace_view(db: &Db) -> TraceView {
         .prefix::<TraceOrphans>(&[], false)
         .map(|x| x.unwrap())
         .collect();
-    let actions = r
-        .prefix::<Actions>(&[], false)
-        .map(|x| {
-            let (k, a) = x.unwrap();
-            ((k.hash, k.msg_hash), a)
-        })
+    let (keys, stored): (Vec<_>, Vec<_>) =
+        r.prefix::<Actions>(&[], false).map(|x| x.unwrap()).unzip();
+    let records = tonindex::query::traces::action_records(&r, stored).unwrap();
+    let actions = keys
+        .iter()
+        .map(|k| (k.hash, k.msg_hash))
+        .zip(records)
         .collect();
     let by_account = r
         .prefix::<TraceByAccount>(&[], false)
@@ -629,7 +642,7 @@ fn series_2019_traces_are_the_same_in_one_import_and_in_two() {
     for (msg, trace) in &view.edges {
         let (t, _) = &view.traces[trace];
         assert!(t.pending_messages > 0, "edge of a settled trace");
-        assert!(r.get::<Messages>(msg).unwrap().is_some());
+        assert!(r.get::<Messages>(&hash_tag(msg)).unwrap().is_some());
     }
     let states =
         |v: &TraceView, s: TraceState| v.traces.values().filter(|(t, _)| t.state == s).count();
@@ -745,7 +758,10 @@ fn complete_traces_an_earlier_build_left_unclassified_are_classified() {
     let mut batch = db.batch();
     for t in &left {
         for row in r.prefix::<Actions>(&t.trace_id, false) {
-            let (key, action): (HashMsgKey, ActionRecord) = row.unwrap();
+            let (key, stored): (HashMsgKey, _) = row.unwrap();
+            let action = tonindex::query::traces::action_records(&r, vec![stored])
+                .unwrap()
+                .remove(0);
             batch.delete::<Actions>(&key);
             batch.delete::<ActionById>(&tonindex_storage::tables::TagPairKey {
                 tag: hash_tag(&action.action_id),
@@ -926,7 +942,7 @@ fn lookups_by_tag_answer_only_the_whole_hash() {
     let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
     import_files(&db, &series(), &opts(), |_, _| {}).unwrap();
     let r = db.reader();
-    let (key, action): (_, ActionRecord) = r.prefix::<Actions>(&[], false).next().unwrap().unwrap();
+    let (key, action) = r.prefix::<Actions>(&[], false).next().unwrap().unwrap();
     let tx = action.tx_hashes[0];
     let tx_id = tx_id_by_hash(&r, &tx).unwrap().unwrap();
     let other_tx = tx_id_by_hash(&r, &action.tx_hashes[action.tx_hashes.len() - 1])

@@ -350,10 +350,9 @@ pub fn messages(
     let mut out = Vec::with_capacity(page.len());
     for m in page {
         let (received, sent) = (m.first_tx(Side::Receiver), m.first_tx(Side::Sender));
-        let tx_hash = |id| query::transactions::tx_record(r, id).map(|t| B64(t.hash));
         let (in_msg_tx_hash, out_msg_tx_hash) = (
-            received.map(tx_hash).transpose()?,
-            sent.map(tx_hash).transpose()?,
+            m.first_tx_hash(Side::Receiver).map(B64),
+            m.first_tx_hash(Side::Sender).map(B64),
         );
         // Every indexed message was indexed from a transaction that holds it.
         let holder = sent.or(received).ok_or(tonindex_storage::Error::Corrupt(

@@ -107,8 +107,7 @@ fn trace_json(
     if t.transactions as usize > MAX_TRACE_TXS {
         return Ok(shell(t));
     }
-    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
-    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &ids, t.trace_id)?;
+    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &t.tx_ids, t.trace_id)?;
     let actions = match supported {
         Some(supported) => {
             let acts = query::traces::trace_actions(&ctx.reader, &t.trace_id)?;
@@ -213,8 +212,7 @@ pub fn tree_and_transactions(
     ctx: &Ctx<'_>,
     t: &TraceRecord,
 ) -> Result<(serde_json::Value, BTreeMap<String, Transaction>), V3Error> {
-    let ids = query::traces::trace_tx_ids(&ctx.reader, &t.trace_id)?;
-    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &ids, t.trace_id)?;
+    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &t.tx_ids, t.trace_id)?;
     let mut accounts = Vec::new();
     let mut out = render(t, &txs, None, None, &mut accounts)?;
     AccountState::fill_all(

@@ -80,6 +80,7 @@ pub(crate) fn trace_of(txs: &[TraceTx]) -> TraceRecord {
         messages: txs.len() as u32,
         pending_messages: 0,
         classification: ClassificationState::Unclassified,
+        tx_ids: Vec::new(),
     }
 }
 

@@ -419,33 +419,33 @@ fn linked_rows_fold_ids_across_batches_and_compactions() {
     // The old row: its record frame as schema 32 wrote it, by merge.
     let old_record = crate::linked::record_operand(&message_record([0; 32], 1).encode());
     db.db
-        .merge_cf(db.cf::<Messages>(), [8; 32], &old_record)
+        .merge_cf(db.cf::<Messages>(), [8; 8], &old_record)
         .unwrap();
-    for key in [[7; 32], [8; 32]] {
+    for key in [[7; 8], [8; 8]] {
         write(&|rows| rows.link::<Messages, _>(&key, SENT_BY, 10));
     }
     db.flush().unwrap();
-    for key in [[7; 32], [8; 32]] {
+    for key in [[7; 8], [8; 8]] {
         write(&|rows| {
             rows.link::<Messages, _>(&key, RECEIVED_BY, 12);
             rows.link::<Messages, _>(&key, RECEIVED_BY, 11);
         });
     }
-    let check = |key: [u8; 32], old: bool| {
+    let check = |key: [u8; 8], old: bool| {
         let row = db.reader().get::<Messages>(&key).unwrap().unwrap();
         assert_eq!(row.record, old.then_some(()));
         assert_eq!(row.at(RECEIVED_BY), &[11, 12]);
         assert_eq!(row.at(SENT_BY), &[10]);
     };
-    check([7; 32], false);
-    check([8; 32], true);
+    check([7; 8], false);
+    check([8; 8], true);
     db.compact_fully(|_| {}).unwrap();
-    check([7; 32], false);
-    check([8; 32], true);
-    write(&|rows| rows.link::<Messages, _>(&[7; 32], RECEIVED_BY, 11));
+    check([7; 8], false);
+    check([8; 8], true);
+    write(&|rows| rows.link::<Messages, _>(&[7; 8], RECEIVED_BY, 11));
     db.compact_fully(|_| {}).unwrap();
-    check([7; 32], false);
-    assert_eq!(db.reader().get::<Messages>(&[9; 32]).unwrap(), None);
+    check([7; 8], false);
+    assert_eq!(db.reader().get::<Messages>(&[9; 8]).unwrap(), None);
 }
 
 /// Records that repeat their key (traces, actions) are stored
@@ -473,6 +473,7 @@ fn keyed_records_are_stored_without_their_key() {
         messages: 1,
         pending_messages: 0,
         classification: ClassificationState::Ok,
+        tx_ids: vec![5, 9, 300, 70_000],
     };
     let action_row = ActionRecord {
         action_id: action,
@@ -498,6 +499,7 @@ fn keyed_records_are_stored_without_their_key() {
         parent_action_id: None,
         data: "{}".into(),
     };
+    let action_row = crate::StoredAction::new(&action_row, |_| None);
     let action_key = HashMsgKey {
         hash: trace,
         msg_hash: action,

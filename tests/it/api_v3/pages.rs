@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use tonindex::api::encoding::raw_upper;
 use tonindex::api::v3::actions::{supported_types, visible};
 use tonindex_model::{ActionRecord, Address, BlockRecord, Hash, TraceRecord, TransactionRecord};
-use tonindex_storage::tables::{Actions, Blocks, Traces, Transactions, TxByTrace};
+use tonindex_storage::tables::{Actions, Blocks, Traces, Transactions};
 use tonindex_storage::Db;
 
 use crate::common::api::{b64, fixture, get, q};
@@ -33,8 +33,11 @@ fn scan() -> Scan {
         .collect();
     let mut accounts: HashMap<Hash, BTreeSet<Address>> = HashMap::new();
     let rows: Vec<(Hash, u64)> = r
-        .prefix::<TxByTrace>(&[], false)
-        .map(|x| x.map(|(k, ())| (k.trace_id, k.tx.tx_id)).unwrap())
+        .prefix::<Traces>(&[], false)
+        .flat_map(|x| {
+            let (id, t) = x.unwrap();
+            t.tx_ids.into_iter().map(move |tx| (id, tx))
+        })
         .collect();
     let ids: Vec<u64> = rows.iter().map(|(_, id)| *id).collect();
     let records = tonindex::query::transactions::tx_records(&r, &ids).unwrap();
@@ -42,8 +45,11 @@ fn scan() -> Scan {
         accounts.entry(*trace).or_default().insert(tx.account);
     }
     let mut actions: HashMap<Hash, Vec<ActionRecord>> = HashMap::new();
-    for x in r.prefix::<Actions>(&[], false) {
-        let (_, a) = x.unwrap();
+    let stored = r
+        .prefix::<Actions>(&[], false)
+        .map(|x| x.unwrap().1)
+        .collect();
+    for a in tonindex::query::traces::action_records(&r, stored).unwrap() {
         actions.entry(a.trace_id).or_default().push(a);
     }
     Scan {
