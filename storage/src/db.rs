@@ -399,8 +399,13 @@ impl Db {
 
     /// Row counts, byte sizes and a content digest for every table.
     /// A RocksDB integer property (`rocksdb.cur-size-all-mem-tables`,
-    /// `rocksdb.total-sst-files-size`, …) summed over every table.
+    /// `rocksdb.total-sst-files-size`, …) summed over every table (the
+    /// block cache's usage is that of the one cache they share).
     pub fn property_sum(&self, name: &str) -> Result<u64, Error> {
+        // Every table reports the one shared cache's usage.
+        if name == "rocksdb.block-cache-usage" {
+            return Ok(tables::block_cache().get_usage() as u64);
+        }
         let mut total = 0u64;
         for table in tables::all() {
             let cf = self.db.cf_handle(table.name).expect("table exists");

@@ -68,9 +68,30 @@ pub trait Table {
     }
 }
 
+/// The block cache every table of every database in the process shares.
+/// Without one, RocksDB gives each table a 32 MB cache of its own: the big
+/// tables a page reads (actions, traces, BoCs) missed in theirs nearly
+/// always and decompressed a block for each read, while the small tables'
+/// caches stood idle.
+pub fn block_cache() -> &'static rocksdb::Cache {
+    static CACHE: std::sync::OnceLock<rocksdb::Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| rocksdb::Cache::new_lru_cache(BLOCK_CACHE_BYTES))
+}
+
+/// The capacity of [`block_cache`]: uncompressed blocks, a few times the
+/// compressed bytes they came from.
+pub const BLOCK_CACHE_BYTES: usize = 1 << 30;
+
+/// Block-based table options on the shared [`block_cache`], 4 KiB blocks.
+fn block_options() -> rocksdb::BlockBasedOptions {
+    let mut block = rocksdb::BlockBasedOptions::default();
+    block.set_block_cache(block_cache());
+    block
+}
+
 /// Point-lookup tables (hash → something): bloom filters and hash index hints.
 fn point_lookup(opts: &mut Options) {
-    let mut block = rocksdb::BlockBasedOptions::default();
+    let mut block = block_options();
     block.set_bloom_filter(10.0, false);
     block.set_cache_index_and_filter_blocks(true);
     opts.set_block_based_table_factory(&block);
@@ -86,7 +107,7 @@ fn point_lookup(opts: &mut Options) {
 /// classification asks the token tables about accounts most of which hold
 /// no token (every TON transfer's receiver, for NFT auctions).
 fn point_lookup_misses(opts: &mut Options) {
-    let mut block = rocksdb::BlockBasedOptions::default();
+    let mut block = block_options();
     block.set_bloom_filter(10.0, false);
     block.set_cache_index_and_filter_blocks(true);
     opts.set_block_based_table_factory(&block);
@@ -115,7 +136,7 @@ fn compress_last_level(opts: &mut Options) {
 /// (places, trace tags, lookups by tag), keep 4 KiB blocks, whose share of
 /// that gain (3 bytes) would cost every row read a 16 KiB decompression.
 fn listing(opts: &mut Options) {
-    let mut block = rocksdb::BlockBasedOptions::default();
+    let mut block = block_options();
     block.set_block_size(16 << 10);
     opts.set_block_based_table_factory(&block);
 }
@@ -148,7 +169,7 @@ fn zstd_dictionary(opts: &mut Options) {
 fn blob_values(opts: &mut Options) {
     opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
     zstd_dictionary(opts);
-    let mut block = rocksdb::BlockBasedOptions::default();
+    let mut block = block_options();
     block.set_block_size(16 << 10);
     opts.set_block_based_table_factory(&block);
 }
@@ -165,7 +186,7 @@ fn blob_values(opts: &mut Options) {
 /// the ids alone since schema 33 (39 bytes a transaction, from 116).
 fn linked_values(opts: &mut Options) {
     blob_values(opts);
-    let mut block = rocksdb::BlockBasedOptions::default();
+    let mut block = block_options();
     block.set_block_size(4 << 10);
     opts.set_block_based_table_factory(&block);
     opts.set_merge_operator(
@@ -900,6 +921,7 @@ pub fn all() -> Vec<TableSpec> {
     fn entry<T: Table>() -> TableSpec {
         let mut options = Options::default();
         compress_last_level(&mut options);
+        options.set_block_based_table_factory(&block_options());
         T::options(&mut options);
         TableSpec {
             name: T::NAME,
