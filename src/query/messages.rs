@@ -1,9 +1,10 @@
 //! Messages: by hash (and TEP-467 normalized hash), an account's sent
 //! messages in lt order, every message — or those of one destination, body
 //! hash or opcode — in creation order, and the transactions on each side of one.
-//! A message's row holds only the ids of the transactions at its two ends;
-//! every field of the message is read from its cell in the BoC of one of
-//! them (the sender's when the index holds it).
+//! A message's row, under its hash's tag, holds only the ids of the
+//! transactions at its two ends; every field of the message is read from
+//! its cell in the BoC of one of them (the sender's when the index holds
+//! it), and those BoCs tell apart messages whose hashes share the tag.
 
 use std::collections::{BTreeMap, HashMap};
 
