@@ -12,6 +12,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::ApiConfig;
 
+/// [`Config::block_cache_mb`]'s default: [`tonindex_storage::tables::BLOCK_CACHE_BYTES`].
+fn default_block_cache_mb() -> u64 {
+    (tonindex_storage::tables::BLOCK_CACHE_BYTES >> 20) as u64
+}
+
+/// The smallest block cache accepted: below it the index and filter
+/// blocks the tables pin in it would not fit.
+const MIN_BLOCK_CACHE_MB: u64 = 16;
+
 /// The config file read when `--config` is not given and the file exists.
 pub const DEFAULT_CONFIG_PATH: &str = "configs/tonindex.toml";
 
@@ -21,6 +30,7 @@ const ENV_KEYS: &[&str] = &[
     "log_level",
     "log_format",
     "sync_writes",
+    "block_cache_mb",
     "import__threads",
     "import__chunk_size",
     "import__chunk_bytes",
@@ -78,6 +88,10 @@ pub struct Config {
     pub log_format: String,
     /// fsync every committed unit (power-loss durability; slower).
     pub sync_writes: bool,
+    /// The block cache every table shares, in MiB: uncompressed blocks
+    /// kept in memory (a random read that misses it decompresses a block).
+    #[serde(default = "default_block_cache_mb")]
+    pub block_cache_mb: u64,
     pub import: ImportConfig,
     #[serde(default)]
     pub index: IndexConfig,
@@ -174,6 +188,7 @@ impl Default for Config {
             log_level: "info".into(),
             log_format: default_log_format(),
             sync_writes: false,
+            block_cache_mb: default_block_cache_mb(),
             import: ImportConfig {
                 threads: 0,
                 chunk_size: 512,
@@ -225,6 +240,11 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         tracing_subscriber::EnvFilter::try_new(&self.log_level)
             .map_err(|e| ConfigError::Value(format!("log_level {:?}: {e}", self.log_level)))?;
+        if self.block_cache_mb < MIN_BLOCK_CACHE_MB {
+            return Err(ConfigError::Value(format!(
+                "block_cache_mb must be at least {MIN_BLOCK_CACHE_MB}"
+            )));
+        }
         if self.import.chunk_size == 0 {
             return Err(ConfigError::Value(
                 "import.chunk_size must be at least 1".into(),

@@ -18,6 +18,12 @@ fn main() {
         } else {
             logs.init();
         }
+        let cache = usize::try_from(cfg.block_cache_mb << 20).unwrap_or(usize::MAX);
+        if !tonindex_storage::tables::set_block_cache_bytes(cache) {
+            tracing::warn!(
+                "the block cache was made before the config was read; it keeps its size"
+            );
+        }
         match &cli.command {
             Command::Dev(args) => tonindex::cli::dev::run(&cfg, args, cli.config.clone()),
             Command::Import(args) => tonindex::cli::import::run(&cfg, args),

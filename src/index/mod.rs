@@ -819,11 +819,7 @@ impl<'a> Indexer<'a> {
                 tx: TxTail::new(&row.account, *tx_id),
             };
             batch.put::<TxByMcBlock>(&key, &());
-            let place = TxPlace {
-                mc_block_seqno: Some(mc_seqno),
-                ..loaded.place
-            };
-            batch.put::<Transactions>(tx_id, &place);
+            batch.set_mc_block(*tx_id, mc_seqno);
         }
         Ok(keys)
     }
@@ -1090,6 +1086,8 @@ fn tx_rows_one(
         global_version: b.block.record.gen_software_version,
         account_num,
         lt: rec.lt,
+        // Set by trace assembly once the unit is committed.
+        trace_tag: None,
     };
     rows.put::<Transactions>(&tx_id, &place);
     let boc = TxBoc {

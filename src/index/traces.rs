@@ -19,7 +19,7 @@ use tonindex_storage::tables::{
     hash_tag, AccountLtTagKey, AccountNumbers, ActionByAccount, ActionByAccountType,
     ActionByAccountUtime, ActionById, ActionByType, Actions, HashMsgKey, LtTagKey, McLtTagKey,
     TagPairKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock,
-    TraceEdges, TraceOfTx, TraceOrphans, Traces, TypeEndKey,
+    TraceEdges, TraceOrphans, Traces, TypeEndKey,
 };
 use tonindex_storage::{Db, EncodedRows, StoredAction};
 
@@ -498,7 +498,7 @@ pub(super) fn index_traces(
     let ids: Vec<Hash> = ids.into_iter().map(|id| asm.resolve(id)).collect();
     let changes = asm.finish();
     for ((_, tx_id), trace_id) in unit.iter().zip(&ids) {
-        batch.put::<TraceOfTx>(tx_id, &hash_tag(trace_id));
+        batch.set_trace_tag(*tx_id, &hash_tag(trace_id));
     }
     let consumed: HashSet<Hash> = changes.consumed_edges.iter().copied().collect();
     for (msg, trace) in &changes.new_edges {
@@ -654,7 +654,7 @@ fn move_stored(
     // The trace `into` lists these ids in its record (written in this
     // batch); each names its new trace.
     for id in ids {
-        batch.put::<TraceOfTx>(id, &hash_tag(&into));
+        batch.set_trace_tag(*id, &hash_tag(&into));
     }
     for (msg, edge) in sent.iter().zip(reader.multi_get::<TraceEdges>(&sent)?) {
         if edge == Some(old.trace_id) && !consumed.contains(msg) {

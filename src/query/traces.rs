@@ -9,7 +9,7 @@ use tonindex_storage::tables::{
     hash_tag, AccountAddresses, AccountLtTagKey, ActionByAccount, ActionByAccountType,
     ActionByAccountUtime, ActionById, ActionByType, Actions, HashMsgKey, HashTag, LtTagKey,
     McLtTagKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock,
-    TraceOfTx, Traces, TypeEndKey,
+    Traces, Transactions, TypeEndKey,
 };
 use tonindex_storage::{Error, Key, KeyWriter, Reader, StoredAction};
 
@@ -28,32 +28,40 @@ pub fn traces_of_tx_ids(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Hash>, Error>
     Ok(trace_ids_of_txs(r, ids)?.into_iter().flatten().collect())
 }
 
-/// The trace id of each transaction by id (`None`: the index holds none).
+/// The trace id of each transaction by id (`None`: the index holds none):
+/// its place names the trace's tag.
 pub fn trace_ids_of_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Option<Hash>>, Error> {
-    trace_ids(r, ids, None)
+    let tags: Vec<Option<HashTag>> = r
+        .multi_get::<Transactions>(ids)?
+        .into_iter()
+        .map(|place| place.and_then(|p| p.trace_tag))
+        .collect();
+    trace_ids(r, ids, &tags, None)
 }
 
-/// [`trace_ids_of_txs`] for transactions whose hashes are known (`hashes`
-/// in the order of `ids`): one whose trace tag is its own hash's is its
-/// trace's root, whose id is that hash, so its trace row is not read (a
-/// random read of `traces` for about half of a wallet's transactions). A
-/// transaction that is not its trace's root yet shares that trace's tag
-/// would take a 2^64 search for a hash prefix, against the 2^32 of the
-/// tag collisions between traces that [`trace_by_tag`] resolves.
-pub fn trace_ids_of_hashed_txs(
+/// [`trace_ids_of_txs`] for transactions loaded with their places: `tags`
+/// (the places' trace tags) and `hashes` in the order of `ids`. One whose
+/// trace tag is its own hash's is its trace's root, whose id is that hash,
+/// so its trace row is not read (a random read of `traces` for about half
+/// of a wallet's transactions). A transaction that is not its trace's
+/// root yet shares that trace's tag would take a 2^64 search for a hash
+/// prefix, against the 2^32 of the tag collisions between traces that
+/// [`trace_by_tag`] resolves.
+pub fn trace_ids_of_loaded_txs(
     r: &Reader<'_>,
     ids: &[u64],
+    tags: &[Option<HashTag>],
     hashes: &[Hash],
 ) -> Result<Vec<Option<Hash>>, Error> {
-    trace_ids(r, ids, Some(hashes))
+    trace_ids(r, ids, tags, Some(hashes))
 }
 
 fn trace_ids(
     r: &Reader<'_>,
     ids: &[u64],
+    tags: &[Option<HashTag>],
     hashes: Option<&[Hash]>,
 ) -> Result<Vec<Option<Hash>>, Error> {
-    let tags = r.multi_get::<TraceOfTx>(ids)?;
     let mut out = Vec::with_capacity(ids.len());
     for (i, (tx_id, tag)) in ids.iter().zip(tags).enumerate() {
         let Some(tag) = tag else {
@@ -61,13 +69,13 @@ fn trace_ids(
             continue;
         };
         if let Some(own) = hashes.and_then(|h| h.get(i)) {
-            if tonindex_storage::tables::hash_tag(own) == tag {
+            if hash_tag(own) == *tag {
                 out.push(Some(*own));
                 continue;
             }
         }
         let holds = |_: &Reader<'_>, t: &TraceRecord| Ok(t.tx_ids.binary_search(tx_id).is_ok());
-        out.push(trace_by_tag(r, &tag, holds)?);
+        out.push(trace_by_tag(r, tag, holds)?);
     }
     Ok(out)
 }
@@ -586,6 +594,7 @@ mod tests {
                 global_version: 11,
                 account_num: num,
                 lt: t.end_lt,
+                trace_tag: Some(tag),
             };
             batch.put::<Transactions>(&(n as u64), &place);
             let by = AccountLtTagKey {
@@ -594,7 +603,6 @@ mod tests {
                 tag,
             };
             batch.put::<TraceByAccount>(&by, &());
-            batch.put::<TraceOfTx>(&(n as u64), &tag);
         }
         // An action of the second trace.
         let action = HashMsgKey {
@@ -653,7 +661,16 @@ mod tests {
             [0xf0; 32],
         ];
         let ids = [0, 1, 2, 3, 4];
-        assert_eq!(trace_ids_of_hashed_txs(&r, &ids, &hashes).unwrap(), of_txs);
+        let tags: Vec<Option<HashTag>> = r
+            .multi_get::<Transactions>(&ids)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.and_then(|p| p.trace_tag))
+            .collect();
+        assert_eq!(
+            trace_ids_of_loaded_txs(&r, &ids, &tags, &hashes).unwrap(),
+            of_txs
+        );
         assert_eq!(
             trace_of_action(&r, &[8; 32]).unwrap(),
             Some(traces[1].trace_id)

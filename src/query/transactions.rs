@@ -122,8 +122,9 @@ pub fn with_messages(
 ) -> Result<Vec<FullTx>, Error> {
     let txs: Vec<LoadedTx> = txs.into_iter().collect();
     let ids: Vec<u64> = txs.iter().map(|t| t.id).collect();
+    let tags: Vec<_> = txs.iter().map(|t| t.place.trace_tag).collect();
     let hashes: Vec<Hash> = txs.iter().map(|t| t.record.hash).collect();
-    let traces = super::traces::trace_ids_of_hashed_txs(r, &ids, &hashes)?;
+    let traces = super::traces::trace_ids_of_loaded_txs(r, &ids, &tags, &hashes)?;
     txs.into_iter().zip(traces).map(resolve).collect()
 }
 
@@ -173,18 +174,22 @@ fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error
     })
 }
 
-/// The id of the transaction with `hash`: of the ids its tag lists
-/// ([`TxByHash`]), the one whose BoC's root hash it is.
-pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {
+/// The transaction with `hash`, loaded: of the ids its tag lists
+/// ([`TxByHash`]), the one whose BoC's root hash it is. Pages by hash use
+/// it as loaded, so its BoC is decoded once.
+pub fn tx_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<LoadedTx>, Error> {
     for row in r.prefix::<TxByHash>(&hash_tag(hash), false) {
-        let id = row?.0.id;
-        let (_, boc) = places_and_bocs(r, &[id])?.pop().ok_or(MISSING_TX)?;
-        let root = tycho_types::boc::Boc::decode(&boc).map_err(|_| CORRUPT_TX_BOC)?;
-        if root.repr_hash().as_array() == hash {
-            return Ok(Some(id));
+        let tx = load_tx(r, row?.0.id)?;
+        if tx.record.hash == *hash {
+            return Ok(Some(tx));
         }
     }
     Ok(None)
+}
+
+/// The id of the transaction with `hash` (see [`tx_by_hash`]).
+pub fn tx_id_by_hash(r: &Reader<'_>, hash: &Hash) -> Result<Option<u64>, Error> {
+    Ok(tx_by_hash(r, hash)?.map(|t| t.id))
 }
 
 /// The number [`AccountNumbers`] gives `account`, if it has transactions.

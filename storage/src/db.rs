@@ -18,11 +18,12 @@ use crate::tables::{self, Meta, MetaKey, Table};
 use crate::Error;
 
 /// Bumped whenever a key layout or value encoding changes.
-pub const SCHEMA_VERSION: u32 = 36;
+pub const SCHEMA_VERSION: u32 = 37;
 
 /// Older schema versions whose databases this build reads exactly as they
 /// are, so that opening one for writing only records [`SCHEMA_VERSION`].
-/// None now: 36 keys `messages` by hash tags (35 by whole hashes), lists
+/// None now: 37 keeps a transaction's trace tag in its place (36 in
+/// `trace_of_tx`), 36 keys `messages` by hash tags (35 by whole hashes), lists
 /// a trace's transactions in its record (35 in `tx_by_trace`) and names
 /// an action's accounts by number, 35 keys `tx_bocs` by account number and
 /// lt (34 by tx id),
@@ -574,6 +575,17 @@ impl Batch<'_> {
         self.wb.delete_cf(self.db.cf::<T>(), key.encode());
     }
 
+    /// Sets the masterchain block of transaction `tx_id`'s place without
+    /// reading it (a merge operand, [`crate::tx_place`]): a trace tag
+    /// written before it, in this batch or an earlier one, stays.
+    pub fn set_mc_block(&mut self, tx_id: u64, mc_seqno: u32) {
+        self.wb.merge_cf(
+            self.db.cf::<tables::Transactions>(),
+            Key::encode(&tx_id),
+            crate::tx_place::mc_seqno_operand(mc_seqno),
+        );
+    }
+
     /// Moves the reference count of a [`crate::Counted`] row by `delta`
     /// without reading it (a merge operand; the row must exist, or be put
     /// earlier in this batch).
@@ -628,6 +640,13 @@ impl EncodedRows {
     /// A row of a table whose values are stored as they are, from borrowed bytes.
     pub fn put_raw<T: Table<Value = RawBytes>>(&mut self, key: &T::Key, value: &[u8]) {
         self.put_encoded::<T>(&key.encode(), value);
+    }
+
+    /// Sets the trace tag of transaction `tx_id`'s place without reading
+    /// it (a merge operand, [`crate::tx_place`]).
+    pub fn set_trace_tag(&mut self, tx_id: u64, tag: &crate::keys::HashTag) {
+        let operand = crate::tx_place::trace_tag_operand(tag);
+        self.merge_encoded::<tables::Transactions>(&Key::encode(&tx_id), &operand);
     }
 
     /// Sets the record of a [`Linked`] row, keeping its ids (a merge

@@ -10,6 +10,7 @@ pub mod rows;
 pub mod snapshot;
 mod stored_action;
 pub mod tables;
+mod tx_place;
 
 pub use codec::{Counted, Key, KeyReader, KeyWriter, Lz4Bytes, RawBytes, TxBoc, Value};
 pub use db::{

@@ -325,38 +325,9 @@ pub struct IngestCursor {
     pub last_mc_seqno: Option<u32>,
 }
 
-/// Where a stored transaction sits: what its BoC does not say. The
-/// transaction's record is rebuilt from the BoC and this (every other field
-/// is in the BoC), so the index keeps each transaction once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TxPlace {
-    pub block: BlockId,
-    /// The masterchain block that commits `block`, once known.
-    pub mc_block_seqno: Option<u32>,
-    /// The block's `gen_software` version: how its messages' `ihr_fee`
-    /// header field reads (`extra_flags` from version 12). Readers decode
-    /// a page's message records from the BoC's own message cells with it
-    /// instead of looking each one up in the `messages` table (a few
-    /// hundred random block reads a 100-transaction page).
-    pub global_version: u32,
-    /// Its account's number and its lt: the key of its BoC in
-    /// [`crate::tables::TxBocs`].
-    pub account_num: u64,
-    pub lt: u64,
-}
-
-impl TxPlace {
-    /// The key of the transaction's BoC.
-    pub fn boc_key(&self) -> crate::keys::NumLtKey {
-        crate::keys::NumLtKey {
-            num: self.account_num,
-            lt: self.lt,
-        }
-    }
-}
+pub use crate::tx_place::TxPlace;
 
 bincode_value!(
-    TxPlace,
     TransactionRecord,
     LatestAccount,
     ShardStateRecord,

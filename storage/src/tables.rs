@@ -74,12 +74,21 @@ pub trait Table {
 /// always and decompressed a block for each read, while the small tables'
 /// caches stood idle.
 pub fn block_cache() -> &'static rocksdb::Cache {
-    static CACHE: std::sync::OnceLock<rocksdb::Cache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(|| rocksdb::Cache::new_lru_cache(BLOCK_CACHE_BYTES))
+    BLOCK_CACHE.get_or_init(|| rocksdb::Cache::new_lru_cache(BLOCK_CACHE_BYTES))
 }
 
-/// The capacity of [`block_cache`]: uncompressed blocks, a few times the
-/// compressed bytes they came from.
+static BLOCK_CACHE: std::sync::OnceLock<rocksdb::Cache> = std::sync::OnceLock::new();
+
+/// Sizes [`block_cache`] (the config's `block_cache_mb`); false when the
+/// cache was made already, by a database opened before, and keeps its size.
+pub fn set_block_cache_bytes(bytes: usize) -> bool {
+    BLOCK_CACHE
+        .set(rocksdb::Cache::new_lru_cache(bytes))
+        .is_ok()
+}
+
+/// The default capacity of [`block_cache`]: uncompressed blocks, a few
+/// times the compressed bytes they came from.
 pub const BLOCK_CACHE_BYTES: usize = 1 << 30;
 
 /// Block-based table options on the shared [`block_cache`], 4 KiB blocks.
@@ -193,6 +202,16 @@ fn linked_values(opts: &mut Options) {
         "tonindex.linked",
         crate::linked::linked_merge,
         crate::linked::linked_partial_merge,
+    );
+}
+
+/// Transaction places: the default layout, and the merge operator that
+/// folds in the masterchain link and the trace tag ([`crate::tx_place`]).
+fn place_values(opts: &mut Options) {
+    opts.set_merge_operator(
+        "tonindex.tx_place",
+        crate::tx_place::place_merge,
+        crate::tx_place::place_partial_merge,
     );
 }
 
@@ -377,8 +396,10 @@ table!(
     /// mostly hashes no compression can shrink (411 bytes a transaction
     /// raw, 184 compacted, on the devnet corpus). Readers that show a
     /// transaction decode its BoC anyway, for the messages; the masterchain
-    /// link rewrites only this place.
-    Transactions, "transactions", u64 => TxPlace; importer_reads
+    /// link and the trace's tag come later, as merge operands
+    /// ([`crate::tx_place`]): the tag in the place spares every page a
+    /// random read a transaction (`trace_of_tx` until schema 36).
+    Transactions, "transactions", u64 => TxPlace, place_values; importer_reads
 );
 table!(
     /// Each account's dense number, handed out in ingest order and never
@@ -834,12 +855,6 @@ table!(
     TraceOrphans, "trace_orphans", Hash => Hash, point_lookup_misses; importer_reads
 );
 table!(
-    /// The trace of each transaction. key: `tx_id u64` → the trace id's
-    /// [`HashTag`] `[8]`; the reader finds the trace by it (and, should two
-    /// stored traces share it, the one whose record lists the transaction).
-    TraceOfTx, "trace_of_tx", u64 => HashTag
-);
-table!(
     /// Settled traces (every message delivered) by account, newest last.
     /// key: `account | trace end_lt u64 | trace tag [8]` → (). Trace
     /// listings end in the trace id's [`HashTag`]; the reader finds the
@@ -1000,7 +1015,6 @@ pub fn all() -> Vec<TableSpec> {
         entry::<Traces>(),
         entry::<TraceEdges>(),
         entry::<TraceOrphans>(),
-        entry::<TraceOfTx>(),
         entry::<TraceByAccount>(),
         entry::<TraceByEndLt>(),
         entry::<TraceByEndUtime>(),

@@ -219,11 +219,11 @@ pub fn transactions(
     }
 
     let mut rows = if !f.hashes.is_empty() {
-        let mut ids = Vec::new();
+        let mut rows = Vec::new();
         for h in &f.hashes {
-            ids.extend(query::transactions::tx_id_by_hash(r, h)?);
+            rows.extend(query::transactions::tx_by_hash(r, h)?);
         }
-        let mut rows = collect_all(ctx, &f, &ids)?;
+        rows.retain(|row| f.matches(&row.record));
         rows.sort_by(|a, b| {
             let o = a.record.hash.cmp(&b.record.hash);
             if paging.desc {
@@ -503,10 +503,10 @@ pub fn adjacent_transactions(
     };
     let direction = parse_direction(&q.direction)?;
     let r = &ctx.reader;
-    let Some(id) = query::transactions::tx_id_by_hash(r, &hash)? else {
+    let Some(tx) = query::transactions::tx_by_hash(r, &hash)? else {
         return Err(V3Error::not_found("adjacent transactions not found"));
     };
-    let tx = query::transactions::tx_record(r, id)?;
+    let tx = tx.record;
     let mut ids = Vec::new();
     if direction != Some(false) {
         // The parent: the transaction that sent this one's in-message.

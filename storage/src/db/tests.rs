@@ -448,6 +448,74 @@ fn linked_rows_fold_ids_across_batches_and_compactions() {
     assert_eq!(db.reader().get::<Messages>(&[9; 8]).unwrap(), None);
 }
 
+/// A place's masterchain link and trace tag, written blind as merge
+/// operands in any order and batch, survive flushes, compactions and each
+/// other; an operand for a place never written reads as corrupt.
+#[test]
+fn place_operands_fold_in_any_order_across_compactions() {
+    use crate::tables::Transactions;
+    use crate::TxPlace;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let place = |n: u64| TxPlace {
+        block: seq(n),
+        mc_block_seqno: None,
+        global_version: 12,
+        account_num: n,
+        lt: 100 + n,
+        trace_tag: None,
+    };
+    let mut rows = EncodedRows::default();
+    for n in 1..=3 {
+        rows.put::<Transactions>(&n, &place(n));
+    }
+    let mut batch = db.batch();
+    batch.append(rows);
+    db.write(batch).unwrap();
+    db.flush().unwrap();
+    // 1: tag, then link (two batches); 2: link, then tag in one batch;
+    // 3: two tags, the later one winning; 9: a tag and no place.
+    let tag_rows = |pairs: &[(u64, u8)]| {
+        let mut rows = EncodedRows::default();
+        for &(n, t) in pairs {
+            rows.set_trace_tag(n, &[t; 8]);
+        }
+        rows
+    };
+    let mut batch = db.batch();
+    batch.append(tag_rows(&[(1, 0xa1), (3, 0xc1), (9, 0x99)]));
+    db.write(batch).unwrap();
+    let mut batch = db.batch();
+    batch.set_mc_block(1, 50);
+    batch.set_mc_block(2, 51);
+    batch.append(tag_rows(&[(2, 0xb1)]));
+    db.write(batch).unwrap();
+    db.flush().unwrap();
+    let mut batch = db.batch();
+    batch.append(tag_rows(&[(3, 0xc2)]));
+    db.write(batch).unwrap();
+    let check = || {
+        let r = db.reader();
+        let want = [(1, Some(50), 0xa1), (2, Some(51), 0xb1), (3, None, 0xc2)];
+        for (n, mc, tag) in want {
+            let got = r.get::<Transactions>(&n).unwrap().unwrap();
+            let expected = TxPlace {
+                mc_block_seqno: mc,
+                trace_tag: Some([tag; 8]),
+                ..place(n)
+            };
+            assert_eq!(got, expected, "place {n}");
+        }
+        assert!(matches!(
+            r.get::<Transactions>(&9),
+            Err(crate::Error::Corrupt(_))
+        ));
+    };
+    check();
+    db.compact_fully(|_| {}).unwrap();
+    check();
+}
+
 /// Records that repeat their key (traces, actions) are stored
 /// without those bytes and read back whole, by every kind of read.
 #[test]
