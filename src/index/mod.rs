@@ -365,131 +365,11 @@ impl<'a> Indexer<'a> {
             let tops = mc.shards.iter().map(|s| s.block.id);
             to_adopt = self.stored_uncommitted(tops, &in_unit)?;
         }
-        let mut late_adopt = Vec::new();
-        let mut new_blocks = Vec::new();
-        for block in &unit.blocks {
-            let id = block.record.id.id;
-            if self.db.contains::<Blocks>(&id)? {
-                applied.skipped_blocks += 1;
-                continue;
-            }
-            let block_mc = if id.workchain == -1 {
-                for shard in &block.shards {
-                    let top = shard.block.id;
-                    if !self.db.contains::<McByTopShard>(&top)? {
-                        batch.put::<McByTopShard>(&top, &id.seqno);
-                    }
-                }
-                Some(id.seqno)
-            } else if mc_seqno.is_some() {
-                mc_seqno
-            } else {
-                // A shard block that arrives after the masterchain block
-                // listing it as a top, or after a committed child: committed
-                // by that masterchain block, together with its stored
-                // ancestors nothing committed yet.
-                let late = match self.db.get::<McByTopShard>(&id)? {
-                    Some(mc) => Some(mc),
-                    None => self.committed_by_child(id)?,
-                };
-                if let Some(mc) = late {
-                    for rec in self.stored_uncommitted(prev_ids(&block.record), &in_unit)? {
-                        late_adopt.push((rec, mc));
-                    }
-                }
-                late
-            };
-            let first_tx_id = cursor.next_tx_id;
-            cursor.next_tx_id += block.transactions.len() as u64;
-            applied.blocks += 1;
-            applied.transactions += block.transactions.len() as u64;
-            applied.messages += block
-                .transactions
-                .iter()
-                .map(|t| t.in_msg.is_some() as u64 + t.out_msgs.len() as u64)
-                .sum::<u64>();
-            batch.append(block_rows(block, block_mc));
-            new_blocks.push(NewBlock {
-                block,
-                mc_seqno: block_mc,
-                first_tx_id,
-            });
-        }
-        // The writer's own work on the unit: account states, balances,
-        // contracts and their token events.
-        // The masterchain block from which on each block's state is in
-        // force: the one committing it; for a shard block none has
-        // committed yet, the next one (the earliest that can).
+        let (new_blocks, late_adopt) =
+            self.take_new_blocks(unit, &in_unit, &mut batch, &mut cursor, &mut applied)?;
         let next_mc = cursor.last_mc_seqno.map_or(0, |m| m + 1);
-        let in_force: HashMap<BlockId, u32> = new_blocks
-            .iter()
-            .map(|b| (b.block.record.id.id, b.mc_seqno.unwrap_or(next_mc)))
-            .collect();
-        let prepare = |batch: &mut Batch<'_>, applied: &mut Applied| -> Result<(), IndexError> {
-            let mut states = StateWork::new(self.db);
-            for block in &unit.blocks {
-                let id = block.record.id.id;
-                let mc = in_force.get(&id).copied().unwrap_or(next_mc);
-                match states.apply_block(batch, block, mc)? {
-                    StateStep::Applied { .. } => applied.state_updates += 1,
-                    StateStep::Gap { held_seqno } => {
-                        applied.state_gaps += 1;
-                        tracing::warn!(
-                        block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
-                        held_seqno,
-                        "shard state not advanced: the held state is not this block's predecessor"
-                        )
-                    }
-                    StateStep::UpdateSkipped => {
-                        applied.state_gaps += 1;
-                        tracing::warn!(
-                            block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
-                            "shard state not advanced: the block was decoded before its shard's \
-                             state was imported; importing the blocks again advances it"
-                        )
-                    }
-                    StateStep::NotTracked | StateStep::AlreadyApplied => {}
-                }
-            }
-            let mut changes = states.take_changes();
-            if !accounts.is_empty() {
-                let held = self.held_shards()?;
-                for a in accounts {
-                    let tracked = held.iter().any(|(wc, shard)| {
-                        *wc == a.address.workchain && a.address.in_shard(*shard)
-                    });
-                    if !tracked {
-                        state::put_account(
-                            batch,
-                            &a.address,
-                            &a.shard_account,
-                            Some(a.source),
-                            a.gen_utime,
-                        );
-                        changes.push((a.address, Some(a.shard_account.clone())));
-                    }
-                }
-            }
-            let newest_utime = unit
-                .blocks
-                .iter()
-                .map(|b| b.record.gen_utime)
-                .max()
-                .unwrap_or(0);
-            balances::index_balances(self.db, batch, &changes)?;
-            let written = written_states(&changes);
-            let step = contracts::index_contracts(
-                self.db,
-                &self.state.tvm_env,
-                batch,
-                &written,
-                mc_seqno,
-                newest_utime,
-            )?;
-            applied.contracts = step.done;
-            applied.token_events =
-                token_events::index_token_events(self.db, batch, &new_blocks, &step)?;
-            Ok(())
+        let prepare = |batch: &mut Batch<'_>, applied: &mut Applied| {
+            self.index_states(batch, applied, unit, accounts, &new_blocks, next_mc)
         };
         let numbers = account_numbers(self.db, &mut batch, &mut cursor, &new_blocks)?;
         let encode_rows = || {
@@ -573,6 +453,171 @@ impl<'a> Indexer<'a> {
                 .map_err(|_| IndexError::ClassifierPanicked)??;
         }
         traces::adopt_traces(self.db, &mut batch, &adopted_txs)?;
+        self.commit_unit(batch, cursor, applied, next, mc_seqno, &new_blocks)
+    }
+
+    /// The unit's blocks the index does not hold yet, their rows put in
+    /// `batch` and their transactions numbered from the cursor; and the
+    /// stored shard blocks a late shard block shows committed (with the
+    /// masterchain block that commits them).
+    fn take_new_blocks<'u>(
+        &self,
+        unit: &'u Unit,
+        in_unit: &HashMap<BlockId, &DecodedBlock>,
+        batch: &mut Batch<'_>,
+        cursor: &mut IngestCursor,
+        applied: &mut Applied,
+    ) -> Result<(Vec<NewBlock<'u>>, Vec<LateAdoption>), IndexError> {
+        let mc_seqno = unit.masterchain().map(|b| b.record.id.id.seqno);
+        let mut late_adopt = Vec::new();
+        let mut new_blocks = Vec::new();
+        for block in &unit.blocks {
+            let id = block.record.id.id;
+            if self.db.contains::<Blocks>(&id)? {
+                applied.skipped_blocks += 1;
+                continue;
+            }
+            let block_mc = if id.workchain == -1 {
+                for shard in &block.shards {
+                    let top = shard.block.id;
+                    if !self.db.contains::<McByTopShard>(&top)? {
+                        batch.put::<McByTopShard>(&top, &id.seqno);
+                    }
+                }
+                Some(id.seqno)
+            } else if mc_seqno.is_some() {
+                mc_seqno
+            } else {
+                // A shard block that arrives after the masterchain block
+                // listing it as a top, or after a committed child: committed
+                // by that masterchain block, together with its stored
+                // ancestors nothing committed yet.
+                let late = match self.db.get::<McByTopShard>(&id)? {
+                    Some(mc) => Some(mc),
+                    None => self.committed_by_child(id)?,
+                };
+                if let Some(mc) = late {
+                    for rec in self.stored_uncommitted(prev_ids(&block.record), in_unit)? {
+                        late_adopt.push((rec, mc));
+                    }
+                }
+                late
+            };
+            let first_tx_id = cursor.next_tx_id;
+            cursor.next_tx_id += block.transactions.len() as u64;
+            applied.blocks += 1;
+            applied.transactions += block.transactions.len() as u64;
+            applied.messages += block
+                .transactions
+                .iter()
+                .map(|t| t.in_msg.is_some() as u64 + t.out_msgs.len() as u64)
+                .sum::<u64>();
+            batch.append(block_rows(block, block_mc));
+            new_blocks.push(NewBlock {
+                block,
+                mc_seqno: block_mc,
+                first_tx_id,
+            });
+        }
+        Ok((new_blocks, late_adopt))
+    }
+
+    /// The writer's own work on a unit: account states, balances,
+    /// contracts and their token events.
+    fn index_states(
+        &self,
+        batch: &mut Batch<'_>,
+        applied: &mut Applied,
+        unit: &Unit,
+        accounts: &[FetchedAccount],
+        new_blocks: &[NewBlock<'_>],
+        next_mc: u32,
+    ) -> Result<(), IndexError> {
+        let mc_seqno = unit.masterchain().map(|b| b.record.id.id.seqno);
+        // The masterchain block from which on each block's state is in
+        // force: the one committing it; for a shard block none has
+        // committed yet, the next one (the earliest that can).
+        let in_force: HashMap<BlockId, u32> = new_blocks
+            .iter()
+            .map(|b| (b.block.record.id.id, b.mc_seqno.unwrap_or(next_mc)))
+            .collect();
+        let mut states = StateWork::new(self.db);
+        for block in &unit.blocks {
+            let id = block.record.id.id;
+            let mc = in_force.get(&id).copied().unwrap_or(next_mc);
+            match states.apply_block(batch, block, mc)? {
+                StateStep::Applied { .. } => applied.state_updates += 1,
+                StateStep::Gap { held_seqno } => {
+                    applied.state_gaps += 1;
+                    tracing::warn!(
+                    block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                    held_seqno,
+                    "shard state not advanced: the held state is not this block's predecessor"
+                    )
+                }
+                StateStep::UpdateSkipped => {
+                    applied.state_gaps += 1;
+                    tracing::warn!(
+                        block = %format!("({},{:016x},{})", id.workchain, id.shard, id.seqno),
+                        "shard state not advanced: the block was decoded before its shard's \
+                         state was imported; importing the blocks again advances it"
+                    )
+                }
+                StateStep::NotTracked | StateStep::AlreadyApplied => {}
+            }
+        }
+        let mut changes = states.take_changes();
+        if !accounts.is_empty() {
+            let held = self.held_shards()?;
+            for a in accounts {
+                let tracked = held
+                    .iter()
+                    .any(|(wc, shard)| *wc == a.address.workchain && a.address.in_shard(*shard));
+                if !tracked {
+                    state::put_account(
+                        batch,
+                        &a.address,
+                        &a.shard_account,
+                        Some(a.source),
+                        a.gen_utime,
+                    );
+                    changes.push((a.address, Some(a.shard_account.clone())));
+                }
+            }
+        }
+        let newest_utime = unit
+            .blocks
+            .iter()
+            .map(|b| b.record.gen_utime)
+            .max()
+            .unwrap_or(0);
+        balances::index_balances(self.db, batch, &changes)?;
+        let written = written_states(&changes);
+        let step = contracts::index_contracts(
+            self.db,
+            &self.state.tvm_env,
+            batch,
+            &written,
+            mc_seqno,
+            newest_utime,
+        )?;
+        applied.contracts = step.done;
+        applied.token_events = token_events::index_token_events(self.db, batch, new_blocks, &step)?;
+        Ok(())
+    }
+
+    /// Commits a unit's batch (with the cursor moved past it) unless it
+    /// brought nothing, publishes it to the commit feed and releases the
+    /// states retention no longer keeps.
+    fn commit_unit(
+        &self,
+        mut batch: Batch<'_>,
+        mut cursor: IngestCursor,
+        mut applied: Applied,
+        next: traces::Deferred,
+        mc_seqno: Option<u32>,
+        new_blocks: &[NewBlock<'_>],
+    ) -> Result<Applied, IndexError> {
         let nothing_new = applied.blocks == 0 && applied.adopted_blocks == 0;
         if nothing_new && applied.state_updates == 0 {
             *self.deferred() = Some(traces::Deferred::default());
@@ -597,7 +642,7 @@ impl<'a> Indexer<'a> {
             feed.publish(feed::Committed {
                 mc_seqno,
                 blocks: new_blocks.iter().map(|b| b.block.record.id).collect(),
-                transactions: committed_txs(&new_blocks),
+                transactions: committed_txs(new_blocks),
                 ..Default::default()
             });
         }
@@ -866,6 +911,10 @@ fn committed_txs(blocks: &[NewBlock<'_>]) -> Vec<feed::CommittedTx> {
         })
         .collect()
 }
+
+/// A stored shard block a late shard block shows committed, with the
+/// masterchain block that commits it.
+type LateAdoption = (BlockRecord, u32);
 
 /// A block of the unit that is not stored yet, with where its rows go.
 struct NewBlock<'u> {

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use tycho_types::boc::Boc;
 use tycho_types::cell::{Cell, CellBuilder, HashBytes};
+use tycho_types::merkle::MerkleUpdate;
 use tycho_types::models::ShardAccounts;
 
 use tonindex_model::{Address, BlockId, BlockRef};
@@ -337,50 +338,10 @@ impl<'db> StateWork<'db> {
                 ))
             }
         };
-        let mut merged_halves = Vec::new();
-        match &start {
-            Start::Same(held) => {
-                if id.seqno <= held.seqno {
-                    return Ok(StateStep::AlreadyApplied);
-                }
-                if id.seqno != held.seqno + 1 || update.old_hash.as_array() != &held.root_hash {
-                    return Ok(StateStep::Gap {
-                        held_seqno: held.seqno,
-                    });
-                }
-            }
-            Start::Merge { left, right } => {
-                // split_state#5f327da5 left:^ShardStateUnsplit right:^ShardStateUnsplit
-                let loader = Loader::new(self);
-                let halves = [
-                    loader.shallow(&HashBytes(left.1.root_hash))?,
-                    loader.shallow(&HashBytes(right.1.root_hash))?,
-                ];
-                let joined = (|| {
-                    let mut b = CellBuilder::new();
-                    b.store_u32(0x5f32_7da5)?;
-                    for half in halves {
-                        b.store_reference(half)?;
-                    }
-                    b.build()
-                })();
-                match joined {
-                    Ok(c) if c.repr_hash() == &update.old_hash => {}
-                    _ => {
-                        return Ok(StateStep::Gap {
-                            held_seqno: left.1.seqno,
-                        })
-                    }
-                }
-                merged_halves = vec![left.0, right.0];
-            }
-            // The update starts from this block's half of the parent's state,
-            // which the index does not build: the old hash cannot be checked.
-            // The unchanged subtrees it names are the parent's own cells; the
-            // result is exact whenever they are all found (its hash is the
-            // update's new hash by construction).
-            Start::Split { .. } => {}
-        }
+        let merged_halves = match self.check_start(&start, id, update)? {
+            Ok(halves) => halves,
+            Err(step) => return Ok(step),
+        };
 
         let loader = Loader::new(self);
         let failure = RefCell::new(None);
@@ -468,6 +429,61 @@ impl<'db> StateWork<'db> {
         Ok(StateStep::Applied {
             accounts: accounts.len(),
         })
+    }
+
+    /// Whether `update` starts from `start`, the state(s) held: the
+    /// halves a merge joins (they go once the merged state is in), or the
+    /// step that ends the block here (applied already, or a gap).
+    fn check_start(
+        &self,
+        start: &Start,
+        id: BlockId,
+        update: &MerkleUpdate,
+    ) -> Result<Result<Vec<ShardKey>, StateStep>, StateError> {
+        match &start {
+            Start::Same(held) => {
+                if id.seqno <= held.seqno {
+                    return Ok(Err(StateStep::AlreadyApplied));
+                }
+                if id.seqno != held.seqno + 1 || update.old_hash.as_array() != &held.root_hash {
+                    return Ok(Err(StateStep::Gap {
+                        held_seqno: held.seqno,
+                    }));
+                }
+                Ok(Ok(Vec::new()))
+            }
+            Start::Merge { left, right } => {
+                // split_state#5f327da5 left:^ShardStateUnsplit right:^ShardStateUnsplit
+                let loader = Loader::new(self);
+                let halves = [
+                    loader.shallow(&HashBytes(left.1.root_hash))?,
+                    loader.shallow(&HashBytes(right.1.root_hash))?,
+                ];
+                let joined = (|| {
+                    let mut b = CellBuilder::new();
+                    b.store_u32(0x5f32_7da5)?;
+                    for half in halves {
+                        b.store_reference(half)?;
+                    }
+                    b.build()
+                })();
+                match joined {
+                    Ok(c) if c.repr_hash() == &update.old_hash => {}
+                    _ => {
+                        return Ok(Err(StateStep::Gap {
+                            held_seqno: left.1.seqno,
+                        }))
+                    }
+                }
+                Ok(Ok(vec![left.0, right.0]))
+            }
+            // The update starts from this block's half of the parent's state,
+            // which the index does not build: the old hash cannot be checked.
+            // The unchanged subtrees it names are the parent's own cells; the
+            // result is exact whenever they are all found (its hash is the
+            // update's new hash by construction).
+            Start::Split { .. } => Ok(Ok(Vec::new())),
+        }
     }
 
     /// The ShardAccount cells of `accounts` in the new state (`None`: gone).

@@ -12,7 +12,7 @@ use tycho_types::models::{
     AccountBlock, BlockInfo, CurrencyCollection, DepthBalanceInfo, EnqueuedMsg, HashUpdate,
     ImportFees, InMsg, InMsgDescr, InMsgExternal, InMsgFinal, IntAddr, MsgEnvelope, MsgInfo,
     OptionalAccount, OutMsg, OutMsgDequeueShort, OutMsgDescr, OutMsgExternal, OutMsgImmediate,
-    OutMsgNew, ShardAccount, ShardAccounts, ShardStateUnsplit, Transaction,
+    OutMsgNew, ShardAccount, ShardAccounts, ShardIdent, ShardStateUnsplit, Transaction,
 };
 use tycho_types::num::Tokens;
 
@@ -137,6 +137,9 @@ pub(super) struct QueueWork {
     pub mc_seqno: u32,
 }
 
+/// Account → (state hash before its first transaction, its transactions).
+type Touched = std::collections::BTreeMap<HashBytes, (HashBytes, Vec<Cell>)>;
+
 /// One shard's transactions of a block and the descriptors they fill.
 pub(super) struct ShardWork {
     pub accounts: ShardAccounts,
@@ -187,8 +190,7 @@ impl ShardWork {
             work.queue.queue.remove(*key)?;
         }
         // Account → (state hash before its first transaction, its transactions).
-        let mut touched: std::collections::BTreeMap<HashBytes, (HashBytes, Vec<Cell>)> =
-            Default::default();
+        let mut touched = Touched::default();
         let mut queue: VecDeque<Pending> = VecDeque::new();
         if let Some((key, enq)) = qwork.imports.last() {
             work.queue
@@ -306,74 +308,97 @@ impl ShardWork {
             work.in_descr.set(msg_hash, import, in_msg)?;
 
             // Its outbound messages.
-            for out in tx.out_msgs.values() {
-                let out = out?;
-                let out_hash = *out.repr_hash();
-                match out.parse::<MsgInfo>()? {
-                    MsgInfo::ExtOut(_) => {
-                        let d = OutMsg::External(OutMsgExternal {
-                            out_msg: Lazy::from_raw(out.clone())?,
-                            transaction: tx_lazy.clone(),
-                        });
-                        work.out_descr.set(out_hash, CurrencyCollection::ZERO, d)?;
-                    }
-                    MsgInfo::Int(info) => {
-                        let IntAddr::Std(dst) = &info.dst else {
-                            // No such workchain here: the executor refuses
-                            // to send it, so it never comes out.
-                            continue;
-                        };
-                        let dst_wc = i32::from(dst.workchain);
-                        if shard.contains_address(dst) {
-                            let envelope =
-                                envelope(Hop::FULL_DEST, Hop::FULL_DEST, info.fwd_fee, &out)?;
-                            queue.push_back(Pending {
-                                envelope,
-                                msg: out,
-                                fwd_fee: info.fwd_fee,
-                                from_tx: Some(tx_cell.clone()),
-                            });
-                            continue;
-                        }
-                        let prefix = dst.prefix();
-                        // Another shard of this workchain: straight to the
-                        // destination (no hypercube hops); another
-                        // workchain: by its prefix.
-                        let next = if dst_wc == shard.workchain() {
-                            Hop::FULL_DEST
-                        } else {
-                            Hop::Simple {
-                                workchain: dst.workchain,
-                                prefix,
-                            }
-                        };
-                        let envelope = envelope(Hop::FULL_SRC, next, info.fwd_fee, &out)?;
-                        let d = OutMsg::New(OutMsgNew {
-                            out_msg_envelope: envelope.clone(),
-                            transaction: tx_lazy.clone(),
-                        });
-                        let mut value = info.value.clone();
-                        value.tokens = add(value.tokens, info.fwd_fee)?;
-                        work.exported = add(work.exported, value.tokens)?;
-                        work.out_descr.set(out_hash, value, d)?;
-                        work.queue.queue.set(
-                            QueueKey {
-                                workchain: dst_wc,
-                                prefix,
-                                hash: out_hash,
-                            },
-                            MinLt(info.created_lt),
-                            EnqueuedMsg {
-                                enqueued_lt: info.created_lt,
-                                out_msg_envelope: envelope,
-                            },
-                        )?;
-                    }
-                    MsgInfo::ExtIn(_) => {}
-                }
-            }
+            work.route_out_msgs(shard, &tx, &tx_cell, &tx_lazy, &mut queue)?;
         }
 
+        work.add_account_blocks(touched)?;
+        Ok(work)
+    }
+
+    /// Routes a transaction's outbound messages: external ones to the
+    /// out-descriptor, internal ones to this shard's own `queue` (executed
+    /// in this block) or, for another shard, to the out-queue.
+    fn route_out_msgs(
+        &mut self,
+        shard: ShardIdent,
+        tx: &Transaction,
+        tx_cell: &Cell,
+        tx_lazy: &Lazy<Transaction>,
+        queue: &mut VecDeque<Pending>,
+    ) -> Result<(), CollateError> {
+        for out in tx.out_msgs.values() {
+            let out = out?;
+            let out_hash = *out.repr_hash();
+            match out.parse::<MsgInfo>()? {
+                MsgInfo::ExtOut(_) => {
+                    let d = OutMsg::External(OutMsgExternal {
+                        out_msg: Lazy::from_raw(out.clone())?,
+                        transaction: tx_lazy.clone(),
+                    });
+                    self.out_descr.set(out_hash, CurrencyCollection::ZERO, d)?;
+                }
+                MsgInfo::Int(info) => {
+                    let IntAddr::Std(dst) = &info.dst else {
+                        // No such workchain here: the executor refuses
+                        // to send it, so it never comes out.
+                        continue;
+                    };
+                    let dst_wc = i32::from(dst.workchain);
+                    if shard.contains_address(dst) {
+                        let envelope =
+                            envelope(Hop::FULL_DEST, Hop::FULL_DEST, info.fwd_fee, &out)?;
+                        queue.push_back(Pending {
+                            envelope,
+                            msg: out,
+                            fwd_fee: info.fwd_fee,
+                            from_tx: Some(tx_cell.clone()),
+                        });
+                        continue;
+                    }
+                    let prefix = dst.prefix();
+                    // Another shard of this workchain: straight to the
+                    // destination (no hypercube hops); another
+                    // workchain: by its prefix.
+                    let next = if dst_wc == shard.workchain() {
+                        Hop::FULL_DEST
+                    } else {
+                        Hop::Simple {
+                            workchain: dst.workchain,
+                            prefix,
+                        }
+                    };
+                    let envelope = envelope(Hop::FULL_SRC, next, info.fwd_fee, &out)?;
+                    let d = OutMsg::New(OutMsgNew {
+                        out_msg_envelope: envelope.clone(),
+                        transaction: tx_lazy.clone(),
+                    });
+                    let mut value = info.value.clone();
+                    value.tokens = add(value.tokens, info.fwd_fee)?;
+                    self.exported = add(self.exported, value.tokens)?;
+                    self.out_descr.set(out_hash, value, d)?;
+                    self.queue.queue.set(
+                        QueueKey {
+                            workchain: dst_wc,
+                            prefix,
+                            hash: out_hash,
+                        },
+                        MinLt(info.created_lt),
+                        EnqueuedMsg {
+                            enqueued_lt: info.created_lt,
+                            out_msg_envelope: envelope,
+                        },
+                    )?;
+                }
+                MsgInfo::ExtIn(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The account blocks of the accounts the block's transactions
+    /// touched: each account's state hash before its first transaction
+    /// and its transactions, in order.
+    fn add_account_blocks(&mut self, touched: Touched) -> Result<(), CollateError> {
         for (account, (old_hash, txs)) in touched {
             let mut transactions = AugDict::<u64, CurrencyCollection, Lazy<Transaction>>::new();
             for cell in &txs {
@@ -383,7 +408,7 @@ impl ShardWork {
             let last: Transaction = txs.last().expect("touched has a tx").parse()?;
             let new_hash = last.state_update.load()?.new;
             let fees = transactions.root_extra().clone();
-            work.account_blocks.set(
+            self.account_blocks.set(
                 account,
                 fees,
                 AccountBlock {
@@ -396,7 +421,7 @@ impl ShardWork {
                 },
             )?;
         }
-        Ok(work)
+        Ok(())
     }
 
     /// The state after the block, as far as this chain's work sets it.

@@ -652,6 +652,58 @@ impl FromServer {
         }
         *self = Self::default();
     }
+
+    /// Catching up: keeps [`FETCH_AHEAD`] units past `next` (up to
+    /// `until`) in flight from the server the last step checked, when
+    /// that is still `current`.
+    fn fetch_ahead(
+        &mut self,
+        servers: &[LiteServerAddr],
+        current: usize,
+        next: u32,
+        until: Option<u32>,
+        timeout: Duration,
+    ) {
+        let Some((tip, server)) = self.known_tip.filter(|(_, s)| *s == current) else {
+            return;
+        };
+        let last = until.map_or(tip, |u| u.min(tip));
+        let mut s = self
+            .ahead
+            .back()
+            .map_or(next + 1, |(s, _)| s + 1)
+            .max(next + 1);
+        while s <= last && s <= next + FETCH_AHEAD {
+            let task = tokio::spawn(fetch_ahead(
+                servers[server].clone(),
+                self.idle.pop(),
+                s,
+                timeout,
+            ));
+            self.ahead.push_back((s, task));
+            s += 1;
+        }
+    }
+
+    /// Unit `next`, if it was fetched ahead (one that failed is fetched
+    /// again in the step, with the pool's failover).
+    async fn fetched(&mut self, next: u32) -> Ahead {
+        if self.ahead.front().is_none_or(|(s, _)| *s != next) {
+            return Ahead::Nothing;
+        }
+        let (_, task) = self.ahead.pop_front().expect("checked above");
+        match (task.await, self.known_tip) {
+            (Ok((client, Ok(blocks))), Some((tip, _))) => {
+                self.idle.extend(client);
+                Ahead::Fetched { tip, blocks }
+            }
+            (Ok((_, Err(e))), _) => {
+                tracing::debug!("fetching masterchain block {next} ahead failed: {e:#}");
+                Ahead::Nothing
+            }
+            _ => Ahead::Nothing,
+        }
+    }
 }
 
 /// A unit being fetched ahead, and the connection it hands back.
@@ -947,6 +999,26 @@ async fn tip_now(pool: &mut Pool<'_>, timeout: Duration) -> anyhow::Result<u32> 
     }
 }
 
+/// The masterchain block a follow starts at: the one after the index's
+/// newest, else the one asked for, else the tip (`from_tip`), else 1.
+async fn first_seqno(
+    pipeline: &Pipeline,
+    opts: &FollowOptions,
+    pool: &mut Pool<'_>,
+    timeout: Duration,
+) -> anyhow::Result<u32> {
+    Ok(match (pipeline.view().last_mc_seqno()?, opts.from_seqno) {
+        (Some(last), _) => last + 1,
+        (None, Some(from)) => from.max(1),
+        (None, None) if opts.from_tip => {
+            let tip = tip_now(pool, timeout).await?;
+            tracing::info!("following from the tip, masterchain block {tip}");
+            tip
+        }
+        (None, None) => 1,
+    })
+}
+
 /// Follows the chain the lite servers serve into `db` until `until_seqno`
 /// (or forever), polling for new masterchain blocks every `poll`.
 pub async fn follow(
@@ -980,16 +1052,7 @@ pub async fn follow(
     }
     let mut trusted: Option<Trusted> = None;
     let mut summary = FollowSummary::default();
-    let mut next = match (pipeline.view().last_mc_seqno()?, opts.from_seqno) {
-        (Some(last), _) => last + 1,
-        (None, Some(from)) => from.max(1),
-        (None, None) if opts.from_tip => {
-            let tip = tip_now(&mut pool, timeout).await?;
-            tracing::info!("following from the tip, masterchain block {tip}");
-            tip
-        }
-        (None, None) => 1,
-    };
+    let mut next = first_seqno(pipeline, opts, &mut pool, timeout).await?;
     let mut srv = FromServer::default();
     loop {
         if opts.until_seqno.is_some_and(|until| next > until) {
@@ -1009,41 +1072,8 @@ pub async fn follow(
             pool.switch(best);
             srv.leave();
         }
-        // Catching up: keep FETCH_AHEAD units in flight from the server the
-        // last step checked.
-        if let Some((tip, server)) = srv.known_tip.filter(|(_, s)| *s == pool.current) {
-            let last = opts.until_seqno.map_or(tip, |u| u.min(tip));
-            let mut s = srv
-                .ahead
-                .back()
-                .map_or(next + 1, |(s, _)| s + 1)
-                .max(next + 1);
-            while s <= last && s <= next + FETCH_AHEAD {
-                let task = tokio::spawn(fetch_ahead(
-                    servers[server].clone(),
-                    srv.idle.pop(),
-                    s,
-                    timeout,
-                ));
-                srv.ahead.push_back((s, task));
-                s += 1;
-            }
-        }
-        let mut prefetched = Ahead::Nothing;
-        if srv.ahead.front().is_some_and(|(s, _)| *s == next) {
-            let (_, task) = srv.ahead.pop_front().expect("checked above");
-            match (task.await, srv.known_tip) {
-                (Ok((client, Ok(blocks))), Some((tip, _))) => {
-                    srv.idle.extend(client);
-                    prefetched = Ahead::Fetched { tip, blocks };
-                }
-                // Fetched again in the step, with the pool's failover.
-                (Ok((_, Err(e))), _) => {
-                    tracing::debug!("fetching masterchain block {next} ahead failed: {e:#}")
-                }
-                _ => {}
-            }
-        }
+        srv.fetch_ahead(servers, pool.current, next, opts.until_seqno, timeout);
+        let prefetched = srv.fetched(next).await;
         let current = pool.current;
         if srv.states.as_ref().is_some_and(|(s, _)| *s != current) {
             srv.states = None;

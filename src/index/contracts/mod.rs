@@ -322,24 +322,9 @@ pub(crate) fn index_contracts(
         let methods = match codes.get(&code_hash) {
             Some(m) => m.clone(),
             None => {
-                let m = match db.get::<Codes>(code_hash.as_array())? {
-                    Some(r) => r.methods,
-                    None => {
-                        let m = method_ids(&acc.contract.code);
-                        batch
-                            .put::<Codes>(code_hash.as_array(), &CodeRecord { methods: m.clone() });
-                        done.new_codes += 1;
-                        m
-                    }
-                };
-                // Library code (USDT's wallets, mintless Jettons): the
-                // stored row says what the code cell itself declares (none,
-                // as toncenter's `contract_methods` has it); which getters
-                // to try comes from the library it names, where held.
-                let m = m.or_else(|| {
-                    let ctx = context.get_or_insert_with(|| env.context(db, mc_seqno, now));
-                    library_methods(&acc.contract.code, ctx)
-                });
+                let m = code_methods(db, batch, &acc, &mut done, || {
+                    context.get_or_insert_with(|| env.context(db, mc_seqno, now))
+                })?;
                 codes.insert(code_hash, m.clone());
                 m
             }
@@ -383,60 +368,16 @@ pub(crate) fn index_contracts(
                 done.nft_sales += 1;
             }
         }
-        if sale_v4 || sale {
-            done.getmethod_runs += 1;
-            let data = if sale_v4 {
-                run(&acc.contract, ctx, "get_fix_price_data_v4", vec![])
-                    .and_then(|o| nft_sale::fix_price_data_v4(&o))
-            } else {
-                run(&acc.contract, ctx, "get_sale_data", vec![])
-                    .and_then(|o| nft_sale::sale_data(&o))
-            };
-            if let Some(data) = data {
-                put_sale(db, batch, address, &acc, &data)?;
-                done.nft_sales += 1;
-                continue;
-            }
-        }
-        if vesting {
-            done.getmethod_runs += 1;
-            if let Some(v) = run(&acc.contract, ctx, "get_vesting_data", vec![])
-                .and_then(|o| crate::contracts::multisig::vesting_data(&o))
-            {
-                multisig_rows::put_vesting(db, batch, address, &acc, &v)?;
-                done.vestings += 1;
-            }
+        let kinds = Standalone {
+            sale_v4,
+            sale,
+            vesting,
+            multisig: maybe_multisig,
+            master: maybe_master,
+            collection: maybe_collection,
+        };
+        if index_standalone(db, batch, ctx, address, &acc, kinds, &mut done)? {
             continue;
-        }
-        if maybe_multisig {
-            done.getmethod_runs += 1;
-            if let Some(m) = run(&acc.contract, ctx, "get_multisig_data", vec![])
-                .and_then(|o| crate::contracts::multisig::multisig_data(&o))
-            {
-                multisig_rows::put_multisig(db, batch, address, &acc, &m)?;
-                done.multisigs += 1;
-                continue;
-            }
-        }
-        if maybe_master {
-            done.getmethod_runs += 1;
-            if let Some(m) = run(&acc.contract, ctx, "get_jetton_data", vec![])
-                .and_then(|o| jetton::master_data(&o))
-            {
-                put_master(db, batch, address, &acc, &m)?;
-                done.jetton_masters += 1;
-                continue;
-            }
-        }
-        if maybe_collection {
-            done.getmethod_runs += 1;
-            if let Some(c) = run(&acc.contract, ctx, "get_collection_data", vec![])
-                .and_then(|o| nft::collection_data(&o))
-            {
-                put_collection(db, batch, address, &acc, &c)?;
-                done.nft_collections += 1;
-                continue;
-            }
         }
         if maybe_wallet || maybe_item || maybe_order {
             wallets.push((address, acc, maybe_wallet, maybe_item, maybe_order));
@@ -471,58 +412,188 @@ pub(crate) fn index_contracts(
             }
             continue;
         };
-        // Mintless-airdrop wallets answer `is_claimed` (spec v3 §6.3).
-        let mintless_is_claimed = if declares_method(&acc, &codes, "is_claimed") {
-            done.getmethod_runs += 1;
-            run(&acc.contract, ctx, "is_claimed", vec![]).and_then(|o| jetton::is_claimed(&o))
-        } else {
-            None
-        };
-        let record = JettonWalletRecord {
-            balance: w.balance,
-            owner: model_addr(&w.owner),
-            jetton: model_addr(&w.jetton),
-            last_tx_lt: acc.last_tx_lt,
-            code_hash: *acc.contract.code.repr_hash().as_array(),
-            data_hash: *acc.contract.data.repr_hash().as_array(),
-            mintless_is_claimed,
-        };
-        let old = db.get::<JettonWallets>(address)?;
-        let confirmed_before = old.as_ref().is_some_and(|o| {
-            o.owner == record.owner && o.jetton == record.jetton && o.code_hash == record.code_hash
-        });
-        if !confirmed_before {
-            done.getmethod_runs += 1;
-            if !confirmed(db, ctx, &newest, &w, &acc.contract.address)? {
-                done.unconfirmed_wallets += 1;
-                left_out(
-                    &acc.contract.address,
-                    "jetton_wallet_not_confirmed_by_master",
-                );
-                continue;
-            }
+        let wallet = index_jetton_wallet(
+            db, batch, ctx, &newest, &codes, address, &acc, &w, &mut done,
+        );
+        if let Some(record) = wallet? {
+            confirmed_now.insert(*address, record);
         }
-        repoint::<JettonWalletsByOwner>(
-            batch,
-            old.as_ref().map(|o| o.owner),
-            Some(record.owner),
-            address,
-        );
-        repoint::<JettonWalletsByJetton>(
-            batch,
-            old.as_ref().map(|o| o.jetton),
-            Some(record.jetton),
-            address,
-        );
-        batch.put::<JettonWallets>(address, &record);
-        confirmed_now.insert(*address, record);
-        done.jetton_wallets += 1;
     }
     Ok(ContractsStep {
         done,
         wallets: confirmed_now,
         items: items_now,
     })
+}
+
+/// What a contract's methods say it may be, of the kinds that stand on
+/// their own (no other contract confirms them).
+#[derive(Clone, Copy)]
+struct Standalone {
+    sale_v4: bool,
+    sale: bool,
+    vesting: bool,
+    multisig: bool,
+    master: bool,
+    collection: bool,
+}
+
+/// Runs the getters of the standalone kinds `acc` may be, in order (a
+/// GetGems sale, a vesting wallet, a multisig, a Jetton master, an NFT
+/// collection), and stores the first that answers: true when one did
+/// (a vesting wallet is done with either way).
+fn index_standalone(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    ctx: &Context,
+    address: &Address,
+    acc: &Active,
+    kinds: Standalone,
+    done: &mut ContractsDone,
+) -> Result<bool, tonindex_storage::Error> {
+    if kinds.sale_v4 || kinds.sale {
+        done.getmethod_runs += 1;
+        let data = if kinds.sale_v4 {
+            run(&acc.contract, ctx, "get_fix_price_data_v4", vec![])
+                .and_then(|o| nft_sale::fix_price_data_v4(&o))
+        } else {
+            run(&acc.contract, ctx, "get_sale_data", vec![]).and_then(|o| nft_sale::sale_data(&o))
+        };
+        if let Some(data) = data {
+            put_sale(db, batch, address, acc, &data)?;
+            done.nft_sales += 1;
+            return Ok(true);
+        }
+    }
+    if kinds.vesting {
+        done.getmethod_runs += 1;
+        if let Some(v) = run(&acc.contract, ctx, "get_vesting_data", vec![])
+            .and_then(|o| crate::contracts::multisig::vesting_data(&o))
+        {
+            multisig_rows::put_vesting(db, batch, address, acc, &v)?;
+            done.vestings += 1;
+        }
+        return Ok(true);
+    }
+    if kinds.multisig {
+        done.getmethod_runs += 1;
+        if let Some(m) = run(&acc.contract, ctx, "get_multisig_data", vec![])
+            .and_then(|o| crate::contracts::multisig::multisig_data(&o))
+        {
+            multisig_rows::put_multisig(db, batch, address, acc, &m)?;
+            done.multisigs += 1;
+            return Ok(true);
+        }
+    }
+    if kinds.master {
+        done.getmethod_runs += 1;
+        if let Some(m) =
+            run(&acc.contract, ctx, "get_jetton_data", vec![]).and_then(|o| jetton::master_data(&o))
+        {
+            put_master(db, batch, address, acc, &m)?;
+            done.jetton_masters += 1;
+            return Ok(true);
+        }
+    }
+    if kinds.collection {
+        done.getmethod_runs += 1;
+        if let Some(c) = run(&acc.contract, ctx, "get_collection_data", vec![])
+            .and_then(|o| nft::collection_data(&o))
+        {
+            put_collection(db, batch, address, acc, &c)?;
+            done.nft_collections += 1;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// A Jetton wallet the unit wrote, its `get_wallet_data` answered (`w`):
+/// stored, repointed in the owner and Jetton listings, unless its master
+/// does not confirm it (logged, left out). Hands back the stored record.
+#[allow(clippy::too_many_arguments)]
+fn index_jetton_wallet(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    ctx: &Context,
+    newest: &HashMap<Address, &Cell>,
+    codes: &HashMap<HashBytes, Option<Vec<u32>>>,
+    address: &Address,
+    acc: &Active,
+    w: &jetton::WalletData,
+    done: &mut ContractsDone,
+) -> Result<Option<JettonWalletRecord>, tonindex_storage::Error> {
+    // Mintless-airdrop wallets answer `is_claimed` (spec v3 §6.3).
+    let mintless_is_claimed = if declares_method(acc, codes, "is_claimed") {
+        done.getmethod_runs += 1;
+        run(&acc.contract, ctx, "is_claimed", vec![]).and_then(|o| jetton::is_claimed(&o))
+    } else {
+        None
+    };
+    let record = JettonWalletRecord {
+        balance: w.balance,
+        owner: model_addr(&w.owner),
+        jetton: model_addr(&w.jetton),
+        last_tx_lt: acc.last_tx_lt,
+        code_hash: *acc.contract.code.repr_hash().as_array(),
+        data_hash: *acc.contract.data.repr_hash().as_array(),
+        mintless_is_claimed,
+    };
+    let old = db.get::<JettonWallets>(address)?;
+    let confirmed_before = old.as_ref().is_some_and(|o| {
+        o.owner == record.owner && o.jetton == record.jetton && o.code_hash == record.code_hash
+    });
+    if !confirmed_before {
+        done.getmethod_runs += 1;
+        if !confirmed(db, ctx, newest, w, &acc.contract.address)? {
+            done.unconfirmed_wallets += 1;
+            left_out(
+                &acc.contract.address,
+                "jetton_wallet_not_confirmed_by_master",
+            );
+            return Ok(None);
+        }
+    }
+    repoint::<JettonWalletsByOwner>(
+        batch,
+        old.as_ref().map(|o| o.owner),
+        Some(record.owner),
+        address,
+    );
+    repoint::<JettonWalletsByJetton>(
+        batch,
+        old.as_ref().map(|o| o.jetton),
+        Some(record.jetton),
+        address,
+    );
+    batch.put::<JettonWallets>(address, &record);
+    done.jetton_wallets += 1;
+    Ok(Some(record))
+}
+
+/// The get-method ids of `acc`'s code: its stored row, else read from
+/// the code (and the row put); library code (USDT's wallets, mintless
+/// Jettons) takes them from the library it names, where held (its row
+/// says what the code cell itself declares: none, as toncenter's
+/// `contract_methods` has it).
+fn code_methods<'c>(
+    db: &Db,
+    batch: &mut Batch<'_>,
+    acc: &Active,
+    done: &mut ContractsDone,
+    context: impl FnOnce() -> &'c Context,
+) -> Result<Option<Vec<u32>>, tonindex_storage::Error> {
+    let code_hash = acc.contract.code.repr_hash();
+    let m = match db.get::<Codes>(code_hash.as_array())? {
+        Some(r) => r.methods,
+        None => {
+            let m = method_ids(&acc.contract.code);
+            batch.put::<Codes>(code_hash.as_array(), &CodeRecord { methods: m.clone() });
+            done.new_codes += 1;
+            m
+        }
+    };
+    Ok(m.or_else(|| library_methods(&acc.contract.code, context())))
 }
 
 /// The contracts that vouch for others among `accounts` (a Jetton
