@@ -18,8 +18,9 @@ use tycho_executor::phase::{
 use tycho_executor::{ExecutorInspector, ExecutorState, TxError, TxResult};
 use tycho_types::cell::{Cell, CellFamily, HashBytes};
 use tycho_types::models::{
-    AccountState, AccountStatus, BounceReason, ComputePhase, ComputePhaseSkipReason,
-    NewBounceComputePhaseInfo, OrdinaryTxInfo, SkippedComputePhase, StateInit,
+    AccountState, AccountStatus, ActionPhase, BouncePhase, BounceReason, ComputePhase,
+    ComputePhaseSkipReason, ExecutedComputePhase, NewBounceComputePhaseInfo, OrdinaryTxInfo,
+    SkippedComputePhase, StateInit,
 };
 use tycho_types::num::{Tokens, VarUint56};
 
@@ -93,52 +94,7 @@ pub fn run(
             .context("compute phase")?,
     };
     if let ComputePhase::Executed(phase) = &mut compute_phase {
-        // A node never sets these two flags (its compute phase keeps them
-        // false even when the message's state init deploys the account);
-        // tycho-executor reports the deploy in them.
-        phase.msg_state_used = false;
-        phase.account_activated = false;
-        let node_gas = match precompiled {
-            Some(gas) => {
-                phase.vm_steps = 0;
-                Some(gas)
-            }
-            None if runs_library_code(exec, &msg) && phase.vm_steps > 0 => {
-                // tycho-vm enters library code through a wrapper cell: one
-                // implicit JMPREF (10 gas) and a cell load (100 gas) that a
-                // node (global version >= 9) does not charge, loading the
-                // code before the VM starts.
-                phase.vm_steps -= 1;
-                Some(
-                    phase
-                        .gas_used
-                        .into_inner()
-                        .saturating_sub(LIBRARY_ENTRY_GAS),
-                )
-            }
-            None => None,
-        };
-        if let Some(gas) = node_gas {
-            // Nothing is charged when the message was not accepted or the
-            // account is special; otherwise the fee follows the gas.
-            if !phase.gas_fees.is_zero() {
-                let fee = fee_of(exec, gas);
-                let overflow = || TxError::Fatal(anyhow!("gas fee overflow"));
-                exec.balance.tokens = exec
-                    .balance
-                    .tokens
-                    .checked_add(phase.gas_fees)
-                    .and_then(|b| b.checked_sub(fee))
-                    .ok_or_else(overflow)?;
-                exec.total_fees = exec
-                    .total_fees
-                    .checked_sub(phase.gas_fees)
-                    .and_then(|t| t.checked_add(fee))
-                    .ok_or_else(overflow)?;
-                phase.gas_fees = fee;
-            }
-            phase.gas_used = VarUint56::new(gas);
-        }
+        charge_as_a_node(exec, phase, precompiled, &msg)?;
     }
     if is_external && !accepted {
         return Err(TxError::Skipped);
@@ -174,35 +130,8 @@ pub fn run(
     let compute_ok = matches!(&compute_phase, ComputePhase::Executed(p) if p.success);
     let mut bounce_phase = None;
     if msg.bounce_enabled && (!compute_ok || state_exceeds_limits || bounce_required) {
-        let reason = match (&action_phase, &compute_phase) {
-            (Some(a), _) => BounceReason::ActionPhaseFailed {
-                result_code: a.result_code,
-            },
-            (None, ComputePhase::Executed(p)) => BounceReason::ComputePhaseFailed {
-                exit_code: p.exit_code,
-            },
-            (None, ComputePhase::Skipped(s)) => BounceReason::ComputePhaseSkipped(s.reason),
-        };
-        let (gas_fees, compute_phase_info) = match &compute_phase {
-            ComputePhase::Executed(p) => (
-                p.gas_fees,
-                Some(NewBounceComputePhaseInfo {
-                    gas_used: p.gas_used.into_inner().try_into().unwrap_or(u32::MAX),
-                    vm_steps: p.vm_steps,
-                }),
-            ),
-            ComputePhase::Skipped(_) => (Tokens::ZERO, None),
-        };
-        bounce_phase = Some(
-            exec.bounce_phase(BouncePhaseContext {
-                gas_fees,
-                action_fine,
-                received_message: &msg,
-                reason,
-                compute_phase_info,
-            })
-            .context("bounce phase")?,
-        );
+        let phases = (&compute_phase, action_phase.as_ref());
+        bounce_phase = Some(bounce(exec, &msg, phases, action_fine)?);
     }
 
     Ok(OrdinaryTxInfo {
@@ -215,6 +144,107 @@ pub fn run(
         bounce_phase,
         destroyed,
     })
+}
+
+/// Makes an executed compute phase's gas what a node charges:
+/// precompiled contracts' fixed gas, and library code without the entry
+/// tycho-vm charges; the fee and the balance follow the gas.
+fn charge_as_a_node(
+    exec: &mut ExecutorState<'_>,
+    phase: &mut ExecutedComputePhase,
+    precompiled: Option<u64>,
+    msg: &ReceivedMessage,
+) -> TxResult<()> {
+    let is_masterchain = exec.address.is_masterchain();
+    let fee_of = |exec: &ExecutorState<'_>, gas: u64| {
+        exec.config.gas_prices(is_masterchain).compute_gas_fee(gas)
+    };
+    // A node never sets these two flags (its compute phase keeps them
+    // false even when the message's state init deploys the account);
+    // tycho-executor reports the deploy in them.
+    phase.msg_state_used = false;
+    phase.account_activated = false;
+    let node_gas = match precompiled {
+        Some(gas) => {
+            phase.vm_steps = 0;
+            Some(gas)
+        }
+        None if runs_library_code(exec, msg) && phase.vm_steps > 0 => {
+            // tycho-vm enters library code through a wrapper cell: one
+            // implicit JMPREF (10 gas) and a cell load (100 gas) that a
+            // node (global version >= 9) does not charge, loading the
+            // code before the VM starts.
+            phase.vm_steps -= 1;
+            Some(
+                phase
+                    .gas_used
+                    .into_inner()
+                    .saturating_sub(LIBRARY_ENTRY_GAS),
+            )
+        }
+        None => None,
+    };
+    if let Some(gas) = node_gas {
+        // Nothing is charged when the message was not accepted or the
+        // account is special; otherwise the fee follows the gas.
+        if !phase.gas_fees.is_zero() {
+            let fee = fee_of(exec, gas);
+            let overflow = || TxError::Fatal(anyhow!("gas fee overflow"));
+            exec.balance.tokens = exec
+                .balance
+                .tokens
+                .checked_add(phase.gas_fees)
+                .and_then(|b| b.checked_sub(fee))
+                .ok_or_else(overflow)?;
+            exec.total_fees = exec
+                .total_fees
+                .checked_sub(phase.gas_fees)
+                .and_then(|t| t.checked_add(fee))
+                .ok_or_else(overflow)?;
+            phase.gas_fees = fee;
+        }
+        phase.gas_used = VarUint56::new(gas);
+    }
+    Ok(())
+}
+
+/// The bounce phase of a bounceable message whose transaction failed
+/// (`phases`: its compute phase, and its action phase if one ran).
+fn bounce(
+    exec: &mut ExecutorState<'_>,
+    msg: &ReceivedMessage,
+    phases: (&ComputePhase, Option<&ActionPhase>),
+    action_fine: Tokens,
+) -> TxResult<BouncePhase> {
+    let (compute_phase, action_phase) = phases;
+    let reason = match (action_phase, compute_phase) {
+        (Some(a), _) => BounceReason::ActionPhaseFailed {
+            result_code: a.result_code,
+        },
+        (None, ComputePhase::Executed(p)) => BounceReason::ComputePhaseFailed {
+            exit_code: p.exit_code,
+        },
+        (None, ComputePhase::Skipped(s)) => BounceReason::ComputePhaseSkipped(s.reason),
+    };
+    let (gas_fees, compute_phase_info) = match compute_phase {
+        ComputePhase::Executed(p) => (
+            p.gas_fees,
+            Some(NewBounceComputePhaseInfo {
+                gas_used: p.gas_used.into_inner().try_into().unwrap_or(u32::MAX),
+                vm_steps: p.vm_steps,
+            }),
+        ),
+        ComputePhase::Skipped(_) => (Tokens::ZERO, None),
+    };
+    Ok(exec
+        .bounce_phase(BouncePhaseContext {
+            gas_fees,
+            action_fine,
+            received_message: msg,
+            reason,
+            compute_phase_info,
+        })
+        .context("bounce phase")?)
 }
 
 /// Gas tycho-vm charges for entering library code that a node does not.
