@@ -195,19 +195,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     } else {
         args.paths.clone()
     };
-    // Keep the files that are blocks; a fixture folder may hold other BoCs.
-    let mut files = Vec::new();
-    let mut bocs = Vec::new();
-    let mut set_tx = 0u64;
-    for path in collect_paths(&inputs)? {
-        let Ok(boc) = read_boc_file(&path) else {
-            continue;
-        };
-        let Ok(n) = raw_decode(&boc) else { continue };
-        set_tx += n;
-        files.push(path);
-        bocs.push(boc);
-    }
+    let (files, bocs, set_tx) = load_blocks(&inputs)?;
     anyhow::ensure!(set_tx > 0, "no transactions in the given blocks");
     let repeat = args.min_tx.div_ceil(set_tx).max(1) as usize;
     let work: Vec<&[u8]> = (0..repeat)
@@ -308,39 +296,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
 
-    println!(
-        "\n{:<14}{:>8}{:>14}{:>22}{:>16}{:>12}",
-        "phase", "threads", "tx/s", "samples min-max", "tx/s/thread", "vs raw"
-    );
-    for r in &rates {
-        let raw = rates
-            .iter()
-            .find(|x| x.phase == "raw" && x.threads == r.threads)
-            .map_or(f64::NAN, Rate::per_sec);
-        let (min, max) = r.spread();
-        println!(
-            "{:<14}{:>8}{:>14.0}{:>22}{:>16.0}{:>12.2}",
-            r.phase,
-            r.threads,
-            r.per_sec(),
-            format!("{min:.0}-{max:.0}"),
-            r.per_sec() / r.threads as f64,
-            r.per_sec() / raw
-        );
-    }
-    for &threads in &args.threads {
-        let at = |phase| {
-            rates
-                .iter()
-                .find(|r| r.phase == phase && r.threads == threads)
-                .map_or(f64::NAN, Rate::per_sec)
-        };
-        println!(
-            "threads {threads}: decode+index with traces and actions runs at {:.2}x the rate \
-             without them (index-notrace: assembly and classification off)",
-            at("decode+index") / at("index-notrace")
-        );
-    }
+    print_rates(&rates, &args.threads);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let encoding_threads = args
         .encoding_threads
@@ -371,45 +327,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
 
-    // Bytes on disk per transaction: one import, flushed and compacted.
-    let dir = scratch_dir()?;
-    let db = Db::open(&dir, &IMPORTER)?;
-    let s = import_files(
-        &db,
-        &files,
-        &IngestOptions {
-            chunk_size: 64,
-            chunk_bytes: crate::ingest::CHUNK_BYTES,
-            unit_delay: None,
-            decode_pool: None,
-            traces: true,
-            trust_files: false,
-            group_bytes: crate::ingest::GROUP_BYTES,
-            keep_states: crate::index::retention::KeepStates::DEFAULT,
-        },
-        |_, _| {},
-    )?;
-    db.flush()?;
-    db.compact();
-    let tables = db.stats()?;
-    let sst: u64 = tables.iter().map(|t| t.sst_bytes).sum();
-    let tx = s.applied.transactions.max(1);
-    println!(
-        "\ndisk after compaction: {} bytes in SST files for {} transactions = {:.0} bytes/tx",
-        sst,
-        s.applied.transactions,
-        sst as f64 / tx as f64
-    );
-    for t in tables.iter().filter(|t| t.sst_bytes > 0) {
-        println!(
-            "  {:<20}{:>10} bytes {:>8.0} bytes/tx",
-            t.name,
-            t.sst_bytes,
-            t.sst_bytes as f64 / tx as f64
-        );
-    }
-    drop(db);
-    std::fs::remove_dir_all(&dir)?;
+    disk_per_tx(&files)?;
     let scratch = scratch_dir()?;
     super::bench_contracts::run(args.samples, &scratch)?;
     if scratch.exists() {
@@ -586,6 +504,106 @@ pub(super) fn scratch_dir() -> anyhow::Result<PathBuf> {
         std::fs::remove_dir_all(&dir)?;
     }
     Ok(dir)
+}
+
+/// The block files among `inputs` (a fixture folder may hold other BoCs),
+/// their bytes, and the transactions they hold in all.
+fn load_blocks(inputs: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, Vec<Vec<u8>>, u64)> {
+    let mut files = Vec::new();
+    let mut bocs = Vec::new();
+    let mut set_tx = 0u64;
+    for path in collect_paths(inputs)? {
+        let Ok(boc) = read_boc_file(&path) else {
+            continue;
+        };
+        let Ok(n) = raw_decode(&boc) else { continue };
+        set_tx += n;
+        files.push(path);
+        bocs.push(boc);
+    }
+    Ok((files, bocs, set_tx))
+}
+
+/// The rates table: each phase's median, spread and rate per thread, next
+/// to the raw decode's; then what traces and actions cost.
+fn print_rates(rates: &[Rate], thread_counts: &[usize]) {
+    println!(
+        "\n{:<14}{:>8}{:>14}{:>22}{:>16}{:>12}",
+        "phase", "threads", "tx/s", "samples min-max", "tx/s/thread", "vs raw"
+    );
+    for r in rates {
+        let raw = rates
+            .iter()
+            .find(|x| x.phase == "raw" && x.threads == r.threads)
+            .map_or(f64::NAN, Rate::per_sec);
+        let (min, max) = r.spread();
+        println!(
+            "{:<14}{:>8}{:>14.0}{:>22}{:>16.0}{:>12.2}",
+            r.phase,
+            r.threads,
+            r.per_sec(),
+            format!("{min:.0}-{max:.0}"),
+            r.per_sec() / r.threads as f64,
+            r.per_sec() / raw
+        );
+    }
+    for &threads in thread_counts {
+        let at = |phase| {
+            rates
+                .iter()
+                .find(|r| r.phase == phase && r.threads == threads)
+                .map_or(f64::NAN, Rate::per_sec)
+        };
+        println!(
+            "threads {threads}: decode+index with traces and actions runs at {:.2}x the rate \
+             without them (index-notrace: assembly and classification off)",
+            at("decode+index") / at("index-notrace")
+        );
+    }
+}
+
+/// Bytes on disk per transaction: one import of `files`, flushed and
+/// compacted, table by table.
+fn disk_per_tx(files: &[PathBuf]) -> anyhow::Result<()> {
+    let dir = scratch_dir()?;
+    let db = Db::open(&dir, &IMPORTER)?;
+    let s = import_files(
+        &db,
+        files,
+        &IngestOptions {
+            chunk_size: 64,
+            chunk_bytes: crate::ingest::CHUNK_BYTES,
+            unit_delay: None,
+            decode_pool: None,
+            traces: true,
+            trust_files: false,
+            group_bytes: crate::ingest::GROUP_BYTES,
+            keep_states: crate::index::retention::KeepStates::DEFAULT,
+        },
+        |_, _| {},
+    )?;
+    db.flush()?;
+    db.compact();
+    let tables = db.stats()?;
+    let sst: u64 = tables.iter().map(|t| t.sst_bytes).sum();
+    let tx = s.applied.transactions.max(1);
+    println!(
+        "\ndisk after compaction: {} bytes in SST files for {} transactions = {:.0} bytes/tx",
+        sst,
+        s.applied.transactions,
+        sst as f64 / tx as f64
+    );
+    for t in tables.iter().filter(|t| t.sst_bytes > 0) {
+        println!(
+            "  {:<20}{:>10} bytes {:>8.0} bytes/tx",
+            t.name,
+            t.sst_bytes,
+            t.sst_bytes as f64 / tx as f64
+        );
+    }
+    drop(db);
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
 }
 
 #[cfg(test)]
