@@ -13,7 +13,7 @@
 //! second is printed beside ours.
 
 use super::draw::Draw;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -492,21 +492,13 @@ impl Progress {
     }
 }
 
-pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
-    if args.wallets < 2 {
-        return Err(anyhow!("--wallets must be at least 2"));
-    }
-    if args.emulator.is_some() && (args.shards > 1 || args.split_merge_every.is_some()) {
-        return Err(anyhow!(
-            "--emulator replays one-shard chains only: drop --shards and --split-merge-every, or the emulator"
-        ));
-    }
-    let scratch = tempfile::tempdir()?;
-    let dir = scratch.path().join("db");
-    let export = args
-        .export_blocks
-        .clone()
-        .unwrap_or_else(|| scratch.path().join("blocks"));
+/// The devnet's scratch index in `dir` and the devnet's options (blocks
+/// exported to `export`).
+fn open_index(
+    args: &BenchDevArgs,
+    dir: &Path,
+    export: &Path,
+) -> anyhow::Result<(Arc<Db>, DevnetOptions)> {
     // Nothing reads the devnet's index back but the indexer itself, unless
     // a lite server (--sync) or streams (--subscribers) serve from it: its
     // other tables take the importer's append-only memtables (a skiplist
@@ -514,7 +506,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     // run: a scratch index, without zstd in its last level.
     let served = args.sync || args.subscribers.is_some();
     let db = Arc::new(Db::open(
-        &dir,
+        dir,
         &DbOptions {
             sync_writes: false,
             write_only_memtables: !served,
@@ -532,11 +524,132 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
         libraries: Vec::new(),
         block_interval: None,
         confirm_gap: None,
-        export_dir: Some(export.clone()),
+        export_dir: Some(export.to_path_buf()),
         export_packages: args.export_packages.clone(),
         key_block_every: args.key_block_every,
         layout: Layout::new(args.shards, args.split_merge_every).map_err(|e| anyhow!(e))?,
     };
+    Ok((db, opts))
+}
+
+/// Replays the measured rounds' transactions (from masterchain block
+/// `first_measured` on, read back from the exported blocks) on
+/// @ton/sandbox's emulator and prints its rate next to ours.
+fn compare_with_emulator(
+    emulator_dir: &Path,
+    export: &Path,
+    first_measured: u32,
+    scratch: &Path,
+    ours_per_cpu: f64,
+) -> anyhow::Result<()> {
+    let input = emulator_input(export, first_measured)?;
+    let file = scratch.join("replay.json");
+    std::fs::write(&file, input.json.to_string())?;
+    let out = Command::new("node")
+        .arg(emulator_dir.join("devnet_replay.mjs"))
+        .arg(&file)
+        .arg("--timing")
+        .output()
+        .context("running node (the emulator comparison needs node and @ton/sandbox)")?;
+    if !out.status.success() {
+        return Err(anyhow!(
+            "the emulator failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let timing: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let emulated = timing["transactions"].as_u64().unwrap_or(0);
+    let emu_cpu = timing["cpu_s"].as_f64().unwrap_or(0.0);
+    if emulated as usize != input.expected.len() || emulated == 0 {
+        return Err(anyhow!(
+            "the emulator ran {emulated} of {} transactions",
+            input.expected.len()
+        ));
+    }
+    let emulator_per_cpu = emulated as f64 / emu_cpu.max(1e-9);
+    println!(
+        "@ton/sandbox emulator: the same {emulated} transactions in {:.2}s CPU: {:.0} tx per CPU \
+         second (execution only)",
+        emu_cpu, emulator_per_cpu
+    );
+    println!(
+        "ratio per CPU second: {:.1}x the emulator",
+        ours_per_cpu / emulator_per_cpu
+    );
+    Ok(())
+}
+
+/// The measured rounds: each round's messages signed (not timed), then
+/// produced, executed and indexed beside the next; prints the rates and
+/// hands back the transactions per CPU second.
+fn measure(
+    devnet: &mut Devnet,
+    args: &BenchDevArgs,
+    senders: usize,
+    sign_round: &mut impl FnMut(u32) -> anyhow::Result<Vec<Cell>>,
+) -> anyhow::Result<f64> {
+    let (mut cpu, wall0) = (Duration::ZERO, Instant::now());
+    let mut signing = Duration::ZERO;
+    let mut transactions = 0usize;
+    let mut rounds = 0u32;
+    let mut progress = Progress::new();
+    loop {
+        let done = match args.transactions {
+            Some(n) => transactions as u64 >= n,
+            None => rounds >= args.blocks,
+        };
+        if done {
+            break;
+        }
+        rounds += 1;
+        let signed = Instant::now();
+        let msgs = sign_round(rounds)?;
+        signing += signed.elapsed();
+        let cpu0 = cpu_time();
+        let out = devnet.produce_overlapped(msgs)?;
+        cpu += cpu_time() - cpu0;
+        if !out.dropped.is_empty() {
+            return Err(anyhow!("{} transfers were not accepted", out.dropped.len()));
+        }
+        transactions += out.transactions;
+        progress.report(rounds, transactions, cpu);
+    }
+    let cpu0 = cpu_time();
+    devnet.finish_overlapped()?;
+    cpu += cpu_time() - cpu0;
+    let wall = wall0.elapsed() - signing;
+    let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
+    println!(
+        "devnet: {transactions} transactions ({} wallets x {} block pairs, {:?} profile) \
+         executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: {:.0} tx/s, {:.0} \
+         tx per CPU second",
+        senders,
+        rounds,
+        args.profile,
+        wall.as_secs_f64(),
+        cpu.as_secs_f64(),
+        transactions as f64 / wall.as_secs_f64().max(1e-9),
+        ours_per_cpu,
+    );
+    Ok(ours_per_cpu)
+}
+
+pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
+    if args.wallets < 2 {
+        return Err(anyhow!("--wallets must be at least 2"));
+    }
+    if args.emulator.is_some() && (args.shards > 1 || args.split_merge_every.is_some()) {
+        return Err(anyhow!(
+            "--emulator replays one-shard chains only: drop --shards and --split-merge-every, or the emulator"
+        ));
+    }
+    let scratch = tempfile::tempdir()?;
+    let dir = scratch.path().join("db");
+    let export = args
+        .export_blocks
+        .clone()
+        .unwrap_or_else(|| scratch.path().join("blocks"));
+    let (db, opts) = open_index(args, &dir, &export)?;
     let mut devnet = Devnet::open(crate::ingest::Pipeline::new(Arc::clone(&db)), &dir, &opts)?;
     // The v4r2 genesis wallets send; in the mainnet profile half of the
     // senders are v5r1 wallets instead.
@@ -625,49 +738,7 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         return super::bench_streams::measure(&mut devnet, db, &wallets, rounds.into_iter(), n);
     }
-    let (mut cpu, wall0) = (Duration::ZERO, Instant::now());
-    let mut signing = Duration::ZERO;
-    let mut transactions = 0usize;
-    let mut rounds = 0u32;
-    let mut progress = Progress::new();
-    loop {
-        let done = match args.transactions {
-            Some(n) => transactions as u64 >= n,
-            None => rounds >= args.blocks,
-        };
-        if done {
-            break;
-        }
-        rounds += 1;
-        let signed = Instant::now();
-        let msgs = sign_round(rounds)?;
-        signing += signed.elapsed();
-        let cpu0 = cpu_time();
-        let out = devnet.produce_overlapped(msgs)?;
-        cpu += cpu_time() - cpu0;
-        if !out.dropped.is_empty() {
-            return Err(anyhow!("{} transfers were not accepted", out.dropped.len()));
-        }
-        transactions += out.transactions;
-        progress.report(rounds, transactions, cpu);
-    }
-    let cpu0 = cpu_time();
-    devnet.finish_overlapped()?;
-    cpu += cpu_time() - cpu0;
-    let wall = wall0.elapsed() - signing;
-    let ours_per_cpu = transactions as f64 / cpu.as_secs_f64().max(1e-9);
-    println!(
-        "devnet: {transactions} transactions ({} wallets x {} block pairs, {:?} profile) \
-         executed, built into blocks and indexed in {:.2}s wall, {:.2}s CPU: {:.0} tx/s, {:.0} \
-         tx per CPU second",
-        senders.len(),
-        rounds,
-        args.profile,
-        wall.as_secs_f64(),
-        cpu.as_secs_f64(),
-        transactions as f64 / wall.as_secs_f64().max(1e-9),
-        ours_per_cpu,
-    );
+    let ours_per_cpu = measure(&mut devnet, args, senders.len(), &mut sign_round)?;
 
     if args.sync {
         super::bench_sync::compare(
@@ -681,39 +752,11 @@ pub fn run(args: &BenchDevArgs) -> anyhow::Result<()> {
     let Some(emulator_dir) = &args.emulator else {
         return Ok(());
     };
-    let input = emulator_input(&export, first_measured)?;
-    let file = scratch.path().join("replay.json");
-    std::fs::write(&file, input.json.to_string())?;
-    let out = Command::new("node")
-        .arg(emulator_dir.join("devnet_replay.mjs"))
-        .arg(&file)
-        .arg("--timing")
-        .output()
-        .context("running node (the emulator comparison needs node and @ton/sandbox)")?;
-    if !out.status.success() {
-        return Err(anyhow!(
-            "the emulator failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let timing: serde_json::Value = serde_json::from_slice(&out.stdout)?;
-    let emulated = timing["transactions"].as_u64().unwrap_or(0);
-    let emu_cpu = timing["cpu_s"].as_f64().unwrap_or(0.0);
-    if emulated as usize != input.expected.len() || emulated == 0 {
-        return Err(anyhow!(
-            "the emulator ran {emulated} of {} transactions",
-            input.expected.len()
-        ));
-    }
-    let emulator_per_cpu = emulated as f64 / emu_cpu.max(1e-9);
-    println!(
-        "@ton/sandbox emulator: the same {emulated} transactions in {:.2}s CPU: {:.0} tx per CPU \
-         second (execution only)",
-        emu_cpu, emulator_per_cpu
-    );
-    println!(
-        "ratio per CPU second: {:.1}x the emulator",
-        ours_per_cpu / emulator_per_cpu
-    );
-    Ok(())
+    compare_with_emulator(
+        emulator_dir,
+        &export,
+        first_measured,
+        scratch.path(),
+        ours_per_cpu,
+    )
 }

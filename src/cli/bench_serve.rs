@@ -258,6 +258,80 @@ fn fetch_json(
     })
 }
 
+/// The ports of the API with its guards and without them.
+#[derive(Clone, Copy)]
+struct Ports {
+    guarded: u16,
+    unguarded: u16,
+}
+
+/// One case: a short warm-up of each server, not counted; then guarded
+/// and unguarded in turns, each going first in every other round, so that
+/// drift of the machine and whatever the previous round leaves behind
+/// (its connections closing) hit both alike; then a bare handler sending
+/// a body of the same size. Prints the case's line: the `guarded` column
+/// is the median of the rounds' ratios, the others medians of their rounds.
+fn run_case(
+    server: &tokio::runtime::Runtime,
+    client: &tokio::runtime::Runtime,
+    ports: Ports,
+    name: &str,
+    paths: &Paths,
+    args: &BenchServeArgs,
+) -> anyhow::Result<()> {
+    for p in [ports.guarded, ports.unguarded] {
+        client.block_on(load(p, paths, args.connections, args.seconds.min(0.5)))?;
+    }
+    let mut ours = Vec::new();
+    let mut unguarded = Vec::new();
+    let mut ratios = Vec::new();
+    for round in 0..args.rounds.max(1) {
+        let run = |p: u16| client.block_on(load(p, paths, args.connections, args.seconds));
+        let (g, u) = if round % 2 == 0 {
+            let g = run(ports.guarded)?;
+            (g, run(ports.unguarded)?)
+        } else {
+            let u = run(ports.unguarded)?;
+            (run(ports.guarded)?, u)
+        };
+        ratios.push(g.rps / u.rps);
+        ours.push(g);
+        unguarded.push(u);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let guarded_ratio = ratios[ratios.len() / 2];
+    let (ours, unguarded) = (median(ours), median(unguarded));
+    // The bare handler answers a constant body of the same (mean) size.
+    let body: &'static str = Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
+    let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
+    let bare_port = start(
+        server,
+        Router::new().route(
+            "/bare",
+            get(move || async move { ([("content-type", "application/json")], constant) }),
+        ),
+    )?;
+    let bare_path = Paths::new(vec!["/bare".to_string()]);
+    let bare = client.block_on(load(bare_port, &bare_path, args.connections, args.seconds))?;
+    println!(
+        "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×   {:>12.0} {:>8.3}×   {:>7} {:>8}",
+        name,
+        ours.rps,
+        ours.p50_us,
+        ours.p99_us,
+        ours.body,
+        bare.rps,
+        bare.p50_us,
+        bare.p99_us,
+        ours.rps / bare.rps,
+        unguarded.rps,
+        guarded_ratio,
+        paths.len(),
+        paths.asked()
+    );
+    Ok(())
+}
+
 pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
     let scratch = super::scratch::dir("tonindex-bench-")?;
     let db = Arc::new(Db::open_follower(&cfg.db, scratch.path())?);
@@ -389,62 +463,11 @@ pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {
         "asked"
     );
     for (name, paths) in cases {
-        // A short warm-up of each, not counted; then guarded and unguarded
-        // in turns, each going first in every other round, so that drift of
-        // the machine and whatever the previous round leaves behind (its
-        // connections closing) hit both alike. The `guarded` column is the
-        // median of the rounds' ratios; the others, medians of their rounds.
-        for p in [port, unguarded_port] {
-            client.block_on(load(p, &paths, args.connections, args.seconds.min(0.5)))?;
-        }
-        let mut ours = Vec::new();
-        let mut unguarded = Vec::new();
-        let mut ratios = Vec::new();
-        for round in 0..args.rounds.max(1) {
-            let run = |p: u16| client.block_on(load(p, &paths, args.connections, args.seconds));
-            let (g, u) = if round % 2 == 0 {
-                let g = run(port)?;
-                (g, run(unguarded_port)?)
-            } else {
-                let u = run(unguarded_port)?;
-                (run(port)?, u)
-            };
-            ratios.push(g.rps / u.rps);
-            ours.push(g);
-            unguarded.push(u);
-        }
-        ratios.sort_by(f64::total_cmp);
-        let guarded_ratio = ratios[ratios.len() / 2];
-        let (ours, unguarded) = (median(ours), median(unguarded));
-        // The bare handler answers a constant body of the same (mean) size.
-        let body: &'static str =
-            Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
-        let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
-        let bare_port = start(
-            &server,
-            Router::new().route(
-                "/bare",
-                get(move || async move { ([("content-type", "application/json")], constant) }),
-            ),
-        )?;
-        let bare_path = Paths::new(vec!["/bare".to_string()]);
-        let bare = client.block_on(load(bare_port, &bare_path, args.connections, args.seconds))?;
-        println!(
-            "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×   {:>12.0} {:>8.3}×   {:>7} {:>8}",
-            name,
-            ours.rps,
-            ours.p50_us,
-            ours.p99_us,
-            ours.body,
-            bare.rps,
-            bare.p50_us,
-            bare.p99_us,
-            ours.rps / bare.rps,
-            unguarded.rps,
-            guarded_ratio,
-            paths.len(),
-            paths.asked()
-        );
+        let ports = Ports {
+            guarded: port,
+            unguarded: unguarded_port,
+        };
+        run_case(&server, &client, ports, name, &paths, args)?;
     }
     Ok(())
 }
