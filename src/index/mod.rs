@@ -676,9 +676,6 @@ impl<'a> Indexer<'a> {
         Ok(out)
     }
 
-    /// Stored blocks that a masterchain block committing `tops` commits too:
-    /// walking back from the tops (through this unit's own blocks) over
-    /// stored blocks no masterchain block has committed yet.
     /// The masterchain seqno that committed a stored block directly after
     /// `id` (next seqno in the same shard, or in a child shard after a
     /// split). The masterchain block that committed the child committed
@@ -709,6 +706,9 @@ impl<'a> Indexer<'a> {
         Ok(None)
     }
 
+    /// Stored blocks that a masterchain block committing `tops` commits too:
+    /// walking back from the tops (through this unit's own blocks) over
+    /// stored blocks no masterchain block has committed yet.
     fn stored_uncommitted(
         &self,
         tops: impl IntoIterator<Item = BlockId>,
