@@ -390,8 +390,8 @@ table!(
 );
 table!(
     /// key: `tx_id u64` → bincode [`TxPlace`] (its block and masterchain
-    /// block, and its account's number and lt: the key of its BoC in
-    /// [`TxBocs`]; ~25 bytes). The transaction's record is rebuilt from its
+    /// block, its account's number and lt: the key of its BoC in
+    /// [`TxBocs`], and its trace's tag; ~34 bytes). The transaction's record is rebuilt from its
     /// BoC and this place: a stored record repeated ~400 bytes of the BoC,
     /// mostly hashes no compression can shrink (411 bytes a transaction
     /// raw, 184 compacted, on the devnet corpus). Readers that show a
