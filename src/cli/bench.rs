@@ -416,14 +416,9 @@ fn steady_import(
 ) -> anyhow::Result<Steady> {
     fn ignore(_: &Unit, _: &Applied) {}
     let opts = IngestOptions {
-        chunk_size: Config::default().import.chunk_size,
-        chunk_bytes: crate::ingest::CHUNK_BYTES,
-        unit_delay: None,
         decode_pool: Some(pool.clone()),
         traces,
-        trust_files: false,
-        group_bytes: crate::ingest::GROUP_BYTES,
-        keep_states: crate::index::retention::KeepStates::DEFAULT,
+        ..IngestOptions::with_chunk_size(Config::default().import.chunk_size)
     };
     let mut dirs = Vec::new();
     let mut dbs = Vec::new();
@@ -567,21 +562,7 @@ fn print_rates(rates: &[Rate], thread_counts: &[usize]) {
 fn disk_per_tx(files: &[PathBuf]) -> anyhow::Result<()> {
     let dir = scratch_dir()?;
     let db = Db::open(&dir, &IMPORTER)?;
-    let s = import_files(
-        &db,
-        files,
-        &IngestOptions {
-            chunk_size: 64,
-            chunk_bytes: crate::ingest::CHUNK_BYTES,
-            unit_delay: None,
-            decode_pool: None,
-            traces: true,
-            trust_files: false,
-            group_bytes: crate::ingest::GROUP_BYTES,
-            keep_states: crate::index::retention::KeepStates::DEFAULT,
-        },
-        |_, _| {},
-    )?;
+    let s = import_files(&db, files, &IngestOptions::with_chunk_size(64), |_, _| {})?;
     db.flush()?;
     db.compact();
     let tables = db.stats()?;

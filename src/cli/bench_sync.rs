@@ -46,16 +46,7 @@ pub fn compare(
     let imported = fresh(&scratch.join("imported"))?;
     let paths = crate::chain::files::collect_paths(&[export.to_path_buf()])?;
     let t = Instant::now();
-    let opts = IngestOptions {
-        chunk_size: 512,
-        chunk_bytes: crate::ingest::CHUNK_BYTES,
-        unit_delay: None,
-        decode_pool: None,
-        traces: true,
-        trust_files: false,
-        group_bytes: crate::ingest::GROUP_BYTES,
-        keep_states: crate::index::retention::KeepStates::DEFAULT,
-    };
+    let opts = IngestOptions::with_chunk_size(512);
     import_files(&imported, &paths, &opts, |_, _| {})?;
     let import_time = t.elapsed();
 

@@ -499,14 +499,8 @@ mod tests {
 
     fn one_thread() -> IngestOptions {
         IngestOptions {
-            chunk_size: 5,
-            chunk_bytes: crate::ingest::CHUNK_BYTES,
-            unit_delay: None,
             decode_pool: Some(Arc::new(decode_pool(1).build().unwrap())),
-            traces: true,
-            trust_files: false,
-            group_bytes: crate::ingest::GROUP_BYTES,
-            keep_states: crate::index::retention::KeepStates::DEFAULT,
+            ..IngestOptions::with_chunk_size(5)
         }
     }
 

@@ -55,6 +55,25 @@ pub struct IngestOptions {
     pub keep_states: crate::index::retention::KeepStates,
 }
 
+impl IngestOptions {
+    /// The settings an import of files starts from: `chunk_size` files
+    /// (and at most [`CHUNK_BYTES`]) decoded together on rayon's global
+    /// pool, traces and actions on, package signatures checked, the
+    /// default state retention.
+    pub fn with_chunk_size(chunk_size: usize) -> Self {
+        Self {
+            chunk_size,
+            chunk_bytes: CHUNK_BYTES,
+            unit_delay: None,
+            decode_pool: None,
+            traces: true,
+            trust_files: false,
+            group_bytes: GROUP_BYTES,
+            keep_states: crate::index::retention::KeepStates::DEFAULT,
+        }
+    }
+}
+
 pub use sources::{CHUNK_BYTES, GROUP_BYTES};
 
 /// What planning an import found, for its summary: packages read, where
