@@ -59,8 +59,31 @@ pub fn by_domain(r: &Reader<'_>, domain: &str) -> Result<Vec<Entry>, Error> {
 /// The domain the address book shows for `address`: the shortest domain
 /// it owns whose `wallet` record points back at it.
 pub fn domain_of(r: &Reader<'_>, address: &Address) -> Result<Option<String>, Error> {
-    Ok(by_wallet(r, address)?
+    Ok(owned_domain(address, by_wallet(r, address)?))
+}
+
+/// [`domain_of`] of many addresses, in order: their `wallet` records read
+/// under one iterator (nearly every address of a page has none).
+pub fn domains_of(r: &Reader<'_>, addresses: &[Address]) -> Result<Vec<Option<String>>, Error> {
+    let prefixes: Vec<Vec<u8>> = addresses.iter().map(AccountPairKey::prefix).collect();
+    let found = r.prefixes::<DnsByWallet>(&prefixes)?;
+    addresses
+        .iter()
+        .zip(found)
+        .map(|(a, rows)| {
+            if rows.is_empty() {
+                return Ok(None);
+            }
+            let items = rows.into_iter().map(|(k, _)| k.second).collect();
+            Ok(owned_domain(a, entries(r, items)?))
+        })
+        .collect()
+}
+
+/// The first of `entries` (shortest domain first) that `address` owns.
+fn owned_domain(address: &Address, entries: Vec<Entry>) -> Option<String> {
+    entries
         .into_iter()
         .find(|e| e.owner.as_ref() == Some(address))
-        .map(|e| e.record.domain))
+        .map(|e| e.record.domain)
 }

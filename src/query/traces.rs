@@ -62,20 +62,24 @@ fn trace_ids(
     tags: &[Option<HashTag>],
     hashes: Option<&[Hash]>,
 ) -> Result<Vec<Option<Hash>>, Error> {
-    let mut out = Vec::with_capacity(ids.len());
-    for (i, (tx_id, tag)) in ids.iter().zip(tags).enumerate() {
-        let Some(tag) = tag else {
-            out.push(None);
-            continue;
-        };
-        if let Some(own) = hashes.and_then(|h| h.get(i)) {
-            if hash_tag(own) == *tag {
-                out.push(Some(*own));
-                continue;
-            }
+    let mut out = vec![None; ids.len()];
+    // The transactions whose trace is read, and that trace's tag: all the
+    // page's traces under one iterator.
+    let mut asked: Vec<(usize, HashTag)> = Vec::new();
+    for (i, tag) in tags.iter().enumerate() {
+        let Some(tag) = tag else { continue };
+        match hashes.and_then(|h| h.get(i)) {
+            Some(own) if hash_tag(own) == *tag => out[i] = Some(*own),
+            _ => asked.push((i, *tag)),
         }
-        let holds = |_: &Reader<'_>, t: &TraceRecord| Ok(t.tx_ids.binary_search(tx_id).is_ok());
-        out.push(trace_by_tag(r, tag, holds)?);
+    }
+    let prefixes: Vec<Vec<u8>> = asked.iter().map(|(_, tag)| tag.to_vec()).collect();
+    let found = r.prefixes::<Traces>(&prefixes)?;
+    for ((i, tag), rows) in asked.into_iter().zip(found) {
+        let tx_id = ids[i];
+        let holds = |_: &Reader<'_>, t: &TraceRecord| Ok(t.tx_ids.binary_search(&tx_id).is_ok());
+        let records = rows.into_iter().map(|(_, t)| t).collect();
+        out[i] = one_trace(r, &tag, records, holds)?;
     }
     Ok(out)
 }
@@ -92,6 +96,17 @@ fn trace_by_tag(
     for x in r.prefix::<Traces>(tag, false) {
         found.push(x?.1);
     }
+    one_trace(r, tag, found, owns)
+}
+
+/// Of the stored traces whose ids start with `tag` ([`trace_by_tag`]),
+/// the one that `owns` the row asking when there are several.
+fn one_trace(
+    r: &Reader<'_>,
+    tag: &HashTag,
+    mut found: Vec<TraceRecord>,
+    owns: impl Fn(&Reader<'_>, &TraceRecord) -> Result<bool, Error>,
+) -> Result<Option<Hash>, Error> {
     if found.len() > 1 {
         for t in found {
             if owns(r, &t)? {

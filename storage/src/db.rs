@@ -871,6 +871,43 @@ impl<'a> Reader<'a> {
         self.range::<T>(prefix, prefix_successor(prefix), descending)
     }
 
+    /// The rows under each of many prefixes, at the prefix's position: a
+    /// page's lookups by tag or by account (a trace per transaction, a
+    /// domain per address) read with one iterator, seeking from prefix to
+    /// prefix in key order, where an iterator each cost a page more than
+    /// the seeks themselves.
+    pub fn prefixes<T: Table>(
+        &self,
+        prefixes: &[Vec<u8>],
+    ) -> Result<Vec<Vec<(T::Key, T::Value)>>, Error> {
+        let mut out: Vec<Vec<(T::Key, T::Value)>> = prefixes.iter().map(|_| Vec::new()).collect();
+        if prefixes.is_empty() {
+            return Ok(out);
+        }
+        let mut order: Vec<usize> = (0..prefixes.len()).collect();
+        order.sort_unstable_by(|&a, &b| prefixes[a].cmp(&prefixes[b]));
+        let mut ro = self.read_opts();
+        ro.set_iterate_lower_bound(prefixes[order[0]].clone());
+        if let Some(upper) = prefix_successor(&prefixes[order[order.len() - 1]]) {
+            ro.set_iterate_upper_bound(upper);
+        }
+        let mut it = self.db.db.raw_iterator_cf_opt(self.db.cf::<T>(), ro);
+        for i in order {
+            let prefix = &prefixes[i];
+            charge(&self.budget, 1)?;
+            it.seek(prefix);
+            while let Some(key) = it.key().filter(|k| k.starts_with(prefix)) {
+                charge(&self.budget, 1)?;
+                let k = T::Key::decode(key)?;
+                let v = T::decode_value(&k, it.value().unwrap_or(&[]))?;
+                out[i].push((k, v));
+                it.next();
+            }
+            it.status()?;
+        }
+        Ok(out)
+    }
+
     /// Rows with `lower <= key < upper` (upper `None` = to the end).
     pub fn range<T: Table>(
         &self,

@@ -130,6 +130,10 @@ const book = await getJson(`/api/v3/addressBook?address=${q(owner)}`);
 must(book[owner.toRawString()].domain === "devnet-name.ton", `the owner's domain ${JSON.stringify(book)}`);
 const items = await getJson(`/api/v3/nft/items?address=${q(item)}`);
 must(items.nft_items[0]?.content?.domain === "devnet-name.ton", `the item's content ${JSON.stringify(items.nft_items)}`);
+// A page's address book reads its accounts' domains together.
+const pageBook = items.address_book;
+must(pageBook[raw(owner)]?.domain === "devnet-name.ton", `the page's book ${JSON.stringify(pageBook)}`);
+must(Object.keys(pageBook).length > 1 && Object.entries(pageBook).every(([a, row]) => a === raw(owner) || row.domain === null), `other accounts own no domain ${JSON.stringify(pageBook)}`);
 const other = await getJson("/api/v3/dns/records?domain=other.ton");
 must(other.records.length === 0, "another domain has no records");
 for (const [path, status] of [

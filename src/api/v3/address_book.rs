@@ -36,11 +36,14 @@ pub struct AddressBookDoc(#[allow(dead_code)] BTreeMap<String, AddressBookRow>);
 /// "last seen active" from its transactions.
 fn row(ctx: &Ctx<'_>, a: &Address) -> Result<AddressBookRow, V3Error> {
     let seen = query::accounts::code_seen(&ctx.reader, a)?;
-    row_from(ctx, a, seen, &mut HashMap::new())
+    let mut row = row_from(ctx, a, seen, &mut HashMap::new())?;
+    row.domain = query::dns::domain_of(&ctx.reader, a)?;
+    Ok(row)
 }
 
-/// A row from what the index knows of the account's code; `facts` keeps
-/// the interfaces of codes already read (many accounts share a code).
+/// A row from what the index knows of the account's code, its domain left
+/// to the caller; `facts` keeps the interfaces of codes already read (many
+/// accounts share a code).
 fn row_from(
     ctx: &Ctx<'_>,
     a: &Address,
@@ -65,9 +68,7 @@ fn row_from(
         },
         _ => Vec::new(),
     };
-    let mut row = shaped(ctx, a, bounceable, &interfaces);
-    row.domain = query::dns::domain_of(&ctx.reader, a)?;
-    Ok(row)
+    Ok(shaped(ctx, a, bounceable, &interfaces))
 }
 
 /// A row from what is known of the account.
@@ -127,9 +128,12 @@ pub fn build(
     let mut seen = HashSet::new();
     let distinct: Vec<Address> = addresses.into_iter().filter(|a| seen.insert(*a)).collect();
     let codes = query::accounts::codes_seen(&ctx.reader, &distinct)?;
+    let domains = query::dns::domains_of(&ctx.reader, &distinct)?;
     let mut facts = HashMap::new();
-    for (a, code) in distinct.iter().zip(codes) {
-        book.insert(raw_upper(a), row_from(ctx, a, code, &mut facts)?);
+    for ((a, code), domain) in distinct.iter().zip(codes).zip(domains) {
+        let mut row = row_from(ctx, a, code, &mut facts)?;
+        row.domain = domain;
+        book.insert(raw_upper(a), row);
     }
     Ok(book)
 }

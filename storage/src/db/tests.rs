@@ -654,3 +654,55 @@ fn tx_boc(tx_id: u64, boc: &[u8]) -> TxBoc {
         boc: boc.to_vec(),
     }
 }
+
+/// Rows under many prefixes read with one iterator are the rows each
+/// prefix's own scan gives, at the prefix's position, with prefixes given
+/// out of order, repeated, empty of rows, nested and at the table's ends;
+/// rows in a flushed file and in the memtable alike.
+#[test]
+fn many_prefixes_read_as_each_prefix_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..2 {
+        let mut batch = db.batch();
+        for i in 0..400u64 {
+            let num = next() % 40;
+            batch.put::<TxBocs>(
+                &NumLtKey {
+                    num,
+                    lt: next() % 1000,
+                },
+                &tx_boc(i, &[round]),
+            );
+        }
+        db.write(batch).unwrap();
+        if round == 0 {
+            db.flush().unwrap();
+        }
+    }
+    let mut prefixes: Vec<Vec<u8>> = (0..60u64).map(|_| NumLtKey::prefix(next() % 45)).collect();
+    prefixes.push(NumLtKey::prefix(7));
+    prefixes.push(NumLtKey::prefix(7));
+    prefixes.push(NumLtKey::prefix(7)[..4].to_vec());
+    prefixes.push(vec![0xff; 8]);
+    prefixes.push(NumLtKey::prefix(0));
+    let r = db.reader();
+    let together = r.prefixes::<TxBocs>(&prefixes).unwrap();
+    assert_eq!(together.len(), prefixes.len());
+    let mut rows = 0;
+    for (p, got) in prefixes.iter().zip(&together) {
+        let alone: Vec<(NumLtKey, TxBoc)> =
+            r.prefix::<TxBocs>(p, false).map(|x| x.unwrap()).collect();
+        rows += alone.len();
+        assert_eq!(got, &alone, "prefix {p:?}");
+    }
+    assert!(rows > 100, "the prefixes found rows ({rows})");
+    assert!(r.prefixes::<TxBocs>(&[]).unwrap().is_empty());
+}
