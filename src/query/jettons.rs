@@ -182,6 +182,16 @@ pub fn master(r: &Reader<'_>, a: &Address) -> Result<Option<JettonMasterRecord>,
     r.get::<JettonMasters>(a)
 }
 
+/// [`master`] of many addresses, in order, in one batch.
+pub fn masters_of(r: &Reader<'_>, a: &[Address]) -> Result<Vec<Option<JettonMasterRecord>>, Error> {
+    r.multi_get::<JettonMasters>(a)
+}
+
+/// [`wallet`] of many addresses, in order, in one batch.
+pub fn wallets_of(r: &Reader<'_>, a: &[Address]) -> Result<Vec<Option<JettonWalletRecord>>, Error> {
+    r.multi_get::<JettonWallets>(a)
+}
+
 /// `/jetton/transfers`, `/jetton/burns` and `/nft/transfers` filters
 /// (for NFTs, `wallets` are items and `master` the collection).
 #[derive(Debug, Default)]

@@ -95,6 +95,19 @@ pub fn item(r: &Reader<'_>, a: &Address) -> Result<Option<NftItemRecord>, Error>
     r.get::<NftItems>(a)
 }
 
+/// [`collection`] of many addresses, in order, in one batch.
+pub fn collections_of(
+    r: &Reader<'_>,
+    a: &[Address],
+) -> Result<Vec<Option<NftCollectionRecord>>, Error> {
+    r.multi_get::<NftCollections>(a)
+}
+
+/// [`item`] of many addresses, in order, in one batch.
+pub fn items_of(r: &Reader<'_>, a: &[Address]) -> Result<Vec<Option<NftItemRecord>>, Error> {
+    r.multi_get::<NftItems>(a)
+}
+
 /// The sale an item is listed on: its owner is a GetGems sale or auction
 /// contract that says it sells this very item (the contract's word alone
 /// does not make an item "on sale", nor the item's owner alone).

@@ -174,10 +174,14 @@ pub fn listed_traces(
     desc: bool,
 ) -> Result<Vec<TraceRecord>, Error> {
     let mut out = Vec::with_capacity(rows.len());
-    for (end, tag) in rows {
+    let prefixes: Vec<Vec<u8>> = rows.iter().map(|(_, tag)| tag.to_vec()).collect();
+    let stored = r.prefixes::<Traces>(&prefixes)?;
+    for ((end, tag), mut under) in rows.iter().zip(stored) {
+        if desc {
+            under.reverse();
+        }
         let mut found: Vec<TraceRecord> = Vec::new();
-        for x in r.prefix::<Traces>(tag, desc) {
-            let (_, t) = x?;
+        for (_, t) in under {
             let at = match listing.order {
                 TraceOrder::EndLt => t.end_lt,
                 TraceOrder::EndUtime => u64::from(t.end_utime),
@@ -416,12 +420,27 @@ impl Iterator for Merged<'_> {
 
 /// Every action of a trace, by action id.
 pub fn trace_actions(r: &Reader<'_>, trace_id: &Hash) -> Result<Vec<ActionRecord>, Error> {
-    let prefix = KeyWriter::with_capacity(32).hash(trace_id).finish();
-    let stored = r
-        .prefix::<Actions>(&prefix, false)
-        .map(|x| x.map(|(_, a)| a))
-        .collect::<Result<Vec<_>, _>>()?;
-    action_records(r, stored)
+    Ok(traces_actions(r, std::slice::from_ref(trace_id))?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// [`trace_actions`] of many traces, in order: their rows read under one
+/// iterator and their accounts in one batch (a page of actions read these
+/// a trace at a time, three lookups each).
+pub fn traces_actions(r: &Reader<'_>, trace_ids: &[Hash]) -> Result<Vec<Vec<ActionRecord>>, Error> {
+    let prefixes: Vec<Vec<u8>> = trace_ids
+        .iter()
+        .map(|id| KeyWriter::with_capacity(32).hash(id).finish())
+        .collect();
+    let stored = r.prefixes::<Actions>(&prefixes)?;
+    let counts: Vec<usize> = stored.iter().map(Vec::len).collect();
+    let mut records =
+        action_records(r, stored.into_iter().flatten().map(|(_, a)| a).collect())?.into_iter();
+    Ok(counts
+        .into_iter()
+        .map(|n| records.by_ref().take(n).collect())
+        .collect())
 }
 
 /// Stored actions as records: the accounts they name by number read back
@@ -473,10 +492,13 @@ pub fn trace_of_action(r: &Reader<'_>, action_id: &Hash) -> Result<Option<Hash>,
 /// would cost a round of lookups per trace.
 const PAGE_READ_BATCH: usize = 64;
 
-/// Walks traces in answer order (a listing's rows), handing each record
-/// to `take`, until the items it kept reach `wanted`. The trace that
-/// reaches it is taken whole, so that a caller that sorts within a trace
-/// (actions) pages exactly as over every trace. Complete however selective
+/// Walks traces in answer order (a listing's rows), handing the records
+/// to `take` a batch at a time (in order, never more traces than items
+/// still wanted, so that `take` reads what a batch needs together), until
+/// the items it kept reach `wanted`. A batch is taken whole, so that a
+/// caller that sorts within a trace (actions) pages exactly as over every
+/// trace: what is kept past `wanted` sorts after the rest and the caller's
+/// paging leaves it out. Complete however selective
 /// `take` is: it reads on until the index ends, or the reader's deadline
 /// stops it (an error), never a window of candidates.
 pub fn fill_page<T>(
@@ -484,7 +506,7 @@ pub fn fill_page<T>(
     ids: TraceIds<'_>,
     wanted: usize,
     desc: bool,
-    mut take: impl FnMut(&Reader<'_>, TraceRecord, &mut Vec<T>) -> Result<(), Error>,
+    mut take: impl FnMut(&Reader<'_>, Vec<TraceRecord>, &mut Vec<T>) -> Result<(), Error>,
 ) -> Result<Vec<T>, Error> {
     let listing = ids.listing();
     let mut out = Vec::new();
@@ -495,12 +517,7 @@ pub fn fill_page<T>(
             .by_ref()
             .take((wanted - out.len()).clamp(1, PAGE_READ_BATCH))
             .collect::<Result<_, _>>()?;
-        for trace in listed_traces(r, &listing, &batch, desc)? {
-            if out.len() >= wanted {
-                break;
-            }
-            take(r, trace, &mut out)?;
-        }
+        take(r, listed_traces(r, &listing, &batch, desc)?, &mut out)?;
     }
     Ok(out)
 }
@@ -638,8 +655,8 @@ mod tests {
         let r = db.reader();
         let page = |account: Option<&Address>, order, desc| -> Vec<u8> {
             let ids = settled_trace_ids(&r, account, order, 0, u64::MAX, desc);
-            fill_page(&r, ids, 100, desc, |_, t, out| {
-                out.push(t.trace_id[31]);
+            fill_page(&r, ids, 100, desc, |_, traces, out| {
+                out.extend(traces.iter().map(|t| t.trace_id[31]));
                 Ok(())
             })
             .unwrap()

@@ -278,18 +278,11 @@ pub fn actions(ctx: &Ctx<'_>, _: &Params, q: ActionsRequest) -> Result<ActionsRe
             a.end_lt
         }
     };
-    // One trace's actions that pass every filter.
-    let take = |r: &tonindex_storage::Reader<'_>,
-                trace: TraceRecord,
-                rows: &mut Vec<(TraceRecord, ActionRecord)>|
-     -> Result<(), tonindex_storage::Error> {
-        if start_utime.is_some_and(|u| u64::from(trace.end_utime) < u)
-            || end_utime.is_some_and(|u| u64::from(trace.end_utime) > u)
-            || !(start_lt..=end_lt).contains(&trace.end_lt)
-        {
-            return Ok(());
-        }
-        let mut kept: Vec<ActionRecord> = query::traces::trace_actions(r, &trace.trace_id)?
+    // One trace's actions that pass every filter, in answer order.
+    let keep_actions = |trace: TraceRecord,
+                        acts: Vec<ActionRecord>,
+                        rows: &mut Vec<(TraceRecord, ActionRecord)>| {
+        let mut kept: Vec<ActionRecord> = acts
             .into_iter()
             .filter(|act| {
                 let shown = if include.is_empty() {
@@ -310,6 +303,26 @@ pub fn actions(ctx: &Ctx<'_>, _: &Params, q: ActionsRequest) -> Result<ActionsRe
             kept.reverse();
         }
         rows.extend(kept.into_iter().map(|a| (trace.clone(), a)));
+    };
+    // The traces' actions that pass every filter, each trace's read
+    // together.
+    let take = |r: &tonindex_storage::Reader<'_>,
+                traces: Vec<TraceRecord>,
+                rows: &mut Vec<(TraceRecord, ActionRecord)>|
+     -> Result<(), tonindex_storage::Error> {
+        let traces: Vec<TraceRecord> = traces
+            .into_iter()
+            .filter(|trace| {
+                !(start_utime.is_some_and(|u| u64::from(trace.end_utime) < u)
+                    || end_utime.is_some_and(|u| u64::from(trace.end_utime) > u)
+                    || !(start_lt..=end_lt).contains(&trace.end_lt))
+            })
+            .collect();
+        let ids: Vec<_> = traces.iter().map(|t| t.trace_id).collect();
+        let actions = query::traces::traces_actions(r, &ids)?;
+        for (trace, acts) in traces.into_iter().zip(actions) {
+            keep_actions(trace, acts, rows);
+        }
         Ok(())
     };
     // The type indexes to walk: the types named, or with only exclusions
@@ -335,9 +348,11 @@ pub fn actions(ctx: &Ctx<'_>, _: &Params, q: ActionsRequest) -> Result<ActionsRe
             let mut seen = HashSet::new();
             ids.retain(|id| seen.insert(*id));
             let mut rows = Vec::new();
-            for trace in query::traces::traces(&ctx.reader, &ids)? {
-                take(&ctx.reader, trace, &mut rows)?;
-            }
+            take(
+                &ctx.reader,
+                query::traces::traces(&ctx.reader, &ids)?,
+                &mut rows,
+            )?;
             rows
         }
         Candidates::Ordered(ids) => {

@@ -372,10 +372,8 @@ fn select(ctx: &Ctx<'_>, q: &TracesRequest, paging: &Paging) -> Result<Vec<Trace
                 paging.desc,
             )
         };
-        query::traces::fill_page(r, ids, paging.needed(), paging.desc, |_, t, out| {
-            if in_windows(&t) {
-                out.push(t);
-            }
+        query::traces::fill_page(r, ids, paging.needed(), paging.desc, |_, traces, out| {
+            out.extend(traces.into_iter().filter(in_windows));
             Ok(())
         })?
     };
