@@ -132,12 +132,35 @@ pub fn with_messages(
 /// order (lt, then account): their trace is known, so it is not looked up
 /// transaction by transaction.
 pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec<FullTx>, Error> {
-    let mut txs = load_txs(r, ids)?;
-    txs.sort_by_key(|t| {
-        let (rec, tag) = (&t.record, hash_tag(&t.record.account.id));
-        (rec.lt, rec.account.workchain, tag, t.id)
-    });
-    txs.into_iter().map(|t| resolve((t, Some(trace)))).collect()
+    Ok(full_txs_of_traces(r, &[(ids, trace)])?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// [`full_txs_of_trace`] of many traces (each one's transaction ids and
+/// id), in order: every transaction of a page of traces read in one batch.
+pub fn full_txs_of_traces(
+    r: &Reader<'_>,
+    traces: &[(&[u64], Hash)],
+) -> Result<Vec<Vec<FullTx>>, Error> {
+    let ids: Vec<u64> = traces
+        .iter()
+        .flat_map(|(ids, _)| ids.iter().copied())
+        .collect();
+    let mut loaded = load_txs(r, &ids)?.into_iter();
+    traces
+        .iter()
+        .map(|(ids, trace)| {
+            let mut txs: Vec<LoadedTx> = loaded.by_ref().take(ids.len()).collect();
+            txs.sort_by_key(|t| {
+                let (rec, tag) = (&t.record, hash_tag(&t.record.account.id));
+                (rec.lt, rec.account.workchain, tag, t.id)
+            });
+            txs.into_iter()
+                .map(|t| resolve((t, Some(*trace))))
+                .collect()
+        })
+        .collect()
 }
 
 /// A loaded transaction with its messages, each decoded from the BoC's

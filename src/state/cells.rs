@@ -32,6 +32,17 @@ pub enum CellError {
 /// Where cell rows come from: the table, plus the rows a unit has not committed yet.
 pub trait CellRows {
     fn row(&self, hash: &HashBytes) -> Result<Option<Vec<u8>>, CellError>;
+
+    /// Whether each cell has a row, in order: a page asks this of every
+    /// state its transactions name, nearly none of which an index that
+    /// keeps a few days of states holds, and a store may answer them in
+    /// one batch.
+    fn held(&self, hashes: &[HashBytes]) -> Result<Vec<bool>, CellError> {
+        hashes
+            .iter()
+            .map(|h| self.row(h).map(|r| r.is_some()))
+            .collect()
+    }
 }
 
 /// Encodes one cell as a row. Its children are referenced by hash only.

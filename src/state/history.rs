@@ -130,6 +130,17 @@ fn label_len_if_matches(
     Ok(matches.then_some(len))
 }
 
+/// The hash of `account_none$0`, the state of an account that does not
+/// exist: known without a row.
+pub fn empty_account_hash() -> HashBytes {
+    static HASH: std::sync::OnceLock<HashBytes> = std::sync::OnceLock::new();
+    *HASH.get_or_init(|| {
+        *CellBuilder::build_from(&OptionalAccount::EMPTY)
+            .expect("account_none is one bit")
+            .repr_hash()
+    })
+}
+
 /// The account state whose `Account` cell hash is `hash` (what a
 /// transaction's state update names), read from the cell store; `Ok(None)`
 /// when the store does not hold that cell. The states after each kept
@@ -146,9 +157,7 @@ pub fn account_by_hash(
         Ok(cell) => cell,
         Err(CellError::Missing(h)) if h == *hash => {
             // `account_none$0` is known by its hash alone.
-            let none = CellBuilder::build_from(&OptionalAccount::EMPTY)
-                .map_err(|_| CellError::Corrupt(*hash))?;
-            return Ok((none.repr_hash() == hash).then_some(OptionalAccount::EMPTY));
+            return Ok((*hash == empty_account_hash()).then_some(OptionalAccount::EMPTY));
         }
         Err(e) => return Err(e),
     };

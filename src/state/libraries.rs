@@ -29,6 +29,15 @@ impl CellRows for Reader<'_> {
     fn row(&self, hash: &HashBytes) -> Result<Option<Vec<u8>>, CellError> {
         Ok(self.get::<Cells>(hash.as_array())?.map(|r| r.bytes))
     }
+
+    fn held(&self, hashes: &[HashBytes]) -> Result<Vec<bool>, CellError> {
+        let keys: Vec<[u8; 32]> = hashes.iter().map(|h| h.0).collect();
+        Ok(self
+            .multi_get::<Cells>(&keys)?
+            .into_iter()
+            .map(|r| r.is_some())
+            .collect())
+    }
 }
 
 /// Skips a `CurrencyCollection` (`grams:VarUInteger 16 other:ExtraCurrencyCollection`)

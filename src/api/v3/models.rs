@@ -325,6 +325,20 @@ impl AccountState {
         states: impl IntoIterator<Item = &'a mut AccountState>,
         rows: &dyn crate::state::cells::CellRows,
     ) -> Result<(), V3Error> {
+        use tycho_types::cell::HashBytes;
+        let states: Vec<&mut AccountState> = states.into_iter().collect();
+        // Which states the store holds, asked of all of them at once.
+        let mut distinct: Vec<HashBytes> = states.iter().map(|s| HashBytes(s.hash.0)).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let held = rows.held(&distinct).map_err(|e| match e {
+            crate::state::cells::CellError::Storage(e) => V3Error::from(e),
+            e => V3Error::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: {e}"),
+            ),
+        })?;
+        let empty = crate::state::history::empty_account_hash();
         let mut filled: std::collections::HashMap<[u8; 32], AccountState> =
             std::collections::HashMap::new();
         for state in states {
@@ -332,7 +346,13 @@ impl AccountState {
                 *state = done.clone();
                 continue;
             }
-            state.fill(rows)?;
+            let hash = HashBytes(state.hash.0);
+            let at = distinct
+                .binary_search(&hash)
+                .expect("every state is in the list");
+            if held[at] || hash == empty {
+                state.fill(rows)?;
+            }
             filled.insert(state.hash.0, state.clone());
         }
         Ok(())

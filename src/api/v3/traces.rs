@@ -96,26 +96,26 @@ fn classification_str(s: ClassificationState) -> &'static str {
     }
 }
 
-/// A trace as v3 shows it, with its transactions (and actions when
-/// `supported` is given); also the accounts its transactions touch.
+/// A trace as v3 shows it, with its transactions (and its actions with
+/// the types a client sees, when asked for), all read by the caller; also
+/// the accounts its transactions touch.
 fn trace_json(
-    ctx: &Ctx<'_>,
     t: &TraceRecord,
-    supported: Option<&std::collections::HashSet<String>>,
+    txs: &[query::transactions::FullTx],
+    actions: Option<(
+        &[tonindex_model::ActionRecord],
+        &std::collections::HashSet<String>,
+    )>,
     accounts: &mut Vec<tonindex_model::Address>,
 ) -> Result<TraceJson, V3Error> {
-    if t.transactions as usize > MAX_TRACE_TXS {
-        return Ok(shell(t));
-    }
-    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &t.tx_ids, t.trace_id)?;
-    let actions = match supported {
-        Some(supported) => {
-            let acts = query::traces::trace_actions(&ctx.reader, &t.trace_id)?;
-            Some(shown_actions(&acts, t, supported, None))
-        }
-        None => None,
-    };
-    render(t, &txs, actions, None, accounts)
+    let actions = actions.map(|(acts, supported)| shown_actions(acts, t, supported, None));
+    render(t, txs, actions, None, accounts)
+}
+
+/// Whether a page shows a trace whole: one of more transactions than
+/// [`MAX_TRACE_TXS`] is shown as its shell.
+fn shown_whole(t: &TraceRecord) -> bool {
+    t.transactions as usize <= MAX_TRACE_TXS
 }
 
 /// A trace's actions a client with `supported` sees, as v3 shows them.
@@ -405,15 +405,32 @@ fn respond(
     let include_actions = q.include_actions.unwrap_or(false) || with_actions;
     let supported = actions::supported_types(&q.types.supported_action_types)?;
     let traces = paging.page(select(ctx, q, &paging)?);
+    // The transactions (and actions) of every trace shown whole, read
+    // together.
+    let whole: Vec<&TraceRecord> = traces.iter().filter(|t| shown_whole(t)).collect();
+    let ids: Vec<(&[u64], _)> = whole
+        .iter()
+        .map(|t| (t.tx_ids.as_slice(), t.trace_id))
+        .collect();
+    let mut txs = query::transactions::full_txs_of_traces(&ctx.reader, &ids)?.into_iter();
+    let mut acts = if include_actions {
+        let ids: Vec<_> = whole.iter().map(|t| t.trace_id).collect();
+        query::traces::traces_actions(&ctx.reader, &ids)?
+    } else {
+        Vec::new()
+    }
+    .into_iter();
     let mut accounts = Vec::new();
     let mut out = Vec::with_capacity(traces.len());
     for t in &traces {
-        out.push(trace_json(
-            ctx,
-            t,
-            include_actions.then_some(&supported),
-            &mut accounts,
-        )?);
+        if !shown_whole(t) {
+            out.push(shell(t));
+            continue;
+        }
+        let trace_txs = txs.next().unwrap_or_default();
+        let trace_acts = acts.next();
+        let actions = trace_acts.as_deref().map(|a| (a, &supported));
+        out.push(trace_json(t, &trace_txs, actions, &mut accounts)?);
     }
     // The account states of every transaction of the answer, each read
     // once (an account's state after one trace is its state before the next).
