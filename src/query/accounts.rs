@@ -84,6 +84,21 @@ pub fn code_facts(r: &Reader<'_>, code_hash: &Hash) -> Result<CodeFacts, Error> 
     })
 }
 
+/// [`code_facts`] of many codes, in order, their rows read in one batch.
+pub fn code_facts_many(r: &Reader<'_>, code_hashes: &[Hash]) -> Result<Vec<CodeFacts>, Error> {
+    Ok(code_hashes
+        .iter()
+        .zip(r.multi_get::<Codes>(code_hashes)?)
+        .map(|(hash, row)| {
+            let methods = row.and_then(|c| c.methods);
+            CodeFacts {
+                interfaces: interfaces::detect(hash, methods.as_deref()),
+                methods,
+            }
+        })
+        .collect())
+}
+
 /// [`code_facts`] of a code cell at hand (an account state read from a
 /// lite server, say): its methods are read from the cell when the index
 /// has not stored a state with this code.

@@ -129,7 +129,22 @@ pub fn build(
     let distinct: Vec<Address> = addresses.into_iter().filter(|a| seen.insert(*a)).collect();
     let codes = query::accounts::codes_seen(&ctx.reader, &distinct)?;
     let domains = query::dns::domains_of(&ctx.reader, &distinct)?;
-    let mut facts = HashMap::new();
+    // Each code's interfaces, the codes read together.
+    let mut code_hashes: Vec<[u8; 32]> = codes
+        .iter()
+        .filter_map(|c| match c {
+            CodeSeen::State(Some(h)) => Some(*h),
+            _ => None,
+        })
+        .collect();
+    code_hashes.sort_unstable();
+    code_hashes.dedup();
+    let read = query::accounts::code_facts_many(&ctx.reader, &code_hashes)?;
+    let mut facts: HashMap<[u8; 32], Vec<&'static str>> = code_hashes
+        .into_iter()
+        .zip(read)
+        .map(|(h, f)| (h, f.interfaces))
+        .collect();
     for ((a, code), domain) in distinct.iter().zip(codes).zip(domains) {
         let mut row = row_from(ctx, a, code, &mut facts)?;
         row.domain = domain;
