@@ -876,11 +876,8 @@ impl<'a> Reader<'a> {
     /// domain per address) read with one iterator, seeking from prefix to
     /// prefix in key order, where an iterator each cost a page more than
     /// the seeks themselves.
-    pub fn prefixes<T: Table>(
-        &self,
-        prefixes: &[Vec<u8>],
-    ) -> Result<Vec<Vec<(T::Key, T::Value)>>, Error> {
-        let mut out: Vec<Vec<(T::Key, T::Value)>> = prefixes.iter().map(|_| Vec::new()).collect();
+    pub fn prefixes<T: Table>(&self, prefixes: &[Vec<u8>]) -> Result<Vec<Rows<T>>, Error> {
+        let mut out: Vec<Rows<T>> = prefixes.iter().map(|_| Vec::new()).collect();
         if prefixes.is_empty() {
             return Ok(out);
         }
@@ -992,6 +989,9 @@ impl Batch<'_> {
         }
     }
 }
+
+/// Typed rows of one table, in key order ([`Reader::prefixes`]).
+pub type Rows<T> = Vec<(<T as Table>::Key, <T as Table>::Value)>;
 
 /// The smallest key greater than every key starting with `prefix`.
 pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
