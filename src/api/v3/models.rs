@@ -338,6 +338,11 @@ impl AccountState {
                 format!("internal error: {e}"),
             ),
         })?;
+        let held: std::collections::HashSet<HashBytes> = distinct
+            .into_iter()
+            .zip(held)
+            .filter_map(|(hash, held)| held.then_some(hash))
+            .collect();
         let empty = crate::state::history::empty_account_hash();
         let mut filled: std::collections::HashMap<[u8; 32], AccountState> =
             std::collections::HashMap::new();
@@ -347,10 +352,7 @@ impl AccountState {
                 continue;
             }
             let hash = HashBytes(state.hash.0);
-            let at = distinct
-                .binary_search(&hash)
-                .expect("every state is in the list");
-            if held[at] || hash == empty {
+            if held.contains(&hash) || hash == empty {
                 state.fill(rows)?;
             }
             filled.insert(state.hash.0, state.clone());
