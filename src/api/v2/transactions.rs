@@ -82,7 +82,7 @@ fn block_page(
         }
         page.push(t);
     }
-    let txs = query::transactions::with_messages(r, page)?;
+    let txs = query::transactions::with_messages_untraced(page)?;
     Ok((block, count, txs, more))
 }
 
@@ -205,7 +205,8 @@ fn account_history(
     .take(limit)
     .map(|row| row.map(|(_, row)| row))
     .collect::<Result<_, _>>()?;
-    let txs = query::transactions::with_messages(r, query::transactions::load_rows(r, rows)?)?;
+    let txs =
+        query::transactions::with_messages_untraced(query::transactions::load_rows(r, rows)?)?;
     if let (Some(lt), Some(hash)) = (lt, hash) {
         match txs.first() {
             Some(t) if t.tx.lt == lt && t.tx.hash == hash => {}
@@ -307,7 +308,8 @@ fn located_messages(ctx: &Ctx<'_>, q: &LocateRequest) -> Result<Vec<Hash>, V2Err
 fn locate(ctx: &Ctx<'_>, q: &LocateRequest, side: Side) -> Result<TonlibTransaction, V2Error> {
     for hash in located_messages(ctx, q)? {
         if let Some(id) = query::messages::first_tx_of_message(&ctx.reader, &hash, side)? {
-            let txs = query::transactions::full_txs(&ctx.reader, &[id])?;
+            let loaded = query::transactions::load_txs(&ctx.reader, &[id])?;
+            let txs = query::transactions::with_messages_untraced(loaded)?;
             if let Some(t) = txs.first() {
                 return Ok(transaction_json(t, TxShape::Ext));
             }
