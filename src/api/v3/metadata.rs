@@ -126,73 +126,73 @@ fn of_addresses(
     addresses: impl IntoIterator<Item = Address>,
 ) -> Result<Metadata, V3Error> {
     let r = &ctx.reader;
+    let content = |kind: &'static str| {
+        move |c: Option<&[(String, String)]>| from_content(ctx.offchain, kind, c)
+    };
+    let (masters, collections, items) = (
+        content("jetton_masters"),
+        content("nft_collections"),
+        content("nft_items"),
+    );
     let mut out = Metadata::new();
     let mut seen = std::collections::HashSet::new();
-    let mut left: Vec<Address> = addresses.into_iter().filter(|a| seen.insert(*a)).collect();
-    let masters = |out: &mut Metadata, left: &[Address]| -> Result<Vec<Address>, V3Error> {
-        let found = query::jettons::masters_of(r, left)?;
-        let mut rest = Vec::new();
-        for (a, m) in left.iter().zip(found) {
-            match m {
-                Some(m) => {
-                    let entry = from_content(ctx.offchain, "jetton_masters", m.content.as_deref());
-                    out.insert(raw_upper(a), entry);
-                }
-                None => rest.push(*a),
-            }
-        }
-        Ok(rest)
-    };
-    left = masters(&mut out, &left)?;
+    let left: Vec<Address> = addresses.into_iter().filter(|a| seen.insert(*a)).collect();
+    let found = query::jettons::masters_of(r, &left)?;
+    let left = take_found(&mut out, &left, found, |m| masters(m.content.as_deref()));
     let found = query::nfts::collections_of(r, &left)?;
-    let mut rest = Vec::new();
-    for (a, c) in left.iter().zip(found) {
-        match c {
-            Some(c) => {
-                let entry = from_content(ctx.offchain, "nft_collections", c.content.as_deref());
-                out.insert(raw_upper(a), entry);
-            }
-            None => rest.push(*a),
-        }
-    }
-    left = rest;
+    let left = take_found(&mut out, &left, found, |c| {
+        collections(c.content.as_deref())
+    });
     let found = query::nfts::items_of(r, &left)?;
-    let mut rest = Vec::new();
-    for (a, i) in left.iter().zip(found) {
-        let Some(i) = i else {
-            rest.push(*a);
-            continue;
-        };
-        let mut entry = from_content(ctx.offchain, "nft_items", i.content.as_deref());
+    let left = take_found(&mut out, &left, found, |i| {
+        let mut entry = items(i.content.as_deref());
         let index = num_bigint::BigUint::from_bytes_be(&i.index).to_string();
         if let Some(info) = entry["token_info"][0].as_object_mut() {
             info.insert("nft_index".into(), json!(index));
         }
-        out.insert(raw_upper(a), entry);
-    }
-    left = rest;
+        entry
+    });
     let found = query::jettons::wallets_of(r, &left)?;
     let mut their_masters = Vec::new();
-    for (a, w) in left.iter().zip(found) {
-        let Some(w) = w else { continue };
-        out.insert(
-            raw_upper(a),
-            json!({"is_indexed": true, "token_info": [{
-                "valid": true,
-                "type": "jetton_wallets",
-                "extra": {
-                    "owner": raw_upper(&w.owner),
-                    "jetton": raw_upper(&w.jetton),
-                    "balance": w.balance.to_string(),
-                },
-            }]}),
-        );
+    take_found(&mut out, &left, found, |w| {
         if seen.insert(w.jetton) {
             their_masters.push(w.jetton);
         }
-    }
-    masters(&mut out, &their_masters)?;
+        json!({"is_indexed": true, "token_info": [{
+            "valid": true,
+            "type": "jetton_wallets",
+            "extra": {
+                "owner": raw_upper(&w.owner),
+                "jetton": raw_upper(&w.jetton),
+                "balance": w.balance.to_string(),
+            },
+        }]})
+    });
+    let found = query::jettons::masters_of(r, &their_masters)?;
+    take_found(&mut out, &their_masters, found, |m| {
+        masters(m.content.as_deref())
+    });
     Ok(out)
+}
+
+/// Files the entry (`entry`) of each of `asked` that a batch found (`found`,
+/// in the same order) and returns those it did not.
+fn take_found<R>(
+    out: &mut Metadata,
+    asked: &[Address],
+    found: Vec<Option<R>>,
+    mut entry: impl FnMut(R) -> Json,
+) -> Vec<Address> {
+    let mut rest = Vec::new();
+    for (a, row) in asked.iter().zip(found) {
+        match row {
+            Some(row) => {
+                out.insert(raw_upper(a), entry(row));
+            }
+            None => rest.push(*a),
+        }
+    }
+    rest
 }
 
 /// `GET /metadata?address=…` (spec v3 §3.2): the metadata object itself,
