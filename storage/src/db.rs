@@ -885,7 +885,14 @@ impl<'a> Reader<'a> {
         order.sort_unstable_by(|&a, &b| prefixes[a].cmp(&prefixes[b]));
         let mut ro = self.read_opts();
         ro.set_iterate_lower_bound(prefixes[order[0]].clone());
-        if let Some(upper) = prefix_successor(&prefixes[order[order.len() - 1]]) {
+        // Past every prefix's rows: the largest successor (a shorter prefix
+        // sorts before a longer one it begins, yet its rows reach further);
+        // none when some prefix's rows run to the table's end.
+        let upper = prefixes
+            .iter()
+            .map(|p| prefix_successor(p))
+            .try_fold(Vec::new(), |max, s| s.map(|s| max.max(s)));
+        if let Some(upper) = upper {
             ro.set_iterate_upper_bound(upper);
         }
         let mut it = self.db.db.raw_iterator_cf_opt(self.db.cf::<T>(), ro);

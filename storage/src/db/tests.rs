@@ -705,4 +705,18 @@ fn many_prefixes_read_as_each_prefix_alone() {
     }
     assert!(rows > 100, "the prefixes found rows ({rows})");
     assert!(r.prefixes::<TxBocs>(&[]).unwrap().is_empty());
+    // A short prefix and a longer one it begins, with no prefix after
+    // them: the short one's rows reach past the longer one's.
+    let short = NumLtKey::prefix(7)[..7].to_vec();
+    let nested = vec![short.clone(), NumLtKey::prefix(7)];
+    let together = r.prefixes::<TxBocs>(&nested).unwrap();
+    for (p, got) in nested.iter().zip(&together) {
+        let alone: Vec<(NumLtKey, TxBoc)> =
+            r.prefix::<TxBocs>(p, false).map(|x| x.unwrap()).collect();
+        assert_eq!(got, &alone, "prefix {p:?}");
+    }
+    assert!(
+        together[0].len() > together[1].len(),
+        "the short prefix holds more accounts"
+    );
 }
