@@ -38,6 +38,51 @@ fn code_hash(rel_hex_json: &str) -> HashBytes {
         .repr_hash()
 }
 
+/// The first v4r2 wallet and the first USDT Jetton wallet among the
+/// fixture block's accounts, each with the getter asked of it and whether
+/// its code is a library cell.
+fn pick_contracts(
+    j: &Value,
+    v4: &HashBytes,
+    usdt: &HashBytes,
+) -> Vec<(&'static str, &'static str, Contract, bool)> {
+    let mut picks: Vec<(&'static str, &'static str, Contract, bool)> = Vec::new();
+    for a in j["previous_accounts"].as_array().unwrap() {
+        let sa: ShardAccount = Boc::decode_base64(a["shard_account_boc_base64"].as_str().unwrap())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let Some(acc) = sa.load_account().unwrap() else {
+            continue;
+        };
+        let (AccountState::Active(init), IntAddr::Std(address)) = (acc.state, acc.address) else {
+            continue;
+        };
+        let (Some(code), Some(data)) = (init.code, init.data) else {
+            continue;
+        };
+        let is_usdt = code.is_exotic() && code.data().get(1..33) == Some(usdt.as_slice());
+        let (name, method) = if code.repr_hash() == v4 {
+            ("wallet v4r2", "seqno")
+        } else if is_usdt {
+            ("USDT jetton wallet", "get_wallet_data")
+        } else {
+            continue;
+        };
+        if picks.iter().any(|p| p.0 == name) {
+            continue;
+        }
+        let contract = Contract {
+            code,
+            data,
+            address,
+            balance: acc.balance,
+        };
+        picks.push((name, method, contract, is_usdt));
+    }
+    picks
+}
+
 fn main() {
     let fixture =
         repo().join("tests/data/fixtures/blocks/tonutils-go/tvm_replay_fat_block_66519406.json");
@@ -58,41 +103,7 @@ fn main() {
     .repr_hash();
     let usdt = code_hash("contracts/stablecoin/JettonWallet.compiled.json");
 
-    // The first v4r2 wallet and the first USDT wallet of the block.
-    let mut picks: Vec<(&str, &str, Contract, bool)> = Vec::new();
-    for a in j["previous_accounts"].as_array().unwrap() {
-        let sa: ShardAccount = Boc::decode_base64(a["shard_account_boc_base64"].as_str().unwrap())
-            .unwrap()
-            .parse()
-            .unwrap();
-        let Some(acc) = sa.load_account().unwrap() else {
-            continue;
-        };
-        let (AccountState::Active(init), IntAddr::Std(address)) = (acc.state, acc.address) else {
-            continue;
-        };
-        let (Some(code), Some(data)) = (init.code, init.data) else {
-            continue;
-        };
-        let is_usdt = code.is_exotic() && code.data().get(1..33) == Some(usdt.as_slice());
-        let (name, method) = if *code.repr_hash() == v4 {
-            ("wallet v4r2", "seqno")
-        } else if is_usdt {
-            ("USDT jetton wallet", "get_wallet_data")
-        } else {
-            continue;
-        };
-        if picks.iter().any(|p| p.0 == name) {
-            continue;
-        }
-        let contract = Contract {
-            code,
-            data,
-            address,
-            balance: acc.balance,
-        };
-        picks.push((name, method, contract, is_usdt));
-    }
+    let picks = pick_contracts(&j, &v4, &usdt);
     assert_eq!(picks.len(), 2, "fixture cases not found");
     // Only the library the USDT wallet's code names: the emulator re-reads
     // the whole collection on every run, which would measure that instead.

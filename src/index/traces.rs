@@ -462,31 +462,7 @@ pub(super) fn index_traces(
     }
 
     let mut batch = EncodedRows::default();
-    let reader = db.reader();
-    let lookup = |keys: Vec<Hash>, found: Vec<Option<Hash>>| -> HashMap<Hash, Hash> {
-        keys.into_iter()
-            .zip(found)
-            .filter_map(|(m, t)| Some((m, t?)))
-            .collect()
-    };
-    let needed = Assembly::edges_needed(unit.iter().map(|(t, _)| t));
-    let found = reader.multi_get::<TraceEdges>(&needed)?;
-    let stored_edges = lookup(needed, found);
-    let needed = Assembly::orphans_needed(unit.iter().map(|(t, _)| t));
-    let found = reader.multi_get::<TraceOrphans>(&needed)?;
-    let stored_orphans = lookup(needed, found);
-    let mut trace_ids: Vec<Hash> = stored_edges
-        .values()
-        .chain(stored_orphans.values())
-        .copied()
-        .collect();
-    trace_ids.sort();
-    trace_ids.dedup();
-    let stored_traces: Vec<TraceRecord> = reader
-        .multi_get::<Traces>(&trace_ids)?
-        .into_iter()
-        .flatten()
-        .collect();
+    let (stored_edges, stored_orphans, stored_traces) = stored_of_unit(db, unit)?;
     let stored_ids: HashSet<Hash> = stored_traces.iter().map(|t| t.trace_id).collect();
     let stored_tx_ids: HashMap<Hash, Vec<u64>> = stored_traces
         .iter()
@@ -602,6 +578,43 @@ pub(super) fn index_traces(
         pending: update,
         complete,
     })
+}
+
+/// What the stored trace tables know of a unit's transactions: the traces
+/// that sent their in-messages (edges), those of stored transactions
+/// waiting for a message the unit sends (orphans), and the records of
+/// those traces.
+#[allow(clippy::type_complexity)]
+fn stored_of_unit(
+    db: &Db,
+    unit: &[(TraceTx, u64)],
+) -> Result<(HashMap<Hash, Hash>, HashMap<Hash, Hash>, Vec<TraceRecord>), IndexError> {
+    let reader = db.reader();
+    let lookup = |keys: Vec<Hash>, found: Vec<Option<Hash>>| -> HashMap<Hash, Hash> {
+        keys.into_iter()
+            .zip(found)
+            .filter_map(|(m, t)| Some((m, t?)))
+            .collect()
+    };
+    let needed = Assembly::edges_needed(unit.iter().map(|(t, _)| t));
+    let found = reader.multi_get::<TraceEdges>(&needed)?;
+    let stored_edges = lookup(needed, found);
+    let needed = Assembly::orphans_needed(unit.iter().map(|(t, _)| t));
+    let found = reader.multi_get::<TraceOrphans>(&needed)?;
+    let stored_orphans = lookup(needed, found);
+    let mut trace_ids: Vec<Hash> = stored_edges
+        .values()
+        .chain(stored_orphans.values())
+        .copied()
+        .collect();
+    trace_ids.sort();
+    trace_ids.dedup();
+    let stored_traces: Vec<TraceRecord> = reader
+        .multi_get::<Traces>(&trace_ids)?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok((stored_edges, stored_orphans, stored_traces))
 }
 
 /// A trace's record as this unit leaves it, listing its transactions: the

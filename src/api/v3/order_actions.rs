@@ -177,24 +177,7 @@ fn body_json(body: &Cell) -> Read<(&'static str, Json)> {
             "ton_transfer",
             json!({"comment": snake(cs)?, "encrypted": true}),
         ),
-        0x0f8a7ea5 => {
-            let query_id = query_id(&mut cs)?;
-            let amount = coins(&mut cs)?;
-            let destination = address(&mut cs)?;
-            let response = address(&mut cs)?;
-            let custom_payload = maybe_ref(&mut cs)?;
-            let forward_amount = coins(&mut cs)?;
-            let forward = either_cell(&mut cs)?;
-            let mut v = json!({
-                "query_id": query_id, "amount": amount, "destination": destination,
-                "response": response, "custom_payload": custom_payload,
-                "forward_amount": forward_amount, "comment": "", "encrypted_comment": false,
-                "forward_payload": boc(&forward), "payload_sum_type": "",
-                "stonfi_swap_body": null,
-            });
-            forward_payload(&forward, &mut v);
-            ("jetton_transfer", v)
-        }
+        0x0f8a7ea5 => jetton_transfer_json(cs)?,
         0x595f07bc => {
             let query_id = query_id(&mut cs)?;
             let amount = coins(&mut cs)?;
@@ -204,40 +187,8 @@ fn body_json(body: &Cell) -> Read<(&'static str, Json)> {
                 json!({"query_id": query_id, "amount": amount, "response_destination": response}),
             )
         }
-        // mint#642b7d07 query_id to_address ton_amount master_msg:^(op query_id jetton_amount)
-        0x642b7d07 => {
-            let query_id = query_id(&mut cs)?;
-            let to = address(&mut cs)?;
-            let ton_amount = coins(&mut cs)?;
-            let mut master = cs.load_reference_as_slice().map_err(e)?;
-            let _op = master.load_u32().map_err(e)?;
-            let master_query_id = master.load_u64().map_err(e)?;
-            let jetton_amount = coins(&mut master)?;
-            (
-                "jetton_mint",
-                json!({
-                    "opcode": op, "query_id": query_id, "to_address": to,
-                    "ton_amount": ton_amount, "master_msg_query_id": master_query_id,
-                    "master_msg_jetton_amount": jetton_amount,
-                }),
-            )
-        }
-        0x5fcc3d14 => {
-            let query_id = query_id(&mut cs)?;
-            let new_owner = address(&mut cs)?;
-            let response = address(&mut cs)?;
-            let custom_payload = maybe_ref(&mut cs)?;
-            let forward_amount = coins(&mut cs)?;
-            let forward = either_cell(&mut cs)?;
-            (
-                "nft_transfer",
-                json!({
-                    "query_id": query_id, "new_owner": new_owner,
-                    "response_destination": response, "custom_payload": custom_payload,
-                    "forward_amount": forward_amount, "forward_payload": boc(&forward),
-                }),
-            )
-        }
+        0x642b7d07 => jetton_mint_json(op, cs)?,
+        0x5fcc3d14 => nft_transfer_json(cs)?,
         0x00009fd3 => ("jetton_top_up", json!({"query_id": query_id(&mut cs)?})),
         0x6501f354 => {
             let query_id = query_id(&mut cs)?;
@@ -258,30 +209,7 @@ fn body_json(body: &Cell) -> Read<(&'static str, Json)> {
                 json!({"query_id": query_id, "new_metadata_url": snake(cs)?}),
             )
         }
-        0x235caf52 => {
-            let query_id = query_id(&mut cs)?;
-            let to = address(&mut cs)?;
-            let ton_amount = coins(&mut cs)?;
-            let action = cs.load_reference_cloned().map_err(e)?;
-            let mut acs = action.as_slice().map_err(e)?;
-            let action_type = if acs.size_bits() >= 32 {
-                match acs.load_u32().map_err(e)? {
-                    0xeed236d3 => "JettonSetStatus",
-                    0x0f8a7ea5 => "JettonTransfer",
-                    0x595f07bc => "JettonBurn",
-                    _ => "Unknown",
-                }
-            } else {
-                ""
-            };
-            (
-                "jetton_call_to",
-                json!({
-                    "query_id": query_id, "to_address": to, "ton_amount": ton_amount,
-                    "action_type": action_type, "action_data": boc(&action),
-                }),
-            )
-        }
+        0x235caf52 => jetton_call_to_json(cs)?,
         0xeed236d3 => {
             let query_id = query_id(&mut cs)?;
             let status = cs.load_u8().map_err(e)?;
@@ -304,35 +232,122 @@ fn body_json(body: &Cell) -> Read<(&'static str, Json)> {
                 json!({"query_id": query_id, "validator_address": address(&mut cs)?}),
             )
         }
-        // vesting internal transfer: query_id send_mode:uint8 msg:^MessageRelaxed
-        0x75097f5d => {
-            let query_id = query_id(&mut cs)?;
-            let send_mode = cs.load_u8().map_err(e)?;
-            let msg_cell = cs.load_reference_cloned().map_err(e)?;
-            let msg: RelaxedMessage<'_> = msg_cell.parse().map_err(e)?;
-            let mut v = json!({
-                "query_id": query_id, "send_mode": send_mode, "destination": null,
-                "value": null, "message_body": null, "comment": "",
-            });
-            if let RelaxedMsgInfo::Int(info) = &msg.info {
-                if let IntAddr::Std(a) = &info.dst {
-                    v["destination"] = json!(raw_upper(&tonindex_model::Address {
-                        workchain: a.workchain as i32,
-                        id: *a.address.as_array(),
-                    }));
-                }
-                v["value"] = json!(info.value.tokens.into_inner().to_string());
-                let body = body::rest_cell(&mut { msg.body })?;
-                v["message_body"] = json!(boc(&body));
-                let mut bcs = msg.body;
-                if bcs.size_bits() >= 32 && bcs.load_u32().map_err(e)? == 0 {
-                    v["comment"] = json!(snake(bcs)?);
-                }
-            }
-            ("vesting_internal_transfer", v)
-        }
+        0x75097f5d => vesting_transfer_json(cs)?,
         _ => ("unknown", json!({"opcode": op, "data": boc(body)})),
     })
+}
+
+/// `transfer#0f8a7ea5`'s fields, with its forward payload read.
+fn jetton_transfer_json(mut cs: CellSlice<'_>) -> Read<(&'static str, Json)> {
+    let query_id = cs.load_u64().map_err(e)?;
+    let amount = coins(&mut cs)?;
+    let destination = address(&mut cs)?;
+    let response = address(&mut cs)?;
+    let custom_payload = maybe_ref(&mut cs)?;
+    let forward_amount = coins(&mut cs)?;
+    let forward = either_cell(&mut cs)?;
+    let mut v = json!({
+        "query_id": query_id, "amount": amount, "destination": destination,
+        "response": response, "custom_payload": custom_payload,
+        "forward_amount": forward_amount, "comment": "", "encrypted_comment": false,
+        "forward_payload": boc(&forward), "payload_sum_type": "",
+        "stonfi_swap_body": null,
+    });
+    forward_payload(&forward, &mut v);
+    Ok(("jetton_transfer", v))
+}
+
+/// `mint#642b7d07 query_id to_address ton_amount master_msg:^(op query_id
+/// jetton_amount)`'s fields.
+fn jetton_mint_json(op: u32, mut cs: CellSlice<'_>) -> Read<(&'static str, Json)> {
+    let query_id = cs.load_u64().map_err(e)?;
+    let to = address(&mut cs)?;
+    let ton_amount = coins(&mut cs)?;
+    let mut master = cs.load_reference_as_slice().map_err(e)?;
+    let _op = master.load_u32().map_err(e)?;
+    let master_query_id = master.load_u64().map_err(e)?;
+    let jetton_amount = coins(&mut master)?;
+    Ok((
+        "jetton_mint",
+        json!({
+            "opcode": op, "query_id": query_id, "to_address": to,
+            "ton_amount": ton_amount, "master_msg_query_id": master_query_id,
+            "master_msg_jetton_amount": jetton_amount,
+        }),
+    ))
+}
+
+/// An NFT `transfer#5fcc3d14`'s fields.
+fn nft_transfer_json(mut cs: CellSlice<'_>) -> Read<(&'static str, Json)> {
+    let query_id = cs.load_u64().map_err(e)?;
+    let new_owner = address(&mut cs)?;
+    let response = address(&mut cs)?;
+    let custom_payload = maybe_ref(&mut cs)?;
+    let forward_amount = coins(&mut cs)?;
+    let forward = either_cell(&mut cs)?;
+    Ok((
+        "nft_transfer",
+        json!({
+            "query_id": query_id, "new_owner": new_owner,
+            "response_destination": response, "custom_payload": custom_payload,
+            "forward_amount": forward_amount, "forward_payload": boc(&forward),
+        }),
+    ))
+}
+
+/// A Jetton master's `call_to#235caf52`: the call it makes and its kind.
+fn jetton_call_to_json(mut cs: CellSlice<'_>) -> Read<(&'static str, Json)> {
+    let query_id = cs.load_u64().map_err(e)?;
+    let to = address(&mut cs)?;
+    let ton_amount = coins(&mut cs)?;
+    let action = cs.load_reference_cloned().map_err(e)?;
+    let mut acs = action.as_slice().map_err(e)?;
+    let action_type = if acs.size_bits() >= 32 {
+        match acs.load_u32().map_err(e)? {
+            0xeed236d3 => "JettonSetStatus",
+            0x0f8a7ea5 => "JettonTransfer",
+            0x595f07bc => "JettonBurn",
+            _ => "Unknown",
+        }
+    } else {
+        ""
+    };
+    Ok((
+        "jetton_call_to",
+        json!({
+            "query_id": query_id, "to_address": to, "ton_amount": ton_amount,
+            "action_type": action_type, "action_data": boc(&action),
+        }),
+    ))
+}
+
+/// A vesting wallet's internal transfer: `query_id send_mode:uint8
+/// msg:^MessageRelaxed`, the message's destination, value, body and comment.
+fn vesting_transfer_json(mut cs: CellSlice<'_>) -> Read<(&'static str, Json)> {
+    let query_id = cs.load_u64().map_err(e)?;
+    let send_mode = cs.load_u8().map_err(e)?;
+    let msg_cell = cs.load_reference_cloned().map_err(e)?;
+    let msg: RelaxedMessage<'_> = msg_cell.parse().map_err(e)?;
+    let mut v = json!({
+        "query_id": query_id, "send_mode": send_mode, "destination": null,
+        "value": null, "message_body": null, "comment": "",
+    });
+    if let RelaxedMsgInfo::Int(info) = &msg.info {
+        if let IntAddr::Std(a) = &info.dst {
+            v["destination"] = json!(raw_upper(&tonindex_model::Address {
+                workchain: a.workchain as i32,
+                id: *a.address.as_array(),
+            }));
+        }
+        v["value"] = json!(info.value.tokens.into_inner().to_string());
+        let body = body::rest_cell(&mut { msg.body })?;
+        v["message_body"] = json!(boc(&body));
+        let mut bcs = msg.body;
+        if bcs.size_bits() >= 32 && bcs.load_u32().map_err(e)? == 0 {
+            v["comment"] = json!(snake(bcs)?);
+        }
+    }
+    Ok(("vesting_internal_transfer", v))
 }
 
 /// A plain transfer's body: a comment when its bytes read as one.

@@ -251,61 +251,11 @@ impl ShardWork {
                 .1
                 .push(tx_cell.clone());
             let new_account = done.account;
-            match new_account.load_account()? {
-                Some(acc) => {
-                    work.accounts.set(
-                        dst.address,
-                        DepthBalanceInfo {
-                            split_depth: 0,
-                            balance: acc.balance,
-                        },
-                        new_account.clone(),
-                    )?;
-                }
-                None => {
-                    work.accounts.remove(dst.address)?;
-                }
-            }
+            work.set_account(dst.address, &new_account)?;
             work.end_lt = work.end_lt.max(new_account.last_trans_lt + 1);
             work.fees_collected = add(work.fees_collected, tx.total_fees.tokens)?;
 
-            // The inbound message's descriptors.
-            let msg_hash = *msg.repr_hash();
-            let tx_lazy: Lazy<Transaction> = Lazy::from_raw(tx_cell.clone())?;
-            let in_msg = match &pending {
-                None => InMsg::External(InMsgExternal {
-                    in_msg: Lazy::from_raw(msg.clone())?,
-                    transaction: tx_lazy.clone(),
-                }),
-                Some(p) if p.from_tx.is_some() => InMsg::Immediate(InMsgFinal {
-                    in_msg_envelope: p.envelope.clone(),
-                    transaction: tx_lazy.clone(),
-                    fwd_fee: p.fwd_fee,
-                }),
-                Some(p) => InMsg::Final(InMsgFinal {
-                    in_msg_envelope: p.envelope.clone(),
-                    transaction: tx_lazy.clone(),
-                    fwd_fee: p.fwd_fee,
-                }),
-            };
-            let import = import_fees(&in_msg, &msg, pending.as_ref())?;
-            work.fees_collected = add(work.fees_collected, import.fees_collected)?;
-            work.imported = add(work.imported, import.value_imported.tokens)?;
-            if let Some(Pending {
-                envelope,
-                from_tx: Some(from_tx),
-                ..
-            }) = &pending
-            {
-                let out = OutMsg::Immediate(OutMsgImmediate {
-                    out_msg_envelope: envelope.clone(),
-                    transaction: Lazy::from_raw(from_tx.clone())?,
-                    reimport: Lazy::new(&in_msg)?,
-                });
-                work.out_descr
-                    .set(msg_hash, CurrencyCollection::ZERO, out)?;
-            }
-            work.in_descr.set(msg_hash, import, in_msg)?;
+            let tx_lazy = work.record_in_msg(&msg, pending.as_ref(), &tx_cell)?;
 
             // Its outbound messages.
             work.route_out_msgs(shard, &tx, &tx_cell, &tx_lazy, &mut queue)?;
@@ -313,6 +263,81 @@ impl ShardWork {
 
         work.add_account_blocks(touched)?;
         Ok(work)
+    }
+
+    /// Files the inbound message of a transaction just executed: its
+    /// in-descriptor (external, immediate from this block, or final from a
+    /// neighbour's queue), the import fees, and for an immediate one the
+    /// out-descriptor of its sender here. Returns the transaction as the
+    /// descriptors hold it.
+    fn record_in_msg(
+        &mut self,
+        msg: &Cell,
+        pending: Option<&Pending>,
+        tx_cell: &Cell,
+    ) -> Result<Lazy<Transaction>, CollateError> {
+        let msg_hash = *msg.repr_hash();
+        let tx_lazy: Lazy<Transaction> = Lazy::from_raw(tx_cell.clone())?;
+        let in_msg = match pending {
+            None => InMsg::External(InMsgExternal {
+                in_msg: Lazy::from_raw(msg.clone())?,
+                transaction: tx_lazy.clone(),
+            }),
+            Some(p) if p.from_tx.is_some() => InMsg::Immediate(InMsgFinal {
+                in_msg_envelope: p.envelope.clone(),
+                transaction: tx_lazy.clone(),
+                fwd_fee: p.fwd_fee,
+            }),
+            Some(p) => InMsg::Final(InMsgFinal {
+                in_msg_envelope: p.envelope.clone(),
+                transaction: tx_lazy.clone(),
+                fwd_fee: p.fwd_fee,
+            }),
+        };
+        let import = import_fees(&in_msg, msg, pending)?;
+        self.fees_collected = add(self.fees_collected, import.fees_collected)?;
+        self.imported = add(self.imported, import.value_imported.tokens)?;
+        if let Some(Pending {
+            envelope,
+            from_tx: Some(from_tx),
+            ..
+        }) = pending
+        {
+            let out = OutMsg::Immediate(OutMsgImmediate {
+                out_msg_envelope: envelope.clone(),
+                transaction: Lazy::from_raw(from_tx.clone())?,
+                reimport: Lazy::new(&in_msg)?,
+            });
+            self.out_descr
+                .set(msg_hash, CurrencyCollection::ZERO, out)?;
+        }
+        self.in_descr.set(msg_hash, import, in_msg)?;
+        Ok(tx_lazy)
+    }
+
+    /// Puts an account's state after its transaction into the shard's
+    /// accounts; an account the transaction left without a state leaves.
+    fn set_account(
+        &mut self,
+        address: HashBytes,
+        new_account: &ShardAccount,
+    ) -> Result<(), CollateError> {
+        match new_account.load_account()? {
+            Some(acc) => {
+                self.accounts.set(
+                    address,
+                    DepthBalanceInfo {
+                        split_depth: 0,
+                        balance: acc.balance,
+                    },
+                    new_account.clone(),
+                )?;
+            }
+            None => {
+                self.accounts.remove(address)?;
+            }
+        }
+        Ok(())
     }
 
     /// Routes a transaction's outbound messages: external ones to the

@@ -1079,40 +1079,15 @@ pub async fn follow(
             srv.states = None;
         }
         let fetched = match pool.client().await {
-            Ok(client) => tokio::time::timeout(timeout, async {
-                if let (Some(anchor), None) = (&opts.anchor, &trusted) {
-                    trusted = Some(initial_trust(pipeline.view(), client, anchor).await?);
-                }
-                if srv.states.is_none() {
-                    let server = &servers[current];
-                    let conn = Multiplexed::connect(server)
-                        .await
-                        .map_err(|e| anyhow!("connecting to {}: {e:?}", server.addr))?;
-                    srv.states = Some((current, std::sync::Arc::new(conn)));
-                }
-                let stepped = step(
-                    pipeline,
-                    client,
-                    trusted.as_mut(),
-                    opts.zero_state.as_ref(),
+            Ok(client) => {
+                let at = Fetch {
+                    server: &servers[current],
+                    current,
                     next,
                     prefetched,
-                    srv.states.as_ref().map(|(_, c)| c),
-                )
-                .await?;
-                let mut stepped = stepped;
-                let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
-                let config = config_in_force(pipeline.view(), client, mc, trusted.as_ref()).await?;
-                if let Some(s) = &mut stepped.1 {
-                    fetch_libraries(pipeline, client, &s.accounts).await?;
-                    if let Some((_, conn)) = srv.states.as_ref() {
-                        fetch_parents(pipeline, client, conn, s).await?;
-                    }
-                }
-                Ok((stepped, config))
-            })
-            .await
-            .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}"))),
+                };
+                fetch_unit(pipeline, opts, client, &mut trusted, &mut srv, at, timeout).await
+            }
             Err(e) => Err(e),
         };
         let ((tip, blocks), config) = match fetched {
@@ -1178,6 +1153,63 @@ pub async fn follow(
         progress(&summary, tip);
         next += 1;
     }
+}
+
+/// Where one step of [`follow`] reads: the server asked (and its index
+/// among the servers), the masterchain block wanted, and what was
+/// prefetched of it.
+struct Fetch<'a> {
+    server: &'a LiteServerAddr,
+    current: usize,
+    next: u32,
+    prefetched: Ahead,
+}
+
+/// One step of [`follow`] within `timeout`: the validator set trusted
+/// (first time), the connection account states are read on, the unit of
+/// masterchain block `at.next` (or the tip when it is not there yet), the
+/// config in force at it, and the libraries and parent states it needs.
+async fn fetch_unit(
+    pipeline: &Pipeline,
+    opts: &FollowOptions,
+    client: &mut LiteClient,
+    trusted: &mut Option<Trusted>,
+    srv: &mut FromServer,
+    at: Fetch<'_>,
+    timeout: Duration,
+) -> anyhow::Result<((u32, Option<Stepped>), Option<(u32, Vec<u8>)>)> {
+    tokio::time::timeout(timeout, async {
+        if let (Some(anchor), None) = (&opts.anchor, &*trusted) {
+            *trusted = Some(initial_trust(pipeline.view(), client, anchor).await?);
+        }
+        if srv.states.is_none() {
+            let conn = Multiplexed::connect(at.server)
+                .await
+                .map_err(|e| anyhow!("connecting to {}: {e:?}", at.server.addr))?;
+            srv.states = Some((at.current, std::sync::Arc::new(conn)));
+        }
+        let mut stepped = step(
+            pipeline,
+            client,
+            trusted.as_mut(),
+            opts.zero_state.as_ref(),
+            at.next,
+            at.prefetched,
+            srv.states.as_ref().map(|(_, c)| c),
+        )
+        .await?;
+        let mc = stepped.1.as_ref().and_then(|s| s.blocks.last());
+        let config = config_in_force(pipeline.view(), client, mc, trusted.as_ref()).await?;
+        if let Some(s) = &mut stepped.1 {
+            fetch_libraries(pipeline, client, &s.accounts).await?;
+            if let Some((_, conn)) = srv.states.as_ref() {
+                fetch_parents(pipeline, client, conn, s).await?;
+            }
+        }
+        Ok((stepped, config))
+    })
+    .await
+    .unwrap_or_else(|_| Err(anyhow!("no answer in {timeout:?}")))
 }
 
 #[cfg(test)]

@@ -391,7 +391,74 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
     } else {
         return None;
     };
-    // Swaps and their pay-tos, hop by hop.
+    let chain = tonco_chain(g, b, &mut members)?;
+    let out = g.block(chain.out_transfer);
+    let outgoing = Leg {
+        asset: ton_if_pton(out.cols.asset),
+        ..Leg::of(out)?
+    };
+    let parsed: Vec<ToncoPayTo> = chain
+        .pays
+        .iter()
+        .map(|&p| tonco_pay_to(g, p))
+        .collect::<Option<_>>()?;
+    let success = parsed.iter().all(tonco_ok);
+    let out_wallets = [out.cols.source_secondary, out.cols.destination_secondary];
+    let hops = tonco_hops(
+        g,
+        &chain.swaps,
+        &parsed,
+        out_wallets,
+        &incoming,
+        &outgoing,
+        interfaces,
+    );
+    // What was asked for: on success what came out; on failure the target
+    // of the proxy-TON payload.
+    let requested = if success {
+        None
+    } else {
+        tonco_requested(pton_payload).map(|(wallet, min)| {
+            let asset = wallet
+                .and_then(|w| interfaces.jetton_wallet(&w))
+                .and_then(|j| ton_if_pton(Some(j.jetton)));
+            (asset, Some(min))
+        })
+    };
+    let (destination_asset, min_out) = requested.unwrap_or((outgoing.asset, Some(outgoing.amount)));
+    let swap = Swap {
+        dex: "tonco",
+        incoming,
+        outgoing,
+        destination_asset,
+        destination_wallet: None,
+        min_out,
+        hops,
+    };
+    Some(swap.block(members, !success))
+}
+
+/// A pay-to that reports success (exit code 0 or 200).
+fn tonco_ok(p: &ToncoPayTo) -> bool {
+    matches!(p.exit_code, 0 | 200)
+}
+
+/// The blocks of a TONCO swap after its first pool's swap call.
+struct ToncoChain {
+    /// Each pool's swap call, the first one included.
+    swaps: Vec<BlockId>,
+    /// Each pool's pay-to, one per swap.
+    pays: Vec<BlockId>,
+    /// The Jetton transfer out to the receiver.
+    out_transfer: BlockId,
+}
+
+/// Follows a TONCO swap hop by hop from its first swap call `b`: each
+/// pool's pay-to, the transfer it makes, and either the next pool's swap
+/// (through the router's proxy-TON wallet or straight) or the transfer out.
+/// None unless every swap has its pay-to and the chain ends in a transfer
+/// out.
+fn tonco_chain(g: &Graph<'_>, b: BlockId, members: &mut Vec<BlockId>) -> Option<ToncoChain> {
     let mut swaps = vec![b];
     let mut pays = Vec::new();
     let mut out_transfer = None;
@@ -435,20 +502,32 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
     if swaps.len() != pays.len() {
         return None;
     }
-    let out = g.block(out_transfer?);
-    let outgoing = Leg {
-        asset: ton_if_pton(out.cols.asset),
-        ..Leg::of(out)?
-    };
-    let parsed: Vec<ToncoPayTo> = pays
-        .iter()
-        .map(|&p| tonco_pay_to(g, p))
-        .collect::<Option<_>>()?;
-    let ok = |p: &ToncoPayTo| matches!(p.exit_code, 0 | 200);
-    let success = parsed.iter().all(ok);
+    Some(ToncoChain {
+        swaps,
+        pays,
+        out_transfer: out_transfer?,
+    })
+}
+
+/// The hops of a multi-pool TONCO swap: each pool's larger paid side,
+/// its asset found from the wallet the router used for it (named in the
+/// swap calls, or `out_wallets`, the transfer out's). Empty for one pool.
+fn tonco_hops(
+    g: &Graph<'_>,
+    swaps: &[BlockId],
+    parsed: &[ToncoPayTo],
+    out_wallets: [Option<Address>; 2],
+    incoming: &Leg,
+    outgoing: &Leg,
+    interfaces: &dyn Interfaces,
+) -> Vec<Hop> {
+    let mut hops = Vec::new();
+    if swaps.len() <= 1 {
+        return hops;
+    }
     // The asset of each wallet the router used, for the hops.
     let mut wallets: Vec<(Address, Option<Address>)> = Vec::new();
-    for &s in &swaps {
+    for &s in swaps {
         let Some(mut body) = g.body(s).and_then(body::after_op) else {
             continue;
         };
@@ -463,93 +542,71 @@ pub(crate) fn tonco(g: &Graph<'_>, b: BlockId, interfaces: &dyn Interfaces) -> O
             }
         }
     }
-    for w in [out.cols.source_secondary, out.cols.destination_secondary]
-        .into_iter()
-        .flatten()
-    {
+    for w in out_wallets.into_iter().flatten() {
         wallets.push((w, outgoing.asset));
     }
     let asset_of = |w: Option<Address>| -> Option<Option<Address>> {
         let w = w?;
         wallets.iter().find(|(x, _)| *x == w).map(|(_, a)| *a)
     };
-    let mut hops = Vec::new();
-    if swaps.len() > 1 {
-        if let Some((amt, wallet)) = parsed[0].sides.as_ref().map(larger) {
-            if let Some(asset) = asset_of(wallet) {
-                hops.push(Hop {
-                    asset_in: incoming.asset,
-                    amount_in: incoming.amount,
-                    asset_out: asset,
-                    amount_out: amt,
-                });
-                if ok(&parsed[0]) {
-                    for p in parsed[1..].iter().filter(|p| ok(p)) {
-                        let Some((amt, wallet)) = p.sides.as_ref().map(larger) else {
-                            continue;
-                        };
-                        let last = hops.last().map(|h| (h.asset_out, h.amount_out));
-                        let (asset_in, amount_in) = last.unwrap_or((None, 0));
-                        hops.push(Hop {
-                            asset_in,
-                            amount_in,
-                            asset_out: asset_of(wallet).flatten(),
-                            amount_out: amt,
-                        });
-                    }
-                }
-            }
+    let Some((amt, wallet)) = parsed[0].sides.as_ref().map(larger) else {
+        return hops;
+    };
+    let Some(asset) = asset_of(wallet) else {
+        return hops;
+    };
+    hops.push(Hop {
+        asset_in: incoming.asset,
+        amount_in: incoming.amount,
+        asset_out: asset,
+        amount_out: amt,
+    });
+    if tonco_ok(&parsed[0]) {
+        for p in parsed[1..].iter().filter(|p| tonco_ok(p)) {
+            let Some((amt, wallet)) = p.sides.as_ref().map(larger) else {
+                continue;
+            };
+            let last = hops.last().map(|h| (h.asset_out, h.amount_out));
+            let (asset_in, amount_in) = last.unwrap_or((None, 0));
+            hops.push(Hop {
+                asset_in,
+                amount_in,
+                asset_out: asset_of(wallet).flatten(),
+                amount_out: amt,
+            });
         }
     }
-    // What was asked for: on success what came out; on failure the target
-    // of the proxy-TON payload (`#a7fb58f8 target_wallet price_limit
-    // min_out recipient payload`, nested per hop).
-    let (destination_asset, min_out) = if success {
-        (outgoing.asset, Some(outgoing.amount))
-    } else {
-        let mut target = None;
-        let mut cell = pton_payload;
-        for _ in 0..8 {
-            let Some(c) = cell.take() else { break };
-            let Some(mut s) = c.as_slice().ok() else {
-                break;
-            };
-            if s.load_u32().ok() != Some(OP_TONCO_SWAP) {
-                break;
-            }
-            let read = (|| {
-                let wallet = msg_address(&mut s)?;
-                s.skip_first(160, 0).ok()?;
-                let min_out = coins(&mut s)?;
-                msg_address(&mut s)?;
-                Some((wallet, min_out, body::maybe_ref(&mut s).flatten()))
-            })();
-            let Some((wallet, min, next)) = read else {
-                break;
-            };
-            target = Some((wallet, min));
-            cell = next;
+    hops
+}
+
+/// The innermost target a failed swap's proxy-TON payload named, with its
+/// minimum out (`#a7fb58f8 target_wallet price_limit min_out recipient
+/// payload`, nested per hop): the wallet it wanted to receive on.
+fn tonco_requested(payload: Option<tycho_types::cell::Cell>) -> Option<(Option<Address>, u128)> {
+    let mut target = None;
+    let mut cell = payload;
+    for _ in 0..8 {
+        let Some(c) = cell.take() else { break };
+        let Some(mut s) = c.as_slice().ok() else {
+            break;
+        };
+        if s.load_u32().ok() != Some(OP_TONCO_SWAP) {
+            break;
         }
-        match target {
-            Some((wallet, min)) => (
-                wallet
-                    .and_then(|w| interfaces.jetton_wallet(&w))
-                    .and_then(|j| ton_if_pton(Some(j.jetton))),
-                Some(min),
-            ),
-            None => (outgoing.asset, Some(outgoing.amount)),
-        }
-    };
-    let swap = Swap {
-        dex: "tonco",
-        incoming,
-        outgoing,
-        destination_asset,
-        destination_wallet: None,
-        min_out,
-        hops,
-    };
-    Some(swap.block(members, !success))
+        let read = (|| {
+            let wallet = msg_address(&mut s)?;
+            s.skip_first(160, 0).ok()?;
+            let min_out = coins(&mut s)?;
+            msg_address(&mut s)?;
+            Some((wallet, min_out, body::maybe_ref(&mut s).flatten()))
+        })();
+        let Some((wallet, min, next)) = read else {
+            break;
+        };
+        target = Some((wallet, min));
+        cell = next;
+    }
+    target
 }
 
 pub(crate) const OP_COFFEE_SWAP_NATIVE: u32 = 0xc0ff_ee00;

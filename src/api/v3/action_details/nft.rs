@@ -244,7 +244,8 @@ pub struct DnsReleaseDetails {
     pub value: Option<String>,
 }
 
-/// The details of NFT mints, transfers, sales and auctions.
+/// The details of NFT mints, transfers, purchases and bids; the rest of
+/// sales and auctions in [`listing_details`].
 pub(super) fn details(r: &ActionRecord) -> Option<ActionDetails> {
     let kind = r.kind.as_str();
     Some(match kind {
@@ -337,6 +338,13 @@ pub(super) fn details(r: &ActionRecord) -> Option<ActionDetails> {
             }
             .into()
         }
+        _ => return listing_details(r),
+    })
+}
+
+/// The details of NFT sales and auctions put up, updated and ended.
+fn listing_details(r: &ActionRecord) -> Option<ActionDetails> {
+    Some(match r.kind.as_str() {
         "nft_put_on_sale" => {
             let d: Box<data::NftListing> = fields!(r, NftListing);
             let d = *d;
