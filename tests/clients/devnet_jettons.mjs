@@ -27,32 +27,41 @@ await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: fa
 await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
 
 // Streaming API v2 (raw SSE: @ton/ton 16 ships no streaming client): the
-// owners' Jetton wallets, as each block changes them.
-const heard = [];
-const listening = new AbortController();
-const stream = await fetch(`${base}/api/streaming/v2/sse`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({
-    types: ["jettons_change"],
-    addresses: [alice.address.toString(), bob.address.toRawString()],
-  }),
-  signal: listening.signal,
-});
-must(stream.status === 200, `the jettons_change subscription: ${stream.status}`);
-(async () => {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of stream.body) {
-    buf += decoder.decode(chunk, { stream: true });
-    for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
-      const frame = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const data = "event: event\ndata: ";
-      if (frame.startsWith(data)) heard.push(JSON.parse(frame.slice(data.length)));
+// owners' Jetton wallets, as each block changes them; with `since`, the
+// blocks from that one on replayed first.
+const listen = async (since) => {
+  const heard = [];
+  const listening = new AbortController();
+  const stream = await fetch(`${base}/api/streaming/v2/sse`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      types: ["jettons_change"],
+      addresses: [alice.address.toString(), bob.address.toRawString()],
+      ...(since === undefined ? {} : { since }),
+    }),
+    signal: listening.signal,
+  });
+  must(stream.status === 200, `the jettons_change subscription: ${stream.status}`);
+  (async () => {
+    const decoder = new TextDecoder();
+    let buf = "";
+    for await (const chunk of stream.body) {
+      buf += decoder.decode(chunk, { stream: true });
+      for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
+        const frame = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = "event: event\ndata: ";
+        if (frame.startsWith(data)) heard.push(JSON.parse(frame.slice(data.length)));
+      }
     }
-  }
-})().catch(() => {});
+  })().catch(() => {});
+  return { heard, listening };
+};
+const { heard, listening } = await listen();
+// The newest masterchain block before the Jetton exists: a replay from
+// the next one tells every change.
+const before = (await getJson("/api/v3/masterchainInfo")).last.seqno;
 
 // On-chain TEP-64 content: attribute sha256 → ^(0x00 + snake text).
 const content = (() => {
@@ -187,6 +196,21 @@ must(
 );
 must(heard.length === 5, `nothing else, the fake neither: ${JSON.stringify(heard)}`);
 listening.abort();
+
+// 5c. The same changes replayed from the blocks before them, now that
+// each wallet has changed again since: every change at its own block's
+// balance, not the wallet's newest.
+const replayed = await listen(before + 1);
+const fromReplay = (jw) => replayed.heard.filter((n) => n.jetton.address === raw(jw)).map((n) => n.jetton.balance);
+for (let i = 0; i < 100 && replayed.heard.length < 5; i++) await sleep(100);
+must(JSON.stringify(fromReplay(aliceJw)) === JSON.stringify(["1000", "900"]), `Alice's replayed changes ${fromReplay(aliceJw)}`);
+must(JSON.stringify(fromReplay(bobJw)) === JSON.stringify(["500", "600", "550"]), `Bob's replayed changes ${fromReplay(bobJw)}`);
+must(
+  JSON.stringify(replayed.heard.map((n) => n.jetton.last_transaction_lt)) === JSON.stringify(heard.map((n) => n.jetton.last_transaction_lt)),
+  `replayed lts ${JSON.stringify(replayed.heard)} vs live ${JSON.stringify(heard)}`,
+);
+must(replayed.heard.length === 5, `replayed nothing else: ${JSON.stringify(replayed.heard)}`);
+replayed.listening.abort();
 
 // 6. Filters: owner, several masters for one owner, zero balances, sort.
 const bobs = await getJson(`/api/v3/jetton/wallets?owner_address=${encodeURIComponent(bob.address.toString())}`);

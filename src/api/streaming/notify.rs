@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value as Json};
 use tonindex_model::{ActionRecord, Address, Hash, MsgKind, TraceRecord, TransactionRecord};
 use tonindex_storage::tables::JettonWallets;
+use tonindex_storage::JettonWalletRecord;
 
 use super::subscription::{Finality, Kind, Subscription};
 use crate::api::encoding::{b64, raw_upper};
@@ -15,8 +16,12 @@ use crate::api::pending::{Level, PendingTrace};
 use crate::api::v3::models::{AccountState, Transaction};
 use crate::api::v3::{action_types, actions, address_book, metadata, traces, V3Error};
 use crate::api::Ctx;
+use crate::api::{account_state, getmethod};
+use crate::contracts::jetton;
 use crate::query;
 use crate::query::messages::Side;
+use crate::state;
+use crate::tvm::getmethod::Method;
 
 /// A client's notifications of one commit, as JSON texts in sending order.
 pub type Outbox = Vec<(u64, Vec<String>)>;
@@ -116,7 +121,12 @@ pub fn finalized(
             }
         }
         if jetton_watch {
-            jettons_change(ctx, clients, &interest, &account, t.lt, finality, &mut out)?;
+            let at = WalletAt {
+                wallet: &account,
+                lt: t.lt,
+                mc_seqno,
+            };
+            jettons_change(ctx, clients, &interest, at, finality, &mut out)?;
         }
     }
     Ok(out.into_iter().collect())
@@ -300,26 +310,30 @@ impl TraceFound<'_> {
     }
 }
 
-/// `jettons_change` of `wallet`, if it is a Jetton wallet as its
-/// transaction at `lt` left it, for the clients subscribed to it or to
+/// A Jetton wallet's transaction: the last of its in masterchain block
+/// `mc_seqno`, at `lt`.
+#[derive(Clone, Copy)]
+struct WalletAt<'a> {
+    wallet: &'a Address,
+    lt: u64,
+    mc_seqno: u32,
+}
+
+/// `jettons_change` of `at.wallet`, if it is a Jetton wallet, as its
+/// transaction at `at.lt` left it, for the clients subscribed to it or to
 /// its owner.
 fn jettons_change(
     ctx: &Ctx<'_>,
     clients: &[(u64, Arc<Subscription>)],
     interest: &Interest,
-    wallet: &Address,
-    lt: u64,
+    at: WalletAt<'_>,
     finality: Finality,
     out: &mut HashMap<u64, Vec<String>>,
 ) -> Result<(), V3Error> {
-    let Some(w) = ctx.reader.get::<JettonWallets>(wallet)? else {
+    let Some(w) = wallet_at(ctx, at)? else {
         return Ok(());
     };
-    // The index keeps a wallet's newest row only: a later transaction
-    // changed it again, and that block's notification carries it.
-    if w.last_tx_lt != lt {
-        return Ok(());
-    }
+    let wallet = at.wallet;
     let jetton = json!({
         "address": raw_upper(wallet),
         "balance": w.balance.to_string(),
@@ -341,6 +355,91 @@ fn jettons_change(
         }
     }
     Ok(())
+}
+
+/// The row of Jetton wallet `at.wallet` as its transaction at `at.lt`
+/// left it; `None` when the index holds no such wallet.
+///
+/// The index keeps each wallet's newest row. When a later block has
+/// changed the wallet again (the streams build this block behind the
+/// writer, or replay it), the row is computed again from the wallet's
+/// state after `at.mc_seqno` (kept by `[index] keep_states`), with
+/// `get_wallet_data` at that block. Where that state is not held or does
+/// not answer as the stored wallet, the change is logged with the wallet,
+/// lt and block and not sent.
+fn wallet_at(ctx: &Ctx<'_>, at: WalletAt<'_>) -> Result<Option<JettonWalletRecord>, V3Error> {
+    let Some(newest) = ctx.reader.get::<JettonWallets>(at.wallet)? else {
+        return Ok(None);
+    };
+    if newest.last_tx_lt == at.lt {
+        return Ok(Some(newest));
+    }
+    match wallet_after(ctx, at, &newest) {
+        Ok(w) => Ok(Some(w)),
+        Err(why) => {
+            tracing::warn!(
+                wallet = %raw_upper(at.wallet),
+                lt = at.lt,
+                mc_seqno = at.mc_seqno,
+                "a jettons_change is not sent: {why}"
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// [`wallet_at`] from the wallet's state after masterchain block
+/// `at.mc_seqno`: its `get_wallet_data` there, which must name the stored
+/// row's owner and Jetton (the wallet its master confirmed).
+fn wallet_after(
+    ctx: &Ctx<'_>,
+    at: WalletAt<'_>,
+    newest: &JettonWalletRecord,
+) -> Result<JettonWalletRecord, String> {
+    let earlier =
+        account_state::after_mc_block(ctx, at.wallet, at.mc_seqno).map_err(|e| e.message)?;
+    let sa = earlier
+        .shard_account
+        .ok_or("the wallet is not in that state")?;
+    let source = &earlier.source;
+    let view = state::account::view(at.wallet, &sa, Some(source.id.id), source.gen_utime)
+        .map_err(|e| e.to_string())?;
+    if view.last_tx_lt != at.lt {
+        return Err(format!(
+            "the state after the block is at lt {}, not the transaction's",
+            view.last_tx_lt
+        ));
+    }
+    let when = getmethod::At {
+        mc_seqno: at.mc_seqno,
+        gen_utime: earlier.mc.gen_utime,
+    };
+    let method = Method::parse("get_wallet_data");
+    let out = getmethod::run(ctx, &view, Some(when), &method, Vec::new())
+        .map_err(|e| format!("get_wallet_data: {e}"))?;
+    let data = jetton::wallet_data(&out).ok_or("get_wallet_data gave no wallet data")?;
+    let as_model = |a: &tycho_types::models::StdAddr| Address {
+        workchain: i32::from(a.workchain),
+        id: *a.address.as_array(),
+    };
+    let (owner, master) = (as_model(&data.owner), as_model(&data.jetton));
+    if owner != newest.owner || master != newest.jetton {
+        return Err("get_wallet_data names another owner or Jetton than the stored wallet".into());
+    }
+    let hash = |c: &Option<tycho_types::cell::Cell>| c.as_ref().map(|c| *c.repr_hash().as_array());
+    let (Some(code_hash), Some(data_hash)) = (hash(&view.code), hash(&view.data)) else {
+        return Err("the state has no code or no data".into());
+    };
+    Ok(JettonWalletRecord {
+        balance: data.balance,
+        owner,
+        jetton: master,
+        last_tx_lt: at.lt,
+        code_hash,
+        data_hash,
+        // Not in the notification; the newest row's.
+        mintless_is_claimed: newest.mintless_is_claimed,
+    })
 }
 
 /// The clients by the addresses and trace keys they name: a block's
