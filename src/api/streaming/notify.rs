@@ -330,10 +330,21 @@ fn jettons_change(
     finality: Finality,
     out: &mut HashMap<u64, Vec<String>>,
 ) -> Result<(), V3Error> {
-    let Some(w) = wallet_at(ctx, at)? else {
+    let wallet = at.wallet;
+    let Some(newest) = ctx.reader.get::<JettonWallets>(wallet)? else {
         return Ok(());
     };
-    let wallet = at.wallet;
+    let listeners: Vec<_> = interest
+        .of(clients, [wallet, &newest.owner].into_iter(), None)
+        .into_iter()
+        .filter(|(_, sub)| sub.wants(Kind::JettonsChange, finality))
+        .collect();
+    if listeners.is_empty() {
+        return Ok(());
+    }
+    let Some(w) = wallet_at(ctx, at, newest) else {
+        return Ok(());
+    };
     let jetton = json!({
         "address": raw_upper(wallet),
         "balance": w.balance.to_string(),
@@ -343,39 +354,39 @@ fn jettons_change(
         "code_hash": b64(&w.code_hash),
         "data_hash": b64(&w.data_hash),
     });
-    for (id, sub) in interest.of(clients, [wallet, &w.owner].into_iter(), None) {
-        if sub.wants(Kind::JettonsChange, finality) {
-            let mut n = json!({
-                "type": "jettons_change",
-                "finality": finality.as_str(),
-                "jetton": jetton,
-            });
-            with_books(ctx, &sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
-            out.entry(id).or_default().push(n.to_string());
-        }
+    for (id, sub) in listeners {
+        let mut n = json!({
+            "type": "jettons_change",
+            "finality": finality.as_str(),
+            "jetton": jetton,
+        });
+        with_books(ctx, &sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
+        out.entry(id).or_default().push(n.to_string());
     }
     Ok(())
 }
 
 /// The row of Jetton wallet `at.wallet` as its transaction at `at.lt`
-/// left it; `None` when the index holds no such wallet.
+/// left it, given its `newest` row.
 ///
 /// The index keeps each wallet's newest row. When a later block has
 /// changed the wallet again (the streams build this block behind the
 /// writer, or replay it), the row is computed again from the wallet's
 /// state after `at.mc_seqno` (kept by `[index] keep_states`), with
-/// `get_wallet_data` at that block. Where that state is not held or does
-/// not answer as the stored wallet, the change is logged with the wallet,
-/// lt and block and not sent.
-fn wallet_at(ctx: &Ctx<'_>, at: WalletAt<'_>) -> Result<Option<JettonWalletRecord>, V3Error> {
-    let Some(newest) = ctx.reader.get::<JettonWallets>(at.wallet)? else {
-        return Ok(None);
-    };
+/// `get_wallet_data` at that block; only for a wallet some client listens
+/// to. Where that state is not held or does not answer as the stored
+/// wallet, the change is logged with the wallet, lt and block and not
+/// sent.
+fn wallet_at(
+    ctx: &Ctx<'_>,
+    at: WalletAt<'_>,
+    newest: JettonWalletRecord,
+) -> Option<JettonWalletRecord> {
     if newest.last_tx_lt == at.lt {
-        return Ok(Some(newest));
+        return Some(newest);
     }
     match wallet_after(ctx, at, &newest) {
-        Ok(w) => Ok(Some(w)),
+        Ok(w) => Some(w),
         Err(why) => {
             tracing::warn!(
                 wallet = %raw_upper(at.wallet),
@@ -383,7 +394,7 @@ fn wallet_at(ctx: &Ctx<'_>, at: WalletAt<'_>) -> Result<Option<JettonWalletRecor
                 mc_seqno = at.mc_seqno,
                 "a jettons_change is not sent: {why}"
             );
-            Ok(None)
+            None
         }
     }
 }
