@@ -145,6 +145,18 @@ fn put_roles<E: EventTable, I: Table<Key = AccountLtHashKey, Value = u32>>(
     }
 }
 
+/// A transaction of a Jetton wallet whose in-message has a transfer or
+/// burn opcode but does not read as one (`what`): no row, said in the log
+/// and counted.
+fn unreadable(tx_hash: &Hash, what: &'static str) {
+    tracing::debug!(
+        tx = %hex::encode(tx_hash),
+        what,
+        "a Jetton wallet's transfer or burn message does not read as one; no row"
+    );
+    metrics::counter!("tonindex_jetton_events_unreadable_total", "what" => what).increment(1);
+}
+
 /// Writes the Jetton transfer and burn rows of `blocks`; `confirmed` are
 /// the wallets this unit's contracts step wrote.
 pub(super) fn index_token_events(
@@ -182,6 +194,7 @@ pub(super) fn index_token_events(
             };
             let Some(wallet) = wallet else { continue };
             let Some(body) = in_body(tx) else {
+                unreadable(&tx.record.hash, "no_body");
                 continue;
             };
             let source = tx.in_msg.as_ref().and_then(|m| m.source);
@@ -193,6 +206,7 @@ pub(super) fn index_token_events(
             let tx_id = nb.first_tx_id + i as u64;
             if op == Some(OP_TRANSFER) {
                 let Some(t) = transfer_body(&body) else {
+                    unreadable(&rec.hash, "transfer");
                     continue;
                 };
                 let row = JettonTransferRecord {
@@ -225,7 +239,10 @@ pub(super) fn index_token_events(
                 );
                 done.jetton_transfers += 1;
             } else {
-                let Some(b) = burn_body(&body) else { continue };
+                let Some(b) = burn_body(&body) else {
+                    unreadable(&rec.hash, "burn");
+                    continue;
+                };
                 let row = JettonBurnRecord {
                     tx_id,
                     tx_hash: rec.hash,
