@@ -598,9 +598,16 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
         "{real}"
     );
 
-    // The library wallet: its get-method on the follower runs the library
-    // fetched from the lite server (the answer is the devnet's own), and
-    // its transfer is emulated with it.
+    library_wallet_runs_on_the_follower(&dev, &mut run, http, &lib);
+    let _ = run.kill();
+    let _ = run.wait();
+}
+
+/// The library wallet `lib` (`library_wallet.mjs prepare`): its get-method
+/// on the follower runs the library fetched from the lite server (the
+/// answer is the devnet's own), its transfer is emulated with it, and once
+/// its block comes the trace is a real one.
+fn library_wallet_runs_on_the_follower(dev: &Dev, run: &mut Child, http: u16, lib: &Value) {
     let address = lib["address"].as_str().unwrap();
     let aq: String = form_urlencoded::byte_serialize(address.as_bytes()).collect();
     let seqno_path = format!("/api/v2/runGetMethod?address={aq}&method=seqno&stack=%5B%5D");
@@ -650,7 +657,7 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
     );
     let (status, v) = json(dev.port, "POST", "/dev/block", "");
     assert_eq!(status, 200, "{v}");
-    wait_for_seqno(&mut run, http, dev.mc_seqno());
+    wait_for_seqno(run, http, dev.mc_seqno());
     let (_, v) = json(
         http,
         "GET",
@@ -660,8 +667,6 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
     assert!(v["traces"].is_null(), "no longer pending: {v}");
     let (_, v) = json(http, "GET", &format!("/api/v3/traces?msg_hash={q}"), "");
     assert_eq!(v["traces"][0]["trace_info"]["transactions"], 2, "{v}");
-    let _ = run.kill();
-    let _ = run.wait();
 }
 
 /// Jetton wallets whose code is a library (as USDT's is), on a follower

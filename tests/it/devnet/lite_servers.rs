@@ -134,9 +134,7 @@ fn lying_lite_server(
     use std::sync::Arc;
     use ton_liteapi::client::LiteClient;
     use ton_liteapi::tl::adnl::Message;
-    use ton_liteapi::tl::common::BlockLink;
     use ton_liteapi::tl::request::Request;
-    use ton_liteapi::tl::response::{BlockData, Error as LiteError, Response};
 
     let secret = [7u8; 32];
     let public = tonindex::api::lite::public_key(&secret);
@@ -159,114 +157,7 @@ fn lying_lite_server(
                 let frozen = Arc::clone(&frozen);
                 async move {
                     let mut c = client.lock().await;
-                    let fail = |e: String| {
-                        Response::Error(LiteError {
-                            code: 651,
-                            message: e.as_str().into(),
-                        })
-                    };
-                    if lie == Lie::Pruned {
-                        let asked = match &req {
-                            Request::GetBlock(r) => Some(r.id.seqno),
-                            Request::LookupBlock(r) if r.seqno.is_some() => Some(r.id.seqno),
-                            Request::GetAccountState(r) => Some(r.id.seqno),
-                            _ => None,
-                        };
-                        let tip = c.get_masterchain_info().await.map(|i| i.last.seqno);
-                        if let (Some(asked), Ok(tip)) = (asked, tip) {
-                            if asked + 2 < tip {
-                                return fail("block is not in db (possibly out of sync)".into());
-                            }
-                        }
-                    }
-                    match req {
-                        Request::GetMasterchainInfo => {
-                            let mut kept = frozen.lock().await;
-                            match (&*kept, lie) {
-                                (Some(info), Lie::Frozen) => {
-                                    Response::MasterchainInfo(Clone::clone(info))
-                                }
-                                _ => match c.get_masterchain_info().await {
-                                    Ok(info) => {
-                                        *kept = Some(info.clone());
-                                        Response::MasterchainInfo(info)
-                                    }
-                                    Err(e) => fail(format!("{e:?}")),
-                                },
-                            }
-                        }
-                        Request::LookupBlock(r) => c
-                            .lookup_block(
-                                (),
-                                r.id,
-                                r.seqno,
-                                r.lt,
-                                r.utime,
-                                false,
-                                false,
-                                false,
-                                false,
-                                false,
-                            )
-                            .await
-                            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockHeader),
-                        Request::GetBlock(r) => c.get_block(r.id.clone()).await.map_or_else(
-                            |e| fail(format!("{e:?}")),
-                            |data| Response::BlockData(BlockData { id: r.id, data }),
-                        ),
-                        Request::GetState(r) => c
-                            .get_state(r.id)
-                            .await
-                            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockState),
-                        Request::GetBlockProof(r) => {
-                            match c
-                                .get_block_proof(r.known_block, r.target_block, false, false)
-                                .await
-                            {
-                                Ok(mut proof) if lie == Lie::Signatures => {
-                                    for step in &mut proof.steps {
-                                        if let BlockLink::BlockLinkForward { signatures, .. } = step
-                                        {
-                                            for s in &mut signatures.signatures {
-                                                s.signature[0] ^= 1;
-                                            }
-                                        }
-                                    }
-                                    Response::PartialBlockProof(proof)
-                                }
-                                Ok(proof) => Response::PartialBlockProof(proof),
-                                Err(e) => fail(format!("{e:?}")),
-                            }
-                        }
-                        // An account that exists is said not to.
-                        Request::GetAccountState(r) => {
-                            match c.get_account_state(r.id, r.account).await {
-                                Ok(mut a) => {
-                                    if lie == Lie::Signatures {
-                                        a.state.clear();
-                                    }
-                                    Response::AccountState(a)
-                                }
-                                Err(e) => fail(format!("{e:?}")),
-                            }
-                        }
-                        // LiteClient has no call of its own for it.
-                        Request::GetOutMsgQueueSizes(r) => {
-                            use tonindex::chain::liteserver::client::Multiplexed;
-                            let server = tonindex::chain::liteserver::LiteServerAddr {
-                                addr: upstream,
-                                key: upstream_key,
-                            };
-                            match Multiplexed::connect(&server).await {
-                                Ok(conn) => conn
-                                    .query(Request::GetOutMsgQueueSizes(r))
-                                    .await
-                                    .unwrap_or_else(|e| fail(format!("{e:?}"))),
-                                Err(e) => fail(format!("{e:?}")),
-                            }
-                        }
-                        _ => fail("not forwarded".into()),
-                    }
+                    forwarded(&mut c, req, lie, &frozen, (upstream, upstream_key)).await
                 }
             };
             let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -308,6 +199,125 @@ fn lying_lite_server(
     });
     common::wait_listening(port);
     (port, public, max_in_flight)
+}
+
+/// One request of the follower, forwarded to the honest lite server `c`
+/// (at `upstream`, for the calls `c` has none of its own for) with `lie`
+/// told: a frozen tip (`frozen` keeps the first), pruned blocks, broken
+/// signatures, an account said not to exist.
+async fn forwarded(
+    c: &mut ton_liteapi::client::LiteClient,
+    req: ton_liteapi::tl::request::Request,
+    lie: Lie,
+    frozen: &tokio::sync::Mutex<Option<ton_liteapi::tl::response::MasterchainInfo>>,
+    (upstream, upstream_key): (std::net::SocketAddr, [u8; 32]),
+) -> ton_liteapi::tl::response::Response {
+    use ton_liteapi::tl::common::BlockLink;
+    use ton_liteapi::tl::request::Request;
+    use ton_liteapi::tl::response::{BlockData, Error as LiteError, Response};
+    let fail = |e: String| {
+        Response::Error(LiteError {
+            code: 651,
+            message: e.as_str().into(),
+        })
+    };
+    if lie == Lie::Pruned {
+        let asked = match &req {
+            Request::GetBlock(r) => Some(r.id.seqno),
+            Request::LookupBlock(r) if r.seqno.is_some() => Some(r.id.seqno),
+            Request::GetAccountState(r) => Some(r.id.seqno),
+            _ => None,
+        };
+        let tip = c.get_masterchain_info().await.map(|i| i.last.seqno);
+        if let (Some(asked), Ok(tip)) = (asked, tip) {
+            if asked + 2 < tip {
+                return fail("block is not in db (possibly out of sync)".into());
+            }
+        }
+    }
+    match req {
+        Request::GetMasterchainInfo => {
+            let mut kept = frozen.lock().await;
+            match (&*kept, lie) {
+                (Some(info), Lie::Frozen) => Response::MasterchainInfo(Clone::clone(info)),
+                _ => match c.get_masterchain_info().await {
+                    Ok(info) => {
+                        *kept = Some(info.clone());
+                        Response::MasterchainInfo(info)
+                    }
+                    Err(e) => fail(format!("{e:?}")),
+                },
+            }
+        }
+        Request::LookupBlock(r) => c
+            .lookup_block(
+                (),
+                r.id,
+                r.seqno,
+                r.lt,
+                r.utime,
+                false,
+                false,
+                false,
+                false,
+                false,
+            )
+            .await
+            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockHeader),
+        Request::GetBlock(r) => c.get_block(r.id.clone()).await.map_or_else(
+            |e| fail(format!("{e:?}")),
+            |data| Response::BlockData(BlockData { id: r.id, data }),
+        ),
+        Request::GetState(r) => c
+            .get_state(r.id)
+            .await
+            .map_or_else(|e| fail(format!("{e:?}")), Response::BlockState),
+        Request::GetBlockProof(r) => {
+            match c
+                .get_block_proof(r.known_block, r.target_block, false, false)
+                .await
+            {
+                Ok(mut proof) if lie == Lie::Signatures => {
+                    for step in &mut proof.steps {
+                        if let BlockLink::BlockLinkForward { signatures, .. } = step {
+                            for s in &mut signatures.signatures {
+                                s.signature[0] ^= 1;
+                            }
+                        }
+                    }
+                    Response::PartialBlockProof(proof)
+                }
+                Ok(proof) => Response::PartialBlockProof(proof),
+                Err(e) => fail(format!("{e:?}")),
+            }
+        }
+        // An account that exists is said not to.
+        Request::GetAccountState(r) => match c.get_account_state(r.id, r.account).await {
+            Ok(mut a) => {
+                if lie == Lie::Signatures {
+                    a.state.clear();
+                }
+                Response::AccountState(a)
+            }
+            Err(e) => fail(format!("{e:?}")),
+        },
+        // LiteClient has no call of its own for it.
+        Request::GetOutMsgQueueSizes(r) => {
+            use tonindex::chain::liteserver::client::Multiplexed;
+            let server = tonindex::chain::liteserver::LiteServerAddr {
+                addr: upstream,
+                key: upstream_key,
+            };
+            match Multiplexed::connect(&server).await {
+                Ok(conn) => conn
+                    .query(Request::GetOutMsgQueueSizes(r))
+                    .await
+                    .unwrap_or_else(|e| fail(format!("{e:?}"))),
+                Err(e) => fail(format!("{e:?}")),
+            }
+        }
+        _ => fail("not forwarded".into()),
+    }
 }
 
 /// The devnet's global config `config`, and the `liteservers` entry of a

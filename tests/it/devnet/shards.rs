@@ -11,6 +11,7 @@
 //! do, and the index stores the layout each masterchain block names.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::Value;
 use tonindex_model::BlockId;
@@ -141,14 +142,21 @@ fn a_sharded_devnet_splits_merges_and_is_followed_exactly() {
         );
     }
 
-    // pytoniq-core parses every block.
-    let parsed = python("devnet_blocks.py", &[&exported]);
+    blocks_agree_with_pytoniq(&db, &exported);
+}
+
+/// pytoniq-core parses every exported block: its transactions are the
+/// index's, each shard block follows its previous block(s) as TON's do
+/// (splits and merges among them), and each masterchain block's shard
+/// layout covers the basechain once and is the one the index stores.
+fn blocks_agree_with_pytoniq(db: &Path, exported: &Path) {
+    let parsed = python("devnet_blocks.py", &[exported]);
     let blocks = parsed["blocks"].as_array().unwrap();
     let by_root: HashMap<&str, &Value> = blocks
         .iter()
         .map(|b| (b["root_hash"].as_str().unwrap(), b))
         .collect();
-    let index = Db::open(&db, &DbOptions::default()).unwrap();
+    let index = Db::open(db, &DbOptions::default()).unwrap();
     let reader = index.reader();
     let (mut splits, mut merges, mut most_shards) = (0, 0, 0);
     for b in blocks {
@@ -192,54 +200,65 @@ fn a_sharded_devnet_splits_merges_and_is_followed_exactly() {
         }
 
         // A masterchain block names blocks covering the basechain once.
-        let Some(listed) = b["shards"].as_array() else {
-            continue;
-        };
-        most_shards = most_shards.max(listed.len());
-        let mut ranges: Vec<(u64, u64)> = listed
-            .iter()
-            .map(|s| {
-                let top = by_root[s["root_hash"].as_str().unwrap()];
-                assert_eq!(top["shard"], s["shard"], "{s}");
-                assert_eq!(top["seqno"], s["seqno"], "{s}");
-                assert_eq!(top["file_hash"], s["file_hash"], "{s}");
-                assert_eq!(top["before_split"], s["before_split"], "{s}");
-                range_of(shard_of(&s["shard"]))
-            })
-            .collect();
-        ranges.sort();
-        assert_eq!(ranges[0].0, 0);
-        assert_eq!(ranges.last().unwrap().1, u64::MAX);
-        for w in ranges.windows(2) {
-            assert_eq!(w[0].1.wrapping_add(1), w[1].0, "{listed:?}");
+        if let Some(listed) = b["shards"].as_array() {
+            most_shards = most_shards.max(listed.len());
+            masterchain_layout_agrees(&reader, id.seqno, listed, &by_root);
         }
-        // The index stores the layout the block names.
-        let mut stored: Vec<(u64, u32, [u8; 32])> = reader
-            .prefix::<McShardState>(&McBlockKey::prefix(id.seqno), false)
-            .map(|r| {
-                let (_, d) = r.unwrap();
-                (d.block.id.shard, d.block.id.seqno, d.block.root_hash)
-            })
-            .collect();
-        let mut named: Vec<(u64, u32, [u8; 32])> = listed
-            .iter()
-            .map(|s| {
-                (
-                    shard_of(&s["shard"]),
-                    s["seqno"].as_u64().unwrap() as u32,
-                    hex32(&s["root_hash"]),
-                )
-            })
-            .collect();
-        stored.sort();
-        named.sort();
-        assert_eq!(
-            stored, named,
-            "shard layout at masterchain block {}",
-            id.seqno
-        );
     }
     assert!(splits >= 6, "the initial splits and a later one: {splits}");
     assert!(merges >= 1, "a split pair merged back: {merges}");
     assert_eq!(most_shards, 5, "four shards, one of them split");
+}
+
+/// The shard blocks masterchain block `mc_seqno` names (`listed`, each
+/// found among the parsed blocks `by_root`) cover the basechain once, and
+/// the index stores that layout.
+fn masterchain_layout_agrees(
+    reader: &tonindex_storage::Reader<'_>,
+    mc_seqno: u32,
+    listed: &[Value],
+    by_root: &HashMap<&str, &Value>,
+) {
+    let mut ranges: Vec<(u64, u64)> = listed
+        .iter()
+        .map(|s| {
+            let top = by_root[s["root_hash"].as_str().unwrap()];
+            assert_eq!(top["shard"], s["shard"], "{s}");
+            assert_eq!(top["seqno"], s["seqno"], "{s}");
+            assert_eq!(top["file_hash"], s["file_hash"], "{s}");
+            assert_eq!(top["before_split"], s["before_split"], "{s}");
+            range_of(shard_of(&s["shard"]))
+        })
+        .collect();
+    ranges.sort();
+    assert_eq!(ranges[0].0, 0);
+    assert_eq!(ranges.last().unwrap().1, u64::MAX);
+    for w in ranges.windows(2) {
+        assert_eq!(w[0].1.wrapping_add(1), w[1].0, "{listed:?}");
+    }
+    // The index stores the layout the block names.
+    let mut stored: Vec<(u64, u32, [u8; 32])> = reader
+        .prefix::<McShardState>(&McBlockKey::prefix(mc_seqno), false)
+        .map(|r| {
+            let (_, d) = r.unwrap();
+            (d.block.id.shard, d.block.id.seqno, d.block.root_hash)
+        })
+        .collect();
+    let mut named: Vec<(u64, u32, [u8; 32])> = listed
+        .iter()
+        .map(|s| {
+            (
+                shard_of(&s["shard"]),
+                s["seqno"].as_u64().unwrap() as u32,
+                hex32(&s["root_hash"]),
+            )
+        })
+        .collect();
+    stored.sort();
+    named.sort();
+    assert_eq!(
+        stored, named,
+        "shard layout at masterchain block {}",
+        mc_seqno
+    );
 }

@@ -177,13 +177,22 @@ fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
         "the restored node caught up"
     );
 
-    // Bad input: refused, non-zero, no database left at the target.
-    let bytes = std::fs::read(&snapshot).unwrap();
+    bad_restores_are_refused(dir.path(), &snapshot, &config, &r2_tables);
+}
+
+/// Bad input to `snapshot restore` (corrupted, cut, not a snapshot, of
+/// another network, a target that is not empty): refused, non-zero, no
+/// database left at the target and a non-empty one left as it was. A
+/// restore killed with SIGKILL midway leaves no database; the next one
+/// clears its scratch and succeeds with `r2_tables`.
+fn bad_restores_are_refused(dir: &Path, snapshot: &Path, config: &Path, r2_tables: &Value) {
+    let d = |name: &str| dir.join(name);
+    let bytes = std::fs::read(snapshot).unwrap();
     let mut corrupted = bytes.clone();
     let middle = corrupted.len() / 2;
     corrupted[middle] ^= 0x10;
     let foreign = {
-        let mut c: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+        let mut c: Value = serde_json::from_slice(&std::fs::read(config).unwrap()).unwrap();
         c["validator"]["zero_state"]["root_hash"] =
             serde_json::json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
         let path = d("foreign.json");
@@ -191,17 +200,12 @@ fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
         path
     };
     let cases: [(&str, Vec<u8>, &Path, &str); 4] = [
-        ("corrupted", corrupted, &config, "snapshot"),
-        (
-            "cut",
-            bytes[..bytes.len() - 5].to_vec(),
-            &config,
-            "snapshot",
-        ),
+        ("corrupted", corrupted, config, "snapshot"),
+        ("cut", bytes[..bytes.len() - 5].to_vec(), config, "snapshot"),
         (
             "not one",
             b"{\"hello\": 1}".to_vec(),
-            &config,
+            config,
             "not a tonindex snapshot",
         ),
         ("foreign", bytes.clone(), &foreign, "another network"),
@@ -216,20 +220,20 @@ fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
         assert!(!target.exists(), "{name}: nothing is left at the target");
     }
     // A target that is not empty is left as it was.
-    let out = restore(&snapshot, &d("r2"), &config);
+    let out = restore(snapshot, &d("r2"), config);
     assert!(!out.status.success());
     assert!(
         text(&out).contains("not an empty directory"),
         "{}",
         text(&out)
     );
-    assert_eq!(table_digests(&d("r2")), r2_tables);
+    assert_eq!(&table_digests(&d("r2")), r2_tables);
 
     // kill -9 midway through a restore: no database at the target; the
     // next restore clears the scratch and succeeds.
     let mut killed = Command::new(common::tonindex_bin())
         .args(["snapshot", "restore"])
-        .arg(&snapshot)
+        .arg(snapshot)
         .arg("--db")
         .arg(d("r4"))
         .args(["--pause-ms", "100"])
@@ -244,7 +248,7 @@ fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
     let _ = killed.wait();
     assert!(!d("r4").exists(), "a killed restore leaves no database");
     let scratch_left = || {
-        std::fs::read_dir(dir.path())
+        std::fs::read_dir(dir)
             .unwrap()
             .filter(|e| {
                 e.as_ref()
@@ -256,8 +260,8 @@ fn snapshots_of_a_running_follower_restore_follow_on_and_refuse_bad_input() {
             .count()
     };
     assert_eq!(scratch_left(), 1, "the killed restore's scratch directory");
-    let out = restore(&snapshot, &d("r4"), &config);
+    let out = restore(snapshot, &d("r4"), config);
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(table_digests(&d("r4")), r2_tables);
+    assert_eq!(&table_digests(&d("r4")), r2_tables);
     assert_eq!(scratch_left(), 0);
 }
