@@ -581,15 +581,24 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
         format!("{:#x}", asked.len()),
         "{got}"
     );
-    let masters = api_get(&rt, &db, "/api/v3/jetton/masters");
+    tokens_of_the_mix(&rt, &db);
+    drop(db);
+    codes_without_states(dir.path(), &blocks);
+}
+
+/// The mix's tokens, as the index's getters see them: its one Jetton's
+/// every minted unit held, over more wallets than were minted to; its NFT
+/// collection's 20 items, each owned by its last transfer's new owner.
+fn tokens_of_the_mix(rt: &tokio::runtime::Runtime, db: &std::sync::Arc<tonindex_storage::Db>) {
+    let masters = api_get(rt, db, "/api/v3/jetton/masters");
     let masters = masters["jetton_masters"].as_array().unwrap();
     assert_eq!(masters.len(), 1, "{masters:?}");
     let minted: u128 = 10 * 1_000_000_000;
     assert_eq!(masters[0]["total_supply"], minted.to_string());
     let minter = masters[0]["address"].as_str().unwrap();
     let wallets = api_get(
-        &rt,
-        &db,
+        rt,
+        db,
         &format!("/api/v3/jetton/wallets?jetton_address={minter}&limit=1000"),
     );
     let wallets = wallets["jetton_wallets"].as_array().unwrap();
@@ -602,21 +611,21 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
     // The NFT collection: two items for every fourth sender (10 owners),
     // and each item's owner (the item's own getter) is the new owner of its
     // last transfer (read from the messages), where it was transferred.
-    let collections = api_get(&rt, &db, "/api/v3/nft/collections");
+    let collections = api_get(rt, db, "/api/v3/nft/collections");
     let collections = collections["nft_collections"].as_array().unwrap();
     assert_eq!(collections.len(), 1, "{collections:?}");
     assert_eq!(collections[0]["next_item_index"], "20");
     let collection = collections[0]["address"].as_str().unwrap();
     let items = api_get(
-        &rt,
-        &db,
+        rt,
+        db,
         &format!("/api/v3/nft/items?collection_address={collection}&limit=1000"),
     );
     let items = items["nft_items"].as_array().unwrap();
     assert_eq!(items.len(), 20);
     let transfers = api_get(
-        &rt,
-        &db,
+        rt,
+        db,
         &format!("/api/v3/nft/transfers?collection_address={collection}&sort=asc&limit=1000"),
     );
     let transfers = transfers["nft_transfers"].as_array().unwrap();
@@ -629,8 +638,6 @@ fn bench_dev_mainnet_profile_makes_its_mix() {
             assert_eq!(t["new_owner"], item["owner_address"], "{item} {t}");
         }
     }
-    drop(db);
-    codes_without_states(dir.path(), &blocks);
 }
 
 /// The JSON of a v3 GET on an API over `db`.

@@ -290,8 +290,6 @@ fn single_account_states_import() {
 fn states_follow_shard_splits_and_merges() {
     use tonindex::index::{Indexer, Unit};
     use tonindex_model::{BlockIdExt, BlockRef};
-    use tycho_types::cell::CellFamily;
-    use tycho_types::merkle::{make_pruned_branch, MerkleUpdate};
 
     let (state_root, decoded) = state("accounts/ever-block-mainnet-2019/state_571524.boc");
     let parent_shard = 0x2000_0000_0000_0000u64;
@@ -305,34 +303,6 @@ fn states_follow_shard_splits_and_merges() {
             b.store_reference(child).unwrap();
         }
         b.build().unwrap()
-    };
-    // An update from `old` to `new` that names every child of either root
-    // by hash (pruned branches), as a real block's update names the
-    // subtrees it did not change: applying it needs those cells held.
-    let update = |old: &tycho_types::cell::Cell, new: &tycho_types::cell::Cell| {
-        let pruned = |root: &tycho_types::cell::Cell| {
-            let mut b = CellBuilder::new();
-            b.store_cell_data(root.as_ref()).unwrap();
-            for child in root.references() {
-                let p =
-                    make_pruned_branch(child, 0, tycho_types::cell::Cell::empty_context()).unwrap();
-                b.store_reference(p).unwrap();
-            }
-            b.build().unwrap()
-        };
-        let u = MerkleUpdate {
-            old_hash: *old.repr_hash(),
-            new_hash: *new.repr_hash(),
-            old_depth: old.repr_depth(),
-            new_depth: new.repr_depth(),
-            old: pruned(old),
-            new: pruned(new),
-        };
-        assert!(
-            u.apply_trusted(|_: &HashBytes| None).is_err(),
-            "the update must name held cells by hash"
-        );
-        u
     };
     let template = tonindex::ingest::decode_block_file(&common::fixture(
         "blocks/ever-block-mainnet-2019/shard/571525.boc",
@@ -350,30 +320,14 @@ fn states_follow_shard_splits_and_merges() {
         },
         end_lt: 1,
     };
-    let block = |shard: u64,
-                 seqno: u32,
-                 prev: Vec<BlockRef>,
-                 split: bool,
-                 old: &tycho_types::cell::Cell,
-                 new: &tycho_types::cell::Cell| {
-        let mut b = template.clone();
-        b.record.id = BlockIdExt {
-            id: tonindex_model::BlockId {
-                workchain: 0,
-                shard,
-                seqno,
-            },
-            root_hash: [(seqno % 251) as u8 + 1; 32],
-            file_hash: [shard.leading_zeros() as u8; 32],
-        };
-        b.record.after_split = split;
-        b.record.after_merge = !split && prev.len() == 2;
-        b.record.prev_blocks = prev;
-        b.transactions.clear();
-        b.in_msg_descr.clear();
-        b.out_msg_descr.clear();
-        b.state_update = StateUpdate::Kept(update(old, new));
-        b
+    let block = |shard, seqno, prev, split, old: &_, new: &_| {
+        synthetic_block(
+            &template,
+            (shard, seqno),
+            prev,
+            split,
+            pruned_update(old, new),
+        )
     };
     let held = |db: &Db, shard| {
         db.get::<ShardStates>(&ShardKey {
@@ -466,4 +420,67 @@ fn states_follow_shard_splits_and_merges() {
         (571526, merged.repr_hash().as_array())
     );
     assert!(held(&db, left).is_none() && held(&db, right).is_none());
+}
+
+/// An update from `old` to `new` that names every child of either root
+/// by hash (pruned branches), as a real block's update names the subtrees
+/// it did not change: applying it needs those cells held.
+fn pruned_update(
+    old: &tycho_types::cell::Cell,
+    new: &tycho_types::cell::Cell,
+) -> tycho_types::merkle::MerkleUpdate {
+    use tycho_types::cell::CellFamily;
+    use tycho_types::merkle::{make_pruned_branch, MerkleUpdate};
+    let pruned = |root: &tycho_types::cell::Cell| {
+        let mut b = CellBuilder::new();
+        b.store_cell_data(root.as_ref()).unwrap();
+        for child in root.references() {
+            let p = make_pruned_branch(child, 0, tycho_types::cell::Cell::empty_context()).unwrap();
+            b.store_reference(p).unwrap();
+        }
+        b.build().unwrap()
+    };
+    let u = MerkleUpdate {
+        old_hash: *old.repr_hash(),
+        new_hash: *new.repr_hash(),
+        old_depth: old.repr_depth(),
+        new_depth: new.repr_depth(),
+        old: pruned(old),
+        new: pruned(new),
+    };
+    assert!(
+        u.apply_trusted(|_: &HashBytes| None).is_err(),
+        "the update must name held cells by hash"
+    );
+    u
+}
+
+/// `template` as basechain block `shard`:`seqno` after `prev` (split from
+/// it, or merged from two), without transactions, its state moved by
+/// `update`.
+fn synthetic_block(
+    template: &tonindex::decode::DecodedBlock,
+    (shard, seqno): (u64, u32),
+    prev: Vec<tonindex_model::BlockRef>,
+    split: bool,
+    update: tycho_types::merkle::MerkleUpdate,
+) -> tonindex::decode::DecodedBlock {
+    let mut b = template.clone();
+    b.record.id = tonindex_model::BlockIdExt {
+        id: tonindex_model::BlockId {
+            workchain: 0,
+            shard,
+            seqno,
+        },
+        root_hash: [(seqno % 251) as u8 + 1; 32],
+        file_hash: [shard.leading_zeros() as u8; 32],
+    };
+    b.record.after_split = split;
+    b.record.after_merge = !split && prev.len() == 2;
+    b.record.prev_blocks = prev;
+    b.transactions.clear();
+    b.in_msg_descr.clear();
+    b.out_msg_descr.clear();
+    b.state_update = StateUpdate::Kept(update);
+    b
 }

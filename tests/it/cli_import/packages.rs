@@ -423,27 +423,7 @@ fn doctored_cut_and_foreign_packages() {
     // A shard block replaced by another under its id (its global id
     // changed, the entry renamed to its new hashes, so the entry itself
     // checks out): not the block the chain commits, refused.
-    let mut shard_entries = entries(&genesis(SHARD_PACK));
-    let k = shard_entries
-        .iter()
-        .position(|(n, _)| n.starts_with("block_(0,8000000000000000,5)"))
-        .unwrap();
-    let (name, data) = {
-        use tycho_types::boc::Boc;
-        use tycho_types::cell::CellBuilder;
-        use tycho_types::models::Block;
-        let mut block: Block = Boc::decode(&shard_entries[k].1).unwrap().parse().unwrap();
-        block.global_id = -3;
-        let root = CellBuilder::build_from(&block).unwrap();
-        let data = Boc::encode(&root);
-        let name = format!(
-            "block_(0,8000000000000000,5):{}:{}",
-            hex::encode_upper(root.repr_hash().0),
-            hex::encode_upper(tonindex::decode::file_hash(&data))
-        );
-        (name, data)
-    };
-    shard_entries[k] = (name, data);
+    let shard_entries = forged_shard_entries();
     let forged = write(
         "archive.00000.0_8000000000000000.pack",
         &package(&shard_entries),
@@ -498,15 +478,7 @@ fn doctored_cut_and_foreign_packages() {
 
     // Another network's zero state (mainnet's with another global id):
     // block 1 does not follow it, so the packages are refused.
-    let foreign = {
-        use tycho_types::boc::Boc;
-        use tycho_types::cell::CellBuilder;
-        use tycho_types::models::ShardStateUnsplit;
-        let root = Boc::decode(std::fs::read(&zero[0]).unwrap()).unwrap();
-        let mut state: ShardStateUnsplit = root.parse().unwrap();
-        state.global_id = -3;
-        Boc::encode(CellBuilder::build_from(&state).unwrap())
-    };
+    let foreign = foreign_zero_state(&zero[0]);
     let foreign = write("foreign-zerostate.boc", &foreign);
     let db = dir.path().join("foreign");
     let o = import(&db, &[foreign, genesis(MC_PACK)], &[]);
@@ -537,6 +509,43 @@ fn doctored_cut_and_foreign_packages() {
         assert!(!out.contains("panicked"), "{out}");
         assert_eq!(blocks_in(&db), 0);
     }
+}
+
+/// The genesis shard package with block (0,8000000000000000,5) replaced by
+/// another under its id: its global id changed and the entry renamed to
+/// its new hashes, so the entry itself checks out.
+fn forged_shard_entries() -> Vec<(String, Vec<u8>)> {
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::CellBuilder;
+    use tycho_types::models::Block;
+    let mut shard_entries = entries(&genesis(SHARD_PACK));
+    let k = shard_entries
+        .iter()
+        .position(|(n, _)| n.starts_with("block_(0,8000000000000000,5)"))
+        .unwrap();
+    let mut block: Block = Boc::decode(&shard_entries[k].1).unwrap().parse().unwrap();
+    block.global_id = -3;
+    let root = CellBuilder::build_from(&block).unwrap();
+    let data = Boc::encode(&root);
+    let name = format!(
+        "block_(0,8000000000000000,5):{}:{}",
+        hex::encode_upper(root.repr_hash().0),
+        hex::encode_upper(tonindex::decode::file_hash(&data))
+    );
+    shard_entries[k] = (name, data);
+    shard_entries
+}
+
+/// The masterchain zero state at `zero` with another global id: another
+/// network's.
+fn foreign_zero_state(zero: &Path) -> Vec<u8> {
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::CellBuilder;
+    use tycho_types::models::ShardStateUnsplit;
+    let root = Boc::decode(std::fs::read(zero).unwrap()).unwrap();
+    let mut state: ShardStateUnsplit = root.parse().unwrap();
+    state.global_id = -3;
+    Boc::encode(CellBuilder::build_from(&state).unwrap())
 }
 
 #[test]

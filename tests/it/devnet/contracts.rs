@@ -412,9 +412,6 @@ fn highload_wallets_in_extended_address_information() {
 #[test]
 fn nft_sales_show_on_items_and_by_address() {
     use base64::Engine as _;
-    use tycho_types::boc::Boc;
-    use tycho_types::cell::{Cell, CellBuilder, CellFamily as _, HashBytes, Store as _};
-    use tycho_types::models::{IntAddr, StdAddr};
     let b64 = base64::engine::general_purpose::STANDARD;
     let cases: Vec<Value> = serde_json::from_slice(
         &std::fs::read(common::fixtures().join("contracts/tongo-getmethod-cases.json")).unwrap(),
@@ -442,34 +439,7 @@ fn nft_sales_show_on_items_and_by_address() {
             "{want}"
         );
     }
-    // token-contract's NFT item: index:uint64 collection owner content:^Cell.
-    let clients = std::fs::read_to_string(clients_dir().join("nft_codes.mjs")).unwrap();
-    let item_code = clients
-        .lines()
-        .find_map(|l| l.strip_prefix("export const ITEM_CODE = \""))
-        .unwrap()
-        .trim_end_matches("\";")
-        .to_string();
-    let std_addr = |s: &str| {
-        let (wc, h) = s.split_once(':').unwrap();
-        StdAddr::new(
-            wc.parse().unwrap(),
-            HashBytes(hex::decode(h).unwrap().try_into().unwrap()),
-        )
-    };
-    let item_data = |owner: &str| {
-        let mut content = CellBuilder::new();
-        content.store_u8(1).unwrap();
-        content.store_raw(b"item.json", 72).unwrap();
-        let mut b = CellBuilder::new();
-        b.store_u64(1).unwrap();
-        b.store_small_uint(0, 2).unwrap(); // no collection
-        IntAddr::Std(std_addr(owner))
-            .store_into(&mut b, Cell::empty_context())
-            .unwrap();
-        b.store_reference(content.build().unwrap()).unwrap();
-        b64.encode(Boc::encode(b.build().unwrap()))
-    };
+    let item_code = token_contract_item_code();
     let accounts = [
         format!(
             "{sale_addr}:1000000000:{}:{}",
@@ -573,4 +543,41 @@ fn nft_sales_show_on_items_and_by_address() {
     assert_eq!(status, 422, "{v}");
     assert_eq!(v["error"], "at least 1 address required");
     dev.stop(false);
+}
+
+/// token-contract's NFT item code (base64), as the node clients' module
+/// holds it.
+fn token_contract_item_code() -> String {
+    let clients = std::fs::read_to_string(clients_dir().join("nft_codes.mjs")).unwrap();
+    clients
+        .lines()
+        .find_map(|l| l.strip_prefix("export const ITEM_CODE = \""))
+        .unwrap()
+        .trim_end_matches("\";")
+        .to_string()
+}
+
+/// token-contract's NFT item data (`index:uint64 collection owner
+/// content:^Cell`, base64): item 1 of no collection, owned by `owner`.
+fn item_data(owner: &str) -> String {
+    use base64::Engine as _;
+    use tycho_types::boc::Boc;
+    use tycho_types::cell::{Cell, CellBuilder, CellFamily as _, HashBytes, Store as _};
+    use tycho_types::models::{IntAddr, StdAddr};
+    let (wc, h) = owner.split_once(':').unwrap();
+    let owner = StdAddr::new(
+        wc.parse().unwrap(),
+        HashBytes(hex::decode(h).unwrap().try_into().unwrap()),
+    );
+    let mut content = CellBuilder::new();
+    content.store_u8(1).unwrap();
+    content.store_raw(b"item.json", 72).unwrap();
+    let mut b = CellBuilder::new();
+    b.store_u64(1).unwrap();
+    b.store_small_uint(0, 2).unwrap(); // no collection
+    IntAddr::Std(owner)
+        .store_into(&mut b, Cell::empty_context())
+        .unwrap();
+    b.store_reference(content.build().unwrap()).unwrap();
+    base64::engine::general_purpose::STANDARD.encode(Boc::encode(b.build().unwrap()))
 }
