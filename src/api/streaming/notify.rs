@@ -105,7 +105,9 @@ pub fn finalized(
     }
     for (account, t) in last {
         if state_watch.contains(&account) {
-            if let Some(state) = account_state(ctx, &t.account_state_hash_after)? {
+            if let Some(state) =
+                account_state(ctx, &account, &t.account_state_hash_after, mc_seqno)?
+            {
                 let n = json!({
                     "type": "account_state_change",
                     "finality": finality.as_str(),
@@ -605,13 +607,33 @@ fn root_key(ctx: &Ctx<'_>, tx: &TransactionRecord) -> Result<String, V3Error> {
     Ok(b64(&cur.hash))
 }
 
-/// The account state with `hash` as `account_state_change` shows it;
-/// `None` for an account that does not exist after its transaction.
-fn account_state(ctx: &Ctx<'_>, hash: &Hash) -> Result<Option<Json>, V3Error> {
+/// The `state` of an `account_state_change`: the account's state whose
+/// hash its transaction names, read from the cell store. `None` for an
+/// account that does not exist, and for a state the store no longer holds
+/// (`[index] keep_states` released it before the block was built, as on a
+/// replay with `since`): logged with the account, hash and block, not
+/// sent with null fields as if they were a state.
+fn account_state(
+    ctx: &Ctx<'_>,
+    account: &Address,
+    hash: &Hash,
+    mc_seqno: u32,
+) -> Result<Option<Json>, V3Error> {
     let mut state = AccountState::hash_only(*hash);
     state.fill(&ctx.reader)?;
-    if state.account_status.as_deref() == Some("nonexist") {
-        return Ok(None);
+    match state.account_status.as_deref() {
+        Some("nonexist") => return Ok(None),
+        None => {
+            tracing::warn!(
+                account = %raw_upper(account),
+                state_hash = %b64(hash),
+                mc_seqno,
+                "an account_state_change is not sent: the state is not held \
+                 ([index] keep_states released it)"
+            );
+            return Ok(None);
+        }
+        Some(_) => {}
     }
     let mut j = serde_json::to_value(&state).map_err(internal)?;
     j["extra_currencies"] = Json::Null;
