@@ -696,67 +696,7 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
     assert_eq!(status, 200, "{v}");
     let hash = v["message_hash"].as_str().unwrap().to_string();
     let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
-    let (status, v) = json(
-        dev.port,
-        "GET",
-        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
-        "",
-    );
-    assert_eq!(status, 200, "{v}");
-    let traces = v["traces"].as_array().expect("a pending trace");
-    assert_eq!(traces.len(), 1, "{v}");
-    let t = &traces[0];
-    assert_eq!(t["external_hash"], hash.as_str());
-    assert_eq!(
-        t["trace_info"]["transactions"], 2,
-        "wallet and receiver: {t}"
-    );
-    let order = t["transactions_order"].as_array().unwrap();
-    for h in order {
-        let tx = &t["transactions"][h.as_str().unwrap()];
-        assert_eq!(tx["emulated"], true);
-        assert_eq!(tx["finality"], "pending");
-        assert!(tx["block_ref"].is_null());
-    }
-    let transfer = t["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["type"] == "ton_transfer")
-        .unwrap_or_else(|| panic!("a pending ton_transfer: {t}"));
-    assert_eq!(transfer["details"]["value"], "100000000");
-    assert_eq!(transfer["finality"], "pending");
-    let wallet = t["transactions"][order[0].as_str().unwrap()]["account"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let wq: String = form_urlencoded::byte_serialize(wallet.as_bytes()).collect();
-    let (_, v) = json(
-        dev.port,
-        "GET",
-        &format!("/api/v3/pendingActions?account={wq}"),
-        "",
-    );
-    assert!(
-        v["actions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|a| a["action_id"] == transfer["action_id"]),
-        "{v}"
-    );
-    let (status, v) = json(
-        dev.port,
-        "GET",
-        &format!("/api/v3/pendingTransactions?account={wq}"),
-        "",
-    );
-    assert_eq!(status, 200, "{v}");
-    assert_eq!(
-        v["transactions"].as_array().unwrap().len(),
-        1,
-        "the wallet's: {v}"
-    );
+    let (transfer, wq) = pending_transfer_is_shown(dev.port, &hash);
     assert_eq!(json(dev.port, "GET", "/api/v3/pendingTraces", "").0, 422);
 
     let (_, v) = json(dev.port, "POST", "/dev/block", "");
@@ -794,6 +734,77 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
     // so its hash and the action's id, are the block's own).
     assert_eq!(real_transfer["details"], transfer["details"]);
     assert_eq!(real_transfer["finality"], "finalized");
+}
+
+/// The pending trace of the external message `hash` (a wallet's transfer,
+/// not in a block yet): emulated, `pending`, without a block, its
+/// `ton_transfer` found by account in `/pendingActions` and its wallet's
+/// transaction in `/pendingTransactions`. The transfer action and the
+/// wallet's address (query-encoded).
+fn pending_transfer_is_shown(port: u16, hash: &str) -> (Value, String) {
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (status, v) = json(
+        port,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    let traces = v["traces"].as_array().expect("a pending trace");
+    assert_eq!(traces.len(), 1, "{v}");
+    let t = &traces[0];
+    assert_eq!(t["external_hash"], hash);
+    assert_eq!(
+        t["trace_info"]["transactions"], 2,
+        "wallet and receiver: {t}"
+    );
+    let order = t["transactions_order"].as_array().unwrap();
+    for h in order {
+        let tx = &t["transactions"][h.as_str().unwrap()];
+        assert_eq!(tx["emulated"], true);
+        assert_eq!(tx["finality"], "pending");
+        assert!(tx["block_ref"].is_null());
+    }
+    let transfer = t["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["type"] == "ton_transfer")
+        .unwrap_or_else(|| panic!("a pending ton_transfer: {t}"));
+    assert_eq!(transfer["details"]["value"], "100000000");
+    assert_eq!(transfer["finality"], "pending");
+    let wallet = t["transactions"][order[0].as_str().unwrap()]["account"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let wq: String = form_urlencoded::byte_serialize(wallet.as_bytes()).collect();
+    let (_, v) = json(
+        port,
+        "GET",
+        &format!("/api/v3/pendingActions?account={wq}"),
+        "",
+    );
+    assert!(
+        v["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action_id"] == transfer["action_id"]),
+        "{v}"
+    );
+    let (status, v) = json(
+        port,
+        "GET",
+        &format!("/api/v3/pendingTransactions?account={wq}"),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["transactions"].as_array().unwrap().len(),
+        1,
+        "the wallet's: {v}"
+    );
+    (transfer.clone(), wq)
 }
 
 #[test]
