@@ -4,6 +4,15 @@
 use tonindex_model::Address;
 use tycho_types::cell::CellSlice;
 
+/// A standard address as the index stores it (getters hand back
+/// `StdAddr`s; rows and answers hold [`Address`]).
+pub fn from_std(a: &tycho_types::models::StdAddr) -> Address {
+    Address {
+        workchain: i32::from(a.workchain),
+        id: *a.address.as_array(),
+    }
+}
+
 /// `MsgAddress`: `Some(Some(a))` for a standard address, `Some(None)` for
 /// `addr_none` and for the external and variable-length forms (read past,
 /// as toncenter's reader does); `None` (a parse failure) when the bits do

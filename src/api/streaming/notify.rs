@@ -431,10 +431,7 @@ fn wallet_after(
     let out = getmethod::run(ctx, &view, Some(when), &method, Vec::new())
         .map_err(|e| format!("get_wallet_data: {e}"))?;
     let data = jetton::wallet_data(&out).ok_or("get_wallet_data gave no wallet data")?;
-    let as_model = |a: &tycho_types::models::StdAddr| Address {
-        workchain: i32::from(a.workchain),
-        id: *a.address.as_array(),
-    };
+    let as_model = crate::contracts::address::from_std;
     let (owner, master) = (as_model(&data.owner), as_model(&data.jetton));
     if owner != newest.owner || master != newest.jetton {
         return Err("get_wallet_data names another owner or Jetton than the stored wallet".into());

@@ -3,9 +3,9 @@
 //! state the node holds, checked as the C++ server checks it (a wallet
 //! against its master, an item against its collection).
 
+use crate::contracts::address::from_std;
 use serde::Serialize;
 use serde_json::{json, Value as Json};
-use tonindex_model::Address;
 use tycho_types::cell::Cell;
 use tycho_types::models::StdAddr;
 use tycho_vm::RcStackValue;
@@ -35,15 +35,8 @@ fn run(
     )?)
 }
 
-fn model(a: &StdAddr) -> Address {
-    Address {
-        workchain: a.workchain as i32,
-        id: *a.address.as_array(),
-    }
-}
-
 fn friendly(a: &StdAddr) -> String {
-    friendly_bounceable(&model(a))
+    friendly_bounceable(&from_std(a))
 }
 
 fn boc(c: &Cell) -> String {
@@ -140,7 +133,7 @@ pub struct NftItemData {
 
 /// The same masterchain block as `l`'s (the newest when `l` is).
 fn locate_beside(ctx: &Ctx<'_>, l: &Located, address: &StdAddr) -> Result<Located, V2Error> {
-    locate_at(ctx, model(address), l.at.map(|a| a.mc_seqno))
+    locate_at(ctx, from_std(address), l.at.map(|a| a.mc_seqno))
 }
 
 /// The address as the request gave it (`address` is declared by the
@@ -171,7 +164,7 @@ pub fn get_token_data(ctx: &Ctx<'_>, p: &Params, q: AccountAtArgs) -> Result<Tok
         let arg = jetton::owner_arg(&w.owner)
             .ok_or_else(|| V2Error::new(409, "Verification with Jetton master failed"))?;
         let derived = jetton::address_result(&run(ctx, &master, "get_wallet_address", vec![arg])?);
-        if derived.as_ref().map(model) != Some(me) {
+        if derived.as_ref().map(from_std) != Some(me) {
             return Err(V2Error::new(409, "Verification with Jetton master failed"));
         }
         return Ok(TokenData::JettonWallet(JettonWalletData {
@@ -204,7 +197,7 @@ pub fn get_token_data(ctx: &Ctx<'_>, p: &Params, q: AccountAtArgs) -> Result<Tok
                     "get_nft_address_by_index",
                     vec![nft::index_arg(&item.index)],
                 )?);
-                if derived.as_ref().map(model) != Some(me) {
+                if derived.as_ref().map(from_std) != Some(me) {
                     return Err(V2Error::new(409, "Verification with NFT collection failed"));
                 }
                 let full = nft::content_result(&run(

@@ -40,6 +40,7 @@ use tonindex_storage::{
 };
 use tycho_types::boc::Boc;
 
+use crate::contracts::address::from_std as model_addr;
 use crate::contracts::{
     content, interfaces::method_id, jetton, methods::method_ids, nft, nft_sale,
 };
@@ -121,13 +122,6 @@ fn std_addr(a: &Address) -> Option<StdAddr> {
         i8::try_from(a.workchain).ok()?,
         HashBytes(a.id),
     ))
-}
-
-fn model_addr(a: &StdAddr) -> Address {
-    Address {
-        workchain: a.workchain as i32,
-        id: *a.address.as_array(),
-    }
 }
 
 type Libraries = Dict<HashBytes, LibDescr>;
