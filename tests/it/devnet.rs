@@ -178,6 +178,21 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// `tonindex dev` over `dir/db` with the config `toml` (written to
+/// `dir/tonindex.toml`), listening: the process and its port.
+fn dev_configured(dir: &Path, toml: &str) -> (KillOnDrop, u16) {
+    let config = dir.join("tonindex.toml");
+    std::fs::write(&config, toml).unwrap();
+    let port = common::free_port();
+    let dev = KillOnDrop(
+        common::dev_command_configured(Some(&config), &dir.join("db"), port)
+            .spawn()
+            .unwrap(),
+    );
+    common::wait_listening(port);
+    (dev, port)
+}
+
 fn node(script: &str, args: &[&str]) -> Value {
     let out = Command::new("node")
         .arg(script)

@@ -35,15 +35,7 @@ fn emulate_ton_connect_for_v4r2_and_v5r1_wallets() {
 fn emulate_trace_at_a_released_block_says_so() {
     use tycho_types::cell::{CellBuilder, HashBytes};
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("tonindex.toml");
-    std::fs::write(&config, "[index]\nkeep_states = 2\n").unwrap();
-    let port = common::free_port();
-    let _dev = KillOnDrop(
-        common::dev_command_configured(Some(&config), &dir.path().join("db"), port)
-            .spawn()
-            .unwrap(),
-    );
-    common::wait_listening(port);
+    let (_dev, port) = dev_configured(dir.path(), "[index]\nkeep_states = 2\n");
     // A few masterchain blocks, each funding an account.
     for i in 1..=4u8 {
         let body = serde_json::json!({

@@ -218,20 +218,11 @@ fn streaming_refusals_and_health() {
 fn streams_are_capped_per_key_and_per_anonymous_client() {
     use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("tonindex.toml");
-    std::fs::write(
-        &config,
+    let (_dev, port) = dev_configured(
+        dir.path(),
         "[serve.rate_limit]\nanonymous_streams = 1\n\
          [[serve.api_keys]]\nkey = \"two\"\nstreams = 2\nstream_addresses = 2\n",
-    )
-    .unwrap();
-    let port = common::free_port();
-    let _dev = KillOnDrop(
-        common::dev_command_configured(Some(&config), &dir.path().join("db"), port)
-            .spawn()
-            .unwrap(),
     );
-    common::wait_listening(port);
     let wallets: Vec<String> = (1..=3)
         .map(|i| format!("0:{}", hex::encode([i; 32])))
         .collect();
@@ -384,15 +375,7 @@ fn websocket_streams_count_against_the_connection_cap() {
 fn a_replayed_state_change_whose_state_was_released_is_left_out() {
     use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("tonindex.toml");
-    std::fs::write(&config, "[index]\nkeep_states = 2\n").unwrap();
-    let port = common::free_port();
-    let _dev = KillOnDrop(
-        common::dev_command_configured(Some(&config), &dir.path().join("db"), port)
-            .spawn()
-            .unwrap(),
-    );
-    common::wait_listening(port);
+    let (_dev, port) = dev_configured(dir.path(), "[index]\nkeep_states = 2\n");
     let fund = |address: &str| {
         let body = json!({"address": address, "amount": "1000000000"}).to_string();
         let (status, v) = super::json(port, "POST", "/dev/fund", &body);
