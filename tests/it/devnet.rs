@@ -710,19 +710,12 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
     let (status, v) = json(dev.port, "POST", "/api/v3/message", &body);
     assert_eq!(status, 200, "{v}");
     let hash = v["message_hash"].as_str().unwrap().to_string();
-    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
-    let (transfer, wq) = pending_transfer_is_shown(dev.port, &hash);
+    let (transfer, wq) = pending_transfer_is_shown(dev.port, &hash, "100000000");
     assert_eq!(json(dev.port, "GET", "/api/v3/pendingTraces", "").0, 422);
 
     let (_, v) = json(dev.port, "POST", "/dev/block", "");
     assert_eq!(v["mc_seqno"].as_u64(), Some(before + 3));
-    let (_, v) = json(
-        dev.port,
-        "GET",
-        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
-        "",
-    );
-    assert!(v["traces"].is_null(), "no longer pending: {v}");
+    let real = real_trace_of(dev.port, &hash);
     let (status, _) = json(
         dev.port,
         "GET",
@@ -730,15 +723,6 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
         "",
     );
     assert_eq!(status, 404);
-    let (_, v) = json(
-        dev.port,
-        "GET",
-        &format!("/api/v3/traces?msg_hash={q}&include_actions=true"),
-        "",
-    );
-    let real = &v["traces"][0];
-    assert_eq!(real["trace_info"]["trace_state"], "complete", "{v}");
-    assert_eq!(real["trace_info"]["transactions"], 2);
     let real_transfer = real["actions"]
         .as_array()
         .unwrap()
@@ -753,10 +737,10 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
 
 /// The pending trace of the external message `hash` (a wallet's transfer,
 /// not in a block yet): emulated, `pending`, without a block, its
-/// `ton_transfer` found by account in `/pendingActions` and its wallet's
-/// transaction in `/pendingTransactions`. The transfer action and the
-/// wallet's address (query-encoded).
-fn pending_transfer_is_shown(port: u16, hash: &str) -> (Value, String) {
+/// `ton_transfer` of `value` found by account in `/pendingActions` and its
+/// wallet's transaction in `/pendingTransactions`. The transfer action and
+/// the wallet's address (query-encoded).
+fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, String) {
     let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
     let (status, v) = json(
         port,
@@ -786,7 +770,7 @@ fn pending_transfer_is_shown(port: u16, hash: &str) -> (Value, String) {
         .iter()
         .find(|a| a["type"] == "ton_transfer")
         .unwrap_or_else(|| panic!("a pending ton_transfer: {t}"));
-    assert_eq!(transfer["details"]["value"], "100000000");
+    assert_eq!(transfer["details"]["value"], value);
     assert_eq!(transfer["finality"], "pending");
     let wallet = t["transactions"][order[0].as_str().unwrap()]["account"]
         .as_str()
@@ -820,6 +804,30 @@ fn pending_transfer_is_shown(port: u16, hash: &str) -> (Value, String) {
         "the wallet's: {v}"
     );
     (transfer.clone(), wq)
+}
+
+/// The trace of the external message `hash` once its block is indexed:
+/// no longer pending, a complete trace of two transactions (a wallet and
+/// its receiver), with its actions.
+fn real_trace_of(port: u16, hash: &str) -> Value {
+    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
+    let (_, v) = json(
+        port,
+        "GET",
+        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
+        "",
+    );
+    assert!(v["traces"].is_null(), "no longer pending: {v}");
+    let (_, v) = json(
+        port,
+        "GET",
+        &format!("/api/v3/traces?msg_hash={q}&include_actions=true"),
+        "",
+    );
+    let real = &v["traces"][0];
+    assert_eq!(real["trace_info"]["trace_state"], "complete", "{v}");
+    assert_eq!(real["trace_info"]["transactions"], 2);
+    real.clone()
 }
 
 #[test]

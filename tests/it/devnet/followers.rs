@@ -518,75 +518,14 @@ fn a_follower_shows_sent_messages_as_pending_until_their_blocks() {
     let (status, v) = json(http, "POST", "/api/v3/message", &body);
     assert_eq!(status, 200, "{v}");
     let hash = v["message_hash"].as_str().unwrap().to_string();
-    let q: String = form_urlencoded::byte_serialize(hash.as_bytes()).collect();
-    let (status, v) = json(
-        http,
-        "GET",
-        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
-        "",
-    );
-    assert_eq!(status, 200, "{v}");
-    let traces = v["traces"].as_array().expect("a pending trace");
-    assert_eq!(traces.len(), 1, "{v}");
-    let trace = &traces[0];
-    assert_eq!(trace["external_hash"], hash.as_str());
-    assert_eq!(trace["trace_info"]["transactions"], 2, "{trace}");
-    let order = trace["transactions_order"].as_array().unwrap();
-    for h in order {
-        let tx = &trace["transactions"][h.as_str().unwrap()];
-        assert_eq!(tx["emulated"], true);
-        assert_eq!(tx["finality"], "pending");
-    }
-    let transfer = trace["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["type"] == "ton_transfer")
-        .unwrap_or_else(|| panic!("a pending ton_transfer: {trace}"));
-    assert_eq!(transfer["details"]["value"], "1000000000");
+    let (transfer, _) = pending_transfer_is_shown(http, &hash, "1000000000");
     assert_eq!(transfer["details"]["comment"], "from pytoniq");
-    let wallet = t["wallet"].as_str().unwrap();
-    let wq: String = form_urlencoded::byte_serialize(wallet.as_bytes()).collect();
-    let (_, v) = json(
-        http,
-        "GET",
-        &format!("/api/v3/pendingActions?account={wq}"),
-        "",
-    );
-    assert!(
-        v["actions"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|a| a["action_id"] == transfer["action_id"])),
-        "{v}"
-    );
-    let (status, v) = json(
-        http,
-        "GET",
-        &format!("/api/v3/pendingTransactions?account={wq}"),
-        "",
-    );
-    assert_eq!(status, 200, "{v}");
 
     // The block comes; the follower indexes it and the trace is real.
     let (status, v) = json(dev.port, "POST", "/dev/block", "");
     assert_eq!(status, 200, "{v}");
     wait_for_seqno(&mut run, http, dev.mc_seqno());
-    let (_, v) = json(
-        http,
-        "GET",
-        &format!("/api/v3/pendingTraces?ext_msg_hash={q}"),
-        "",
-    );
-    assert!(v["traces"].is_null(), "no longer pending: {v}");
-    let (_, v) = json(
-        http,
-        "GET",
-        &format!("/api/v3/traces?msg_hash={q}&include_actions=true"),
-        "",
-    );
-    let real = &v["traces"][0];
-    assert_eq!(real["trace_info"]["trace_state"], "complete", "{v}");
-    assert_eq!(real["trace_info"]["transactions"], 2);
+    let real = real_trace_of(http, &hash);
     assert!(
         real["actions"]
             .as_array()
