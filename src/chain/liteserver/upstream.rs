@@ -376,7 +376,7 @@ impl ChainLink for LiteSender {
                             first_refusal = Some(refused);
                         }
                     }
-                    Err(_) => {}
+                    Err(e) => tracing::error!(error = %e, "a send to a lite server panicked"),
                 }
             }
             Err(first_refusal
