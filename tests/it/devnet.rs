@@ -8,13 +8,13 @@
 //! use) and python3 with pytoniq-core and tonutils (installed by `.ci/run`).
 
 use crate::common;
-/// Replicas restored from a snapshot behind HAProxy.
+/// Contracts deployed and driven by real clients.
 mod contracts;
 
 mod followers;
 
 mod lite_servers;
-
+/// Replicas restored from a snapshot behind HAProxy.
 mod replicas;
 /// `--shards` and `--split-merge-every`: a split basechain, end to end.
 mod shards;

@@ -135,6 +135,38 @@ fn nfts_follow_every_step() {
     dev.stop(false);
 }
 
+/// PyPI pytoncenter, unchanged (tests/python/devnet_pytoncenter.py): its
+/// API v3 client, whose pydantic models validate every answer, and its API
+/// v2 client read a devnet where @ton/ton made a Jetton and an NFT
+/// collection, after a fresh wallet's transfer went through the v3 client's
+/// `estimate_fee`, `send_message` and `wait_message_exists`. What they parse
+/// must match what was done, each other, and the Jetton master's getters.
+#[test]
+fn pytoncenter_reads_what_the_devnet_made() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &[]);
+    let fixtures = common::fixtures();
+    let jettons = node(
+        "devnet_jettons.mjs",
+        &[&dev.url(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(jettons["ok"], true, "{jettons}");
+    let nfts = node("devnet_nfts.mjs", &[&dev.url()]);
+    assert_eq!(nfts["ok"], true, "{nfts}");
+    let made = serde_json::json!({
+        "minter": jettons["minter"],
+        "alice_wallet": jettons["alice_wallet"],
+        "bob_wallet": jettons["bob_wallet"],
+        "collection": nfts["collection"],
+        "items": nfts["items"],
+    });
+    let v = python("devnet_pytoncenter.py", &[dev.url(), made.to_string()]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["items"], 2, "{v}");
+    dev.stop(false);
+}
+
 /// Multisig v2 and a vesting wallet on the devnet, driven by @ton/ton
 /// (tests/clients/devnet_multisig.mjs): the devnet holds the multisig's
 /// Order code as a public library (its orders' code refers to it by hash,
