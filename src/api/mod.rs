@@ -288,6 +288,9 @@ impl Api {
             .pending
             .as_ref()
             .map(|p| (p.subscribe_added(), p.subscribe_invalidated()));
+        // Account states at `confirmed`, where the chain announces shard
+        // blocks before their commit.
+        let stream_confirmed = stream_commits.as_ref().and_then(|_| chain.confirmed_feed());
         if stream_commits.is_some() {
             api.streams = Arc::new(streaming::hub::Hub::new(true));
         }
@@ -298,6 +301,9 @@ impl Api {
             if let Some((added, invalidated)) = stream_pending {
                 streaming::hub::spawn_pending(Arc::downgrade(&api), added);
                 streaming::hub::spawn_invalidated(Arc::downgrade(&api), invalidated);
+            }
+            if let Some(confirmed) = stream_confirmed {
+                streaming::hub::spawn_confirmed_states(Arc::downgrade(&api), confirmed);
             }
         }
         api

@@ -227,7 +227,7 @@ pub fn spawn_confirmed(
                     .flatten()
                     .map_or(0, |(_, last)| last.gen_software_version);
                 let interfaces = crate::query::tokens::StoredInterfaces(&reader);
-                for t in round.iter() {
+                for t in round.traces.iter() {
                     // A follower may see a shard block only after its
                     // commit: a trace already final is not shown again
                     // at a lower level.

@@ -1,13 +1,46 @@
-//! The `confirmed` level of `tonindex dev --block-interval --confirm-gap`:
-//! the traces a round's shard blocks hold, announced before the
-//! masterchain block that commits them is indexed.
+//! The `confirmed` level (`tonindex dev --block-interval --confirm-gap`, and
+//! a follower whose lite servers list pending shard blocks): the traces a
+//! round's shard blocks hold and the accounts they change, announced before
+//! the masterchain block that commits them is indexed.
 
 use std::collections::HashMap;
 
-use tonindex_model::{Hash, MsgKind};
+use tonindex_model::{Address, Hash, MsgKind};
 
-use crate::chain::link::ConfirmedTrace;
+use crate::chain::link::{Confirmed, ConfirmedState, ConfirmedTrace};
 use crate::decode::DecodedBlock;
+
+/// What `blocks` (shard blocks of one round, in any order) announce.
+pub fn confirmed_round(blocks: &[DecodedBlock]) -> Confirmed {
+    Confirmed {
+        traces: confirmed_traces(blocks),
+        states: confirmed_states(blocks),
+    }
+}
+
+/// Each account `blocks`' basechain blocks changed, as the newest of them
+/// (by logical time) that changed it left it, in account order.
+pub fn confirmed_states(blocks: &[DecodedBlock]) -> Vec<ConfirmedState> {
+    let mut newest: HashMap<Address, (u64, ConfirmedState)> = HashMap::new();
+    for b in blocks.iter().filter(|b| b.record.id.id.workchain != -1) {
+        for (account, after) in &b.accounts_after {
+            let state = ConfirmedState {
+                account: *account,
+                block: b.record.id.id,
+                after: after.clone(),
+            };
+            match newest.get(account) {
+                Some((lt, _)) if *lt >= b.record.end_lt => {}
+                _ => {
+                    newest.insert(*account, (b.record.end_lt, state));
+                }
+            }
+        }
+    }
+    let mut out: Vec<ConfirmedState> = newest.into_values().map(|(_, s)| s).collect();
+    out.sort_by_key(|s| s.account);
+    out
+}
 
 /// The traces that start in `blocks`' basechain blocks with an external
 /// message, each with the transactions of it those blocks hold, in lt

@@ -86,8 +86,34 @@ pub struct ConfirmedTrace {
     pub external_hash_norm: tonindex_model::Hash,
 }
 
-/// A round's confirmed traces, as a chain announces them.
-pub type ConfirmedRound = std::sync::Arc<Vec<ConfirmedTrace>>;
+/// An account as a shard block no masterchain block commits yet left it
+/// (the streams' `account_state_change` at `confirmed`).
+#[derive(Debug, Clone)]
+pub struct ConfirmedState {
+    pub account: tonindex_model::Address,
+    /// The newest of the round's blocks that changed it.
+    pub block: tonindex_model::BlockId,
+    pub after: crate::decode::accounts_after::AccountAfter,
+}
+
+/// What a round's shard blocks hold, as a chain announces them before
+/// the masterchain block that commits them.
+#[derive(Debug, Clone, Default)]
+pub struct Confirmed {
+    pub traces: Vec<ConfirmedTrace>,
+    /// Each account the blocks changed, as the newest of them left it.
+    pub states: Vec<ConfirmedState>,
+}
+
+impl Confirmed {
+    /// Nothing to announce.
+    pub fn is_empty(&self) -> bool {
+        self.traces.is_empty() && self.states.is_empty()
+    }
+}
+
+/// A round's confirmed traces and account states, as a chain announces them.
+pub type ConfirmedRound = std::sync::Arc<Confirmed>;
 
 /// A chain the API may hand messages to.
 pub trait ChainLink: Send + Sync {

@@ -3,7 +3,7 @@
 //! Parallel with rayon across the transactions of a busy block; callers
 //! decode many blocks in parallel with [`decode_block`] from a rayon pool.
 
-pub mod account_codes;
+pub mod accounts_after;
 mod block;
 pub mod body;
 pub mod message;
@@ -73,10 +73,9 @@ pub struct DecodedBlock {
     pub out_msg_descr: Vec<DescrEntry>,
     /// The state update (old state → new state), for shards whose state is held.
     pub state_update: StateUpdate,
-    /// The code hash of each account the block changed, after the block
-    /// (`None`: not active, or no code), by account: read from the state
-    /// update whether or not the shard's state is held.
-    pub account_codes: Vec<(Address, Option<Hash>)>,
+    /// Each account the block changed, as the block left it, by account:
+    /// read from the state update whether or not the shard's state is held.
+    pub accounts_after: Vec<(Address, accounts_after::AccountAfter)>,
     /// Optional structures that could not be read; the block is indexed regardless.
     pub warnings: Vec<String>,
 }
@@ -85,10 +84,10 @@ impl DecodedBlock {
     /// `account`'s code hash after the block, where the state update shows it.
     pub fn code_after(&self, account: &Address) -> Option<Option<Hash>> {
         let i = self
-            .account_codes
+            .accounts_after
             .binary_search_by(|(a, _)| a.cmp(account))
             .ok()?;
-        Some(self.account_codes[i].1)
+        Some(self.accounts_after[i].1.code_hash)
     }
 }
 
@@ -233,17 +232,17 @@ pub fn decode_block_cell(
     attach_metadata(&mut transactions, &in_msg_descr, &out_msg_descr);
 
     let (shards, config_boc) = block::masterchain_extra(&extra, &mut warnings);
-    let (state_update, account_codes) = match block.load_state_update() {
+    let (state_update, accounts_after) = match block.load_state_update() {
         Ok(update) => {
             let mut changed: Vec<Address> = transactions.iter().map(|t| t.record.account).collect();
             changed.dedup();
-            let codes = account_codes::changed_codes(&update.new, &changed);
+            let after = accounts_after::changed_accounts(&update.new, &changed);
             let kept = if keep_state_update {
                 StateUpdate::Kept(update)
             } else {
                 StateUpdate::Skipped
             };
-            (kept, codes)
+            (kept, after)
         }
         Err(e) => {
             warnings.push(format!("state update unreadable: {e}"));
@@ -263,7 +262,7 @@ pub fn decode_block_cell(
         in_msg_descr,
         out_msg_descr,
         state_update,
-        account_codes,
+        accounts_after,
         warnings,
     })
 }

@@ -7,7 +7,10 @@ level once, never going down, all named by tonutils' normalized hash of the
 external message, the emulation executing the message the chain executes.
 With argv[2] = "confirmed" (the devnet run with --confirm-gap) it is heard at
 `confirmed` in between: the shard block's own transactions (not emulated,
-the hashes the committed ones then have). With argv[3] = another node's base
+the hashes the committed ones then have). The wallet's `account_state_change`
+comes at `confirmed` (where there is one: read from the shard block's state
+update) and `finalized`, the same state both times, the one its transaction
+left. With argv[3] = another node's base
 URL (`tonindex run` following the devnet's lite server), the transfer is sent
 to that node and heard from its streams: `confirmed` is then what the
 follower learnt from `liteServer.nonfinal.getPendingShardBlocks`. Prints one
@@ -40,25 +43,32 @@ async def main(base, levels, node):
         sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=node))
         got = await sse.start(
             addresses=[me],
-            types=["transactions", "actions", "trace"],
+            types=["transactions", "actions", "trace", "account_state_change"],
             trace_external_hash_norms=[norm],
             min_finality="pending",
         )
         await sender.send_message(message.as_hex)
-        done = lambda: {(n.type, n.finality) for n in got} >= {
-            (k, f) for k in ("transactions", "actions", "trace") for f in levels
-        }
+        # An account's state changes at confirmed and finalized, never pending.
+        want = {(k, f) for k in ("transactions", "actions", "trace") for f in levels}
+        want |= {("account_state_change", f) for f in levels if f != "pending"}
+        done = lambda: {(n.type, n.finality) for n in got} >= want
         await wait_for(done, f"every kind at {levels}")
         await asyncio.sleep(1)
         await sse.close()
     seen = [(n.type, n.finality) for n in got]
-    want = 3 * len(levels)
-    must(len(seen) == want and len(set(seen)) == want, f"each kind at each level once: {seen}")
+    must(len(seen) == len(want) and set(seen) == want, f"each kind at each level once: {seen}")
     rank = {"pending": 0, "confirmed": 1, "finalized": 2}
-    for kind in ("transactions", "actions", "trace"):
+    for kind in ("transactions", "actions", "trace", "account_state_change"):
         levels = [rank[f] for k, f in seen if k == kind]
         must(levels == sorted(levels), f"{kind} never goes down: {levels}")
-    must(all(n.trace_external_hash_norm == norm for n in got), "named by the normalized hash")
+    traced = [n for n in got if n.type != "account_state_change"]
+    must(all(n.trace_external_hash_norm == norm for n in traced), "named by the normalized hash")
+    states = [n for n in got if n.type == "account_state_change"]
+    must(all(n.account == me.upper() for n in states), f"the wallet's state: {[n.account for n in states]}")
+    final_state = [n.state for n in states if n.finality == "finalized"][0]
+    must(final_state.account_status == "active", f"the wallet is deployed: {final_state}")
+    final_after = [t for n in got if n.type == "transactions" and n.finality == "finalized" for t in n.transactions]
+    must(final_state.hash == final_after[-1]["account_state_after"]["hash"], "the state its transaction left")
     pending_txs = [t for n in got if n.type == "transactions" and n.finality == "pending" for t in n.transactions]
     final_txs = [t for n in got if n.type == "transactions" and n.finality == "finalized" for t in n.transactions]
     must(all(t["emulated"] for t in pending_txs), "pending transactions are emulated")
@@ -80,6 +90,10 @@ async def main(base, levels, node):
             [t["hash"] for t in confirmed_txs] == [t["hash"] for t in final_txs],
             "the confirmed transactions are the ones the masterchain block then commits",
         )
+        # Read from the shard block's state update (code and data pruned
+        # there), the confirmed state is the one the cell store then holds.
+        confirmed_state = [n.state for n in states if n.finality == "confirmed"][0]
+        must(confirmed_state == final_state, f"confirmed {confirmed_state} == finalized {final_state}")
     print(json.dumps({"ok": True, "seen": seen}))
 
 

@@ -613,6 +613,48 @@ pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingT
     });
 }
 
+/// Follows the shard blocks a chain announces before their commit: the
+/// accounts they change, at `confirmed` (their traces reach the streams
+/// through the pending store). Rounds the streams fell behind on are
+/// missed by every client, which is cut off with its resume point.
+pub fn spawn_confirmed_states(
+    api: Weak<Api>,
+    mut confirmed: broadcast::Receiver<crate::chain::link::ConfirmedRound>,
+) {
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let received = confirmed.recv().await;
+            let Some(api) = api.upgrade() else { break };
+            let hub = Arc::clone(api.streams());
+            let next_mc = hub.next_block();
+            let round = match received {
+                Ok(r) => r,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        missed_rounds = n,
+                        "the streams fell behind the confirmed shard blocks"
+                    );
+                    hub.cut_all(next_mc);
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            if round.states.is_empty() {
+                continue;
+            }
+            let clients = hub.snapshot();
+            if clients.is_empty() {
+                continue;
+            }
+            let built = api
+                .read_background(move |ctx| notify::confirmed_states(ctx, &round, &clients))
+                .await;
+            hand_out(&hub, built, next_mc);
+        }
+    });
+}
+
 /// Follows the emulated traces that did not come true: each client that
 /// heard one at `pending` hears `trace_invalidated` (never after
 /// `finalized`: a trace whose real one was committed is not invalidated).

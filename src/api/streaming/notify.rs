@@ -1,6 +1,7 @@
 //! The notifications one masterchain block makes for the subscribed
-//! clients, read from what the index holds of it, and those an emulated
-//! trace makes at `pending`.
+//! clients, read from what the index holds of it, those an emulated trace
+//! makes at `pending`, and those shard blocks not committed yet make at
+//! `confirmed`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -108,13 +109,7 @@ pub fn finalized(
             if let Some(state) =
                 account_state(ctx, &account, &t.account_state_hash_after, mc_seqno)?
             {
-                let n = json!({
-                    "type": "account_state_change",
-                    "finality": finality.as_str(),
-                    "account": raw_upper(&account),
-                    "state": state,
-                })
-                .to_string();
+                let n = state_change(&account, finality, state);
                 for (id, sub) in interest.of(clients, [&account].into_iter(), None) {
                     if sub.wants(Kind::AccountStateChange, finality) {
                         out.entry(id).or_default().push(n.clone());
@@ -132,6 +127,82 @@ pub fn finalized(
         }
     }
     Ok(out.into_iter().collect())
+}
+
+/// `account_state_change` at `confirmed`: each account `round`'s shard
+/// blocks changed, as the newest of them left it, to the clients that name
+/// it and ask at that level. A block the index already holds (a follower
+/// may see a shard block only after its commit) is left to `finalized`, as
+/// is an account the blocks deleted (as `finalized` sends none for it).
+pub fn confirmed_states(
+    ctx: &Ctx<'_>,
+    round: &crate::chain::link::Confirmed,
+    clients: &[(u64, Arc<Subscription>)],
+) -> Result<Outbox, V3Error> {
+    let finality = Finality::Confirmed;
+    let interest = Interest::new(clients);
+    let mut out: HashMap<u64, Vec<String>> = HashMap::new();
+    let mut committed: HashMap<tonindex_model::BlockId, bool> = HashMap::new();
+    for s in &round.states {
+        let wanted: Vec<u64> = interest
+            .of(clients, [&s.account].into_iter(), None)
+            .into_iter()
+            .filter(|(_, sub)| sub.wants(Kind::AccountStateChange, finality))
+            .map(|(id, _)| id)
+            .collect();
+        if wanted.is_empty() || s.after.status == tonindex_model::AccountStatus::Nonexist {
+            continue;
+        }
+        let held = match committed.get(&s.block) {
+            Some(held) => *held,
+            None => {
+                let held = query::blocks::block(&ctx.reader, &s.block)?.is_some();
+                committed.insert(s.block, held);
+                held
+            }
+        };
+        if held {
+            continue;
+        }
+        let n = state_change(&s.account, finality, confirmed_state_json(&s.after)?);
+        for id in wanted {
+            out.entry(id).or_default().push(n.clone());
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// An `account_state_change` notification's text.
+fn state_change(account: &Address, finality: Finality, state: Json) -> String {
+    json!({
+        "type": "account_state_change",
+        "finality": finality.as_str(),
+        "account": raw_upper(account),
+        "state": state,
+    })
+    .to_string()
+}
+
+/// The `state` of a confirmed `account_state_change`, in the shape the
+/// finalized one has (read from the block's state update, where the
+/// finalized one is read from the cell store).
+fn confirmed_state_json(a: &crate::decode::accounts_after::AccountAfter) -> Result<Json, V3Error> {
+    use tonindex_model::AccountStatus;
+    let status = match a.status {
+        AccountStatus::Uninit => "uninit",
+        AccountStatus::Frozen => "frozen",
+        AccountStatus::Active => "active",
+        AccountStatus::Nonexist => "nonexist",
+    };
+    let mut state = AccountState::hash_only(a.state_hash);
+    state.balance = Some(a.balance.to_string());
+    state.account_status = Some(status.into());
+    state.frozen_hash = a.frozen_hash.as_ref().map(|h| b64(h));
+    state.code_hash = a.code_hash.as_ref().map(|h| b64(h));
+    state.data_hash = a.data_hash.as_ref().map(|h| b64(h));
+    let mut j = serde_json::to_value(&state).map_err(internal)?;
+    j["extra_currencies"] = Json::Null;
+    Ok(j)
 }
 
 /// The notifications a trace not committed yet makes: at `pending` an

@@ -554,10 +554,10 @@ impl Devnet {
         if let Some(gap) = self.confirm_gap {
             // The shard blocks are made: their traces are confirmed, and
             // final once the masterchain block is indexed, a gap later.
-            let traces = crate::chain::confirm::confirmed_traces(&decoded);
-            if !traces.is_empty() {
+            let round = crate::chain::confirm::confirmed_round(&decoded);
+            if !round.is_empty() {
                 // Nobody following is fine.
-                let _ = self.confirmed.send(std::sync::Arc::new(traces));
+                let _ = self.confirmed.send(std::sync::Arc::new(round));
             }
             self.signed.set(newest_shard_blocks(&decoded));
             std::thread::sleep(gap);

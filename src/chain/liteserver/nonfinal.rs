@@ -255,8 +255,8 @@ pub(super) async fn watch(
                     for b in &fresh {
                         seen.announce(b.record.id);
                     }
-                    let traces = crate::chain::confirm::confirmed_traces(&fresh);
-                    if !traces.is_empty() && out.send(Arc::new(traces)).is_err() {
+                    let round = crate::chain::confirm::confirmed_round(&fresh);
+                    if !round.is_empty() && out.send(Arc::new(round)).is_err() {
                         tracing::debug!("confirmed traces made with nobody following");
                     }
                     break;
