@@ -7,8 +7,11 @@ use std::collections::HashMap;
 
 use tonindex_model::{Address, Hash, MsgKind};
 
+use tycho_types::models::ShardAccount;
+
 use crate::chain::link::{Confirmed, ConfirmedState, ConfirmedTrace};
-use crate::decode::DecodedBlock;
+use crate::decode::accounts_after::changed_shard_accounts;
+use crate::decode::{DecodedBlock, StateUpdate};
 
 /// What `blocks` (shard blocks of one round, in any order) announce.
 pub fn confirmed_round(blocks: &[DecodedBlock]) -> Confirmed {
@@ -23,11 +26,22 @@ pub fn confirmed_round(blocks: &[DecodedBlock]) -> Confirmed {
 pub fn confirmed_states(blocks: &[DecodedBlock]) -> Vec<ConfirmedState> {
     let mut newest: HashMap<Address, (u64, ConfirmedState)> = HashMap::new();
     for b in blocks.iter().filter(|b| b.record.id.id.workchain != -1) {
+        let mut whole: HashMap<Address, ShardAccount> = match &b.state_update {
+            StateUpdate::Kept(update) => {
+                let changed: Vec<Address> = b.accounts_after.iter().map(|(a, _)| *a).collect();
+                changed_shard_accounts(&update.new, &changed)
+                    .into_iter()
+                    .collect()
+            }
+            _ => HashMap::new(),
+        };
         for (account, after) in &b.accounts_after {
             let state = ConfirmedState {
                 account: *account,
                 block: b.record.id.id,
+                gen_utime: b.record.gen_utime,
                 after: after.clone(),
+                shard_account: whole.remove(account),
             };
             match newest.get(account) {
                 Some((lt, _)) if *lt >= b.record.end_lt => {}

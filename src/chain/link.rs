@@ -93,7 +93,13 @@ pub struct ConfirmedState {
     pub account: tonindex_model::Address,
     /// The newest of the round's blocks that changed it.
     pub block: tonindex_model::BlockId,
+    /// That block's time.
+    pub gen_utime: u32,
     pub after: crate::decode::accounts_after::AccountAfter,
+    /// The account as the block's state update shows it, its unchanged
+    /// cells pruned (to complete from the cell store for a getter); `None`
+    /// where the decode did not keep the update.
+    pub shard_account: Option<tycho_types::models::ShardAccount>,
 }
 
 /// What a round's shard blocks hold, as a chain announces them before

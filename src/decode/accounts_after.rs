@@ -13,7 +13,7 @@
 //! update is of a higher level) computes.
 
 use tycho_types::cell::{Cell, HashBytes};
-use tycho_types::models::{AccountState, ShardAccounts};
+use tycho_types::models::{AccountState, ShardAccount, ShardAccounts};
 
 use tonindex_model::{AccountStatus, Address, Hash};
 
@@ -35,6 +35,19 @@ pub struct AccountAfter {
 /// tree does not show it (an account the block did not change, a layout
 /// the decoder cannot read).
 pub fn changed_accounts(new_state: &Cell, accounts: &[Address]) -> Vec<(Address, AccountAfter)> {
+    changed_shard_accounts(new_state, accounts)
+        .into_iter()
+        .filter_map(|(addr, sa)| Some((addr, after(&sa)?)))
+        .collect()
+}
+
+/// Each of `accounts` (sorted, distinct) as the tree shows it after the
+/// block, its unchanged cells pruned (a shard block's confirmed state, to
+/// complete from the cell store).
+pub fn changed_shard_accounts(
+    new_state: &Cell,
+    accounts: &[Address],
+) -> Vec<(Address, ShardAccount)> {
     // shard_state#9023afe2 … out_msg_queue_info:^OutMsgQueueInfo … accounts:^ShardAccounts …
     let Some(accounts_cell) = new_state.reference_cloned(1) else {
         return Vec::new();
@@ -42,51 +55,46 @@ pub fn changed_accounts(new_state: &Cell, accounts: &[Address]) -> Vec<(Address,
     let Ok(dict) = accounts_cell.parse::<ShardAccounts>() else {
         return Vec::new();
     };
-    let mut out = Vec::with_capacity(accounts.len());
-    for addr in accounts {
+    accounts
+        .iter()
         // A pruned branch on the way: the account did not change here.
-        let Ok(Some((_, shard_account))) = dict.get(HashBytes(addr.id)) else {
-            continue;
-        };
-        let state_hash = *shard_account.account.inner().hash(0).as_array();
-        let Ok(account) = shard_account.load_account() else {
-            continue;
-        };
-        let level0 = |c: &Cell| *c.hash(0).as_array();
-        let after = match account {
-            None => AccountAfter {
-                state_hash,
-                status: AccountStatus::Nonexist,
-                balance: 0,
-                code_hash: None,
-                data_hash: None,
-                frozen_hash: None,
-            },
-            Some(a) => {
-                let mut after = AccountAfter {
-                    state_hash,
-                    status: AccountStatus::Uninit,
-                    balance: a.balance.tokens.into_inner(),
-                    code_hash: None,
-                    data_hash: None,
-                    frozen_hash: None,
-                };
-                match a.state {
-                    AccountState::Uninit => {}
-                    AccountState::Frozen(h) => {
-                        after.status = AccountStatus::Frozen;
-                        after.frozen_hash = Some(*h.as_array());
-                    }
-                    AccountState::Active(init) => {
-                        after.status = AccountStatus::Active;
-                        after.code_hash = init.code.as_ref().map(level0);
-                        after.data_hash = init.data.as_ref().map(level0);
-                    }
-                }
-                after
-            }
-        };
-        out.push((*addr, after));
+        .filter_map(|addr| match dict.get(HashBytes(addr.id)) {
+            Ok(Some((_, sa))) => Some((*addr, sa)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What `sa` (whole or pruned) says of the account; `None` for a layout
+/// the decoder cannot read.
+pub fn after(sa: &ShardAccount) -> Option<AccountAfter> {
+    let state_hash = *sa.account.inner().hash(0).as_array();
+    let account = sa.load_account().ok()?;
+    let level0 = |c: &Cell| *c.hash(0).as_array();
+    let mut after = AccountAfter {
+        state_hash,
+        status: AccountStatus::Nonexist,
+        balance: 0,
+        code_hash: None,
+        data_hash: None,
+        frozen_hash: None,
+    };
+    let Some(a) = account else {
+        return Some(after);
+    };
+    after.status = AccountStatus::Uninit;
+    after.balance = a.balance.tokens.into_inner();
+    match a.state {
+        AccountState::Uninit => {}
+        AccountState::Frozen(h) => {
+            after.status = AccountStatus::Frozen;
+            after.frozen_hash = Some(*h.as_array());
+        }
+        AccountState::Active(init) => {
+            after.status = AccountStatus::Active;
+            after.code_hash = init.code.as_ref().map(level0);
+            after.data_hash = init.data.as_ref().map(level0);
+        }
     }
-    out
+    Some(after)
 }

@@ -265,6 +265,31 @@ impl<'a> Loader<'a> {
         Ok((rebuilt, true))
     }
 
+    /// `cell`, taken from a Merkle update or proof, with each pruned branch
+    /// under it replaced by the whole subtree the rows hold under the
+    /// branch's level-0 hash: the cell as it is in the real state.
+    pub fn unprune(&mut self, cell: &Cell) -> Result<Cell, CellError> {
+        let level0 = *cell.hash(0);
+        if cell.descriptor().cell_type() == tycho_types::cell::CellType::PrunedBranch {
+            return self.whole(&level0);
+        }
+        if cell.descriptor().level_mask().is_empty() {
+            return Ok(cell.clone());
+        }
+        let children = (0..cell.reference_count())
+            .filter_map(|i| cell.reference_cloned(i))
+            .map(|c| self.unprune(&c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let row = Row {
+            descriptor: cell.descriptor(),
+            bit_len: cell.bit_len(),
+            hashes: Box::new([]),
+            data: cell.data().into(),
+            refs: Vec::new(),
+        };
+        self.build(&level0, &row, children)
+    }
+
     fn build(&self, hash: &HashBytes, row: &Row, children: Vec<Cell>) -> Result<Cell, CellError> {
         let mut b = CellBuilder::new();
         b.set_exotic(row.descriptor.is_exotic());

@@ -15,7 +15,10 @@ import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, Dictionary, SendMode, contractAddress, external, storeMessage } from "@ton/core";
 import { devnet, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
 
-const [base, fixtures] = process.argv.slice(2);
+const [base, fixtures, level] = process.argv.slice(2);
+// argv[4] = "confirmed": the devnet runs with --block-interval and
+// --confirm-gap, and a second subscriber asks from `confirmed` on.
+const atConfirmed = level === "confirmed";
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
 const boc = (name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
 const minterCode = boc("jetton-minter.code.boc");
@@ -29,7 +32,7 @@ await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: fa
 // Streaming API v2 (raw SSE: @ton/ton 16 ships no streaming client): the
 // owners' Jetton wallets, as each block changes them; with `since`, the
 // blocks from that one on replayed first.
-const listen = async (since) => {
+const listen = async (since, minFinality) => {
   const heard = [];
   const listening = new AbortController();
   const stream = await fetch(`${base}/api/streaming/v2/sse`, {
@@ -39,6 +42,7 @@ const listen = async (since) => {
       types: ["jettons_change"],
       addresses: [alice.address.toString(), bob.address.toRawString()],
       ...(since === undefined ? {} : { since }),
+      ...(minFinality === undefined ? {} : { min_finality: minFinality }),
     }),
     signal: listening.signal,
   });
@@ -59,6 +63,7 @@ const listen = async (since) => {
   return { heard, listening };
 };
 const { heard, listening } = await listen();
+const early = atConfirmed ? await listen(undefined, "confirmed") : undefined;
 // The newest masterchain block before the Jetton exists: a replay from
 // the next one tells every change.
 const before = (await getJson("/api/v3/masterchainInfo")).last.seqno;
@@ -196,6 +201,31 @@ must(
 );
 must(heard.length === 5, `nothing else, the fake neither: ${JSON.stringify(heard)}`);
 listening.abort();
+if (atConfirmed) {
+  // From `confirmed` on: each change of a wallet the index already knew
+  // comes first at `confirmed` (read from the shard block's state, at the
+  // balance and lt the finalized one then has), then at `finalized`. A
+  // wallet's first change (the mint that made it) comes at `finalized`
+  // only: until then the index has not checked it against its master.
+  const at = (jw, f) => early.heard.filter((n) => n.jetton.address === raw(jw) && n.finality === f).map((n) => n.jetton);
+  for (let i = 0; i < 100 && early.heard.length < 8; i++) await sleep(100);
+  const show = (jw, f) => JSON.stringify(at(jw, f).map((j) => [j.balance, j.last_transaction_lt]));
+  for (const [jw, name] of [[aliceJw, "Alice"], [bobJw, "Bob"]]) {
+    const fin = JSON.parse(show(jw, "finalized"));
+    must(JSON.stringify(fin.map(([b]) => b)) === JSON.stringify(streamed(jw)), `${name}'s finalized changes ${JSON.stringify(fin)}`);
+    must(show(jw, "confirmed") === JSON.stringify(fin.slice(1)), `${name}'s confirmed changes ${show(jw, "confirmed")} vs finalized ${JSON.stringify(fin)}`);
+  }
+  for (const jw of [aliceJw, bobJw]) {
+    const order = early.heard.filter((n) => n.jetton.address === raw(jw)).map((n) => [n.jetton.last_transaction_lt, n.finality]);
+    for (const [lt, f] of order.filter(([, f]) => f === "confirmed")) {
+      const i = order.findIndex(([l, g]) => l === lt && g === f);
+      const j = order.findIndex(([l, g]) => l === lt && g === "finalized");
+      must(i < j, `confirmed before finalized at lt ${lt}: ${JSON.stringify(order)}`);
+    }
+  }
+  must(early.heard.length === 8, `the confirmed subscriber heard nothing else: ${JSON.stringify(early.heard)}`);
+  early.listening.abort();
+}
 
 // 5c. The same changes replayed from the blocks before them, now that
 // each wallet has changed again since: every change at its own block's

@@ -129,9 +129,10 @@ pub fn finalized(
     Ok(out.into_iter().collect())
 }
 
-/// `account_state_change` at `confirmed`: each account `round`'s shard
-/// blocks changed, as the newest of them left it, to the clients that name
-/// it and ask at that level. A block the index already holds (a follower
+/// `account_state_change` and `jettons_change` at `confirmed`: each account
+/// `round`'s shard blocks changed, as the newest of them left it, to the
+/// clients that name it (or, for a Jetton wallet, its owner) and ask at
+/// that level. A block the index already holds (a follower
 /// may see a shard block only after its commit) is left to `finalized`, as
 /// is an account the blocks deleted (as `finalized` sends none for it).
 pub fn confirmed_states(
@@ -153,15 +154,7 @@ pub fn confirmed_states(
         if wanted.is_empty() || s.after.status == tonindex_model::AccountStatus::Nonexist {
             continue;
         }
-        let held = match committed.get(&s.block) {
-            Some(held) => *held,
-            None => {
-                let held = query::blocks::block(&ctx.reader, &s.block)?.is_some();
-                committed.insert(s.block, held);
-                held
-            }
-        };
-        if held {
+        if block_held(ctx, &mut committed, &s.block)? {
             continue;
         }
         let n = state_change(&s.account, finality, confirmed_state_json(&s.after)?);
@@ -169,7 +162,103 @@ pub fn confirmed_states(
             out.entry(id).or_default().push(n.clone());
         }
     }
+    if clients
+        .iter()
+        .any(|(_, sub)| sub.wants(Kind::JettonsChange, finality))
+    {
+        for s in &round.states {
+            confirmed_jetton(ctx, clients, &interest, s, &mut committed, &mut out)?;
+        }
+    }
     Ok(out.into_iter().collect())
+}
+
+/// `jettons_change` at `confirmed` of `s.account`, if it is a Jetton wallet
+/// the index knows, for the clients subscribed to it or to its owner: its
+/// `get_wallet_data` on the state the shard block left, completed from the
+/// cell store (the block's update carries only the cells that changed),
+/// against the newest masterchain block's config. A wallet the index does
+/// not know yet (made in this block) is left to `finalized`, which checks
+/// it against its master; one whose state cannot be completed or does not
+/// answer as the stored wallet is logged and left to `finalized` too.
+fn confirmed_jetton(
+    ctx: &Ctx<'_>,
+    clients: &[(u64, Arc<Subscription>)],
+    interest: &Interest,
+    s: &crate::chain::link::ConfirmedState,
+    committed: &mut HashMap<tonindex_model::BlockId, bool>,
+    out: &mut HashMap<u64, Vec<String>>,
+) -> Result<(), V3Error> {
+    let finality = Finality::Confirmed;
+    let Some(newest) = ctx.reader.get::<JettonWallets>(&s.account)? else {
+        return Ok(());
+    };
+    let listeners: Vec<_> = interest
+        .of(clients, [&s.account, &newest.owner].into_iter(), None)
+        .into_iter()
+        .filter(|(_, sub)| sub.wants(Kind::JettonsChange, finality))
+        .collect();
+    if listeners.is_empty() || block_held(ctx, committed, &s.block)? {
+        return Ok(());
+    }
+    match confirmed_wallet(ctx, s, &newest) {
+        Ok(w) => jetton_change(ctx, &listeners, &s.account, &w, finality, out),
+        Err(why) => {
+            tracing::warn!(
+                wallet = %raw_upper(&s.account),
+                block = ?s.block,
+                "a confirmed jettons_change is not sent (it comes at finalized): {why}"
+            );
+            Ok(())
+        }
+    }
+}
+
+/// The Jetton wallet's row as shard block `s.block` left it.
+fn confirmed_wallet(
+    ctx: &Ctx<'_>,
+    s: &crate::chain::link::ConfirmedState,
+    newest: &JettonWalletRecord,
+) -> Result<JettonWalletRecord, String> {
+    use tycho_types::cell::Lazy;
+    use tycho_types::models::ShardAccount;
+    let pruned = s
+        .shard_account
+        .as_ref()
+        .ok_or("the block's state update was not kept")?;
+    let mut loader = state::cells::Loader::new(&ctx.reader);
+    let account = loader
+        .unprune(pruned.account.inner())
+        .map_err(|e| format!("its unchanged cells are not held: {e}"))?;
+    let sa = ShardAccount {
+        account: Lazy::from_raw(account).map_err(|e| e.to_string())?,
+        last_trans_hash: pruned.last_trans_hash,
+        last_trans_lt: pruned.last_trans_lt,
+    };
+    let view = state::account::view(&s.account, &sa, Some(s.block), s.gen_utime)
+        .map_err(|e| e.to_string())?;
+    let (_, last) = query::blocks::mc_block_range(&ctx.reader)
+        .map_err(|e| e.to_string())?
+        .ok_or("no masterchain block is indexed")?;
+    let when = getmethod::At {
+        mc_seqno: last.id.id.seqno,
+        gen_utime: s.gen_utime,
+    };
+    wallet_from_state(ctx, &view, when, newest)
+}
+
+/// Whether the index holds `block` (asked once a round).
+fn block_held(
+    ctx: &Ctx<'_>,
+    committed: &mut HashMap<tonindex_model::BlockId, bool>,
+    block: &tonindex_model::BlockId,
+) -> Result<bool, V3Error> {
+    if let Some(held) = committed.get(block) {
+        return Ok(*held);
+    }
+    let held = query::blocks::block(&ctx.reader, block)?.is_some();
+    committed.insert(*block, held);
+    Ok(held)
 }
 
 /// An `account_state_change` notification's text.
@@ -418,6 +507,19 @@ fn jettons_change(
     let Some(w) = wallet_at(ctx, at, newest) else {
         return Ok(());
     };
+    jetton_change(ctx, &listeners, wallet, &w, finality, out)
+}
+
+/// Sends `w`, Jetton wallet `wallet`'s row, to `listeners` as a
+/// `jettons_change` at `finality`.
+fn jetton_change(
+    ctx: &Ctx<'_>,
+    listeners: &[(u64, Arc<Subscription>)],
+    wallet: &Address,
+    w: &JettonWalletRecord,
+    finality: Finality,
+    out: &mut HashMap<u64, Vec<String>>,
+) -> Result<(), V3Error> {
     let jetton = json!({
         "address": raw_upper(wallet),
         "balance": w.balance.to_string(),
@@ -433,8 +535,8 @@ fn jettons_change(
             "finality": finality.as_str(),
             "jetton": jetton,
         });
-        with_books(ctx, &sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
-        out.entry(id).or_default().push(n.to_string());
+        with_books(ctx, sub, &mut n, vec![*wallet, w.owner, w.jetton])?;
+        out.entry(*id).or_default().push(n.to_string());
     }
     Ok(())
 }
@@ -498,8 +600,20 @@ fn wallet_after(
         mc_seqno: at.mc_seqno,
         gen_utime: earlier.mc.gen_utime,
     };
+    wallet_from_state(ctx, &view, when, newest)
+}
+
+/// A Jetton wallet's row from its state `view`: its `get_wallet_data` at
+/// `when`, which must name `newest`'s owner and Jetton (the wallet its
+/// master confirmed).
+fn wallet_from_state(
+    ctx: &Ctx<'_>,
+    view: &state::account::AccountView,
+    when: getmethod::At,
+    newest: &JettonWalletRecord,
+) -> Result<JettonWalletRecord, String> {
     let method = Method::parse("get_wallet_data");
-    let out = getmethod::run(ctx, &view, Some(when), &method, Vec::new())
+    let out = getmethod::run(ctx, view, Some(when), &method, Vec::new())
         .map_err(|e| format!("get_wallet_data: {e}"))?;
     let data = jetton::wallet_data(&out).ok_or("get_wallet_data gave no wallet data")?;
     let as_model = crate::contracts::address::from_std;
@@ -515,7 +629,7 @@ fn wallet_after(
         balance: data.balance,
         owner,
         jetton: master,
-        last_tx_lt: at.lt,
+        last_tx_lt: view.last_tx_lt,
         code_hash,
         data_hash,
         // Not in the notification; the newest row's.

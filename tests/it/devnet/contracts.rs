@@ -120,6 +120,29 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
     dev.stop(false);
 }
 
+/// The same Jetton steps on a devnet that announces its shard blocks a gap
+/// before their commit (`--block-interval --confirm-gap`): a subscriber
+/// from `confirmed` on hears each change of a wallet the index already
+/// knew at `confirmed` (the shard block's state, completed from the cell
+/// store, at the balance and lt the finalized one then has), then at
+/// `finalized`; a wallet's first change at `finalized` only.
+#[test]
+fn jettons_change_comes_at_confirmed_before_finalized() {
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--block-interval", "1500", "--confirm-gap", "700"],
+    );
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_jettons.mjs",
+        &[&dev.url(), fixtures.to_str().unwrap(), "confirmed"],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// NFTs on the devnet, driven by @ton/ton (tests/clients/devnet_nfts.mjs):
 /// a standard collection deployed, two items minted, one transferred; the
 /// v3 NFT endpoints, the classifier and v2 getTokenData show each step, and
