@@ -428,9 +428,11 @@ mod ascending_deltas {
 
 /// One action a trace's classification produced: toncenter's action row,
 /// generic columns plus the per-type fields. The API maps them to each
-/// type's `details` (spec v3 §4.5).
+/// type's `details` (spec v3 §4.5). Its accounts are addresses (`A`);
+/// the index stores them in another form (by number where it can), the
+/// same row with another `A`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ActionRecord {
+pub struct ActionRecord<A = Address> {
     pub action_id: Hash,
     pub trace_id: Hash,
     /// The action type (`ton_transfer`, `jetton_transfer`, …).
@@ -443,13 +445,13 @@ pub struct ActionRecord {
     /// Transactions the action covers, in trace order.
     pub tx_hashes: Vec<Hash>,
     /// Accounts the action involves (v3 `accounts`, `/actions?account=`).
-    pub accounts: Vec<Address>,
-    pub source: Option<Address>,
-    pub source_secondary: Option<Address>,
-    pub destination: Option<Address>,
-    pub destination_secondary: Option<Address>,
-    pub asset: Option<Address>,
-    pub asset_secondary: Option<Address>,
+    pub accounts: Vec<A>,
+    pub source: Option<A>,
+    pub source_secondary: Option<A>,
+    pub destination: Option<A>,
+    pub destination_secondary: Option<A>,
+    pub asset: Option<A>,
+    pub asset_secondary: Option<A>,
     pub opcode: Option<u32>,
     /// Nanotons, decimal.
     pub value: Option<String>,
@@ -462,6 +464,60 @@ pub struct ActionRecord {
     /// classifier's typed `ActionData` of the row's type, read back by
     /// type for v3's `details`.
     pub data: String,
+}
+
+impl<A> ActionRecord<A> {
+    /// The same action with each account `f` turns into another form; the
+    /// first error `f` gives ends it.
+    pub fn try_map_accounts<B, E>(
+        self,
+        mut f: impl FnMut(A) -> Result<B, E>,
+    ) -> Result<ActionRecord<B>, E> {
+        let mut one = |a: Option<A>| a.map(&mut f).transpose();
+        let source = one(self.source)?;
+        let source_secondary = one(self.source_secondary)?;
+        let destination = one(self.destination)?;
+        let destination_secondary = one(self.destination_secondary)?;
+        let asset = one(self.asset)?;
+        let asset_secondary = one(self.asset_secondary)?;
+        Ok(ActionRecord {
+            accounts: self.accounts.into_iter().map(f).collect::<Result<_, _>>()?,
+            source,
+            source_secondary,
+            destination,
+            destination_secondary,
+            asset,
+            asset_secondary,
+            action_id: self.action_id,
+            trace_id: self.trace_id,
+            kind: self.kind,
+            start_lt: self.start_lt,
+            end_lt: self.end_lt,
+            start_utime: self.start_utime,
+            end_utime: self.end_utime,
+            success: self.success,
+            tx_hashes: self.tx_hashes,
+            opcode: self.opcode,
+            value: self.value,
+            amount: self.amount,
+            ancestor_type: self.ancestor_type,
+            parent_action_id: self.parent_action_id,
+            data: self.data,
+        })
+    }
+
+    /// Every account it names: `accounts`, then each single field set.
+    pub fn named_accounts(&self) -> impl Iterator<Item = &A> {
+        let singles = [
+            &self.source,
+            &self.source_secondary,
+            &self.destination,
+            &self.destination_secondary,
+            &self.asset,
+            &self.asset_secondary,
+        ];
+        self.accounts.iter().chain(singles.into_iter().flatten())
+    }
 }
 
 #[cfg(test)]

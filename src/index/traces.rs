@@ -21,7 +21,7 @@ use tonindex_storage::tables::{
     TagPairKey, TraceByAccount, TraceByAccountUtime, TraceByEndLt, TraceByEndUtime, TraceByMcBlock,
     TraceEdges, TraceOrphans, Traces, TypeEndKey,
 };
-use tonindex_storage::{Db, EncodedRows, StoredAction};
+use tonindex_storage::{Db, EncodedRows};
 
 use super::{IndexError, NewBlock, RowEncoding, Step, StepClock};
 use crate::decode::message::{message_contents, MessageContents};
@@ -196,7 +196,7 @@ pub(super) struct Classified {
 
 /// Classifies complete traces (on `pool` when there is one) into the rows
 /// of their actions and records. The actions' rows name accounts by their
-/// numbers ([`StoredAction`]), read in one batch for all the traces.
+/// numbers ([`tonindex_storage::StoredAction`]), read in one batch for all the traces.
 pub(super) fn classify_traces(
     db: &Db,
     todo: Vec<Unclassified>,
@@ -823,7 +823,7 @@ fn write_action(
     numbers: &HashMap<Address, u64>,
     listed: &mut Listed,
 ) {
-    let stored = StoredAction::new(action, |a| numbers.get(a).copied());
+    let stored = tonindex_storage::stored_action::to_stored(action, |a| numbers.get(a).copied());
     batch.put::<Actions>(
         &HashMsgKey {
             hash: trace.trace_id,

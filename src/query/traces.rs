@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use tonindex_model::{ActionRecord, Address, Hash, TraceRecord};
+use tonindex_storage::stored_action;
 use tonindex_storage::tables::Table;
 use tonindex_storage::tables::{
     hash_tag, AccountAddresses, AccountLtTagKey, ActionByAccount, ActionByAccountType,
@@ -449,7 +450,7 @@ pub fn action_records(
     r: &Reader<'_>,
     stored: Vec<StoredAction>,
 ) -> Result<Vec<ActionRecord>, Error> {
-    let mut numbers: Vec<u64> = stored.iter().flat_map(StoredAction::numbers).collect();
+    let mut numbers: Vec<u64> = stored.iter().flat_map(stored_action::numbers).collect();
     numbers.sort_unstable();
     numbers.dedup();
     let found = r.multi_get::<AccountAddresses>(&numbers)?;
@@ -460,7 +461,7 @@ pub fn action_records(
         .collect();
     stored
         .into_iter()
-        .map(|a| a.record(|n| addresses.get(&n).copied()))
+        .map(|a| stored_action::from_stored(a, |n| addresses.get(&n).copied()))
         .collect()
 }
 
@@ -645,7 +646,7 @@ mod tests {
             action_id: [8; 32],
             ..crate::trace::classify::unknown(&traces[1], &[])
         };
-        batch.put::<Actions>(&action, &StoredAction::new(&record, |_| None));
+        batch.put::<Actions>(&action, &stored_action::to_stored(&record, |_| None));
         let by_id = tonindex_storage::tables::TagPairKey {
             tag: hash_tag(&[8; 32]),
             other: hash_tag(&traces[1].trace_id),

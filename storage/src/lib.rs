@@ -8,7 +8,7 @@ mod keys;
 mod linked;
 pub mod rows;
 pub mod snapshot;
-mod stored_action;
+pub mod stored_action;
 pub mod tables;
 mod tx_place;
 

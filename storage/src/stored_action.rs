@@ -6,7 +6,7 @@
 //! corpus, compressed as the last level is, 167.0 → 118.6 bytes an action.
 
 use serde::{Deserialize, Serialize};
-use tonindex_model::{ActionRecord, Address, Hash};
+use tonindex_model::{ActionRecord, Address};
 
 use crate::codec::bincode_value;
 use crate::Error;
@@ -21,121 +21,44 @@ pub enum AccountRef {
     Address(Address),
 }
 
-/// An [`ActionRecord`] with its accounts as [`AccountRef`]s.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredAction {
-    pub action_id: Hash,
-    pub trace_id: Hash,
-    pub kind: String,
-    pub start_lt: u64,
-    pub end_lt: u64,
-    pub start_utime: u32,
-    pub end_utime: u32,
-    pub success: bool,
-    pub tx_hashes: Vec<Hash>,
-    pub accounts: Vec<AccountRef>,
-    pub source: Option<AccountRef>,
-    pub source_secondary: Option<AccountRef>,
-    pub destination: Option<AccountRef>,
-    pub destination_secondary: Option<AccountRef>,
-    pub asset: Option<AccountRef>,
-    pub asset_secondary: Option<AccountRef>,
-    pub opcode: Option<u32>,
-    pub value: Option<String>,
-    pub amount: Option<String>,
-    pub ancestor_type: Vec<String>,
-    pub parent_action_id: Option<Hash>,
-    pub data: String,
-}
+/// An [`ActionRecord`] with its accounts as [`AccountRef`]s: the same row,
+/// field for field, so its bincode is the record's with each address
+/// replaced by its reference.
+pub type StoredAction = ActionRecord<AccountRef>;
 
 bincode_value!(StoredAction);
 
 const UNKNOWN_NUMBER: Error = Error::Corrupt("an action names an account number the index lacks");
 
-impl StoredAction {
-    /// `action` with each account that `num` numbers by its number.
-    pub fn new(action: &ActionRecord, num: impl Fn(&Address) -> Option<u64>) -> Self {
-        let r = |a: &Address| num(a).map_or(AccountRef::Address(*a), AccountRef::Num);
-        let o = |a: &Option<Address>| a.as_ref().map(r);
-        let a = action.clone();
-        StoredAction {
-            accounts: a.accounts.iter().map(r).collect(),
-            source: o(&a.source),
-            source_secondary: o(&a.source_secondary),
-            destination: o(&a.destination),
-            destination_secondary: o(&a.destination_secondary),
-            asset: o(&a.asset),
-            asset_secondary: o(&a.asset_secondary),
-            action_id: a.action_id,
-            trace_id: a.trace_id,
-            kind: a.kind,
-            start_lt: a.start_lt,
-            end_lt: a.end_lt,
-            start_utime: a.start_utime,
-            end_utime: a.end_utime,
-            success: a.success,
-            tx_hashes: a.tx_hashes,
-            opcode: a.opcode,
-            value: a.value,
-            amount: a.amount,
-            ancestor_type: a.ancestor_type,
-            parent_action_id: a.parent_action_id,
-            data: a.data,
-        }
+/// `action` with each account that `num` numbers by its number.
+pub fn to_stored(action: &ActionRecord, num: impl Fn(&Address) -> Option<u64>) -> StoredAction {
+    let by_ref = |a: Address| {
+        Ok::<_, std::convert::Infallible>(num(&a).map_or(AccountRef::Address(a), AccountRef::Num))
+    };
+    match action.clone().try_map_accounts(by_ref) {
+        Ok(stored) => stored,
+        Err(never) => match never {},
     }
+}
 
-    /// The account numbers it names, to look up for [`Self::record`].
-    pub fn numbers(&self) -> impl Iterator<Item = u64> + '_ {
-        let singles = [
-            &self.source,
-            &self.source_secondary,
-            &self.destination,
-            &self.destination_secondary,
-            &self.asset,
-            &self.asset_secondary,
-        ];
-        self.accounts
-            .iter()
-            .chain(singles.into_iter().flatten())
-            .filter_map(|a| match a {
-                AccountRef::Num(n) => Some(*n),
-                AccountRef::Address(_) => None,
-            })
-    }
+/// The account numbers `stored` names, to look up for [`from_stored`].
+pub fn numbers(stored: &StoredAction) -> impl Iterator<Item = u64> + '_ {
+    stored.named_accounts().filter_map(|a| match a {
+        AccountRef::Num(n) => Some(*n),
+        AccountRef::Address(_) => None,
+    })
+}
 
-    /// The record, each number read as the account `address` gives for it
-    /// (a number it does not know is an error: the index is damaged).
-    pub fn record(self, address: impl Fn(u64) -> Option<Address>) -> Result<ActionRecord, Error> {
-        let r = |a: AccountRef| match a {
-            AccountRef::Num(n) => address(n).ok_or(UNKNOWN_NUMBER),
-            AccountRef::Address(a) => Ok(a),
-        };
-        let o = |a: Option<AccountRef>| a.map(r).transpose();
-        Ok(ActionRecord {
-            accounts: self.accounts.into_iter().map(r).collect::<Result<_, _>>()?,
-            source: o(self.source)?,
-            source_secondary: o(self.source_secondary)?,
-            destination: o(self.destination)?,
-            destination_secondary: o(self.destination_secondary)?,
-            asset: o(self.asset)?,
-            asset_secondary: o(self.asset_secondary)?,
-            action_id: self.action_id,
-            trace_id: self.trace_id,
-            kind: self.kind,
-            start_lt: self.start_lt,
-            end_lt: self.end_lt,
-            start_utime: self.start_utime,
-            end_utime: self.end_utime,
-            success: self.success,
-            tx_hashes: self.tx_hashes,
-            opcode: self.opcode,
-            value: self.value,
-            amount: self.amount,
-            ancestor_type: self.ancestor_type,
-            parent_action_id: self.parent_action_id,
-            data: self.data,
-        })
-    }
+/// The record, each number read as the account `address` gives for it
+/// (a number it does not know is an error: the index is damaged).
+pub fn from_stored(
+    stored: StoredAction,
+    address: impl Fn(u64) -> Option<Address>,
+) -> Result<ActionRecord, Error> {
+    stored.try_map_accounts(|a| match a {
+        AccountRef::Num(n) => address(n).ok_or(UNKNOWN_NUMBER),
+        AccountRef::Address(a) => Ok(a),
+    })
 }
 
 #[cfg(test)]
@@ -179,16 +102,14 @@ mod tests {
         };
         // Accounts 1–4 are numbered 101–104; 9 is not.
         let num = |a: &Address| (a.id[0] <= 4).then(|| 100 + u64::from(a.id[0]));
-        let stored = StoredAction::new(&action, num);
+        let stored = to_stored(&action, num);
         assert_eq!(stored.accounts[2], AccountRef::Address(address(9)));
-        let mut numbers: Vec<u64> = stored.numbers().collect();
+        let mut numbers: Vec<u64> = numbers(&stored).collect();
         numbers.sort();
         numbers.dedup();
         assert_eq!(numbers, [101, 102, 103, 104]);
         let address_of = |n: u64| (101..=104).contains(&n).then(|| address((n - 100) as u8));
-        assert_eq!(stored.clone().record(address_of).unwrap(), action);
-        assert!(stored
-            .record(|n| (n != 103).then(|| address((n - 100) as u8)))
-            .is_err());
+        assert_eq!(from_stored(stored.clone(), address_of).unwrap(), action);
+        assert!(from_stored(stored, |n| (n != 103).then(|| address((n - 100) as u8))).is_err());
     }
 }

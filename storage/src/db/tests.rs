@@ -567,7 +567,7 @@ fn keyed_records_are_stored_without_their_key() {
         parent_action_id: None,
         data: "{}".into(),
     };
-    let action_row = crate::StoredAction::new(&action_row, |_| None);
+    let action_row = crate::stored_action::to_stored(&action_row, |_| None);
     let action_key = HashMsgKey {
         hash: trace,
         msg_hash: action,
