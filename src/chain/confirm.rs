@@ -31,6 +31,7 @@ pub fn confirmed_states(blocks: &[DecodedBlock]) -> Vec<ConfirmedState> {
                 let changed: Vec<Address> = b.accounts_after.iter().map(|(a, _)| *a).collect();
                 changed_shard_accounts(&update.new, &changed)
                     .into_iter()
+                    .filter_map(|(a, sa)| Some((a, sa?)))
                     .collect()
             }
             _ => HashMap::new(),

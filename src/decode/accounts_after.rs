@@ -12,8 +12,8 @@
 //! a pruned branch stores and which a cell above one (whose own hash in the
 //! update is of a higher level) computes.
 
-use tycho_types::cell::{Cell, HashBytes};
-use tycho_types::models::{AccountState, ShardAccount, ShardAccounts};
+use tycho_types::cell::{Cell, CellBuilder, HashBytes};
+use tycho_types::models::{AccountState, OptionalAccount, ShardAccount, ShardAccounts};
 
 use tonindex_model::{AccountStatus, Address, Hash};
 
@@ -31,23 +31,46 @@ pub struct AccountAfter {
     pub frozen_hash: Option<Hash>,
 }
 
-/// Each of `accounts` (sorted, distinct) after the block, absent where the
-/// tree does not show it (an account the block did not change, a layout
-/// the decoder cannot read).
+/// Each of `accounts` (sorted, distinct) after the block (one it deleted as
+/// `nonexist`), absent where the tree does not show it (an account the
+/// block did not change, a layout the decoder cannot read).
 pub fn changed_accounts(new_state: &Cell, accounts: &[Address]) -> Vec<(Address, AccountAfter)> {
     changed_shard_accounts(new_state, accounts)
         .into_iter()
-        .filter_map(|(addr, sa)| Some((addr, after(&sa)?)))
+        .filter_map(|(addr, sa)| match sa {
+            Some(sa) => Some((addr, after(&sa)?)),
+            None => Some((addr, deleted())),
+        })
         .collect()
+}
+
+/// An account the state no longer holds (its transaction deleted it, or
+/// a message found nothing there): its state is `account_none`.
+fn deleted() -> AccountAfter {
+    static NONE_HASH: std::sync::OnceLock<Hash> = std::sync::OnceLock::new();
+    let state_hash = *NONE_HASH.get_or_init(|| {
+        let none =
+            CellBuilder::build_from(&OptionalAccount::EMPTY).expect("account_none is one bit");
+        *none.repr_hash().as_array()
+    });
+    AccountAfter {
+        state_hash,
+        status: AccountStatus::Nonexist,
+        balance: 0,
+        code_hash: None,
+        data_hash: None,
+        frozen_hash: None,
+    }
 }
 
 /// Each of `accounts` (sorted, distinct) as the tree shows it after the
 /// block, its unchanged cells pruned (a shard block's confirmed state, to
-/// complete from the cell store).
+/// complete from the cell store); `None` for one the tree shows is not
+/// there (deleted).
 pub fn changed_shard_accounts(
     new_state: &Cell,
     accounts: &[Address],
-) -> Vec<(Address, ShardAccount)> {
+) -> Vec<(Address, Option<ShardAccount>)> {
     // shard_state#9023afe2 … out_msg_queue_info:^OutMsgQueueInfo … accounts:^ShardAccounts …
     let Some(accounts_cell) = new_state.reference_cloned(1) else {
         return Vec::new();
@@ -59,8 +82,8 @@ pub fn changed_shard_accounts(
         .iter()
         // A pruned branch on the way: the account did not change here.
         .filter_map(|addr| match dict.get(HashBytes(addr.id)) {
-            Ok(Some((_, sa))) => Some((*addr, sa)),
-            _ => None,
+            Ok(found) => Some((*addr, found.map(|(_, sa)| sa))),
+            Err(_) => None,
         })
         .collect()
 }

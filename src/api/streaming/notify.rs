@@ -132,9 +132,8 @@ pub fn finalized(
 /// `account_state_change` and `jettons_change` at `confirmed`: each account
 /// `round`'s shard blocks changed, as the newest of them left it, to the
 /// clients that name it (or, for a Jetton wallet, its owner) and ask at
-/// that level. A block the index already holds (a follower
-/// may see a shard block only after its commit) is left to `finalized`, as
-/// is an account the blocks deleted (as `finalized` sends none for it).
+/// that level. A block the index already holds (a follower may see a shard
+/// block only after its commit) is left to `finalized`.
 pub fn confirmed_states(
     ctx: &Ctx<'_>,
     round: &crate::chain::link::Confirmed,
@@ -151,7 +150,7 @@ pub fn confirmed_states(
             .filter(|(_, sub)| sub.wants(Kind::AccountStateChange, finality))
             .map(|(id, _)| id)
             .collect();
-        if wanted.is_empty() || s.after.status == tonindex_model::AccountStatus::Nonexist {
+        if wanted.is_empty() {
             continue;
         }
         if block_held(ctx, &mut committed, &s.block)? {
@@ -790,8 +789,9 @@ fn root_key(ctx: &Ctx<'_>, tx: &TransactionRecord) -> Result<String, V3Error> {
 }
 
 /// The `state` of an `account_state_change`: the account's state whose
-/// hash its transaction names, read from the cell store. `None` for an
-/// account that does not exist, and for a state the store no longer holds
+/// hash its transaction names, read from the cell store (an account its
+/// transaction deleted, or one still not there, is `nonexist` with a zero
+/// balance, as toncenter sends it). `None` for a state the store no longer holds
 /// (`[index] keep_states` released it before the block was built, as on a
 /// replay with `since`): logged with the account, hash and block, not
 /// sent with null fields as if they were a state.
@@ -804,7 +804,6 @@ fn account_state(
     let mut state = AccountState::hash_only(*hash);
     state.fill(&ctx.reader)?;
     match state.account_status.as_deref() {
-        Some("nonexist") => return Ok(None),
         None => {
             tracing::warn!(
                 account = %raw_upper(account),

@@ -50,6 +50,22 @@ fn a_subscriber_hears_a_transfer_at_all_three_levels() {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// `tests/python/streaming_deleted.py`, on `tonindex dev --block-interval
+/// --confirm-gap`: a wallet deployed, then deleted by sending all it has
+/// with mode 128 + 32; its `account_state_change` comes at `confirmed` and
+/// `finalized` for each state, the last one `nonexist` with a zero balance
+/// and the hash its last transaction names.
+#[test]
+fn a_deleted_account_is_heard_as_nonexist() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--block-interval", "1500", "--confirm-gap", "700"],
+    );
+    let v = python("streaming_deleted.py", &[dev.url()]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
 /// `tests/python/streaming_invalidated.py`, on `tonindex dev
 /// --block-interval`: of two transfers signed with the same seqno, both
 /// emulated at `pending`, the block executes one and refuses the other,
