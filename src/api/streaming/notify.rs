@@ -803,18 +803,15 @@ fn account_state(
 ) -> Result<Option<Json>, V3Error> {
     let mut state = AccountState::hash_only(*hash);
     state.fill(&ctx.reader)?;
-    match state.account_status.as_deref() {
-        None => {
-            tracing::warn!(
-                account = %raw_upper(account),
-                state_hash = %b64(hash),
-                mc_seqno,
-                "an account_state_change is not sent: the state is not held \
-                 ([index] keep_states released it)"
-            );
-            return Ok(None);
-        }
-        Some(_) => {}
+    if state.account_status.is_none() {
+        tracing::warn!(
+            account = %raw_upper(account),
+            state_hash = %b64(hash),
+            mc_seqno,
+            "an account_state_change is not sent: the state is not held \
+             ([index] keep_states released it)"
+        );
+        return Ok(None);
     }
     let mut j = serde_json::to_value(&state).map_err(internal)?;
     j["extra_currencies"] = Json::Null;
