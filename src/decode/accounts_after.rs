@@ -96,11 +96,7 @@ pub fn after(sa: &ShardAccount) -> Option<AccountAfter> {
     let level0 = |c: &Cell| *c.hash(0).as_array();
     let mut after = AccountAfter {
         state_hash,
-        status: AccountStatus::Nonexist,
-        balance: 0,
-        code_hash: None,
-        data_hash: None,
-        frozen_hash: None,
+        ..deleted()
     };
     let Some(a) = account else {
         return Some(after);

@@ -253,14 +253,7 @@ impl<'a> Loader<'a> {
             return Ok((cell.clone(), false));
         }
         let hash = *cell.repr_hash();
-        let row = Row {
-            descriptor: cell.descriptor(),
-            bit_len: cell.bit_len(),
-            hashes: Box::new([]),
-            data: cell.data().into(),
-            refs: Vec::new(),
-        };
-        let rebuilt = self.build(&hash, &row, children)?;
+        let rebuilt = self.rebuild(&hash, cell, children)?;
         self.loaded.insert(hash, rebuilt.clone());
         Ok((rebuilt, true))
     }
@@ -280,6 +273,16 @@ impl<'a> Loader<'a> {
             .filter_map(|i| cell.reference_cloned(i))
             .map(|c| self.unprune(&c))
             .collect::<Result<Vec<_>, _>>()?;
+        self.rebuild(&level0, cell, children)
+    }
+
+    /// `cell`'s own bits over new `children`, which must hash to `hash`.
+    fn rebuild(
+        &self,
+        hash: &HashBytes,
+        cell: &Cell,
+        children: Vec<Cell>,
+    ) -> Result<Cell, CellError> {
         let row = Row {
             descriptor: cell.descriptor(),
             bit_len: cell.bit_len(),
@@ -287,7 +290,7 @@ impl<'a> Loader<'a> {
             data: cell.data().into(),
             refs: Vec::new(),
         };
-        self.build(&level0, &row, children)
+        self.build(hash, &row, children)
     }
 
     fn build(&self, hash: &HashBytes, row: &Row, children: Vec<Cell>) -> Result<Cell, CellError> {

@@ -12,19 +12,9 @@ from ton_core import NetworkGlobalID
 from tonutils.clients import ToncenterClient
 from tonutils.contracts import WalletV4R2
 
-
-def must(cond, what):
-    if not cond:
-        raise AssertionError(f"expectation failed: {what}")
+from streaming_common import must, wait_seqno
 
 
-async def wait_seqno(wallet, want):
-    for _ in range(50):
-        await wallet.refresh()
-        if wallet.is_active and await wallet.seqno() >= want:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"seqno never reached {want}")
 
 
 async def main(base):

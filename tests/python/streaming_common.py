@@ -31,6 +31,16 @@ def genesis(base):
         return json.load(r)
 
 
+async def wait_seqno(wallet, want, seconds=5):
+    """Waits until a tonutils wallet is active at seqno `want` or later."""
+    for _ in range(seconds * 10):
+        await wallet.refresh()
+        if wallet.is_active and await wallet.seqno() >= want:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"seqno never reached {want}")
+
+
 async def collect(client, out, stop, **kwargs):
     async for n in client.subscribe(stop=stop, **kwargs):
         out.append(n)

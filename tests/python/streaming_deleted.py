@@ -11,21 +11,12 @@ import asyncio
 import json
 import sys
 
-from streaming_common import Listening, fund, genesis, get_json, must, wait_for
+from streaming_common import Listening, fund, genesis, get_json, must, wait_for, wait_seqno
 from ton_core import NetworkGlobalID
 from toncenter.streaming import ToncenterSSE
 from toncenter.types import Network
 from tonutils.clients import ToncenterClient
 from tonutils.contracts import TONTransferBuilder, WalletV4R2
-
-
-async def wait_seqno(wallet, want):
-    for _ in range(100):
-        await wallet.refresh()
-        if wallet.is_active and await wallet.seqno() >= want:
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"seqno never reached {want}")
 
 
 async def main(base):
@@ -38,10 +29,10 @@ async def main(base):
         sse = Listening(ToncenterSSE("", Network.MAINNET, base_url=base))
         got = await sse.start(addresses=[me], types=["account_state_change"], min_finality="confirmed")
         await wallet.transfer(to, 100_000_000, body="deploy")
-        await wait_seqno(wallet, 1)
+        await wait_seqno(wallet, 1, seconds=20)
         gone = await wallet.build_external_message([TONTransferBuilder(destination=to, amount=0, send_mode=128 + 32)])
         await client.send_message(gone.as_hex)
-        await wait_for(lambda: len(got) >= 4, "two states at two levels", seconds=30)
+        await wait_for(lambda: len(got) >= 4, "two states at two levels", seconds=60)
         await asyncio.sleep(2)
         await sse.close()
     seen = [(n.finality, n.state.account_status) for n in got]
