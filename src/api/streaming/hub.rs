@@ -20,6 +20,7 @@ use super::subscription::Subscription;
 use crate::api::pending::PendingTrace;
 use crate::api::v3::V3Error;
 use crate::api::Api;
+use crate::chain::link::ConfirmedRound;
 use crate::index::feed::Committed;
 
 /// Blocks (or emulated traces) whose notifications a client may have
@@ -576,109 +577,82 @@ fn hand_out(hub: &Hub, built: Option<Result<notify::Outbox, V3Error>>, mc: u32) 
     }
 }
 
-/// Follows the traces emulated for accepted messages: the `pending` level.
-pub fn spawn_pending(api: Weak<Api>, mut added: broadcast::Receiver<Arc<PendingTrace>>) {
+/// Receives `feed` until it closes or the API is gone, handing each item
+/// to `each` with the API, its hub and the next masterchain block. Items
+/// the streams fell behind on (logged as `what`) were missed by every
+/// client, which is cut off with its resume point.
+fn follow<T, Fut>(
+    api: Weak<Api>,
+    mut feed: broadcast::Receiver<T>,
+    what: &'static str,
+    each: impl Fn(Arc<Api>, Arc<Hub>, u32, T) -> Fut + Send + 'static,
+) where
+    T: Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
-            let received = added.recv().await;
+            let received = feed.recv().await;
             let Some(api) = api.upgrade() else { break };
             let hub = Arc::clone(api.streams());
             let next_mc = hub.next_block();
-            let trace = match received {
-                Ok(t) => t,
+            match received {
+                Ok(item) => each(api, hub, next_mc, item).await,
                 Err(RecvError::Lagged(n)) => {
-                    tracing::warn!(
-                        missed_traces = n,
-                        "the streams fell behind the pending traces"
-                    );
+                    tracing::warn!(missed = n, "the streams fell behind {what}");
                     hub.cut_all(next_mc);
-                    continue;
                 }
                 Err(RecvError::Closed) => break,
-            };
-            let clients = hub.snapshot();
-            if clients.is_empty() {
-                continue;
-            }
-            let key = notify::trace_key(&trace.trace);
-            let built = api
-                .read_background(move |ctx| notify::pending_notifications(ctx, &trace, &clients))
-                .await;
-            match built {
-                Some(Ok(outbox)) => hub.deliver_pending(outbox, next_mc, key),
-                other => hand_out(&hub, other, next_mc),
             }
         }
     });
 }
 
+/// Follows the traces emulated for accepted messages: the `pending` level.
+pub fn spawn_pending(api: Weak<Api>, added: broadcast::Receiver<Arc<PendingTrace>>) {
+    let each = |api: Arc<Api>, hub: Arc<Hub>, next_mc, trace: Arc<PendingTrace>| async move {
+        let clients = hub.snapshot();
+        if clients.is_empty() {
+            return;
+        }
+        let key = notify::trace_key(&trace.trace);
+        let built = api
+            .read_background(move |ctx| notify::pending_notifications(ctx, &trace, &clients))
+            .await;
+        match built {
+            Some(Ok(outbox)) => hub.deliver_pending(outbox, next_mc, key),
+            other => hand_out(&hub, other, next_mc),
+        }
+    };
+    follow(api, added, "the pending traces", each);
+}
+
 /// Follows the shard blocks a chain announces before their commit: the
 /// accounts they change, at `confirmed` (their traces reach the streams
-/// through the pending store). Rounds the streams fell behind on are
-/// missed by every client, which is cut off with its resume point.
-pub fn spawn_confirmed_states(
-    api: Weak<Api>,
-    mut confirmed: broadcast::Receiver<crate::chain::link::ConfirmedRound>,
-) {
-    tokio::spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            let received = confirmed.recv().await;
-            let Some(api) = api.upgrade() else { break };
-            let hub = Arc::clone(api.streams());
-            let next_mc = hub.next_block();
-            let round = match received {
-                Ok(r) => r,
-                Err(RecvError::Lagged(n)) => {
-                    tracing::warn!(
-                        missed_rounds = n,
-                        "the streams fell behind the confirmed shard blocks"
-                    );
-                    hub.cut_all(next_mc);
-                    continue;
-                }
-                Err(RecvError::Closed) => break,
-            };
-            if round.states.is_empty() {
-                continue;
-            }
-            let clients = hub.snapshot();
-            if clients.is_empty() {
-                continue;
-            }
-            let built = api
-                .read_background(move |ctx| notify::confirmed_states(ctx, &round, &clients))
-                .await;
-            hand_out(&hub, built, next_mc);
+/// through the pending store).
+pub fn spawn_confirmed_states(api: Weak<Api>, confirmed: broadcast::Receiver<ConfirmedRound>) {
+    let each = |api: Arc<Api>, hub: Arc<Hub>, next_mc, round: ConfirmedRound| async move {
+        let clients = hub.snapshot();
+        if round.states.is_empty() || clients.is_empty() {
+            return;
         }
-    });
+        let built = api
+            .read_background(move |ctx| notify::confirmed_states(ctx, &round, &clients))
+            .await;
+        hand_out(&hub, built, next_mc);
+    };
+    follow(api, confirmed, "the confirmed shard blocks", each);
 }
 
 /// Follows the emulated traces that did not come true: each client that
 /// heard one at `pending` hears `trace_invalidated` (never after
 /// `finalized`: a trace whose real one was committed is not invalidated).
-pub fn spawn_invalidated(api: Weak<Api>, mut gone: broadcast::Receiver<Arc<PendingTrace>>) {
-    tokio::spawn(async move {
-        use tokio::sync::broadcast::error::RecvError;
-        loop {
-            let received = gone.recv().await;
-            let Some(api) = api.upgrade() else { break };
-            let hub = Arc::clone(api.streams());
-            let next_mc = hub.next_block();
-            match received {
-                Ok(trace) => hub.invalidate(&notify::trace_key(&trace.trace), next_mc),
-                Err(RecvError::Lagged(n)) => {
-                    tracing::warn!(
-                        missed_invalidations = n,
-                        "the streams fell behind the invalidated traces"
-                    );
-                    hub.cut_all(next_mc);
-                }
-                Err(RecvError::Closed) => break,
-            }
-        }
-    });
+pub fn spawn_invalidated(api: Weak<Api>, gone: broadcast::Receiver<Arc<PendingTrace>>) {
+    let each = |_: Arc<Api>, hub: Arc<Hub>, next_mc, trace: Arc<PendingTrace>| async move {
+        hub.invalidate(&notify::trace_key(&trace.trace), next_mc);
+    };
+    follow(api, gone, "the invalidated traces", each);
 }
 
 /// The `gen_utime` of masterchain block `seqno`.
