@@ -35,6 +35,18 @@ fn offchain_content_and_mintless_claims_are_fetched() {
     assert_eq!(out["ok"], true, "{out}");
 }
 
+/// tests/clients/devnet_jettons.mjs on `dev` (`extra`: its further
+/// arguments), which must pass; its summary.
+fn jetton_steps(dev: &Dev, extra: &[&str]) -> Value {
+    let fixtures = common::fixtures();
+    let url = dev.url();
+    let mut args = vec![url.as_str(), fixtures.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = node("devnet_jettons.mjs", &args);
+    assert_eq!(out["ok"], true, "{out}");
+    out
+}
+
 /// Jettons on the devnet, driven by @ton/ton (tests/clients/devnet_jettons.mjs):
 /// a TEP-74 minter deployed, minting to two wallets, a transfer and a burn
 /// show in `/jetton/masters` and `/jetton/wallets` exactly as the steps
@@ -46,12 +58,7 @@ fn jettons_follow_every_step_and_fakes_are_left_out() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let dir = tempfile::tempdir().unwrap();
     let dev = Dev::start(&dir.path().join("db"), &[]);
-    let fixtures = common::fixtures();
-    let out = node(
-        "devnet_jettons.mjs",
-        &[&dev.url(), fixtures.to_str().unwrap()],
-    );
-    assert_eq!(out["ok"], true, "{out}");
+    let out = jetton_steps(&dev, &[]);
     // The fake wallet, left out, is counted as such (its master does not
     // derive it), so that an operator can tell "not a token" from "broken".
     // (`http` keeps a body from its first brace: the label, unique to
@@ -134,12 +141,7 @@ fn jettons_change_comes_at_confirmed_before_finalized() {
         &dir.path().join("db"),
         &["--block-interval", "1500", "--confirm-gap", "700"],
     );
-    let fixtures = common::fixtures();
-    let out = node(
-        "devnet_jettons.mjs",
-        &[&dev.url(), fixtures.to_str().unwrap(), "confirmed"],
-    );
-    assert_eq!(out["ok"], true, "{out}");
+    jetton_steps(&dev, &["confirmed"]);
     dev.stop(false);
 }
 
@@ -169,12 +171,7 @@ fn pytoncenter_reads_what_the_devnet_made() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let dir = tempfile::tempdir().unwrap();
     let dev = Dev::start(&dir.path().join("db"), &[]);
-    let fixtures = common::fixtures();
-    let jettons = node(
-        "devnet_jettons.mjs",
-        &[&dev.url(), fixtures.to_str().unwrap()],
-    );
-    assert_eq!(jettons["ok"], true, "{jettons}");
+    let jettons = jetton_steps(&dev, &[]);
     let nfts = node("devnet_nfts.mjs", &[&dev.url()]);
     assert_eq!(nfts["ok"], true, "{nfts}");
     let made = serde_json::json!({
