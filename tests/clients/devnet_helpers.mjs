@@ -2,9 +2,11 @@
 // dev`, JSON reads that throw on an error status, expectations, polling,
 // and v4 wallets funded by the devnet's faucet that send and wait for
 // their seqno to move.
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
 import { TonClient, WalletContractV4, toNano } from "@ton/ton";
-import { Address, Cell, SendMode, beginCell, contractAddress } from "@ton/core";
+import { Address, Cell, Dictionary, SendMode, beginCell, contractAddress } from "@ton/core";
 import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
 export const must = (cond, what) => {
@@ -67,6 +69,32 @@ export const devnet = (base) => {
       )
     ).actions.find((a) => a.type === type && ok(a));
   return { client, getJson, waitFor, newWallet, send, actionOf };
+};
+
+/** token-contract's TEP-74 minter (its code in the test data directory
+ * `fixtures`) administered by `admin`, with on-chain TEP-64 `fields`
+ * (attribute sha256 → ^(0x00 + snake text)): its codes, state init and
+ * address, and the address of an owner's Jetton wallet (its state init
+ * with a zero balance). */
+export const jettonMinter = (fixtures, admin, fields) => {
+  const boc = (name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
+  const minterCode = boc("jetton-minter.code.boc");
+  const walletCode = boc("jetton-wallet.code.boc");
+  const dict = Dictionary.empty(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
+  for (const [k, v] of Object.entries(fields)) {
+    dict.set(createHash("sha256").update(k).digest(), beginCell().storeUint(0, 8).storeStringTail(v).endCell());
+  }
+  const content = beginCell().storeUint(0, 8).storeDict(dict).endCell();
+  // total_supply admin content wallet_code.
+  const data = beginCell().storeCoins(0).storeAddress(admin).storeRef(content).storeRef(walletCode).endCell();
+  const init = { code: minterCode, data };
+  const address = contractAddress(0, init);
+  const walletOf = (owner) =>
+    contractAddress(0, {
+      code: walletCode,
+      data: beginCell().storeCoins(0).storeAddress(owner).storeAddress(address).storeRef(walletCode).endCell(),
+    });
+  return { minterCode, walletCode, init, address, walletOf };
 };
 
 /** token-contract's `mint#15 query_id to ton_amount master_msg:^Cell`, the

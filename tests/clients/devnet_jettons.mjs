@@ -9,20 +9,15 @@
 // of their Jetton wallets once (jettons_change). Expected addresses come from @ton/core (contractAddress of the
 // wallet's state init), expected amounts from the steps themselves.
 // Prints one JSON summary; any failed expectation throws.
-import { readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { internal, toNano } from "@ton/ton";
-import { beginCell, Cell, Dictionary, SendMode, contractAddress, external, storeMessage } from "@ton/core";
-import { devnet, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
+import { beginCell, Cell, SendMode, contractAddress, external, storeMessage } from "@ton/core";
+import { devnet, jettonMinter, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
 
 const [base, fixtures, level] = process.argv.slice(2);
 // argv[4] = "confirmed": the devnet runs with --block-interval and
 // --confirm-gap, and a second subscriber asks from `confirmed` on.
 const atConfirmed = level === "confirmed";
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
-const boc = (name) => Cell.fromBoc(readFileSync(`${fixtures}/contracts/ton-benchmark/${name}`))[0];
-const minterCode = boc("jetton-minter.code.boc");
-const walletCode = boc("jetton-wallet.code.boc");
 
 const alice = await newWallet();
 const bob = await newWallet();
@@ -68,30 +63,11 @@ const early = atConfirmed ? await listen(undefined, "confirmed") : undefined;
 // the next one tells every change.
 const before = (await getJson("/api/v3/masterchainInfo")).last.seqno;
 
-// On-chain TEP-64 content: attribute sha256 → ^(0x00 + snake text).
-const content = (() => {
-  const dict = Dictionary.empty(Dictionary.Keys.Buffer(32), Dictionary.Values.Cell());
-  for (const [k, v] of Object.entries({ name: "Devnet Dollar", symbol: "DVD", decimals: "6" })) {
-    const key = createHash("sha256").update(k).digest();
-    dict.set(key, beginCell().storeUint(0, 8).storeStringTail(v).endCell());
-  }
-  return beginCell().storeUint(0, 8).storeDict(dict).endCell();
-})();
-// token-contract's minter: total_supply admin content wallet_code.
-const minterData = beginCell()
-  .storeCoins(0)
-  .storeAddress(alice.address)
-  .storeRef(content)
-  .storeRef(walletCode)
-  .endCell();
-const minterInit = { code: minterCode, data: minterData };
-const minter = contractAddress(0, minterInit);
-// A wallet's address: its state init with a zero balance (token-contract's layout).
-const walletOf = (owner) =>
-  contractAddress(0, {
-    code: walletCode,
-    data: beginCell().storeCoins(0).storeAddress(owner).storeAddress(minter).storeRef(walletCode).endCell(),
-  });
+const { minterCode, walletCode, init: minterInit, address: minter, walletOf } = jettonMinter(fixtures, alice.address, {
+  name: "Devnet Dollar",
+  symbol: "DVD",
+  decimals: "6",
+});
 const aliceJw = walletOf(alice.address);
 const bobJw = walletOf(bob.address);
 

@@ -1,6 +1,6 @@
 //! Streaming API v2 on the devnet: PyPI `toncenter`'s own SSE and
-//! WebSocket clients hear of each transfer, and refused subscriptions
-//! get toncenter's words in its error shape.
+//! WebSocket clients and @ton/walletkit's provider hear of each transfer,
+//! and refused subscriptions get toncenter's words in its error shape.
 
 use super::*;
 use serde_json::json;
@@ -48,6 +48,32 @@ fn a_subscriber_hears_a_transfer_at_all_three_levels() {
     );
     let v = python("streaming_pending.py", &[dev.url(), "confirmed".into()]);
     assert_eq!(v["ok"], true, "{v}");
+}
+
+/// `tests/clients/devnet_walletkit.mjs`: @ton/walletkit's own streaming
+/// provider (its source at a pinned commit, bundled unchanged in
+/// tests/clients/vendor/) watches a wallet on `tonindex dev
+/// --block-interval --confirm-gap` as a wallet app does — one WebSocket,
+/// its `subscribe`, pings and `unsubscribe`. A payment reaches the app at
+/// `pending`, `confirmed` and `finalized` as the transaction v3 then holds;
+/// balances and a Jetton mint (with decimals from the metadata) at
+/// `confirmed` and `finalized`; of two transfers signed with one seqno the
+/// refused one is "invalidated"; walletkit warns of nothing it dropped.
+#[test]
+fn walletkit_hears_a_wallet_as_v3_then_holds_it() {
+    common::npm_install(&clients_dir(), &["@ton/ton", "ws", "lru-cache"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--block-interval", "1500", "--confirm-gap", "700"],
+    );
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_walletkit.mjs",
+        &[dev.url().as_str(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
 }
 
 /// `tests/python/streaming_deleted.py`, on `tonindex dev --block-interval
