@@ -13,7 +13,7 @@ use tycho_types::cell::{Cell, CellBuilder, CellSlice, HashBytes};
 use tycho_types::models::{IntAddr, MsgInfo, OwnedMessage, StdAddr};
 
 use crate::api::Ctx;
-use crate::chain::link::Refused;
+use crate::chain::link::{Emulated, Refused};
 use crate::decode::message::normalized_hash;
 use crate::tvm::stack;
 
@@ -57,7 +57,7 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
             e.message
         );
     }
-    if let (Some(pending), Some(Ok(cells))) = (ctx.pending, emulated) {
+    if let (Some(pending), Some(Ok(emulated))) = (ctx.pending, emulated) {
         let version = crate::query::blocks::mc_block_range(&ctx.reader)
             .ok()
             .flatten()
@@ -65,7 +65,7 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
         // Contract roles from the token tables: an emulated Jetton or NFT
         // flow reads as one, as it will once its blocks are indexed.
         let interfaces = crate::query::tokens::StoredInterfaces(&ctx.reader);
-        if let Err(e) = pending.add_emulated(&cells, msg.hash_norm.0, version, &interfaces) {
+        if let Err(e) = pending.add_emulated(&emulated, msg.hash_norm.0, version, &interfaces) {
             tracing::warn!("an emulated trace could not be kept: {e}");
         }
     }
@@ -79,9 +79,12 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
 /// time now: what a follower shows as pending. An account whose state
 /// cannot be had ends the emulation (no pending trace is better than a
 /// made-up one).
-fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Vec<Cell>, Refused> {
+fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Emulated, Refused> {
     let known = emulate_known(ctx, &msg.cell, false, HashBytes::ZERO, None)?;
-    Ok(known.trace.txs)
+    Ok(Emulated {
+        bases: known.bases(ctx)?,
+        txs: known.trace.txs,
+    })
 }
 
 /// A trace emulated on a state this node knows.
@@ -92,6 +95,23 @@ pub struct KnownEmulation {
     pub mc_seqno: u32,
     /// The global version in force there (how records read).
     pub version: u32,
+}
+
+impl KnownEmulation {
+    /// The blocks whose states it started from: the masterchain block it
+    /// ran on and the shard blocks that block names.
+    pub fn bases(&self, ctx: &Ctx<'_>) -> Result<Vec<tonindex_model::BlockId>, Refused> {
+        let shards = crate::query::blocks::shard_state(&ctx.reader, self.mc_seqno)
+            .map_err(|e| Refused::new(500, e.to_string()))?;
+        let master = tonindex_model::BlockId {
+            workchain: -1,
+            shard: 0x8000_0000_0000_0000,
+            seqno: self.mc_seqno,
+        };
+        Ok(std::iter::once(master)
+            .chain(shards.iter().map(|s| s.block.id))
+            .collect())
+    }
 }
 
 /// [`emulate_on_known_state`]'s emulation, with the account states it

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use tonindex_model::{ActionRecord, Address, BlockId, Hash, TraceRecord};
 use tycho_types::cell::Cell;
 
+use crate::chain::link::Emulated;
 use crate::decode::message::MessageContents;
 use crate::decode::transaction::decode_transaction;
 use crate::index::feed::Committed;
@@ -138,14 +139,12 @@ impl PendingTraces {
     /// `version` is the global version the chain runs (how message headers read).
     pub fn add_emulated(
         &self,
-        cells: &[Cell],
+        emulated: &Emulated,
         hash_norm: Hash,
         version: u32,
         interfaces: &dyn classify::Interfaces,
     ) -> Result<(), String> {
-        let txs: Vec<(&Cell, Option<BlockId>)> = cells.iter().map(|c| (c, None)).collect();
-        let trace = build(&txs, hash_norm, version, interfaces, Level::Emulated)?;
-        self.keep(trace)
+        self.keep(build_emulated(emulated, hash_norm, version, interfaces)?)
     }
 
     /// Builds a confirmed trace (its transactions in shard blocks no
@@ -161,6 +160,7 @@ impl PendingTraces {
             confirmed.txs.iter().map(|(c, b)| (c, Some(*b))).collect();
         let trace = build(
             &txs,
+            &[],
             confirmed.external_hash_norm,
             version,
             interfaces,
@@ -257,20 +257,31 @@ pub fn spawn_confirmed(
 }
 
 /// An emulated trace (its transaction cells, the external message's
-/// first) as the pending store would keep it, for Emulate API v1.
+/// first) as the pending store keeps it, and Emulate API v1 shows it.
 pub fn build_emulated(
-    cells: &[Cell],
+    emulated: &Emulated,
     hash_norm: Hash,
     version: u32,
     interfaces: &dyn classify::Interfaces,
 ) -> Result<PendingTrace, String> {
-    let txs: Vec<(&Cell, Option<BlockId>)> = cells.iter().map(|c| (c, None)).collect();
-    build(&txs, hash_norm, version, interfaces, Level::Emulated)
+    let txs: Vec<(&Cell, Option<BlockId>)> = emulated.txs.iter().map(|c| (c, None)).collect();
+    build(
+        &txs,
+        &emulated.bases,
+        hash_norm,
+        version,
+        interfaces,
+        Level::Emulated,
+    )
 }
 
-/// Transactions (emulated, or from shard blocks) → records, trace and actions.
+/// Transactions (emulated, or from shard blocks) → records, trace and
+/// actions. A transaction from a shard block is in that block; an
+/// emulated one names the block whose state its emulation started from
+/// (of `bases`), as toncenter's emulator does.
 fn build(
     cells: &[(&Cell, Option<BlockId>)],
+    bases: &[BlockId],
     hash_norm: Hash,
     version: u32,
     interfaces: &dyn classify::Interfaces,
@@ -286,12 +297,21 @@ fn build(
             .ok_or("an emulated transaction without a message")?;
         let (dst, _) = message_destination(in_msg).map_err(|e| e.to_string())?;
         let workchain = i32::from(dst.workchain);
-        // Emulated: in no block yet (the workchain's, seqno unknown: 0).
-        let block = in_block.unwrap_or(BlockId {
-            workchain,
-            shard: 0x8000_0000_0000_0000,
-            seqno: 0,
-        });
+        let block = match in_block {
+            Some(block) => block,
+            None => {
+                let account = Address {
+                    workchain,
+                    id: dst.address.0,
+                };
+                Emulated::base_of(bases, &account).ok_or_else(|| {
+                    format!(
+                        "no block the emulation started from holds {workchain}:{}",
+                        hex::encode(account.id)
+                    )
+                })?
+            }
+        };
         let d =
             decode_transaction(cell, workchain, block, None, version).map_err(|e| e.to_string())?;
         let mut t = trace_tx(&d.record, d.in_msg.as_ref(), &d.out_msgs, None);
@@ -317,6 +337,7 @@ fn build(
             out_msgs: out_full,
             boc: d.boc.clone(),
             trace_id: None,
+            trace_external_hash: None,
         });
         trace_txs.push(t);
     }
@@ -342,6 +363,7 @@ fn build(
     trace.classification = tonindex_model::ClassificationState::Ok;
     for t in &mut txs {
         t.trace_id = Some(trace.trace_id);
+        t.trace_external_hash = trace.external_hash;
     }
     let accounts = txs.iter().map(|t| t.tx.account).collect();
     Ok(PendingTrace {

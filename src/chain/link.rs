@@ -121,6 +121,30 @@ impl Confirmed {
 /// A round's confirmed traces and account states, as a chain announces them.
 pub type ConfirmedRound = std::sync::Arc<Confirmed>;
 
+/// An emulated trace: its transaction cells in execution order, and the
+/// blocks whose states the emulation started from (one per shard it ran
+/// on, or more), by which an emulated transaction names its block as
+/// toncenter's emulator does.
+#[derive(Debug, Clone, Default)]
+pub struct Emulated {
+    pub txs: Vec<Cell>,
+    pub bases: Vec<tonindex_model::BlockId>,
+}
+
+impl Emulated {
+    /// The block whose state `account`'s emulation started from: the base
+    /// of its workchain whose shard holds it.
+    pub fn base_of(
+        bases: &[tonindex_model::BlockId],
+        account: &tonindex_model::Address,
+    ) -> Option<tonindex_model::BlockId> {
+        bases
+            .iter()
+            .find(|b| b.workchain == account.workchain && account.in_shard(b.shard))
+            .copied()
+    }
+}
+
 /// A chain the API may hand messages to.
 pub trait ChainLink: Send + Sync {
     /// Checks `msg` (an external-in message the API has parsed) against
@@ -129,10 +153,10 @@ pub trait ChainLink: Send + Sync {
     /// is refused, never queued.
     fn send(&self, msg: Cell) -> Result<(), Refused>;
     /// The transactions `msg` (an external-in message) would cause on the
-    /// current state, as emulated transaction cells in execution order;
-    /// `None` where this chain does not emulate (its messages land at once,
-    /// or it cannot).
-    fn emulate_trace(&self, _msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
+    /// current state, as emulated transaction cells in execution order,
+    /// with the blocks whose states they started from; `None` where this
+    /// chain does not emulate (its messages land at once, or it cannot).
+    fn emulate_trace(&self, _msg: Cell) -> Option<Result<Emulated, Refused>> {
         None
     }
     /// Whether the API emulates a sent message itself, on the newest state

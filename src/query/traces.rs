@@ -37,7 +37,42 @@ pub fn trace_ids_of_txs(r: &Reader<'_>, ids: &[u64]) -> Result<Vec<Option<Hash>>
         .into_iter()
         .map(|place| place.and_then(|p| p.trace_tag))
         .collect();
-    trace_ids(r, ids, &tags, None)
+    Ok(trace_ids(r, ids, &tags, None)?
+        .into_iter()
+        .map(|t| t.map(|t| t.id()))
+        .collect())
+}
+
+/// A transaction's trace as a page shows it: its id and where the hash
+/// of the external message that started it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxTrace {
+    /// The transaction is its trace's root: the trace's id is its own
+    /// hash, and the message that started the trace its own in-message, as
+    /// trace assembly records it (nothing was read to find either).
+    Root(Hash),
+    /// The trace's record was read (or is at hand).
+    Known {
+        id: Hash,
+        external_hash: Option<Hash>,
+    },
+}
+
+impl TxTrace {
+    /// The trace's id.
+    pub fn id(&self) -> Hash {
+        match self {
+            TxTrace::Root(id) | TxTrace::Known { id, .. } => *id,
+        }
+    }
+
+    /// The trace as its record says it.
+    pub fn of(t: &TraceRecord) -> Self {
+        TxTrace::Known {
+            id: t.trace_id,
+            external_hash: t.external_hash,
+        }
+    }
 }
 
 /// [`trace_ids_of_txs`] for transactions loaded with their places: `tags`
@@ -53,7 +88,7 @@ pub fn trace_ids_of_loaded_txs(
     ids: &[u64],
     tags: &[Option<HashTag>],
     hashes: &[Hash],
-) -> Result<Vec<Option<Hash>>, Error> {
+) -> Result<Vec<Option<TxTrace>>, Error> {
     trace_ids(r, ids, tags, Some(hashes))
 }
 
@@ -62,7 +97,7 @@ fn trace_ids(
     ids: &[u64],
     tags: &[Option<HashTag>],
     hashes: Option<&[Hash]>,
-) -> Result<Vec<Option<Hash>>, Error> {
+) -> Result<Vec<Option<TxTrace>>, Error> {
     let mut out = vec![None; ids.len()];
     // The transactions whose trace is read, and that trace's tag: all the
     // page's traces under one iterator.
@@ -70,7 +105,7 @@ fn trace_ids(
     for (i, tag) in tags.iter().enumerate() {
         let Some(tag) = tag else { continue };
         match hashes.and_then(|h| h.get(i)) {
-            Some(own) if hash_tag(own) == *tag => out[i] = Some(*own),
+            Some(own) if hash_tag(own) == *tag => out[i] = Some(TxTrace::Root(*own)),
             _ => asked.push((i, *tag)),
         }
     }
@@ -80,7 +115,7 @@ fn trace_ids(
         let tx_id = ids[i];
         let holds = |_: &Reader<'_>, t: &TraceRecord| Ok(t.tx_ids.binary_search(&tx_id).is_ok());
         let records = rows.into_iter().map(|(_, t)| t).collect();
-        out[i] = one_trace(r, &tag, records, holds)?;
+        out[i] = one_trace(r, &tag, records, holds)?.map(|t| TxTrace::of(&t));
     }
     Ok(out)
 }
@@ -97,7 +132,7 @@ fn trace_by_tag(
     for x in r.prefix::<Traces>(tag, false) {
         found.push(x?.1);
     }
-    one_trace(r, tag, found, owns)
+    Ok(one_trace(r, tag, found, owns)?.map(|t| t.trace_id))
 }
 
 /// Of the stored traces whose ids start with `tag` ([`trace_by_tag`]),
@@ -107,11 +142,11 @@ fn one_trace(
     tag: &HashTag,
     mut found: Vec<TraceRecord>,
     owns: impl Fn(&Reader<'_>, &TraceRecord) -> Result<bool, Error>,
-) -> Result<Option<Hash>, Error> {
+) -> Result<Option<TraceRecord>, Error> {
     if found.len() > 1 {
         for t in found {
             if owns(r, &t)? {
-                return Ok(Some(t.trace_id));
+                return Ok(Some(t));
             }
         }
         return Ok(None);
@@ -119,7 +154,7 @@ fn one_trace(
     if found.is_empty() {
         tracing::warn!(tag = %hex::encode(tag), "an index row names no stored trace");
     }
-    Ok(found.pop().map(|t| t.trace_id))
+    Ok(found.pop())
 }
 
 /// The trace's transaction ids, ascending (none for a trace the index
@@ -700,10 +735,13 @@ mod tests {
             .into_iter()
             .map(|p| p.and_then(|p| p.trace_tag))
             .collect();
-        assert_eq!(
-            trace_ids_of_loaded_txs(&r, &ids, &tags, &hashes).unwrap(),
-            of_txs
-        );
+        let loaded = trace_ids_of_loaded_txs(&r, &ids, &tags, &hashes).unwrap();
+        let loaded_ids: Vec<Option<Hash>> = loaded.iter().map(|t| t.map(|t| t.id())).collect();
+        assert_eq!(loaded_ids, of_txs);
+        // Roots are not read; the others come with their record's external
+        // message.
+        assert_eq!(loaded[0], Some(TxTrace::Root(traces[0].trace_id)));
+        assert_eq!(loaded[1], Some(TxTrace::of(&traces[1])));
         assert_eq!(
             trace_of_action(&r, &[8; 32]).unwrap(),
             Some(traces[1].trace_id)

@@ -12,6 +12,7 @@ use tonindex_storage::tables::{
 use tonindex_storage::{prefix_successor, Error, Key, Reader, TxBoc, TxPlace};
 
 use super::messages::{Message, CORRUPT_TX_BOC, MISSING_TX};
+use super::traces::TxTrace;
 use crate::decode::message::decode_message_with_contents;
 use crate::decode::transaction::stored_transaction;
 
@@ -24,6 +25,9 @@ pub struct FullTx {
     pub boc: Vec<u8>,
     /// The trace it belongs to, once assembled.
     pub trace_id: Option<Hash>,
+    /// That trace's `external_hash` (the message that started it, as
+    /// trace assembly records it).
+    pub trace_external_hash: Option<Hash>,
 }
 
 /// A stored transaction as readers use it: its id, its record (rebuilt
@@ -140,7 +144,11 @@ pub fn with_messages(
 /// Loads the transactions of one trace by id (see [`full_txs`]) in v3's
 /// order (lt, then account): their trace is known, so it is not looked up
 /// transaction by transaction.
-pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec<FullTx>, Error> {
+pub fn full_txs_of_trace(
+    r: &Reader<'_>,
+    ids: &[u64],
+    trace: TxTrace,
+) -> Result<Vec<FullTx>, Error> {
     Ok(full_txs_of_traces(r, &[(ids, trace)])?
         .pop()
         .unwrap_or_default())
@@ -150,7 +158,7 @@ pub fn full_txs_of_trace(r: &Reader<'_>, ids: &[u64], trace: Hash) -> Result<Vec
 /// id), in order: every transaction of a page of traces read in one batch.
 pub fn full_txs_of_traces(
     r: &Reader<'_>,
-    traces: &[(&[u64], Hash)],
+    traces: &[(&[u64], TxTrace)],
 ) -> Result<Vec<Vec<FullTx>>, Error> {
     let ids: Vec<u64> = traces
         .iter()
@@ -178,7 +186,7 @@ pub fn full_txs_of_traces(
 /// `messages` row (those were a few hundred random block reads a
 /// 100-transaction page). Only the v2-envelope metadata is not in the
 /// cell, and no page shows it.
-fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error> {
+fn resolve((loaded, trace): (LoadedTx, Option<TxTrace>)) -> Result<FullTx, Error> {
     let LoadedTx {
         record: tx,
         boc,
@@ -197,12 +205,18 @@ fn resolve((loaded, trace_id): (LoadedTx, Option<Hash>)) -> Result<FullTx, Error
     };
     let mut out_msgs = messages.collect::<Result<Vec<_>, Error>>()?;
     out_msgs.sort_by_key(|m| m.record.created_lt);
+    let trace_external_hash = match trace {
+        Some(TxTrace::Known { external_hash, .. }) => external_hash,
+        Some(TxTrace::Root(_)) => in_msg.as_ref().map(|m| m.record.hash),
+        None => None,
+    };
     Ok(FullTx {
         tx,
         in_msg,
         out_msgs,
         boc,
-        trace_id,
+        trace_id: trace.map(|t| t.id()),
+        trace_external_hash,
     })
 }
 

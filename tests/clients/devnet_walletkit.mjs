@@ -1,5 +1,5 @@
 // @ton/walletkit's Streaming API v2 client — its TonCenterStreamingProvider,
-// unchanged (vendor/walletkit-streaming.mjs) — against `tonindex dev
+// unchanged (vendor/walletkit.mjs) — against `tonindex dev
 // --block-interval 1500 --confirm-gap 700` (argv[2] = base URL, argv[3] =
 // the test data directory). A wallet app watches Alice's balance,
 // transactions and Jettons as walletkit does (one WebSocket, its
@@ -44,7 +44,7 @@ for (const level of ["warn", "error"]) {
   };
 }
 process.env.WALLETKIT_LOG_LEVEL = "warn";
-const { TonCenterStreamingProvider } = await import("./vendor/walletkit-streaming.mjs");
+const { TonCenterStreamingProvider } = await import("./vendor/walletkit.mjs");
 
 const hex = (b64) => `0x${Buffer.from(b64, "base64").toString("hex")}`;
 const until = async (ok, what, ms = 20000) => {

@@ -736,7 +736,8 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
 }
 
 /// The pending trace of the external message `hash` (a wallet's transfer,
-/// not in a block yet): emulated, `pending`, without a block, its
+/// not in a block yet): emulated, `pending`, naming the indexed block
+/// whose state its emulation started from (the account's shard), its
 /// `ton_transfer` of `value` found by account in `/pendingActions` and its
 /// wallet's transaction in `/pendingTransactions`. The transfer action and
 /// the wallet's address (query-encoded).
@@ -762,7 +763,32 @@ fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, Stri
         let tx = &t["transactions"][h.as_str().unwrap()];
         assert_eq!(tx["emulated"], true);
         assert_eq!(tx["finality"], "pending");
-        assert!(tx["block_ref"].is_null());
+        assert!(tx["mc_block_seqno"].is_null(), "{tx}");
+        // The base block is one the index holds, of the account's shard.
+        let b = &tx["block_ref"];
+        let shard = u64::from_str_radix(b["shard"].as_str().unwrap(), 16).unwrap();
+        let id = hex::decode(&tx["account"].as_str().unwrap()[2..]).unwrap();
+        let prefix = u64::from_be_bytes(id[..8].try_into().unwrap());
+        // The bits above the shard's tag bit are the account's (none for
+        // the whole workchain).
+        let bits = shard.trailing_zeros() + 1;
+        let high = |x: u64| x.checked_shr(bits).unwrap_or(0);
+        assert_eq!(high(prefix), high(shard), "{tx}");
+        let (status, blocks) = json(
+            port,
+            "GET",
+            &format!(
+                "/api/v3/blocks?workchain={}&shard={:016X}&seqno={}",
+                b["workchain"], shard, b["seqno"]
+            ),
+            "",
+        );
+        assert_eq!(status, 200, "{blocks}");
+        assert_eq!(
+            blocks["blocks"].as_array().unwrap().len(),
+            1,
+            "{tx} {blocks}"
+        );
     }
     let transfer = t["actions"]
         .as_array()

@@ -388,7 +388,9 @@ pub struct Transaction {
     pub total_fees: Dec<u128>,
     pub total_fees_extra_currencies: BTreeMap<String, String>,
     pub description: Option<Description>,
-    /// The block holding it; null for an emulated transaction (in no block yet).
+    /// The block holding it; for an emulated transaction (in no block yet),
+    /// the block whose state its emulation started from, as toncenter's
+    /// emulator shows it.
     pub block_ref: Option<BlockIdJson>,
     pub in_msg: Option<Message>,
     pub out_msgs: Vec<Message>,
@@ -399,6 +401,12 @@ pub struct Transaction {
     /// The trace the transaction belongs to (absent where none was assembled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_id: Option<B64>,
+    /// That trace's `external_hash` (the message that started it). toncenter
+    /// shows it on emulated transactions only; @ton/walletkit reads it from
+    /// every transaction (and fails without it), so it is shown wherever the
+    /// trace is known. Absent where none was assembled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_external_hash: Option<B64>,
 }
 
 impl From<&FullTx> for Transaction {
@@ -435,6 +443,7 @@ impl From<&FullTx> for Transaction {
             emulated: false,
             finality: "finalized",
             trace_id: t.trace_id.map(B64),
+            trace_external_hash: t.trace_external_hash.map(B64),
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::api::pending::Level;
 use crate::api::request::{request, Utime};
 use crate::api::Ctx;
 use crate::query;
-use crate::query::traces::TraceOrder;
+use crate::query::traces::{TraceOrder, TxTrace};
 use crate::trace::{trace_tx, tree};
 
 /// Traces with more transactions are listed without them (toncenter's
@@ -212,7 +212,7 @@ pub fn tree_and_transactions(
     ctx: &Ctx<'_>,
     t: &TraceRecord,
 ) -> Result<(serde_json::Value, BTreeMap<String, Transaction>), V3Error> {
-    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &t.tx_ids, t.trace_id)?;
+    let txs = query::transactions::full_txs_of_trace(&ctx.reader, &t.tx_ids, TxTrace::of(t))?;
     let mut accounts = Vec::new();
     let mut out = render(t, &txs, None, None, &mut accounts)?;
     AccountState::fill_all(
@@ -237,9 +237,11 @@ pub fn pending_tree_and_transactions(
 }
 
 /// A transaction as v3 shows it: stored (`None`), or not committed yet —
-/// an emulated one is in no block yet, a confirmed one in a shard block
-/// no masterchain block commits yet. A stored one's account states are
-/// the caller's to fill ([`AccountState::fill_all`] over the whole answer).
+/// an emulated one names the block whose state its emulation started
+/// from (it is in no block yet; toncenter's emulator shows it so), a
+/// confirmed one the shard block no masterchain block commits yet. A
+/// stored one's account states are the caller's to fill
+/// ([`AccountState::fill_all`] over the whole answer).
 pub fn transaction_json(
     f: &query::transactions::FullTx,
     level: Option<Level>,
@@ -249,9 +251,6 @@ pub fn transaction_json(
         j.emulated = level == Level::Emulated;
         j.finality = level.finality();
         j.mc_block_seqno = None;
-        if level == Level::Emulated {
-            j.block_ref = None;
-        }
     }
     Ok(j)
 }
@@ -410,7 +409,7 @@ fn respond(
     let whole: Vec<&TraceRecord> = traces.iter().filter(|t| shown_whole(t)).collect();
     let ids: Vec<(&[u64], _)> = whole
         .iter()
-        .map(|t| (t.tx_ids.as_slice(), t.trace_id))
+        .map(|t| (t.tx_ids.as_slice(), TxTrace::of(t)))
         .collect();
     let mut txs = query::transactions::full_txs_of_traces(&ctx.reader, &ids)?.into_iter();
     let mut acts = if include_actions {

@@ -142,6 +142,15 @@ impl Chain {
             .find(|t| t.shard.contains_address(address))
     }
 
+    /// The blocks whose states the next round starts from, every shard's
+    /// and the masterchain's ([`Tip::bases`]).
+    pub fn tip_bases(&self) -> Vec<tonindex_model::BlockId> {
+        std::iter::once(&self.master)
+            .chain(&self.shards)
+            .flat_map(Tip::bases)
+            .collect()
+    }
+
     /// Produces a block of every basechain shard and the masterchain block
     /// committing them, at `now`, from `externals` (checked external-in
     /// messages).

@@ -47,6 +47,31 @@ pub struct Tip {
 }
 
 impl Tip {
+    /// The blocks whose states this tip's state comes from, as model ids:
+    /// its last block; after a split the parent's last block (which holds
+    /// this half); after a merge both siblings' last blocks, each its own
+    /// half.
+    pub fn bases(&self) -> Vec<tonindex_model::BlockId> {
+        let id = |shard: ShardIdent, seqno: u32| tonindex_model::BlockId {
+            workchain: shard.workchain(),
+            shard: shard.prefix(),
+            seqno,
+        };
+        match &self.after {
+            After::Block => vec![id(self.shard, self.last.seqno)],
+            After::Split { .. } => vec![id(
+                self.shard.merge().unwrap_or(self.shard),
+                self.last.seqno,
+            )],
+            After::Merge { right, .. } => match self.shard.split() {
+                Some((left, right_half)) => {
+                    vec![id(left, self.last.seqno), id(right_half, right.seqno)]
+                }
+                None => vec![id(self.shard, self.last.seqno)],
+            },
+        }
+    }
+
     /// A shard whose next block follows its own last one.
     pub fn plain(shard: ShardIdent, state_root: Cell, last: BlockRef) -> Self {
         Self {

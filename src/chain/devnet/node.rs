@@ -25,7 +25,9 @@ use super::collator::{self, Chain, Produced, Tip};
 use super::genesis::{self, GenesisAccount};
 use super::layout::{self, Layout};
 use super::proof;
-use crate::chain::link::{ChainLink, DevLink, Executed, LinkBack, Refused, ShardBlockProof};
+use crate::chain::link::{
+    ChainLink, DevLink, Emulated, Executed, LinkBack, Refused, ShardBlockProof,
+};
 use crate::decode::{decode_block, state::decode_state_file, state::StateFile, DecodedBlock};
 use crate::ingest::{CommitFeed, IndexView, Pipeline, SourceUnit};
 use crate::tvm::emulate::{self, BlockContext, EmulateError, ExecConfig};
@@ -505,15 +507,19 @@ impl Devnet {
     /// were built now: the message on its account, then every internal
     /// message they send on its receiver, in the order sent, each on the
     /// state the earlier ones left (at most [`MAX_EMULATED_TXS`]).
-    pub fn emulate_trace(&self, msg: &Cell) -> Result<Vec<Cell>, Refused> {
+    pub fn emulate_trace(&self, msg: &Cell) -> Result<Emulated, Refused> {
         let (config, ctx) = self.exec_context()?;
-        emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
+        let txs = emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
             // The devnet's state holds its libraries.
             self.tip_account(dst)
                 .map(|a| (a, Vec::new()))
                 .map_err(|r| r.message)
         })
-        .map(|t| t.txs)
+        .map(|t| t.txs);
+        txs.map(|txs| Emulated {
+            txs,
+            bases: self.chain.tip_bases(),
+        })
         .map_err(|e| match e {
             emulate::TraceError::First(e) => Refused::new(500, format!("LITE_SERVER_UNKNOWN: {e}")),
             e => Refused::new(500, e.to_string()),
@@ -838,7 +844,7 @@ pub const MAX_EMULATED_TXS: usize = 256;
 /// A request to the producer thread.
 enum Command {
     Send(Cell, mpsc::Sender<Result<(), Refused>>),
-    Emulate(Cell, mpsc::Sender<Result<Vec<Cell>, Refused>>),
+    Emulate(Cell, mpsc::Sender<Result<Emulated, Refused>>),
     Block(mpsc::Sender<Result<u32, Refused>>),
     Fund(StdAddr, u128, mpsc::Sender<Result<Executed, Refused>>),
     QueueSizes(mpsc::Sender<Result<Vec<(tonindex_model::BlockIdExt, u64)>, Refused>>),
@@ -918,7 +924,7 @@ impl ChainLink for DevnetHandle {
         // the query is refused, as a node without `--nonfinal-ls` does.
         self.confirmed.is_some().then(|| self.signed.get())
     }
-    fn emulate_trace(&self, msg: Cell) -> Option<Result<Vec<Cell>, Refused>> {
+    fn emulate_trace(&self, msg: Cell) -> Option<Result<Emulated, Refused>> {
         // With automine the real trace is indexed before the send answers.
         (!self.automine).then(|| self.ask(|tx| Command::Emulate(msg, tx)))
     }

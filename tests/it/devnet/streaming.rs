@@ -76,6 +76,28 @@ fn walletkit_hears_a_wallet_as_v3_then_holds_it() {
     dev.stop(false);
 }
 
+/// `tests/clients/devnet_walletkit_api.mjs`: @ton/walletkit's API client
+/// (`ApiClientToncenter`, bundled unchanged like its streaming provider)
+/// on `tonindex dev --block-interval`: every call a wallet app makes
+/// through it — state, balance, history, a transaction by message,
+/// events, a get-method, Jettons and NFTs of an owner, DNS, a transfer
+/// emulated before it is sent, sent, pending, then committed — maps our
+/// answers into walletkit's models without an error and says what the
+/// steps did (checked against @ton/ton's v2 client and the steps).
+#[test]
+fn walletkit_api_client_reads_what_a_wallet_did() {
+    common::npm_install(&clients_dir(), &["@ton/ton", "lru-cache"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), &["--block-interval", "1500"]);
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_walletkit_api.mjs",
+        &[dev.url().as_str(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// `tests/python/streaming_deleted.py`, on `tonindex dev --block-interval
 /// --confirm-gap`: a wallet deployed, then deleted by sending all it has
 /// with mode 128 + 32; its `account_state_change` comes at `confirmed` and
