@@ -166,8 +166,11 @@ fn nfts_follow_every_step() {
 /// collection, after a fresh wallet's transfer went through the v3 client's
 /// `estimate_fee`, `send_message` and `wait_message_exists`. What they parse
 /// must match what was done, each other, and the Jetton master's getters.
+/// Then PyPI toncenter's `ToncenterRestClient`
+/// (tests/python/devnet_toncenter_rest.py) does the same with every call of
+/// its v2 and v3 resource groups.
 #[test]
-fn pytoncenter_reads_what_the_devnet_made() {
+fn pytoncenter_and_toncenter_rest_read_what_the_devnet_made() {
     common::npm_install(&clients_dir(), &["@ton/ton"]);
     let dir = tempfile::tempdir().unwrap();
     let dev = Dev::start(&dir.path().join("db"), &[]);
@@ -184,6 +187,10 @@ fn pytoncenter_reads_what_the_devnet_made() {
     let v = python("devnet_pytoncenter.py", &[dev.url(), made.to_string()]);
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["items"], 2, "{v}");
+    // PyPI toncenter's REST client on the same devnet: every call of its
+    // v2 and v3 resource groups, through its pydantic models.
+    let v = python("devnet_toncenter_rest.py", &[dev.url(), made.to_string()]);
+    assert_eq!(v["ok"], true, "{v}");
     dev.stop(false);
 }
 
