@@ -1,5 +1,5 @@
 //! Streaming API v2 on the devnet: PyPI `toncenter`'s own SSE and
-//! WebSocket clients and @ton/walletkit's provider hear of each transfer,
+//! WebSocket clients, @ton/ton's and @ton/walletkit's hear of each transfer,
 //! and refused subscriptions get toncenter's words in its error shape.
 
 use super::*;
@@ -70,6 +70,31 @@ fn walletkit_hears_a_wallet_as_v3_then_holds_it() {
     let fixtures = common::fixtures();
     let out = node(
         "devnet_walletkit.mjs",
+        &[dev.url().as_str(), fixtures.to_str().unwrap()],
+    );
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
+/// `tests/clients/devnet_ton_streaming.mjs`: @ton/ton's own streaming
+/// clients (TonSseClient and TonWsClient from ton-org/ton's pull request
+/// #188, bundled unchanged: no release has them yet) subscribed to a wallet
+/// at `pending` on `tonindex dev --block-interval --confirm-gap`. Their
+/// protocol readers take every notification; a payment comes at all three
+/// levels as v3 then holds it, its actions with it, states and a Jetton
+/// mint at `confirmed` and `finalized`, the refused one of two transfers
+/// signed with one seqno withdrawn; SSE and WebSocket hear the same.
+#[test]
+fn ton_orgs_streaming_clients_hear_a_wallet_on_both_transports() {
+    common::npm_install(&clients_dir(), &["@ton/ton", "ws"]);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(
+        &dir.path().join("db"),
+        &["--block-interval", "1500", "--confirm-gap", "700"],
+    );
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_ton_streaming.mjs",
         &[dev.url().as_str(), fixtures.to_str().unwrap()],
     );
     assert_eq!(out["ok"], true, "{out}");
