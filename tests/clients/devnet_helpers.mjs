@@ -2,6 +2,10 @@
 // dev`, JSON reads that throw on an error status, expectations, polling,
 // and v4 wallets funded by the devnet's faucet that send and wait for
 // their seqno to move.
+//
+// `devnet(base, faucet)`: the API at `base` (a devnet, or a follower of
+// one), the faucet's `/dev/fund` at `faucet` (the devnet's; `base` if it
+// is one).
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
@@ -16,7 +20,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A raw address as v3 writes it (upper-case hex). */
 export const raw = (a) => a.toRawString().toUpperCase();
 
-export const devnet = (base) => {
+export const devnet = (base, faucet = base) => {
   const client = new TonClient({ endpoint: `${base}/api/v2/jsonRPC` });
   const getJson = async (path, init) => {
     const r = await fetch(`${base}${path}`, init);
@@ -38,10 +42,11 @@ export const devnet = (base) => {
   const newWallet = async () => {
     const keys = await mnemonicToPrivateKey(await mnemonicNew());
     const wallet = WalletContractV4.create({ publicKey: keys.publicKey, workchain: 0 });
-    await getJson("/dev/fund", {
+    const funded = await fetch(`${faucet}/dev/fund`, {
       method: "POST",
       body: JSON.stringify({ address: wallet.address.toString({ bounceable: false }), amount: toNano("20").toString() }),
     });
+    if (!funded.ok) throw new Error(`/dev/fund: ${funded.status} ${await funded.text()}`);
     return { keys, wallet, contract: client.open(wallet), address: wallet.address, seqno: 0 };
   };
   const send = async (w, messages) => {

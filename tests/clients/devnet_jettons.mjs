@@ -13,11 +13,13 @@ import { internal, toNano } from "@ton/ton";
 import { beginCell, Cell, SendMode, contractAddress, external, storeMessage } from "@ton/core";
 import { devnet, jettonMinter, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
 
-const [base, fixtures, level] = process.argv.slice(2);
+const [base, fixtures, level, faucet] = process.argv.slice(2);
 // argv[4] = "confirmed": the devnet runs with --block-interval and
 // --confirm-gap, and a second subscriber asks from `confirmed` on.
+// argv[5]: the devnet whose faucet funds the wallets, when `base` is a
+// follower of it (which has no /dev/ routes).
 const atConfirmed = level === "confirmed";
-const { client, getJson, waitFor, newWallet, send } = devnet(base);
+const { client, getJson, waitFor, newWallet, send } = devnet(base, faucet);
 
 const alice = await newWallet();
 const bob = await newWallet();

@@ -419,7 +419,8 @@ fn tonindex_run_follows_serves_and_forwards_sends() {
 /// ToncenterSSE subscribed to the follower hears a transfer sent to the
 /// follower at `pending` (emulated), `confirmed` (the shard block's own
 /// transactions) and `finalized` — each kind once per level, never going
-/// down (`tests/python/streaming_pending.py`).
+/// down (`tests/python/streaming_pending.py`). Then the Jetton steps of
+/// `devnet_jettons.mjs confirmed` run through the follower.
 #[test]
 fn a_follower_hears_shard_blocks_before_their_commit() {
     let dir = tempfile::tempdir().unwrap();
@@ -435,15 +436,28 @@ fn a_follower_hears_shard_blocks_before_their_commit() {
 
     let (mut run, http) = start_run(&dir.path().join("follower"), &config, &[]);
     wait_for_seqno(&mut run, http, dev.mc_seqno());
+    let follower = format!("http://127.0.0.1:{http}");
     let v = python(
         "streaming_pending.py",
-        &[
-            dev.url(),
-            "confirmed".into(),
-            format!("http://127.0.0.1:{http}"),
-        ],
+        &[dev.url(), "confirmed".into(), follower.clone()],
     );
     assert_eq!(v["ok"], true, "{v}");
+    // The Jetton steps through the follower (its wallets funded by the
+    // devnet's faucet): each change of a Jetton wallet the follower's
+    // index knew comes at `confirmed`, read from the shard block's state
+    // completed from its own cell store, then at `finalized`.
+    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    let fixtures = common::fixtures();
+    let out = node(
+        "devnet_jettons.mjs",
+        &[
+            &follower,
+            fixtures.to_str().unwrap(),
+            "confirmed",
+            &dev.url(),
+        ],
+    );
+    assert_eq!(out["ok"], true, "{out}");
     let _ = run.kill();
     let _ = run.wait();
 }
