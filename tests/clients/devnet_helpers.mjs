@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
-import { TonClient, WalletContractV4, toNano } from "@ton/ton";
+import { TonClient, WalletContractV4, internal, toNano } from "@ton/ton";
 import { Address, Cell, Dictionary, SendMode, beginCell, contractAddress } from "@ton/core";
 import { COLLECTION_CODE, ITEM_CODE } from "./nft_codes.mjs";
 
@@ -73,7 +73,65 @@ export const devnet = (base, faucet = base) => {
         `a ${type} action`,
       )
     ).actions.find((a) => a.type === type && ok(a));
-  return { client, getJson, waitFor, newWallet, send, actionOf };
+  // Alice and Bob, deployed, and a Jetton (the test data's minter, with
+  // `fields` as its content) that has minted 1000 to Alice: her Jetton
+  // wallet exists before anyone listens (a wallet's first change is heard
+  // at `finalized` only, its later ones at `confirmed` too).
+  const aliceBobAndJetton = async (fixtures, fields) => {
+    const alice = await newWallet();
+    const bob = await newWallet();
+    await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: false })]);
+    await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
+    const jetton = jettonMinter(fixtures, alice.address, fields);
+    const aliceJw = jetton.walletOf(alice.address);
+    await send(alice, [
+      internal({
+        to: jetton.address,
+        value: toNano("0.5"),
+        bounce: false,
+        init: jetton.init,
+        body: mintBody(jetton.address, alice.address, 1000n),
+      }),
+    ]);
+    await waitFor(
+      `/api/v3/jetton/wallets?address=${encodeURIComponent(aliceJw.toRawString())}`,
+      (r) => r.jetton_wallets[0]?.balance === "1000",
+      "Alice's first 1000",
+    );
+    return { alice, bob, jetton, aliceJw };
+  };
+  // What the streaming scripts have a listener hear of Alice: Bob pays her
+  // 1 TON; her Jetton wallet gets a mint of 500; she signs two transfers
+  // to Bob (0.1 and 0.2 TON) with one seqno, both accepted and emulated,
+  // the second refused by the chain. Returns once her seqno has moved.
+  const payMintAndDoubleSign = async ({ alice, bob, jetton }) => {
+    await send(bob, [internal({ to: alice.address, value: toNano("1"), bounce: false })]);
+    await send(alice, [
+      internal({ to: jetton.address, value: toNano("0.5"), body: mintBody(jetton.address, alice.address, 500n) }),
+    ]);
+    const seqno = alice.seqno;
+    const transfer = (value) =>
+      alice.contract.createTransfer({
+        seqno,
+        secretKey: alice.keys.secretKey,
+        messages: [internal({ to: bob.address, value, bounce: false })],
+        sendMode: SendMode.PAY_GAS_SEPARATELY,
+      });
+    await alice.contract.send(await transfer(toNano("0.1")));
+    await alice.contract.send(await transfer(toNano("0.2")));
+    alice.seqno += 1;
+    await until(async () => (await alice.contract.getSeqno()) > seqno, "the double-signed seqno used");
+  };
+  return { client, getJson, waitFor, newWallet, send, actionOf, aliceBobAndJetton, payMintAndDoubleSign };
+};
+
+/** Polls `ok` (sync or async) every 100 ms until it holds; throws after `ms`. */
+export const until = async (ok, what, ms = 20000) => {
+  for (let waited = 0; waited < ms; waited += 100) {
+    if (await ok()) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} never happened`);
 };
 
 /** token-contract's TEP-74 minter (its code in the test data directory

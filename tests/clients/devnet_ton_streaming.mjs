@@ -12,32 +12,18 @@
 // transports hear the same. Prints one JSON summary; a failed expectation
 // throws.
 import { WebSocket } from "ws";
-import { internal, toNano } from "@ton/ton";
-import { SendMode } from "@ton/core";
-import { devnet, jettonMinter, mintBody, must, raw, sleep } from "./devnet_helpers.mjs";
+import { toNano } from "@ton/ton";
+import { devnet, must, raw, until } from "./devnet_helpers.mjs";
 import { TonSseClient, TonWsClient } from "./vendor/ton-streaming.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
-const { getJson, waitFor, newWallet, send } = devnet(base);
-const until = async (ok, what, ms = 20000) => {
-  for (let waited = 0; waited < ms; waited += 100) {
-    if (await ok()) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened`);
-};
-
-// Alice (with a Jetton wallet made before anyone listens) and Bob.
-const alice = await newWallet();
-const bob = await newWallet();
-await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: false })]);
-await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
-const jetton = jettonMinter(fixtures, alice.address, { name: "Streaming Coin", symbol: "STC", decimals: "9" });
-const aliceJw = jetton.walletOf(alice.address);
-await send(alice, [
-  internal({ to: jetton.address, value: toNano("0.5"), bounce: false, init: jetton.init, body: mintBody(jetton.address, alice.address, 1000n) }),
-]);
-await waitFor(`/api/v3/jetton/wallets?address=${encodeURIComponent(raw(aliceJw))}`, (r) => r.jetton_wallets[0]?.balance === "1000", "the first mint");
+const { getJson, waitFor, aliceBobAndJetton, payMintAndDoubleSign } = devnet(base);
+// Alice and Bob, and a Jetton with Alice's wallet made before anyone listens.
+const { alice, bob, jetton, aliceJw } = await aliceBobAndJetton(fixtures, {
+  name: "Streaming Coin",
+  symbol: "STC",
+  decimals: "9",
+});
 
 // Both transports, each with every kind of event and its errors kept.
 const stream = base.replace(/^http/, "ws");
@@ -61,22 +47,9 @@ for (const [name, client] of Object.entries(clients)) {
   });
 }
 
-// 1. Bob pays Alice; 2. a mint to Alice's Jetton wallet; 3. two transfers
-// signed with one seqno, the second refused by the chain.
-await send(bob, [internal({ to: alice.address, value: toNano("1"), bounce: false })]);
-await send(alice, [internal({ to: jetton.address, value: toNano("0.5"), body: mintBody(jetton.address, alice.address, 500n) })]);
-const seqno = alice.seqno;
-const transfer = (value) =>
-  alice.contract.createTransfer({
-    seqno,
-    secretKey: alice.keys.secretKey,
-    messages: [internal({ to: bob.address, value, bounce: false })],
-    sendMode: SendMode.PAY_GAS_SEPARATELY,
-  });
-await alice.contract.send(await transfer(toNano("0.1")));
-await alice.contract.send(await transfer(toNano("0.2")));
-alice.seqno += 1;
-await until(async () => (await alice.contract.getSeqno()) > seqno, "the double-signed seqno used");
+// Bob pays Alice; a mint to her Jetton wallet; two transfers she signs
+// with one seqno, the second refused by the chain.
+await payMintAndDoubleSign({ alice, bob, jetton });
 
 const history = (
   await waitFor(`/api/v3/transactions?account=${encodeURIComponent(raw(alice.address))}&limit=20`, (r) => r.transactions.length >= 6, "Alice's history")

@@ -13,12 +13,11 @@
 // walletkit must have logged no warning (it drops a notification it
 // cannot map with one). Prints one JSON summary; a failed expectation throws.
 import { WebSocket as WsSocket } from "ws";
-import { internal, toNano } from "@ton/ton";
-import { SendMode } from "@ton/core";
-import { devnet, jettonMinter, mintBody, must, sleep, raw } from "./devnet_helpers.mjs";
+import { toNano } from "@ton/ton";
+import { devnet, must, raw, until } from "./devnet_helpers.mjs";
 
 const [base, fixtures] = process.argv.slice(2);
-const { client, getJson, waitFor, newWallet, send } = devnet(base);
+const { getJson, waitFor, aliceBobAndJetton, payMintAndDoubleSign } = devnet(base);
 
 // walletkit expects a global WebSocket (browsers, React Native, Node 22);
 // Node 20 gets ws's. Every frame each way is kept to check the protocol.
@@ -47,37 +46,12 @@ process.env.WALLETKIT_LOG_LEVEL = "warn";
 const { TonCenterStreamingProvider } = await import("./vendor/walletkit.mjs");
 
 const hex = (b64) => `0x${Buffer.from(b64, "base64").toString("hex")}`;
-const until = async (ok, what, ms = 20000) => {
-  for (let waited = 0; waited < ms; waited += 100) {
-    if (await ok()) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened`);
-};
-
-// Alice and Bob, deployed; a Jetton minter with Alice's wallet made
-// before anyone watches (a wallet's first change comes at `finalized`
-// only, later ones at `confirmed` too).
-const alice = await newWallet();
-const bob = await newWallet();
-await send(alice, [internal({ to: bob.address, value: toNano("0.01"), bounce: false })]);
-await send(bob, [internal({ to: alice.address, value: toNano("0.01"), bounce: false })]);
-const jetton = jettonMinter(fixtures, alice.address, { name: "Walletkit Coin", symbol: "WKC", decimals: "6" });
-const aliceJw = jetton.walletOf(alice.address);
-await send(alice, [
-  internal({
-    to: jetton.address,
-    value: toNano("0.5"),
-    bounce: false,
-    init: jetton.init,
-    body: mintBody(jetton.address, alice.address, 1000n),
-  }),
-]);
-await waitFor(
-  `/api/v3/jetton/wallets?address=${encodeURIComponent(aliceJw.toRawString())}`,
-  (r) => r.jetton_wallets[0]?.balance === "1000",
-  "Alice's first 1000",
-);
+// Alice and Bob, and a Jetton with Alice's wallet made before anyone watches.
+const { alice, bob, jetton, aliceJw } = await aliceBobAndJetton(fixtures, {
+  name: "Walletkit Coin",
+  symbol: "WKC",
+  decimals: "6",
+});
 
 // The app watches Alice.
 const provider = new TonCenterStreamingProvider(
@@ -103,24 +77,9 @@ must(
   `walletkit's subscription ${JSON.stringify(subscription)}`,
 );
 
-// 1. Bob pays Alice 1 TON.
-await send(bob, [internal({ to: alice.address, value: toNano("1"), bounce: false })]);
-// 2. A mint to Alice's Jetton wallet, which the index already knows.
-await send(alice, [internal({ to: jetton.address, value: toNano("0.5"), body: mintBody(jetton.address, alice.address, 500n) })]);
-// 3. Two transfers signed with one seqno: both are accepted and emulated,
-// the block executes one.
-const seqno = alice.seqno;
-const transfer = (value) =>
-  alice.contract.createTransfer({
-    seqno,
-    secretKey: alice.keys.secretKey,
-    messages: [internal({ to: bob.address, value, bounce: false })],
-    sendMode: SendMode.PAY_GAS_SEPARATELY,
-  });
-await alice.contract.send(await transfer(toNano("0.1")));
-await alice.contract.send(await transfer(toNano("0.2")));
-alice.seqno += 1;
-await until(async () => (await alice.contract.getSeqno()) > seqno, "the double-signed seqno used");
+// Bob pays Alice; a mint to her Jetton wallet; two transfers she signs
+// with one seqno, the second refused by the chain.
+await payMintAndDoubleSign({ alice, bob, jetton });
 
 // What v3 holds once all is final.
 const v3 = await waitFor(

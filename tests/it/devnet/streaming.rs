@@ -50,6 +50,18 @@ fn a_subscriber_hears_a_transfer_at_all_three_levels() {
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// Runs `tests/clients/<script> URL FIXTURES` (with the npm packages
+/// `npm` installed) on a fresh `tonindex dev` with `dev_args`; it must pass.
+fn client_script(npm: &[&str], dev_args: &[&str], script: &str) {
+    common::npm_install(&clients_dir(), npm);
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Dev::start(&dir.path().join("db"), dev_args);
+    let fixtures = common::fixtures();
+    let out = node(script, &[dev.url().as_str(), fixtures.to_str().unwrap()]);
+    assert_eq!(out["ok"], true, "{out}");
+    dev.stop(false);
+}
+
 /// `tests/clients/devnet_walletkit.mjs`: @ton/walletkit's own streaming
 /// provider (its source at a pinned commit, bundled unchanged in
 /// tests/clients/vendor/) watches a wallet on `tonindex dev
@@ -61,19 +73,11 @@ fn a_subscriber_hears_a_transfer_at_all_three_levels() {
 /// refused one is "invalidated"; walletkit warns of nothing it dropped.
 #[test]
 fn walletkit_hears_a_wallet_as_v3_then_holds_it() {
-    common::npm_install(&clients_dir(), &["@ton/ton", "ws", "lru-cache"]);
-    let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(
-        &dir.path().join("db"),
+    client_script(
+        &["@ton/ton", "ws", "lru-cache"],
         &["--block-interval", "1500", "--confirm-gap", "700"],
-    );
-    let fixtures = common::fixtures();
-    let out = node(
         "devnet_walletkit.mjs",
-        &[dev.url().as_str(), fixtures.to_str().unwrap()],
     );
-    assert_eq!(out["ok"], true, "{out}");
-    dev.stop(false);
 }
 
 /// `tests/clients/devnet_ton_streaming.mjs`: @ton/ton's own streaming
@@ -86,19 +90,11 @@ fn walletkit_hears_a_wallet_as_v3_then_holds_it() {
 /// signed with one seqno withdrawn; SSE and WebSocket hear the same.
 #[test]
 fn ton_orgs_streaming_clients_hear_a_wallet_on_both_transports() {
-    common::npm_install(&clients_dir(), &["@ton/ton", "ws"]);
-    let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(
-        &dir.path().join("db"),
+    client_script(
+        &["@ton/ton", "ws"],
         &["--block-interval", "1500", "--confirm-gap", "700"],
-    );
-    let fixtures = common::fixtures();
-    let out = node(
         "devnet_ton_streaming.mjs",
-        &[dev.url().as_str(), fixtures.to_str().unwrap()],
     );
-    assert_eq!(out["ok"], true, "{out}");
-    dev.stop(false);
 }
 
 /// `tests/clients/devnet_walletkit_api.mjs`: @ton/walletkit's API client
@@ -111,16 +107,11 @@ fn ton_orgs_streaming_clients_hear_a_wallet_on_both_transports() {
 /// steps did (checked against @ton/ton's v2 client and the steps).
 #[test]
 fn walletkit_api_client_reads_what_a_wallet_did() {
-    common::npm_install(&clients_dir(), &["@ton/ton", "lru-cache"]);
-    let dir = tempfile::tempdir().unwrap();
-    let dev = Dev::start(&dir.path().join("db"), &["--block-interval", "1500"]);
-    let fixtures = common::fixtures();
-    let out = node(
+    client_script(
+        &["@ton/ton", "lru-cache"],
+        &["--block-interval", "1500"],
         "devnet_walletkit_api.mjs",
-        &[dev.url().as_str(), fixtures.to_str().unwrap()],
     );
-    assert_eq!(out["ok"], true, "{out}");
-    dev.stop(false);
 }
 
 /// `tests/python/streaming_deleted.py`, on `tonindex dev --block-interval
