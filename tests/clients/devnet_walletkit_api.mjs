@@ -63,6 +63,12 @@ const payment = history.find((t) => t.in_msg?.source === raw(bob.address) && t.i
 const paymentTrace = (await getJson(`/api/v3/traces?tx_hash=${encodeURIComponent(payment.hash)}`)).traces[0];
 const mapped = txs.transactions.find((t) => t.hash === hex(payment.hash));
 must(mapped.traceExternalHash === hex(paymentTrace.external_hash), "the payment's trace message");
+// Each transaction's (roots' and others') is its trace's, as /traces says.
+for (const t of history) {
+  const [trace] = (await getJson(`/api/v3/traces?tx_hash=${encodeURIComponent(t.hash)}`)).traces;
+  const shown = txs.transactions.find((m) => m.hash === hex(t.hash)).traceExternalHash;
+  must(shown === hex(trace.external_hash), `transaction ${t.hash}: ${shown} vs its trace's ${trace.external_hash}`);
+}
 must(mapped.account === me && mapped.inMessage.value === toNano("1").toString(), `the payment ${JSON.stringify(mapped.inMessage)}`);
 // walletkit pads the hash itself (always: a padded one gets four more
 // '=', which toncenter refuses too), so it is given unpadded.

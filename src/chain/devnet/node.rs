@@ -509,15 +509,14 @@ impl Devnet {
     /// state the earlier ones left (at most [`MAX_EMULATED_TXS`]).
     pub fn emulate_trace(&self, msg: &Cell) -> Result<Emulated, Refused> {
         let (config, ctx) = self.exec_context()?;
-        let txs = emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
+        emulate::emulate_trace(&config, ctx, msg.clone(), MAX_EMULATED_TXS, |dst| {
             // The devnet's state holds its libraries.
             self.tip_account(dst)
                 .map(|a| (a, Vec::new()))
                 .map_err(|r| r.message)
         })
-        .map(|t| t.txs);
-        txs.map(|txs| Emulated {
-            txs,
+        .map(|t| Emulated {
+            txs: t.txs,
             bases: self.chain.tip_bases(),
         })
         .map_err(|e| match e {
