@@ -9,8 +9,9 @@
 // of `devnet-name.ton` owned by a fresh v4 wallet (its mnemonic printed
 // too), with a `wallet` record naming the owner and a `site` record.
 //
-// `run BASE MNEMONIC_JSON` checks /dns/records (by domain and by wallet),
-// the address book's `domain`, and the item's content; then the owner
+// `run BASE MNEMONIC_JSON` checks /dns/records (by domain and by wallet,
+// also through @ton/walletkit's resolution both ways), the address book's
+// `domain`, and the item's content; then the owner
 // points the `wallet` record at another wallet (change_dns_record) and
 // every answer must follow, the change showing as a change_dns action;
 // deleting the site record and renewing (the zero key) show as delete_dns
@@ -126,6 +127,13 @@ must(r.dns_wallet === raw(owner) && r.dns_site_adnl === adnl, "wallet and site r
 must(r.dns_next_resolver === null && r.dns_storage_bag_id === null, "no resolver, no storage");
 const byWallet = await getJson(`/api/v3/dns/records?wallet=${q(owner)}`);
 must(byWallet.records.length === 1 && byWallet.records[0].domain === "devnet-name.ton", "by wallet");
+// @ton/walletkit's resolution both ways, as a wallet app asks it (its API
+// client, unchanged: vendor/walletkit.mjs).
+const { ApiClientToncenter } = await import("./vendor/walletkit.mjs");
+const kit = new ApiClientToncenter({ endpoint: base, network: { chainId: "-239" } });
+must((await kit.resolveDnsWallet("devnet-name.ton")) === owner.toString(), "walletkit resolves the domain to the owner");
+must((await kit.backResolveDnsWallet(owner)) === "devnet-name.ton", "walletkit resolves the owner to the domain");
+must((await kit.resolveDnsWallet("other.ton")) === undefined, "walletkit: another domain resolves to nothing");
 const book = await getJson(`/api/v3/addressBook?address=${q(owner)}`);
 must(book[owner.toRawString()].domain === "devnet-name.ton", `the owner's domain ${JSON.stringify(book)}`);
 const items = await getJson(`/api/v3/nft/items?address=${q(item)}`);
@@ -166,6 +174,8 @@ const changeRecord = async (seqno, key, value) => {
 await changeRecord(0, sha256("wallet"), beginCell().storeUint(0x9fd3, 16).storeAddress(bob.address).storeUint(0, 8).endCell());
 const moved = await waitFor(`/api/v3/dns/records?wallet=${q(bob.address)}`, (x) => x.records.length === 1, "the record's move");
 must(moved.records[0].nft_item_owner === raw(owner) && moved.records[0].dns_site_adnl === adnl, "owner and site kept");
+must((await kit.resolveDnsWallet("devnet-name.ton")) === bob.address.toString(), "walletkit follows the move");
+must((await kit.backResolveDnsWallet(owner)) === undefined, "walletkit: the owner no longer has it");
 const gone = await getJson(`/api/v3/dns/records?wallet=${q(owner)}`);
 must(gone.records.length === 0, "no longer the owner's wallet");
 const book2 = await getJson(`/api/v3/addressBook?address=${q(owner)}&address=${q(bob.address)}`);

@@ -231,15 +231,16 @@ fn multisig_orders_and_vesting_follow_every_step() {
 
 /// TON DNS on the devnet (tests/clients/devnet_dns.mjs): a `.ton` item of
 /// real mainnet DNS item code at genesis, under mainnet's `.ton`
-/// collection address; `/dns/records`, the address book's `domain` and the
-/// item's content show it, and follow the owner's change of its `wallet`
-/// record; an expired item's release is a `dns_release` action, and a
-/// higher bid on it an `auction_bid` with the notice refunding the first
-/// bidder an `auction_outbid`; the winner's first call after an ended
-/// auction, a `dns_purchase`.
+/// collection address; `/dns/records` (also as @ton/walletkit resolves a
+/// domain and a wallet), the address book's `domain` and the item's
+/// content show it, and follow the owner's change of its `wallet` record;
+/// an expired item's release is a `dns_release` action, and a higher bid
+/// on it an `auction_bid` with the notice refunding the first bidder an
+/// `auction_outbid`; the winner's first call after an ended auction, a
+/// `dns_purchase`.
 #[test]
 fn dns_records_follow_the_items() {
-    common::npm_install(&clients_dir(), &["@ton/ton"]);
+    common::npm_install(&clients_dir(), &["@ton/ton", "lru-cache"]);
     let fixtures = common::fixtures();
     let dir = tempfile::tempdir().unwrap();
     let (dev, prepared) = dev_prepared("devnet_dns.mjs", &fixtures, dir.path());
