@@ -587,7 +587,8 @@ where
     }
 
     fn call(&mut self, req: axum::http::Request<B>) -> AppFuture {
-        let req = req.map(axum::body::Body::new);
+        let mut req = req.map(axum::body::Body::new);
+        streaming::tonapi_path(&mut req);
         match self {
             App::Cors(s) => AppFuture::Cors { inner: s.call(req) },
             App::Plain(s) => AppFuture::Plain { inner: s.call(req) },

@@ -9,8 +9,8 @@
 // payment comes pending → confirmed → finalized as the transaction v3 then
 // holds; the balance and the Jetton at confirmed and finalized; the refused
 // transfer withdrawn (trace_invalidated), never finalized; and the two
-// transports hear the same. Prints one JSON summary; a failed expectation
-// throws.
+// transports hear the same (the WebSocket at TonAPI's path). Prints one
+// JSON summary; a failed expectation throws.
 import { WebSocket } from "ws";
 import { toNano } from "@ton/ton";
 import { devnet, must, raw, until } from "./devnet_helpers.mjs";
@@ -25,11 +25,12 @@ const { alice, bob, jetton, aliceJw } = await aliceBobAndJetton(fixtures, {
   decimals: "9",
 });
 
-// Both transports, each with every kind of event and its errors kept.
+// Both transports, each with every kind of event and its errors kept:
+// SSE at toncenter's path, the WebSocket at TonAPI's (no `/api`).
 const stream = base.replace(/^http/, "ws");
 const clients = {
   sse: new TonSseClient({ endpoint: `${base}/api/streaming/v2/sse` }),
-  ws: new TonWsClient({ endpoint: `${stream}/api/streaming/v2/ws`, WebSocket }),
+  ws: new TonWsClient({ endpoint: `${stream}/streaming/v2/ws`, WebSocket }),
 };
 const heard = { sse: [], ws: [] };
 const errors = [];

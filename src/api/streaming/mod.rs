@@ -1,7 +1,8 @@
 //! Streaming API v2 (toncenter's and TonAPI's push protocol): `POST
-//! /api/streaming/v2/sse`, `GET /api/streaming/v2/ws` and `GET
-//! /api/streaming/healthz`, fed by the commit feed of the process that
-//! writes the index (`tonindex dev`, `tonindex run`).
+//! /api/streaming/v2/sse`, `GET /api/streaming/v2/ws` (also at TonAPI's
+//! `/streaming/v2/…`) and `GET /api/streaming/healthz`, fed by the commit
+//! feed of the process that writes the index (`tonindex dev`, `tonindex
+//! run`).
 //!
 //! What is sent: `transactions`, `actions`, `trace`, `account_state_change`
 //! and `jettons_change` at the `finalized` level, as each masterchain
@@ -33,6 +34,32 @@ use crate::api::Api;
 const SSE: &str = "/api/streaming/v2/sse";
 const WS: &str = "/api/streaming/v2/ws";
 const HEALTHZ: &str = "/api/streaming/healthz";
+
+/// Where TonAPI serves the same protocol: its paths are toncenter's
+/// without `/api` (`/streaming/v2/sse`, `/streaming/v2/ws`).
+const TONAPI_PREFIX: &str = "/streaming/v2/";
+
+/// Moves a request made at TonAPI's paths to toncenter's, before anything
+/// else sees it (keys, caps, metrics and routes are toncenter's), so that
+/// a client configured for TonAPI works unchanged. Any other request is
+/// left as it is.
+pub(crate) fn tonapi_path(req: &mut axum::extract::Request) {
+    let uri = req.uri();
+    if !uri.path().starts_with(TONAPI_PREFIX) {
+        return;
+    }
+    let moved = match uri.query() {
+        Some(query) => format!("/api{}?{query}", uri.path()),
+        None => format!("/api{}", uri.path()),
+    };
+    let mut parts = uri.clone().into_parts();
+    if let Ok(path) = moved.parse() {
+        parts.path_and_query = Some(path);
+        if let Ok(uri) = axum::http::Uri::from_parts(parts) {
+            *req.uri_mut() = uri;
+        }
+    }
+}
 
 /// The routes under `/api/streaming`.
 pub fn router() -> Router<Arc<Api>> {

@@ -265,6 +265,25 @@ fn streaming_refusals_and_health() {
     );
     let (status, _) = http(dev.port, "GET", "/api/streaming/v2/ws", "");
     assert_eq!(status, 426);
+    // TonAPI's paths (no `/api`) are answered the same; near misses are not.
+    let (status, v) = json(
+        dev.port,
+        "POST",
+        "/streaming/v2/sse?token=k",
+        r#"{"types":[]}"#,
+    );
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v, json!({"error": "types are required for subscription"}));
+    let (status, _) = http(dev.port, "GET", "/streaming/v2/ws", "");
+    assert_eq!(status, 426);
+    for path in [
+        "/streaming/v2",
+        "/streaming/v3/ws",
+        "/api/streaming/v2/nope",
+    ] {
+        let (status, _) = http(dev.port, "GET", path, "");
+        assert_eq!(status, 404, "{path}");
+    }
     fund(&dev, &wallet, 1_000_000_000);
     // The streams hear a commit from the feed, a moment after the API can
     // read it: the health names the block once the hub has taken it.
