@@ -133,7 +133,10 @@ pub fn parse_address(s: &str) -> Option<ParsedAddress> {
 
 /// Parses a 32-byte hash given as 64 hex digits (optionally `0x`-prefixed),
 /// 44-character base64 (standard or url-safe) or 43-character unpadded
-/// url-safe base64.
+/// url-safe base64 — or as a `0x` number with its leading zeros dropped:
+/// @ton/walletkit's `sendBoc` answers `0x${BigInt(hash).toString(16)}` and
+/// asks for the pending trace by that (one hash in 16 has a zero first
+/// digit; toncenter refuses those).
 pub fn parse_hash(s: &str) -> Option<Hash> {
     let s = s.trim();
     let hex_part = s.strip_prefix("0x").unwrap_or(s);
@@ -142,12 +145,21 @@ pub fn parse_hash(s: &str) -> Option<Hash> {
         return hex::decode_to_slice(hex_part, &mut out).ok().map(|_| out);
     }
     let decoded = match s.len() {
-        44 if s.contains(['-', '_']) => URL_SAFE.decode(s).ok()?,
-        44 => STANDARD.decode(s).ok()?,
-        43 => URL_SAFE_NO_PAD.decode(s).ok()?,
-        _ => return None,
+        44 if s.contains(['-', '_']) => URL_SAFE.decode(s).ok(),
+        44 => STANDARD.decode(s).ok(),
+        43 => URL_SAFE_NO_PAD.decode(s).ok(),
+        _ => None,
     };
-    decoded.try_into().ok()
+    if let Some(bytes) = decoded {
+        return bytes.try_into().ok();
+    }
+    let digits = s.strip_prefix("0x")?;
+    if digits.is_empty() || digits.len() > 64 {
+        return None;
+    }
+    hex::decode_to_slice(format!("{digits:0>64}"), &mut out)
+        .ok()
+        .map(|_| out)
 }
 
 /// Shard id as v3 writes it: the u64 in upper-case hex, 16 digits.
@@ -330,9 +342,20 @@ mod tests {
             assert_eq!(parse_hash(&s), Some(h), "{s}");
         }
         let std43 = STANDARD.encode(h)[..43].to_string();
-        for s in ["", "not a hash", &hexs[..62], &std43] {
+        for s in ["", "not a hash", &hexs[..62], &std43, "0x", "0xzz"] {
             assert_eq!(parse_hash(s), None, "{s}");
         }
+        // A `0x` number without its leading zeros (walletkit's form).
+        let mut low = h;
+        low[..2].copy_from_slice(&[0x00, 0x0a]);
+        let number = format!("0x{}", hex::encode(low).trim_start_matches('0'));
+        assert_eq!(number.len(), 2 + 61, "{number}");
+        assert_eq!(parse_hash(&number), Some(low), "{number}");
+        assert_eq!(
+            parse_hash("0x1"),
+            Some(core::array::from_fn(|i| u8::from(i == 31)))
+        );
+        assert_eq!(parse_hash(&format!("0x0{hexs}")), None, "65 digits");
     }
 
     #[test]
