@@ -4,7 +4,8 @@
 // wallet app makes through it (account state and balance, history, a
 // transaction by message, events, get-methods, Jettons and NFTs of an
 // owner, DNS, emulating a transfer before signing it, sending it, its
-// pending trace and transactions, then its trace) must succeed on our
+// pending trace and transactions, then its trace, and its status as
+// walletkit's getTransactionStatus tells it) must succeed on our
 // answers — walletkit maps each into its own models and throws on what it
 // cannot read — and say what the steps did. Expected values come from the
 // steps themselves and from @ton/ton's v2 client and @ton/core, not from
@@ -15,7 +16,7 @@ import { devnet, jettonMinter, mintBody, must, nftCollection, raw, sleep } from 
 
 const [base, fixtures] = process.argv.slice(2);
 const { client, getJson, waitFor, newWallet, send } = devnet(base);
-const { ApiClientToncenter } = await import("./vendor/walletkit.mjs");
+const { ApiClientToncenter, getTransactionStatus } = await import("./vendor/walletkit.mjs");
 const api = new ApiClientToncenter({ endpoint: base, network: { chainId: "-239" } });
 const hex = (b64) => `0x${Buffer.from(b64, "base64").toString("hex")}`;
 
@@ -134,7 +135,12 @@ must(preview.mcBlockSeqno >= mc.seqno && root.blockRef.workchain === 0, `the pre
 const sent = await api.sendBoc(boc);
 must(/^0x[0-9a-f]+$/.test(sent), `sendBoc ${sent}`);
 alice.seqno += 1;
-// Pending until its block (every 1.5 s): its trace and Alice's transaction.
+// Pending until its block (every 1.5 s): its status as walletkit tells it
+// (from the message's TEP-467 hash that walletkit computes itself), its
+// trace and Alice's transaction.
+const early = await getTransactionStatus(api, { boc });
+must(early.status === "pending" || early.status === "completed", `the status while pending ${JSON.stringify(early)}`);
+must(early.totalMessages === 2, `two messages: the external and the transfer ${JSON.stringify(early)}`);
 const pendingTrace = await api.getPendingTrace({ externalMessageHash: [sent] });
 must(pendingTrace.traces.length === 1 && pendingTrace.traces[0].trace_info.transactions === 2, "the pending trace");
 const pendingTxs = await api.getPendingTransactions({ accounts: [me] });
@@ -146,6 +152,11 @@ for (let i = 0; i < 50 && !trace; i++) {
   if (!trace) await sleep(200);
 }
 must(trace?.traces?.length === 1, "the committed trace by walletkit's message hash");
+const done = await getTransactionStatus(api, { boc });
+must(
+  done.status === "completed" && done.totalMessages === 2 && done.onchainMessages === 2 && done.pendingMessages === 0,
+  `the status once committed ${JSON.stringify(done)}`,
+);
 const committed = Object.values(trace.traces[0].transactions);
 must(committed.some((t) => raw(bob.address) === t.account && t.in_msg.value === toNano("0.1").toString()), "the committed transfer");
 console.log(

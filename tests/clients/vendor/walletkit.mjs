@@ -1,11 +1,13 @@
 // @ton/walletkit's toncenter clients — TonCenterStreamingProvider (Streaming
-// API v2) and ApiClientToncenter (API v3, Emulate API v1) with what they
-// run on — unchanged: ton-connect/kit packages/walletkit/src at commit
-// ab6d00160908bc53b1e1a1f2b2ce6a2c62d3cece (walletkit 0.0.12-alpha.3),
-// bundled by esbuild 0.25.12 from an entry that re-exports the two, run in
-// packages/walletkit:
+// API v2), ApiClientToncenter (API v3, Emulate API v1) and
+// getTransactionStatus (a sent message's status from its own TEP-467 hash)
+// with what they run on — unchanged: ton-connect/kit packages/walletkit/src
+// at commit ab6d00160908bc53b1e1a1f2b2ce6a2c62d3cece (walletkit
+// 0.0.12-alpha.3), bundled by esbuild 0.25.12 from an entry that
+// re-exports the three, run in packages/walletkit:
 //   printf "export { TonCenterStreamingProvider } from './src/streaming/toncenter/index.ts';\n\
-//   export { ApiClientToncenter } from './src/clients/toncenter/index.ts';\n" |
+//   export { ApiClientToncenter } from './src/clients/toncenter/index.ts';\n\
+//   export { getTransactionStatus } from './src/utils/toncenter/getTransactionStatus.ts';\n" |
 //   esbuild --bundle --platform=node --format=esm --target=node20 \
 //     --external:@ton/core --external:@ton/crypto --external:lru-cache \
 //     --legal-comments=inline --sourcefile=walletkit-entry.ts --loader=ts
@@ -679,8 +681,152 @@ import { Address as Address5 } from "@ton/core";
 // src/validation/transaction.ts
 import { Cell as Cell5 } from "@ton/core";
 
+// src/utils/toncenter/getTxOpcode.ts
+var getTxOpcode = (tx) => {
+  const msg = tx.in_msg;
+  if (!msg) return null;
+  return msg.opcode ?? null;
+};
+
+// src/utils/toncenter/createTraceTypeDetector.ts
+var createTraceTypeDetector = (triggerOpcodes) => {
+  return (transactions) => {
+    for (const tx of Object.values(transactions)) {
+      const opcode = getTxOpcode(tx);
+      if (opcode && triggerOpcodes.has(opcode)) return true;
+    }
+    return false;
+  };
+};
+
+// src/utils/toncenter/isTransactionFailed.ts
+var isTransactionFailed = (tx) => {
+  const desc = tx.description;
+  if (!desc) return false;
+  if (desc.aborted) return true;
+  if (desc.compute_ph?.success === false) return true;
+  if (desc.action?.success === false) return true;
+  if (desc.action && desc.action.skipped_actions > 0) return true;
+  return false;
+};
+
+// src/utils/toncenter/createFailureDetector.ts
+var createFailureDetector = (nonCriticalOpcodes) => {
+  return (transactions) => {
+    for (const tx of Object.values(transactions)) {
+      if (isTransactionFailed(tx)) {
+        const opcode = getTxOpcode(tx);
+        if (opcode && nonCriticalOpcodes.has(opcode)) {
+          continue;
+        }
+        return true;
+      }
+    }
+    return false;
+  };
+};
+
+// src/utils/toncenter/isFailedTrace.ts
+var KNOWN_TRACE_TYPES = [
+  {
+    triggerOpcodes: /* @__PURE__ */ new Set(["0x0f8a7ea5"]),
+    // jetton_transfer initiates the flow
+    safeToSkipOpcodes: /* @__PURE__ */ new Set([
+      "0x7362d09c",
+      // jetton_notify
+      "0xd53276db"
+      // excess
+    ])
+  }
+];
+var isFailedTrace = (tx) => {
+  const trace = tx.traces?.[0];
+  if (!trace) return false;
+  const transactions = trace.transactions ?? {};
+  if (Object.keys(transactions).length === 0) return false;
+  for (const config of KNOWN_TRACE_TYPES) {
+    const isMatch = createTraceTypeDetector(config.triggerOpcodes)(transactions);
+    if (isMatch) {
+      return createFailureDetector(config.safeToSkipOpcodes)(transactions);
+    }
+  }
+  return createFailureDetector(/* @__PURE__ */ new Set())(transactions);
+};
+
+// src/utils/toncenter/parseTraceResponse.ts
+var parseTraceResponse = (response) => {
+  if (!response.traces || response.traces.length === 0) {
+    return null;
+  }
+  const trace = response.traces[0];
+  const traceInfo = trace.trace_info;
+  const isEffectivelyCompleted = traceInfo.trace_state === "complete" || traceInfo.trace_state === "pending" && traceInfo.pending_messages === 0;
+  let status = "pending";
+  if (traceInfo.pending_messages === 0) {
+    if (isFailedTrace(response)) {
+      status = "failed";
+    } else if (isEffectivelyCompleted) {
+      status = "completed";
+    }
+  }
+  return {
+    status,
+    totalMessages: traceInfo.messages,
+    pendingMessages: traceInfo.pending_messages,
+    onchainMessages: traceInfo.messages - traceInfo.pending_messages
+  };
+};
+
 // src/utils/getNormalizedExtMessageHash.ts
 import { Cell as Cell6, beginCell as beginCell6, loadMessage, storeMessage } from "@ton/core";
+function getNormalizedExtMessageHash(boc) {
+  const cell = Cell6.fromBase64(boc);
+  const message = loadMessage(cell.beginParse());
+  if (message.info.type !== "external-in") {
+    throw new Error(`Message must be "external-in", got ${message.info.type}`);
+  }
+  const info = {
+    ...message.info,
+    src: void 0,
+    importFee: 0n
+  };
+  const normalizedMessage = {
+    ...message,
+    init: null,
+    info
+  };
+  const normalizedCell = beginCell6().store(storeMessage(normalizedMessage, { forceRef: true })).endCell();
+  return {
+    hash: `0x${normalizedCell.hash().toString("hex")}`,
+    boc: normalizedCell.toBoc().toString("base64")
+  };
+}
+
+// src/utils/toncenter/getTransactionStatus.ts
+async function getTransactionStatus(client, params) {
+  const hashToSearch = params.boc ? getNormalizedExtMessageHash(params.boc).hash : params.normalizedHash;
+  if (!hashToSearch) {
+    throw new Error("Either boc or normalizedHash must be provided");
+  }
+  try {
+    const pendingResponse = await client.getPendingTrace({ externalMessageHash: [hashToSearch] });
+    const pendingStatus = parseTraceResponse(pendingResponse);
+    if (pendingStatus) return pendingStatus;
+  } catch (_e) {
+  }
+  try {
+    const traceResponse = await client.getTrace({ traceId: [hashToSearch] });
+    const completedStatus = parseTraceResponse(traceResponse);
+    if (completedStatus) return completedStatus;
+  } catch (_e) {
+  }
+  return {
+    status: "unknown",
+    totalMessages: 0,
+    pendingMessages: 0,
+    onchainMessages: 0
+  };
+}
 
 // src/utils/units.ts
 function formatUnits(value, decimals) {
@@ -3090,5 +3236,6 @@ var ApiClientToncenter = class extends BaseApiClient {
 };
 export {
   ApiClientToncenter,
-  TonCenterStreamingProvider
+  TonCenterStreamingProvider,
+  getTransactionStatus
 };
