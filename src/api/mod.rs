@@ -737,7 +737,7 @@ pub async fn serve_api(
             loop {
                 tick.tick().await;
                 let db = Arc::clone(&db);
-                match tokio::task::spawn_blocking(move || db.catch_up()).await {
+                match catch_up_watched(db).await {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => tracing::warn!("catching up with the writer: {e}"),
                     Err(e) => tracing::warn!("catch-up task: {e}"),
@@ -761,6 +761,41 @@ pub async fn serve_api(
     let app = router(api);
     server::serve(listener, app, limits, shutdown_signal()).await?;
     Ok(())
+}
+
+/// How long a catch-up with the writer may take before it is logged.
+const SLOW_CATCH_UP: Duration = Duration::from_secs(5);
+
+/// One catch-up with the writer ([`Db::catch_up`]), said in the log while
+/// it takes over [`SLOW_CATCH_UP`] and when it ends after that: it waits
+/// for every reader of the database, and a follower whose streams stop
+/// must say whether it is waiting there.
+async fn catch_up_watched(
+    db: Arc<Db>,
+) -> Result<Result<(), tonindex_storage::Error>, tokio::task::JoinError> {
+    let started = Instant::now();
+    let mut task = tokio::task::spawn_blocking(move || db.catch_up());
+    let mut slow = false;
+    loop {
+        tokio::select! {
+            done = &mut task => {
+                if slow {
+                    tracing::warn!(
+                        seconds = started.elapsed().as_secs_f64(),
+                        "catching up with the writer took long"
+                    );
+                }
+                return done;
+            }
+            _ = tokio::time::sleep(SLOW_CATCH_UP), if !slow => {
+                slow = true;
+                tracing::warn!(
+                    "catching up with the writer has taken over {} s (it waits for the readers)",
+                    SLOW_CATCH_UP.as_secs()
+                );
+            }
+        }
+    }
 }
 
 /// Swaps API keys and rates when the process gets SIGHUP; connections and
