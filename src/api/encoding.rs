@@ -136,7 +136,8 @@ pub fn parse_address(s: &str) -> Option<ParsedAddress> {
 /// url-safe base64 — or as a `0x` number with its leading zeros dropped:
 /// @ton/walletkit's `sendBoc` answers `0x${BigInt(hash).toString(16)}` and
 /// asks for the pending trace by that (one hash in 16 has a zero first
-/// digit; toncenter refuses those).
+/// digit; toncenter refuses those), and its `getTrace` takes such a string
+/// of odd length for base64 and pads it with `=`, which is dropped here.
 pub fn parse_hash(s: &str) -> Option<Hash> {
     let s = s.trim();
     let hex_part = s.strip_prefix("0x").unwrap_or(s);
@@ -153,7 +154,7 @@ pub fn parse_hash(s: &str) -> Option<Hash> {
     if let Some(bytes) = decoded {
         return bytes.try_into().ok();
     }
-    let digits = s.strip_prefix("0x")?;
+    let digits = s.strip_prefix("0x")?.trim_end_matches('=');
     if digits.is_empty() || digits.len() > 64 {
         return None;
     }
@@ -351,6 +352,16 @@ mod tests {
         let number = format!("0x{}", hex::encode(low).trim_start_matches('0'));
         assert_eq!(number.len(), 2 + 61, "{number}");
         assert_eq!(parse_hash(&number), Some(low), "{number}");
+        // Of odd length, padded as base64 by walletkit's getTrace.
+        let padded = format!("{number}{}", "=".repeat(4 - number.len() % 4));
+        assert_eq!(padded.len(), 64, "{padded}");
+        assert_eq!(parse_hash(&padded), Some(low), "{padded}");
+        let mut one = h;
+        one[0] = 0x0a;
+        let number = format!("0x{}", hex::encode(one).trim_start_matches('0'));
+        let padded = format!("{number}===");
+        assert_eq!((number.len() + 3) % 4, 0, "{padded}");
+        assert_eq!(parse_hash(&padded), Some(one), "{padded}");
         assert_eq!(
             parse_hash("0x1"),
             Some(core::array::from_fn(|i| u8::from(i == 31)))
