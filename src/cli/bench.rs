@@ -564,7 +564,7 @@ fn disk_per_tx(files: &[PathBuf]) -> anyhow::Result<()> {
     let db = Db::open(&dir, &IMPORTER)?;
     let s = import_files(&db, files, &IngestOptions::with_chunk_size(64), |_, _| {})?;
     db.flush()?;
-    db.compact();
+    db.compact()?;
     let tables = db.stats()?;
     let sst: u64 = tables.iter().map(|t| t.sst_bytes).sum();
     let tx = s.applied.transactions.max(1);

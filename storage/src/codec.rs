@@ -10,7 +10,8 @@ use tonindex_model::{Address, BlockId, Hash};
 
 use crate::Error;
 
-/// A table key: fixed layout, big-endian, order-preserving.
+/// A table key: fixed layout, big-endian, order-preserving. Never empty:
+/// the empty key of every table is deleted by each batch (`Db::write`).
 pub trait Key: Sized {
     fn encode(&self) -> Vec<u8>;
     fn decode(bytes: &[u8]) -> Result<Self, Error>;

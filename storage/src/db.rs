@@ -76,6 +76,8 @@ pub struct Db {
     /// one committed state for its whole life either way.
     catch_up_lock: RwLock<()>,
     follower: bool,
+    /// Every table's name, for the touches of [`Db::touch_every_table`].
+    tables: Vec<&'static str>,
     /// Bytes of the latest batch written: the next one reserves as much (up
     /// to [`BATCH_RESERVE_MAX`]) instead of growing, a copy onto fresh pages
     /// at each step.
@@ -140,6 +142,7 @@ impl Db {
             write_opts,
             catch_up_lock: RwLock::new(()),
             follower: false,
+            tables: tables::all().into_iter().map(|t| t.name).collect(),
             last_batch_bytes: AtomicUsize::new(0),
         };
         this.check_schema()?;
@@ -167,6 +170,7 @@ impl Db {
             write_opts: WriteOptions::default(),
             catch_up_lock: RwLock::new(()),
             follower: true,
+            tables: tables::all().into_iter().map(|t| t.name).collect(),
             last_batch_bytes: AtomicUsize::new(0),
         };
         match this.get::<Meta>(&MetaKey::SchemaVersion)? {
@@ -281,12 +285,50 @@ impl Db {
     }
 
     /// Commits a batch atomically across all column families.
-    pub fn write(&self, batch: Batch<'_>) -> Result<(), Error> {
+    ///
+    /// The batch also deletes the empty key (which no table's key encodes
+    /// to) in every table: see [`Db::touch_every_table`].
+    pub fn write(&self, mut batch: Batch<'_>) -> Result<(), Error> {
         if !batch.side {
             self.last_batch_bytes
                 .store(batch.wb.size_in_bytes(), Ordering::Relaxed);
         }
+        self.touch_every_table(&mut batch.wb);
         self.db.write_opt(batch.wb, &self.write_opts)?;
+        Ok(())
+    }
+
+    /// Adds a record for every table to `wb`: the delete of the empty key,
+    /// which no row has, so it changes nothing a reader sees.
+    ///
+    /// Why: a follower (RocksDB's secondary) replays the writer's log into
+    /// memtables of its own, and drops a table's memtable only when it
+    /// replays a record of that table from a later log. When the writer
+    /// flushed a table while the follower had not yet read the end of the
+    /// log, the follower went on answering from that memtable the older
+    /// values it had replayed, and the newer ones in the flushed file stayed
+    /// hidden behind it until the writer next wrote that table — forever
+    /// for a quiet table. RocksDB switches logs while writing the batch that
+    /// finds a memtable full (or the logs too large), before the flush is
+    /// recorded, so with every batch touching every table, the batch that
+    /// opens a new log seals every such memtable, and the catch-up that
+    /// sees a flush drops them.
+    fn touch_every_table(&self, wb: &mut WriteBatch) {
+        for cf in self
+            .tables
+            .iter()
+            .filter_map(|name| self.db.cf_handle(name))
+        {
+            wb.delete_cf(cf, []);
+        }
+    }
+
+    /// Writes a batch of touches alone ([`Db::touch_every_table`]), after a
+    /// flush made here rather than by a write.
+    fn touch(&self) -> Result<(), Error> {
+        let mut wb = WriteBatch::default();
+        self.touch_every_table(&mut wb);
+        self.db.write_opt(wb, &self.write_opts)?;
         Ok(())
     }
 
@@ -359,12 +401,15 @@ impl Db {
     }
 
     /// Compacts every table (after a bulk import, before measuring size).
-    pub fn compact(&self) {
-        for name in tables::all().into_iter().map(|t| t.name) {
+    pub fn compact(&self) -> Result<(), Error> {
+        for name in &self.tables {
             if let Some(cf) = self.db.cf_handle(name) {
+                // A manual compaction flushes the table's memtable first.
                 self.db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
+                self.touch()?;
             }
         }
+        Ok(())
     }
 
     /// Compacts every table down to its last level, the last level
@@ -378,21 +423,28 @@ impl Db {
         opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::ForceOptimized);
         opts.set_exclusive_manual_compaction(true);
         opts.set_change_level(false);
-        for name in tables::all().into_iter().map(|t| t.name) {
+        for name in &self.tables {
             on_table(name);
             if let Some(cf) = self.db.cf_handle(name) {
                 self.db
                     .compact_range_cf_opt(cf, None::<&[u8]>, None::<&[u8]>, &opts);
+                self.touch()?;
             }
         }
         Ok(())
     }
 
     /// Flushes memtables to SST files so that on-disk sizes are meaningful.
+    /// Each table's flush is followed at once by a batch of touches
+    /// ([`Db::touch_every_table`]): a flush made here opens no log with a
+    /// write, so a follower that catches up between the flush and the touch
+    /// sees older values of that table until its next catch-up. (This
+    /// flush is made when a writer stops or an import ends.)
     pub fn flush(&self) -> Result<(), Error> {
-        for name in tables::all().into_iter().map(|t| t.name) {
+        for name in &self.tables {
             if let Some(cf) = self.db.cf_handle(name) {
                 self.db.flush_cf(cf)?;
+                self.touch()?;
             }
         }
         Ok(())

@@ -112,8 +112,8 @@ def post_json(base, path, body):
         return e.code, json.loads(e.read())
 
 
-def get_json(base, path):
-    with urllib.request.urlopen(base + path, timeout=30) as r:
+def get_json(base, path, timeout=30):
+    with urllib.request.urlopen(base + path, timeout=timeout) as r:
         return json.loads(r.read())
 
 

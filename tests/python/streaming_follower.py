@@ -22,6 +22,15 @@ def clients(base):
     return get_json(base, "/api/streaming/healthz")["components"]["commit-feed"]["clients"]
 
 
+def newest_mc(base):
+    """The newest masterchain block `base` reads, or why it could not say
+    (a follower whose reads wait on a stuck catch-up times out here)."""
+    try:
+        return get_json(base, "/api/v2/getMasterchainInfo", timeout=10)["result"]["last"]["seqno"]
+    except Exception as e:  # noqa: BLE001 - this is a failure report
+        return f"no answer ({e!r})"
+
+
 def main():
     writer = Reader(open_sse(DEV, SUB))
     follower = Reader(open_sse(SERVE, SUB))
@@ -41,7 +50,8 @@ def main():
         # A follower catches up by polling; on a loaded CI machine that can
         # lag well behind the writer, which is not what this test is about.
         seconds=180,
-        state=lambda: f"{len(follower.events())} of {want}; the writer's health "
+        state=lambda: f"{len(follower.events())} of {want}; the newest masterchain block "
+        f"the writer has {newest_mc(DEV)}, the follower {newest_mc(SERVE)}; the writer's health "
         f"{get_json(DEV, '/api/streaming/healthz')}, the follower's "
         f"{get_json(SERVE, '/api/streaming/healthz')}; the end of the follower's "
         f"stream: {follower.raw[-600:]!r}",

@@ -423,6 +423,12 @@ impl Builder {
                 .flatten();
             if let Some(mc) = last {
                 a.streams().snapshot_for(mc);
+                // Health names the newest block the streams start from, not
+                // 0, while no newer one has come (a follower of a writer
+                // that has stopped).
+                if let Some(t) = commit_time(&a, mc).await {
+                    a.streams().newest_mc_time.fetch_max(t, Ordering::Relaxed);
+                }
             }
         }
         Self { api, last }

@@ -623,10 +623,13 @@ fn write_ahead_log_stays_near_its_cap() {
             .sum()
     };
     // Flushes, and the deletion of the logs they free, run in the
-    // background.
+    // background; the writer asks for the next flush as it writes.
     let deadline = Instant::now() + std::time::Duration::from_secs(10);
     while logs() >= 64 << 20 && Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut batch = db.batch();
+        batch.put::<BlockByHash>(&[2; 32], &seq(2));
+        db.write(batch).unwrap();
     }
     assert!(logs() < 64 << 20, "{} bytes of logs", logs());
     assert_eq!(
@@ -719,4 +722,62 @@ fn many_prefixes_read_as_each_prefix_alone() {
         together[0].len() > together[1].len(),
         "the short prefix holds more accounts"
     );
+}
+
+/// RocksDB's secondary replays the writer's log into memtables of its own,
+/// and drops a table's memtable only when it replays a later log's record
+/// for that table. A table flushed by the writer while the follower had
+/// not read the end of its log therefore kept serving the older value it
+/// had replayed (newer values are in the flushed file, behind that
+/// memtable) until the writer next wrote that table. Every batch touches
+/// every table (`Db::write`), so the batch that starts the writer's next
+/// log seals those memtables and the catch-up that sees the flush sees
+/// the newer value.
+#[test]
+fn a_follower_sees_no_older_value_after_the_writer_flushes() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let writer = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    let key = [9u8; 32];
+    let put_seq = |n: u64| {
+        let mut batch = writer.batch();
+        batch.put::<BlockByHash>(&key, &seq(n));
+        writer.write(batch).unwrap();
+    };
+    put_seq(1);
+    let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+    put_seq(2);
+    follower.catch_up().unwrap();
+    assert_eq!(
+        follower.reader().get::<BlockByHash>(&key).unwrap(),
+        Some(seq(2))
+    );
+    // Read by the writer's log only, after the follower's catch-up.
+    put_seq(3);
+    // Other tables' rows until the log outgrows MAX_TOTAL_WAL_BYTES: the
+    // writer switches logs and flushes the tables that hold the oldest.
+    let cf = writer.cf::<BlockByHash>();
+    let level0 = || {
+        writer
+            .db
+            .property_int_value_cf(cf, "rocksdb.num-files-at-level0")
+            .unwrap()
+            .unwrap()
+    };
+    let mut lt = 0;
+    while level0() == 0 {
+        let mut batch = writer.batch();
+        for _ in 0..64 {
+            lt += 1;
+            batch.put::<TxBocs>(&boc_key(lt), &tx_boc(lt, &[lt as u8; 8 << 10]));
+        }
+        writer.write(batch).unwrap();
+        assert!(lt < 1 << 16, "the writer never flushed");
+    }
+    follower.catch_up().unwrap();
+    let r = follower.reader();
+    assert_eq!(r.get::<BlockByHash>(&key).unwrap(), Some(seq(3)));
+    // And the follower holds every row the writer wrote before it.
+    let last = r.prefix::<TxBocs>(&[], true).next().unwrap().unwrap().0.lt;
+    assert_eq!(last, lt);
 }

@@ -170,7 +170,7 @@ fn serve_streams_what_the_writer_commits() {
     // The follower's log, shown if the test fails.
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
-    let _serve = KillOnDrop(
+    let mut serve = KillOnDrop(
         Command::new(common::tonindex_bin())
             .args(["serve", "--db"])
             .arg(&db)
@@ -185,6 +185,12 @@ fn serve_streams_what_the_writer_commits() {
     );
     let _log = ShowLogOnPanic(log_path);
     common::wait_listening(port);
+    // The port was free when chosen; another test's process may have taken
+    // it before `serve` bound it, and would answer in its place.
+    assert!(
+        serve.0.try_wait().unwrap().is_none(),
+        "tonindex serve exited: it did not get port {port}"
+    );
     let v = python(
         "streaming_follower.py",
         &[dev.url(), format!("http://127.0.0.1:{port}")],
