@@ -268,9 +268,12 @@ pub fn serve_fixture() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
         .enable_all()
         .build()
         .unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
+    let listener = super::bind_free();
+    listener.set_nonblocking(true).unwrap();
+    let listener = {
+        let _entered = rt.enter();
+        tokio::net::TcpListener::from_std(listener).unwrap()
+    };
     let addr = listener.local_addr().unwrap();
     let limits = tonindex::api::server::ConnLimits {
         max_connections: 64,

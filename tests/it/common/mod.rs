@@ -54,13 +54,57 @@ pub fn pytoniq_blocks() -> serde_json::Map<String, serde_json::Value> {
         .clone()
 }
 
-/// A loopback port free at the moment of asking.
+/// A port nothing listens on now, never handed to another test of this
+/// run, and outside the kernel's range of ports for `bind(…:0)` and
+/// outgoing connections where that range leaves room below it. The child
+/// a test starts binds the port seconds later (a devnet makes its zero
+/// state first); a port from that range could meanwhile be taken by
+/// anything binding port 0 or connecting out, and two tests given one
+/// port had one of them talk to the other's server (a follower's streams
+/// that never carried a block).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|p| p.into_inner());
+    let below = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .filter(|&low| low > 12_000)
+        .map(|low| 10_000..low);
+    // A spread of candidates (the process id and a counter), checked free
+    // by binding them.
+    let mut n = u32::from(std::process::id() as u16).wrapping_mul(7919) + given.len() as u32;
+    loop {
+        let port = match &below {
+            Some(range) => {
+                n = n.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                let span = u32::from(range.end - range.start);
+                range.start + ((n >> 8) % span) as u16
+            }
+            None => match std::net::TcpListener::bind("127.0.0.1:0") {
+                Ok(l) => l.local_addr().unwrap().port(),
+                Err(_) => continue,
+            },
+        };
+        if given.contains(&port) {
+            continue;
+        }
+        if below.is_some() && std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
+            continue;
+        }
+        given.push(port);
+        return port;
+    }
+}
+
+/// A listener of this process on a port from [`free_port`]: bound to port
+/// 0, the kernel could pick one just handed to a child that has not bound
+/// it yet.
+pub fn bind_free() -> std::net::TcpListener {
+    loop {
+        if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", free_port())) {
+            return listener;
+        }
+    }
 }
 
 pub fn tonindex_bin() -> PathBuf {

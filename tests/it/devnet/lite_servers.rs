@@ -15,7 +15,6 @@ use super::*;
 /// tests.)
 #[test]
 fn sync_leaves_failing_lite_servers_for_the_next() {
-    use std::net::TcpListener;
     let dir = tempfile::tempdir().unwrap();
     let (dev, written, _) = dev_with_lite_server(dir.path(), &[]);
     for i in 0..3u8 {
@@ -26,7 +25,7 @@ fn sync_leaves_failing_lite_servers_for_the_next() {
         );
     }
     // A server that accepts and keeps every connection without a word.
-    let hanging = TcpListener::bind("127.0.0.1:0").unwrap();
+    let hanging = common::bind_free();
     let hanging_port = hanging.local_addr().unwrap().port();
     std::thread::spawn(move || {
         let mut kept = Vec::new();
@@ -35,7 +34,7 @@ fn sync_leaves_failing_lite_servers_for_the_next() {
         }
     });
     // A server that answers the handshake with garbage and hangs up.
-    let garbage = TcpListener::bind("127.0.0.1:0").unwrap();
+    let garbage = common::bind_free();
     let garbage_port = garbage.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for mut s in garbage.incoming().flatten() {
