@@ -440,12 +440,26 @@ impl Db {
     /// write, so a follower that catches up between the flush and the touch
     /// sees older values of that table until its next catch-up. (This
     /// flush is made when a writer stops or an import ends.)
+    ///
+    /// A table whose memtables hold deletes alone (the touches of a quiet
+    /// table) is left to the log: flushing it would make a file of
+    /// tombstones for every table, and the log replays them at the next open.
     pub fn flush(&self) -> Result<(), Error> {
         for name in &self.tables {
-            if let Some(cf) = self.db.cf_handle(name) {
-                self.db.flush_cf(cf)?;
-                self.touch()?;
+            let Some(cf) = self.db.cf_handle(name) else {
+                continue;
+            };
+            let count = |property: &str| -> Result<u64, Error> {
+                Ok(self.db.property_int_value_cf(cf, property)?.unwrap_or(0))
+            };
+            let deletes_alone = count("rocksdb.num-immutable-mem-table")? == 0
+                && count("rocksdb.num-entries-active-mem-table")?
+                    == count("rocksdb.num-deletes-active-mem-table")?;
+            if deletes_alone {
+                continue;
             }
+            self.db.flush_cf(cf)?;
+            self.touch()?;
         }
         Ok(())
     }
