@@ -29,9 +29,12 @@ struct GateState {
     running: bool,
 }
 
-/// A reader inside the gate; leaves it when dropped.
+/// A reader inside the gate; leaves it when dropped. Not `Send`, as the
+/// lock guard before it was not: a reader held across an `.await` could
+/// keep a catch-up waiting while the task waits for a read behind it.
 pub(super) struct GateGuard<'a> {
     gate: &'a CatchUpGate,
+    _not_send: std::marker::PhantomData<MutexGuard<'static, ()>>,
 }
 
 impl CatchUpGate {
@@ -51,7 +54,10 @@ impl CatchUpGate {
             s = self.wait(s);
         }
         s.readers += 1;
-        GateGuard { gate: self }
+        GateGuard {
+            gate: self,
+            _not_send: std::marker::PhantomData,
+        }
     }
 
     /// Runs `catch_up` once no reader is inside, keeping readers out
