@@ -6,7 +6,9 @@
 //! `tonindex_getmethod_runs_total{outcome}`, `tonindex_getmethod_seconds`
 //! (histogram), `tonindex_index_*` (blocks, transactions, last masterchain
 //! seqno, seconds behind the newest block's time), `tonindex_rocksdb_*`
-//! (memtables, SST files, pending compaction, block cache).
+//! (memtables, SST files, pending compaction, block cache), and on a
+//! follower `tonindex_catch_up_seconds` (histogram) and
+//! `tonindex_catch_up_failures_total`.
 
 use std::sync::OnceLock;
 

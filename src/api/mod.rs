@@ -769,7 +769,9 @@ const SLOW_CATCH_UP: Duration = Duration::from_secs(5);
 /// One catch-up with the writer ([`Db::catch_up`]), said in the log while
 /// it takes over [`SLOW_CATCH_UP`] and when it ends after that: it waits
 /// for every reader of the database, and a follower whose streams stop
-/// must say whether it is waiting there.
+/// must say whether it is waiting there. Its time, the wait included, goes
+/// to `tonindex_catch_up_seconds`; a failed one counts in
+/// `tonindex_catch_up_failures_total`.
 async fn catch_up_watched(
     db: Arc<Db>,
 ) -> Result<Result<(), tonindex_storage::Error>, tokio::task::JoinError> {
@@ -779,11 +781,13 @@ async fn catch_up_watched(
     loop {
         tokio::select! {
             done = &mut task => {
+                let seconds = started.elapsed().as_secs_f64();
                 if slow {
-                    tracing::warn!(
-                        seconds = started.elapsed().as_secs_f64(),
-                        "catching up with the writer took long"
-                    );
+                    tracing::warn!(seconds, "catching up with the writer took long");
+                }
+                metrics::histogram!("tonindex_catch_up_seconds").record(seconds);
+                if !matches!(done, Ok(Ok(()))) {
+                    metrics::counter!("tonindex_catch_up_failures_total").increment(1);
                 }
                 return done;
             }

@@ -446,7 +446,7 @@ impl Db {
     /// ([`Db::touch_every_table`]): a flush made here opens no log with a
     /// write, so a follower that catches up between the flush and the touch
     /// sees older values of that table until its next catch-up. (This
-    /// flush is made when a writer stops or an import ends.)
+    /// flush is made when a writer stops and before a full compaction.)
     ///
     /// A table whose memtables hold deletes alone (the touches of a quiet
     /// table) is left to the log: flushing it would make a file of
