@@ -150,9 +150,14 @@ impl PendingTraces {
     /// Builds a confirmed trace (its transactions in shard blocks no
     /// masterchain block commits yet) and keeps it in place of the
     /// emulated one of its message.
+    ///
+    /// `next_mc` is the masterchain block after the newest the index holds:
+    /// the soonest that can commit these shard blocks, which their
+    /// transactions name as toncenter's do.
     pub fn add_confirmed(
         &self,
         confirmed: &crate::chain::link::ConfirmedTrace,
+        next_mc: Option<u32>,
         version: u32,
         interfaces: &dyn classify::Interfaces,
     ) -> Result<(), String> {
@@ -160,7 +165,7 @@ impl PendingTraces {
             confirmed.txs.iter().map(|(c, b)| (c, Some(*b))).collect();
         let trace = build(
             &txs,
-            &[],
+            (&[], next_mc),
             confirmed.external_hash_norm,
             version,
             interfaces,
@@ -222,10 +227,12 @@ pub fn spawn_confirmed(
             let (db, store) = (Arc::clone(&db), Arc::clone(&store));
             let kept = tokio::task::spawn_blocking(move || {
                 let reader = db.reader();
-                let version = crate::query::blocks::mc_block_range(&reader)
+                let newest = crate::query::blocks::mc_block_range(&reader)
                     .ok()
                     .flatten()
-                    .map_or(0, |(_, last)| last.gen_software_version);
+                    .map(|(_, last)| last);
+                let version = newest.as_ref().map_or(0, |b| b.gen_software_version);
+                let next_mc = newest.map(|b| b.id.id.seqno.saturating_add(1));
                 let interfaces = crate::query::tokens::StoredInterfaces(&reader);
                 for t in round.traces.iter() {
                     // A follower may see a shard block only after its
@@ -240,7 +247,7 @@ pub fn spawn_confirmed(
                     }) {
                         continue;
                     }
-                    if let Err(e) = store.add_confirmed(t, version, &interfaces) {
+                    if let Err(e) = store.add_confirmed(t, next_mc, version, &interfaces) {
                         tracing::warn!(
                             external = %crate::api::encoding::b64(&t.external_hash_norm),
                             "a confirmed trace could not be kept: {e}"
@@ -265,9 +272,16 @@ pub fn build_emulated(
     interfaces: &dyn classify::Interfaces,
 ) -> Result<PendingTrace, String> {
     let txs: Vec<(&Cell, Option<BlockId>)> = emulated.txs.iter().map(|c| (c, None)).collect();
+    // The masterchain block the emulation ran on, as toncenter's emulator
+    // names it.
+    let mc = emulated
+        .bases
+        .iter()
+        .find(|b| b.workchain == -1)
+        .map(|b| b.seqno);
     build(
         &txs,
-        &emulated.bases,
+        (&emulated.bases, mc),
         hash_norm,
         version,
         interfaces,
@@ -278,10 +292,12 @@ pub fn build_emulated(
 /// Transactions (emulated, or from shard blocks) → records, trace and
 /// actions. A transaction from a shard block is in that block; an
 /// emulated one names the block whose state its emulation started from
-/// (of `bases`), as toncenter's emulator does.
+/// (of `bases`), as toncenter's emulator does. Both name the masterchain
+/// block `mc` (the one emulated on; the next, for shard blocks no
+/// masterchain block commits yet).
 fn build(
     cells: &[(&Cell, Option<BlockId>)],
-    bases: &[BlockId],
+    (bases, mc): (&[BlockId], Option<u32>),
     hash_norm: Hash,
     version: u32,
     interfaces: &dyn classify::Interfaces,
@@ -313,7 +329,7 @@ fn build(
             }
         };
         let d =
-            decode_transaction(cell, workchain, block, None, version).map_err(|e| e.to_string())?;
+            decode_transaction(cell, workchain, block, mc, version).map_err(|e| e.to_string())?;
         let mut t = trace_tx(&d.record, d.in_msg.as_ref(), &d.out_msgs, None);
         t.fill_bodies(d.msg_contents.iter().map(Some));
         let message = |rec: &tonindex_model::MessageRecord, c: &MessageContents| Message {

@@ -763,7 +763,19 @@ fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, Stri
         let tx = &t["transactions"][h.as_str().unwrap()];
         assert_eq!(tx["emulated"], true);
         assert_eq!(tx["finality"], "pending");
-        assert!(tx["mc_block_seqno"].is_null(), "{tx}");
+        // It names the masterchain block it was emulated on, one the index
+        // holds (toncenter's emulator names it so).
+        let mc = tx["mc_block_seqno"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{tx}"));
+        let (status, mc_block) = json(
+            port,
+            "GET",
+            &format!("/api/v3/blocks?workchain=-1&shard=8000000000000000&seqno={mc}"),
+            "",
+        );
+        assert_eq!(status, 200, "{mc_block}");
+        assert_eq!(mc_block["blocks"].as_array().unwrap().len(), 1, "{tx}");
         // The base block is one the index holds, of the account's shard.
         let b = &tx["block_ref"];
         let shard = u64::from_str_radix(b["shard"].as_str().unwrap(), 16).unwrap();
@@ -789,6 +801,9 @@ fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, Stri
             1,
             "{tx} {blocks}"
         );
+        // And the base block is committed by then.
+        let committed = &blocks["blocks"][0]["masterchain_block_ref"]["seqno"];
+        assert!(committed.as_u64().is_some_and(|c| c <= mc), "{tx} {blocks}");
     }
     let transfer = t["actions"]
         .as_array()

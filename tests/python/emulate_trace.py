@@ -62,6 +62,11 @@ async def main(base):
             must(key in emu, f"{key} in the answer")
         must(emu["is_incomplete"] is False, "the whole trace")
         must(all(t["emulated"] and t["finality"] == "pending" for t in emu["transactions"].values()), "emulated")
+        # Each names the masterchain block it was emulated on, as toncenter's do.
+        must(
+            all(t["mc_block_seqno"] == emu["mc_block_seqno"] for t in emu["transactions"].values()),
+            f"the block emulated on: {[t['mc_block_seqno'] for t in emu['transactions'].values()]}",
+        )
         wallet_after = [t for t in emu["transactions"].values() if t["account"].lower() == me.lower()]
         must(wallet_after, "the wallet's transaction")
         must(wallet_after[0]["account_state_after"]["code_hash"] in emu["code_cells"], "its code among code_cells")

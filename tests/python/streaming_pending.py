@@ -73,6 +73,12 @@ async def main(base, levels, node):
     final_txs = [t for n in got if n.type == "transactions" and n.finality == "finalized" for t in n.transactions]
     must(all(t["emulated"] for t in pending_txs), "pending transactions are emulated")
     must(not any(t["emulated"] for t in final_txs), "finalized ones are not")
+    # An emulated transaction names the masterchain block it ran on, before
+    # the one that commits it (toncenter's emulator names it so).
+    emulated_on = {t["mc_block_seqno"] for t in pending_txs}
+    committed_in = {t["mc_block_seqno"] for t in final_txs}
+    must(len(emulated_on) == 1 and len(committed_in) == 1, f"{emulated_on} {committed_in}")
+    must(isinstance(min(emulated_on), int) and min(emulated_on) < min(committed_in), f"{emulated_on} {committed_in}")
     # Emulated at another time than the block's, the transaction differs in
     # its hash; the account and the message it executes are the same.
     must(
@@ -86,6 +92,13 @@ async def main(base, levels, node):
         ]
         must(not any(t["emulated"] for t in confirmed_txs), "confirmed transactions are not emulated")
         must(all(t["block_ref"] for t in confirmed_txs), "confirmed transactions name their shard block")
+        # And the masterchain block after the newest one then: the soonest
+        # that can commit their shard block.
+        expected = {t["mc_block_seqno"] for t in confirmed_txs}
+        must(
+            len(expected) == 1 and min(emulated_on) < min(expected) <= min(committed_in),
+            f"confirmed in {expected}, emulated on {emulated_on}, committed in {committed_in}",
+        )
         must(
             [t["hash"] for t in confirmed_txs] == [t["hash"] for t in final_txs],
             "the confirmed transactions are the ones the masterchain block then commits",

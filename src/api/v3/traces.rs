@@ -238,8 +238,9 @@ pub fn pending_tree_and_transactions(
 
 /// A transaction as v3 shows it: stored (`None`), or not committed yet —
 /// an emulated one names the block whose state its emulation started
-/// from (it is in no block yet; toncenter's emulator shows it so), a
-/// confirmed one the shard block no masterchain block commits yet. A
+/// from and the masterchain block emulated on (it is in no block yet;
+/// toncenter's emulator shows it so), a confirmed one the shard block no
+/// masterchain block commits yet and the next masterchain block. A
 /// stored one's account states are the caller's to fill
 /// ([`AccountState::fill_all`] over the whole answer).
 pub fn transaction_json(
@@ -250,7 +251,6 @@ pub fn transaction_json(
     if let Some(level) = level {
         j.emulated = level == Level::Emulated;
         j.finality = level.finality();
-        j.mc_block_seqno = None;
     }
     Ok(j)
 }
