@@ -742,6 +742,14 @@ fn with_a_block_interval_accepted_messages_wait_and_survive_a_crash() {
     assert_eq!(real_transfer["finality"], "finalized");
 }
 
+/// `/api/v3/blocks` asked for one block (200 asserted).
+fn indexed_block(port: u16, workchain: i64, shard: u64, seqno: u64) -> Value {
+    let path = format!("/api/v3/blocks?workchain={workchain}&shard={shard:016X}&seqno={seqno}");
+    let (status, blocks) = json(port, "GET", &path, "");
+    assert_eq!(status, 200, "{blocks}");
+    blocks
+}
+
 /// The pending trace of the external message `hash` (a wallet's transfer,
 /// not in a block yet): emulated, `pending`, naming the indexed block
 /// whose state its emulation started from (the account's shard), its
@@ -775,13 +783,7 @@ fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, Stri
         let mc = tx["mc_block_seqno"]
             .as_u64()
             .unwrap_or_else(|| panic!("{tx}"));
-        let (status, mc_block) = json(
-            port,
-            "GET",
-            &format!("/api/v3/blocks?workchain=-1&shard=8000000000000000&seqno={mc}"),
-            "",
-        );
-        assert_eq!(status, 200, "{mc_block}");
+        let mc_block = indexed_block(port, -1, 1 << 63, mc);
         assert_eq!(mc_block["blocks"].as_array().unwrap().len(), 1, "{tx}");
         // The base block is one the index holds, of the account's shard.
         let b = &tx["block_ref"];
@@ -793,16 +795,12 @@ fn pending_transfer_is_shown(port: u16, hash: &str, value: &str) -> (Value, Stri
         let bits = shard.trailing_zeros() + 1;
         let high = |x: u64| x.checked_shr(bits).unwrap_or(0);
         assert_eq!(high(prefix), high(shard), "{tx}");
-        let (status, blocks) = json(
+        let blocks = indexed_block(
             port,
-            "GET",
-            &format!(
-                "/api/v3/blocks?workchain={}&shard={:016X}&seqno={}",
-                b["workchain"], shard, b["seqno"]
-            ),
-            "",
+            b["workchain"].as_i64().unwrap(),
+            shard,
+            b["seqno"].as_u64().unwrap(),
         );
-        assert_eq!(status, 200, "{blocks}");
         assert_eq!(
             blocks["blocks"].as_array().unwrap().len(),
             1,
