@@ -220,12 +220,9 @@ fn answer(
     )
     .map_err(|r| V3Error::new(status_of(r.status), r.message))?;
     let interfaces = crate::query::tokens::StoredInterfaces(&ctx.reader);
-    let emulated = crate::chain::link::Emulated {
-        txs: known.trace.txs.clone(),
-        bases: known
-            .bases(ctx)
-            .map_err(|r| V3Error::new(status_of(r.status), r.message))?,
-    };
+    let emulated = known
+        .emulated(ctx)
+        .map_err(|r| V3Error::new(status_of(r.status), r.message))?;
     let trace = pending::build_emulated(&emulated, hash_norm.0, known.version, &interfaces)
         .map_err(|e| V3Error::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
     let (tree, mut transactions) = traces::pending_tree_and_transactions(&trace)?;

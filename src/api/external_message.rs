@@ -80,11 +80,7 @@ pub fn deliver(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<(), Refused> {
 /// cannot be had ends the emulation (no pending trace is better than a
 /// made-up one).
 fn emulate_on_known_state(ctx: &Ctx<'_>, msg: &ExternalMessage) -> Result<Emulated, Refused> {
-    let known = emulate_known(ctx, &msg.cell, false, HashBytes::ZERO, None)?;
-    Ok(Emulated {
-        bases: known.bases(ctx)?,
-        txs: known.trace.txs,
-    })
+    emulate_known(ctx, &msg.cell, false, HashBytes::ZERO, None)?.emulated(ctx)
 }
 
 /// A trace emulated on a state this node knows.
@@ -98,6 +94,15 @@ pub struct KnownEmulation {
 }
 
 impl KnownEmulation {
+    /// Its transactions with the blocks whose states they started from
+    /// ([`KnownEmulation::bases`]).
+    pub fn emulated(&self, ctx: &Ctx<'_>) -> Result<Emulated, Refused> {
+        Ok(Emulated {
+            bases: self.bases(ctx)?,
+            txs: self.trace.txs.clone(),
+        })
+    }
+
     /// The blocks whose states it started from: the masterchain block it
     /// ran on and the shard blocks that block names.
     pub fn bases(&self, ctx: &Ctx<'_>) -> Result<Vec<tonindex_model::BlockId>, Refused> {

@@ -42,6 +42,11 @@ fn schema_readable(found: u32) -> bool {
 /// [`gate`]), where others queue behind it.
 const SHORT_READER_ROWS: u64 = 1024;
 
+/// Every table's name, in declaration order.
+fn table_names() -> Vec<&'static str> {
+    tables::all().into_iter().map(|t| t.name).collect()
+}
+
 /// The most a new batch reserves up front: a state import's batch can be
 /// far bigger than the block batches that follow it.
 const BATCH_RESERVE_MAX: usize = 64 << 20;
@@ -147,7 +152,7 @@ impl Db {
             write_opts,
             gate: gate::CatchUpGate::default(),
             follower: false,
-            tables: tables::all().into_iter().map(|t| t.name).collect(),
+            tables: table_names(),
             last_batch_bytes: AtomicUsize::new(0),
         };
         this.check_schema()?;
@@ -181,7 +186,7 @@ impl Db {
             write_opts: WriteOptions::default(),
             gate: gate::CatchUpGate::default(),
             follower: true,
-            tables: tables::all().into_iter().map(|t| t.name).collect(),
+            tables: table_names(),
             last_batch_bytes: AtomicUsize::new(0),
         };
         match this.get::<Meta>(&MetaKey::SchemaVersion)? {

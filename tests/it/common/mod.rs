@@ -63,36 +63,47 @@ pub fn pytoniq_blocks() -> serde_json::Map<String, serde_json::Value> {
 /// port had one of them talk to the other's server (a follower's streams
 /// that never carried a block).
 pub fn free_port() -> u16 {
-    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut given = GIVEN.lock().unwrap_or_else(|p| p.into_inner());
+    /// Ports handed out, and how far this process has counted.
+    struct Ports {
+        given: Vec<u16>,
+        next: u32,
+    }
+    static PORTS: std::sync::Mutex<Ports> = std::sync::Mutex::new(Ports {
+        given: Vec::new(),
+        next: 0,
+    });
+    let mut ports = PORTS.lock().unwrap_or_else(|p| p.into_inner());
     let below = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
         .ok()
         .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
         .filter(|&low| low > 12_000)
         .map(|low| 10_000..low);
-    // A spread of candidates (the process id and a counter), checked free
-    // by binding them.
-    let mut n = u32::from(std::process::id() as u16).wrapping_mul(7919) + given.len() as u32;
     loop {
         let port = match &below {
+            // Counting up from a point of this process's own, checked free
+            // by binding.
             Some(range) => {
-                n = n.wrapping_mul(1_103_515_245).wrapping_add(12_345);
                 let span = u32::from(range.end - range.start);
-                range.start + ((n >> 8) % span) as u16
+                let at = std::process::id()
+                    .wrapping_mul(7919)
+                    .wrapping_add(ports.next)
+                    % span;
+                ports.next += 1;
+                let port = range.start + at as u16;
+                if std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
+                    continue;
+                }
+                port
             }
             None => match std::net::TcpListener::bind("127.0.0.1:0") {
                 Ok(l) => l.local_addr().unwrap().port(),
                 Err(_) => continue,
             },
         };
-        if given.contains(&port) {
-            continue;
+        if !ports.given.contains(&port) {
+            ports.given.push(port);
+            return port;
         }
-        if below.is_some() && std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
-            continue;
-        }
-        given.push(port);
-        return port;
     }
 }
 
