@@ -76,6 +76,11 @@ impl Paths {
         }
     }
 
+    /// The first `n` paths (fewer when the case has fewer).
+    pub(super) fn first(&self, n: usize) -> impl Iterator<Item = &str> {
+        self.list.iter().take(n).map(String::as_str)
+    }
+
     /// The next path to ask.
     pub(super) fn take(&self) -> &str {
         let i = self.next.fetch_add(1, Ordering::Relaxed);

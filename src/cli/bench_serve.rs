@@ -15,7 +15,9 @@
 //! layer, keys and rates, request metrics), in turns with the guarded one
 //! (`--rounds` of each, after a warm-up, each side first in every other
 //! round): the `guarded` column, the median of the rounds' ratios, is what
-//! they leave of the throughput.
+//! they leave of the throughput. With `--json-floor` a line under each
+//! case gives a handler that only writes a few of the case's answers from
+//! parsed JSON: what writing the JSON alone leaves of the bare handler.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,6 +74,11 @@ pub struct BenchServeArgs {
     /// Times each battery query is asked.
     #[arg(long, default_value_t = 50)]
     pub battery_times: usize,
+    /// After each case, a handler that holds a few of the case's answers
+    /// parsed and writes one's JSON per request, and nothing else: the most
+    /// any handler that writes its JSON per request reaches here.
+    #[arg(long)]
+    pub json_floor: bool,
 }
 
 /// One keep-alive connection: sends `GET path`, reads the whole answer.
@@ -301,18 +308,7 @@ fn run_case(
     ratios.sort_by(f64::total_cmp);
     let guarded_ratio = ratios[ratios.len() / 2];
     let (ours, unguarded) = (median(ours), median(unguarded));
-    // The bare handler answers a constant body of the same (mean) size.
-    let body: &'static str = Box::leak("x".repeat(ours.body.saturating_sub(8)).into_boxed_str());
-    let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
-    let bare_port = start(
-        server,
-        Router::new().route(
-            "/bare",
-            get(move || async move { ([("content-type", "application/json")], constant) }),
-        ),
-    )?;
-    let bare_path = Paths::new(vec!["/bare".to_string()]);
-    let bare = client.block_on(load(bare_port, &bare_path, args.connections, args.seconds))?;
+    let bare = load_bare(server, client, ours.body, args)?;
     println!(
         "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×   {:>12.0} {:>8.3}×   {:>7} {:>8}",
         name,
@@ -329,7 +325,94 @@ fn run_case(
         paths.len(),
         paths.asked()
     );
+    if args.json_floor {
+        let floor = json_floor(server, client, ports.guarded, paths, args)?;
+        // Its answers are a few of the case's, so its own bare figure.
+        let floor_bare = load_bare(server, client, floor.body, args)?;
+        println!(
+            "{:<32} {:>10.0} {:>9} {:>9} {:>9}   {:>10.0} {:>9} {:>9} {:>7.2}×",
+            "  JSON floor of the case",
+            floor.rps,
+            floor.p50_us,
+            floor.p99_us,
+            floor.body,
+            floor_bare.rps,
+            floor_bare.p50_us,
+            floor_bare.p99_us,
+            floor.rps / floor_bare.rps,
+        );
+    }
     Ok(())
+}
+
+/// Loads a bare handler answering a constant JSON body of `len` bytes.
+fn load_bare(
+    server: &tokio::runtime::Runtime,
+    client: &tokio::runtime::Runtime,
+    len: usize,
+    args: &BenchServeArgs,
+) -> anyhow::Result<Figures> {
+    let body: &'static str = Box::leak("x".repeat(len.saturating_sub(8)).into_boxed_str());
+    let constant: &'static str = Box::leak(format!("{{\"x\":\"{body}\"}}").into_boxed_str());
+    let bare_port = start(
+        server,
+        Router::new().route(
+            "/bare",
+            get(move || async move { ([("content-type", "application/json")], constant) }),
+        ),
+    )?;
+    let bare_path = Paths::new(vec!["/bare".to_string()]);
+    client.block_on(load(bare_port, &bare_path, args.connections, args.seconds))
+}
+
+/// Answers of the case kept parsed, for [`json_floor`].
+const FLOOR_ANSWERS: usize = 16;
+
+/// Loads a handler that writes the JSON of one of the case's first
+/// answers (kept as parsed JSON, in turn) per request: serializing alone,
+/// no reads, no decoding, no address book.
+fn json_floor(
+    server: &tokio::runtime::Runtime,
+    client: &tokio::runtime::Runtime,
+    port: u16,
+    paths: &Paths,
+    args: &BenchServeArgs,
+) -> anyhow::Result<Figures> {
+    let mut answers = Vec::new();
+    for path in paths.first(FLOOR_ANSWERS) {
+        let answer = fetch_json(client, port, path)?;
+        // Written into a buffer of the right size, as a page writer that
+        // knows its rows' sizes could.
+        let len = serde_json::to_vec(&answer)?.len();
+        answers.push((answer, len));
+    }
+    let answers = Arc::new(answers);
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let floor_port = start(
+        server,
+        Router::new().route(
+            "/floor",
+            get(move || {
+                let (answers, next) = (Arc::clone(&answers), Arc::clone(&next));
+                async move {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let (answer, len) = &answers[i % answers.len()];
+                    let mut body = Vec::with_capacity(*len);
+                    // Writing into a Vec fails only on a map key that is
+                    // not a string, which parsed JSON has none of.
+                    let _ = serde_json::to_writer(&mut body, answer);
+                    ([("content-type", "application/json")], body)
+                }
+            }),
+        ),
+    )?;
+    let floor_path = Paths::new(vec!["/floor".to_string()]);
+    client.block_on(load(
+        floor_port,
+        &floor_path,
+        args.connections,
+        args.seconds,
+    ))
 }
 
 pub fn run(cfg: &Config, args: &BenchServeArgs) -> anyhow::Result<()> {

@@ -123,7 +123,8 @@ fn serve_follows_a_concurrent_import_and_stops_on_sigterm() {
 /// `bench-serve` asks pages drawn across the whole index: over the fixture
 /// index every transaction is drawn once (ids are dense), each giving a
 /// different account page, and every one of them answers 200 (any other
-/// status stops the run with an error).
+/// status stops the run with an error); `--json-floor` writes pages of
+/// the same kind.
 #[test]
 fn bench_serve_draws_its_pages_across_the_index() {
     let f = common::api::fixture();
@@ -132,7 +133,7 @@ fn bench_serve_draws_its_pages_across_the_index() {
         .arg("--db")
         .arg(f.db_path())
         .args(["--seconds", "0.3", "--rounds", "1", "--connections", "2"])
-        .args(["--case", "account page"])
+        .args(["--case", "account page", "--json-floor"])
         .output()
         .unwrap();
     let text = format!(
@@ -153,4 +154,17 @@ fn bench_serve_draws_its_pages_across_the_index() {
     let asked: usize = row[row.len() - 1].parse().unwrap();
     assert_eq!(paths, f.txs().len(), "{text}");
     assert!(asked > 16, "{text}");
+    // The JSON floor wrote account pages too: bodies of a page's size.
+    let floor: Vec<&str> = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("JSON floor"))
+        .unwrap_or_else(|| panic!("no JSON floor row: {text}"))
+        .split_whitespace()
+        .collect();
+    let floor_bytes: usize = floor[8].parse().unwrap();
+    let page_bytes: usize = row[8].parse().unwrap();
+    assert!(
+        floor_bytes > page_bytes / 4 && floor_bytes < page_bytes * 4,
+        "{text}"
+    );
 }
