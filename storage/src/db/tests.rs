@@ -781,3 +781,50 @@ fn a_follower_sees_no_older_value_after_the_writer_flushes() {
     let last = r.prefix::<TxBocs>(&[], true).next().unwrap().unwrap().0.lt;
     assert_eq!(last, lt);
 }
+
+/// A follower of a flushed and compacted database holds no sealed memtable
+/// (each is searched on every read until the table flushes again), and the
+/// writer keeps one log: the tables flush past the same log, with one batch
+/// of touches after them, not one per table.
+#[test]
+fn a_follower_of_a_compacted_database_holds_no_sealed_memtables() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Db::open(dir.path(), &DbOptions::default()).unwrap();
+    for n in 1..=3u64 {
+        let mut batch = writer.batch();
+        batch.put::<BlockByHash>(&[n as u8; 32], &seq(n));
+        batch.put::<TxBocs>(&boc_key(n), &tx_boc(n, &[n as u8; 64]));
+        writer.write(batch).unwrap();
+    }
+    let logs = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "log")
+            })
+            .count()
+    };
+    let sealed = |db: &Db| db.property_sum("rocksdb.num-immutable-mem-table").unwrap();
+    writer.flush().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let follower = Db::open_follower(dir.path(), scratch.path()).unwrap();
+    // The tables the rows went to flushed past one log; the quiet ones still
+    // hold the first.
+    assert!(logs() <= 2, "{} logs after a flush", logs());
+    assert!(sealed(&follower) <= writer.tables.len() as u64);
+    writer.compact().unwrap();
+    follower.catch_up().unwrap();
+    assert_eq!(logs(), 1, "logs after a compaction");
+    assert_eq!(sealed(&follower), 0, "sealed memtables on the follower");
+    let fresh_scratch = tempfile::tempdir().unwrap();
+    let fresh = Db::open_follower(dir.path(), fresh_scratch.path()).unwrap();
+    assert_eq!(sealed(&fresh), 0, "sealed memtables on a new follower");
+    assert_eq!(
+        fresh.reader().get::<BlockByHash>(&[2; 32]).unwrap(),
+        Some(seq(2))
+    );
+}
