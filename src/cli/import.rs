@@ -95,6 +95,16 @@ pub fn run(cfg: &Config, args: &ImportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let s = summary?;
+    // What the import left in memtables goes to files now, once: a follower
+    // opened over the index (`tonindex serve`) would otherwise replay the
+    // whole log into memtables at every start (a 100k-transaction import:
+    // 5.5 s and 443 MB to its first answer, against 0.07 s and 59 MB).
+    let flush_start = std::time::Instant::now();
+    db.flush()?;
+    tracing::info!(
+        "memtables flushed to files in {:.2}s",
+        flush_start.elapsed().as_secs_f64()
+    );
     let secs = s.elapsed.as_secs_f64();
     tracing::info!(
         "time: {:.2}s in all; the writer applied units for {:.2}s and decoded for {:.2}s while \
