@@ -70,6 +70,13 @@ const ROCKSDB: &[(&str, &str)] = &[
         "tonindex_rocksdb_running_compactions",
         "rocksdb.num-running-compactions",
     ),
+    // Memtables full or sealed, waiting for their table's flush. On a
+    // follower, one per table for each log the writer opened since that
+    // table last flushed; every read searches each of them.
+    (
+        "tonindex_rocksdb_sealed_memtables",
+        "rocksdb.num-immutable-mem-table",
+    ),
 ];
 
 /// Sets the gauges read from the database: what the index holds and how

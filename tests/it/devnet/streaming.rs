@@ -206,6 +206,21 @@ fn serve_streams_what_the_writer_commits() {
         .and_then(|n| n.trim().parse::<u64>().ok());
     assert!(count.is_some_and(|n| n > 0), "{text}");
     assert!(!text.contains("tonindex_catch_up_failures_total"), "{text}");
+    // And what it holds in memtables: some bytes (it replays the writer's
+    // log), and how many of them are sealed.
+    let gauge = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|n| n.trim().parse::<f64>().ok())
+    };
+    assert!(
+        gauge("tonindex_rocksdb_memtable_bytes ").is_some_and(|n| n > 0.0),
+        "{text}"
+    );
+    assert!(
+        gauge("tonindex_rocksdb_sealed_memtables ").is_some(),
+        "{text}"
+    );
 }
 
 /// Prints a child's log when the test fails (dropped while panicking).
